@@ -1,0 +1,5 @@
+//! Analysis: the Kubernetes semantics rules rest on — the API server's validation helpers and
+//! message rendering, YAML 1.1 resolution as kubectl sees it.
+
+pub mod validation;
+pub mod yaml11;

@@ -1,0 +1,282 @@
+//! YAML 1.1 scalar resolution as kubectl sees it (go-yaml v2 inside `sigs.k8s.io/yaml`,
+//! SEMANTICS §6): `yes`/`on`/`y` are booleans, `010` is octal 8, `1.10` is the float 1.1.
+//! Quoted and block scalars, and `!!str`, always stay strings.
+
+use crate::load::yaml::{Node, Style, Value};
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Resolved {
+    Null,
+    Bool(bool),
+    /// An integer that fits i64.
+    Int(i64),
+    /// An integer that only fits u64.
+    Uint(u64),
+    Float(f64),
+    /// `.inf`, `-.inf`, `.nan`: kubectl fails client-side.
+    NonFinite(&'static str),
+    Str,
+    /// A sequence or mapping.
+    Collection,
+}
+
+impl Resolved {
+    pub fn as_i64(&self) -> Option<i64> {
+        match *self {
+            Resolved::Int(i) => Some(i),
+            #[allow(clippy::cast_possible_truncation, clippy::cast_precision_loss)]
+            Resolved::Float(f) if f.fract() == 0.0 && f.abs() < 9.2e18 => Some(f as i64),
+            _ => None,
+        }
+    }
+
+    /// The JSON type name Go reports in an `UnmarshalTypeError` (`bool`, `number`, `string`).
+    pub fn json_type(&self) -> &'static str {
+        match self {
+            Resolved::Null => "null",
+            Resolved::Bool(_) => "bool",
+            Resolved::Int(_) | Resolved::Uint(_) | Resolved::Float(_) | Resolved::NonFinite(_) => {
+                "number"
+            }
+            Resolved::Str => "string",
+            Resolved::Collection => "object",
+        }
+    }
+
+    /// The number as `encoding/json` would print it.
+    pub fn json_number(&self) -> Option<String> {
+        match *self {
+            Resolved::Int(i) => Some(i.to_string()),
+            Resolved::Uint(u) => Some(u.to_string()),
+            Resolved::Float(f) => Some(go_json_float(f)),
+            _ => None,
+        }
+    }
+}
+
+/// Formats a float the way Go's `encoding/json` does (`strconv` 'f' for 1e-6 ≤ |f| < 1e21,
+/// otherwise 'e' with a two-digit exponent at least).
+pub fn go_json_float(f: f64) -> String {
+    let abs = f.abs();
+    if abs == 0.0 || (1e-6..1e21).contains(&abs) {
+        let s = format!("{f}");
+        return s;
+    }
+    let s = format!("{f:e}"); // e.g. 1e21, 1.5e-7
+    let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
+    let (sign, digits) = match exp.strip_prefix('-') {
+        Some(d) => ('-', d),
+        None => ('+', exp),
+    };
+    let digits = if digits.len() < 2 {
+        format!("0{digits}")
+    } else {
+        digits.to_string()
+    };
+    format!("{mant}e{sign}{digits}")
+}
+
+/// Resolves a node as kubectl's YAML→JSON step would.
+pub fn resolve(node: &Node) -> Resolved {
+    match &node.value {
+        Value::Seq(_) | Value::Map(_) => Resolved::Collection,
+        Value::Scalar(s) => {
+            if let Some(tag) = &s.tag {
+                return match tag.strip_prefix("tag:yaml.org,2002:") {
+                    Some("str") => Resolved::Str,
+                    Some("null") => Resolved::Null,
+                    Some("bool" | "int" | "float") => resolve_plain(&s.text),
+                    _ => Resolved::Str,
+                };
+            }
+            if s.style == Style::Plain {
+                resolve_plain(&s.text)
+            } else {
+                Resolved::Str
+            }
+        }
+    }
+}
+
+/// Resolution of an untagged plain scalar (go-yaml v2 `resolve`).
+pub fn resolve_plain(text: &str) -> Resolved {
+    match text {
+        "" | "~" | "null" | "Null" | "NULL" => return Resolved::Null,
+        "y" | "Y" | "yes" | "Yes" | "YES" | "true" | "True" | "TRUE" | "on" | "On" | "ON" => {
+            return Resolved::Bool(true);
+        }
+        "n" | "N" | "no" | "No" | "NO" | "false" | "False" | "FALSE" | "off" | "Off" | "OFF" => {
+            return Resolved::Bool(false);
+        }
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => {
+            return Resolved::NonFinite("+Inf");
+        }
+        "-.inf" | "-.Inf" | "-.INF" => return Resolved::NonFinite("-Inf"),
+        ".nan" | ".NaN" | ".NAN" => return Resolved::NonFinite("NaN"),
+        _ => {}
+    }
+    let first = text.as_bytes()[0];
+    if !(first.is_ascii_digit() || matches!(first, b'-' | b'+' | b'.')) {
+        return Resolved::Str;
+    }
+    let plain: String = text.chars().filter(|&c| c != '_').collect();
+    if let Some(i) = go_parse_int(&plain) {
+        return Resolved::Int(i);
+    }
+    if let Some(u) = go_parse_uint(&plain) {
+        return Resolved::Uint(u);
+    }
+    if is_yaml_float(&plain)
+        && let Ok(f) = plain.parse::<f64>()
+    {
+        return Resolved::Float(f);
+    }
+    // go-yaml v2 also accepts 0b binary with a sign.
+    if let Some(rest) = plain.strip_prefix("0b")
+        && let Ok(i) = i64::from_str_radix(rest, 2)
+    {
+        return Resolved::Int(i);
+    }
+    if let Some(rest) = plain.strip_prefix("-0b")
+        && let Ok(i) = i64::from_str_radix(rest, 2)
+    {
+        return Resolved::Int(-i);
+    }
+    Resolved::Str
+}
+
+/// `strconv.ParseInt(s, 0, 64)`: optional sign, then `0x`, `0o`, `0b`, leading-`0` octal, or
+/// decimal.
+fn go_parse_int(s: &str) -> Option<i64> {
+    let (neg, body) = match s.as_bytes().first()? {
+        b'-' => (true, &s[1..]),
+        b'+' => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let mag = parse_base0(body)?;
+    if neg {
+        if mag == 1u64 << 63 {
+            Some(i64::MIN)
+        } else {
+            i64::try_from(mag).ok().map(|v| -v)
+        }
+    } else {
+        i64::try_from(mag).ok()
+    }
+}
+
+fn go_parse_uint(s: &str) -> Option<u64> {
+    let body = s.strip_prefix('+').unwrap_or(s);
+    parse_base0(body)
+}
+
+fn parse_base0(body: &str) -> Option<u64> {
+    if body.is_empty() {
+        return None;
+    }
+    let lower = body.to_ascii_lowercase();
+    let (digits, radix) = if let Some(r) = lower.strip_prefix("0x") {
+        (r.to_string(), 16)
+    } else if let Some(r) = lower.strip_prefix("0o") {
+        (r.to_string(), 8)
+    } else if let Some(r) = lower.strip_prefix("0b") {
+        (r.to_string(), 2)
+    } else if lower.len() > 1 && lower.starts_with('0') {
+        (lower[1..].to_string(), 8)
+    } else {
+        (lower, 10)
+    };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    u64::from_str_radix(&digits, radix).ok()
+}
+
+/// go-yaml v2's float pattern `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`.
+fn is_yaml_float(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = 0;
+    if matches!(b.first(), Some(b'-' | b'+')) {
+        i += 1;
+    }
+    let int_start = i;
+    while i < b.len() && b[i].is_ascii_digit() {
+        i += 1;
+    }
+    let int_digits = i - int_start;
+    if i < b.len() && b[i] == b'.' {
+        i += 1;
+        let frac_start = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        if int_digits == 0 && i == frac_start {
+            return false;
+        }
+    } else if int_digits == 0 {
+        return false;
+    }
+    if i < b.len() && matches!(b[i], b'e' | b'E') {
+        i += 1;
+        if i < b.len() && matches!(b[i], b'-' | b'+') {
+            i += 1;
+        }
+        let exp_start = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i == exp_start {
+            return false;
+        }
+    }
+    i == b.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolves_like_go_yaml_v2() {
+        use Resolved::*;
+        let cases: &[(&str, Resolved)] = &[
+            ("yes", Bool(true)),
+            ("n", Bool(false)),
+            ("On", Bool(true)),
+            ("123", Int(123)),
+            ("+12", Int(12)),
+            ("0x1F", Int(31)),
+            ("0o17", Int(15)),
+            ("0b101", Int(5)),
+            ("1_000", Int(1000)),
+            ("010", Int(8)),
+            ("08", Float(8.0)),
+            ("1.10", Float(1.1)),
+            ("1e3", Float(1000.0)),
+            ("300.0", Float(300.0)),
+            ("~", Null),
+            ("null", Null),
+            (".inf", NonFinite("+Inf")),
+            (".nan", NonFinite("NaN")),
+            ("12:30", Str),
+            ("2001-12-14", Str),
+            ("gpu", Str),
+            ("-", Str),
+            (".", Str),
+            ("18446744073709551615", Uint(u64::MAX)),
+            ("100000000000000000000", Float(1e20)),
+        ];
+        for (text, want) in cases {
+            assert_eq!(&resolve_plain(text), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn go_float_format() {
+        assert_eq!(go_json_float(1.1), "1.1");
+        assert_eq!(go_json_float(300.0), "300");
+        assert_eq!(go_json_float(1e20), "100000000000000000000");
+        assert_eq!(go_json_float(1e21), "1e+21");
+        assert_eq!(go_json_float(1.5), "1.5");
+    }
+}

@@ -1,0 +1,113 @@
+//! The command line (clap derive). Every flag is documented here; `--help` is the manual.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::report::Format;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "taintlint",
+    version,
+    about = "Static analysis of Kubernetes taints, tolerations, nodeSelector and node affinity",
+    long_about = "taintlint checks Kubernetes manifests for scheduling mistakes: tolerations the API \
+server rejects, YAML 1.1 surprises, and pitfalls it accepts. Run `taintlint check` in a \
+repository, or pipe rendered output in: `helm template ./chart | taintlint check -`."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Lint manifests (files, directories, or `-` for stdin).
+    Check(CheckArgs),
+    /// List every rule: name, default severity, category, summary.
+    Rules,
+    /// Print a rule's documentation page.
+    Rule {
+        /// The rule's name, e.g. `toleration-exists-with-value`.
+        name: String,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    Error,
+    Warning,
+    Info,
+    Never,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Files or directories to lint; `-` reads standard input.
+    #[arg(default_value = ".")]
+    pub paths: Vec<PathBuf>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human, env = "TAINTLINT_FORMAT")]
+    pub format: Format,
+
+    /// Name standard input in diagnostics (with `-`).
+    #[arg(long, value_name = "NAME")]
+    pub stdin_filename: Option<String>,
+
+    /// Worker threads (default: all cores).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+
+    /// Skip paths matching GLOB (repeatable).
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
+
+    /// Lint files matching GLOB when walking directories (repeatable; default `*.yaml`,
+    /// `*.yml`, `*.json`).
+    #[arg(long, value_name = "GLOB")]
+    pub include: Vec<String>,
+
+    /// Follow symbolic links while walking (loops are detected).
+    #[arg(long)]
+    pub follow_links: bool,
+
+    /// Run only these rules (names, categories or `all`; comma-separated or repeated).
+    #[arg(long, value_delimiter = ',', value_name = "RULE")]
+    pub select: Vec<String>,
+
+    /// Do not run these rules (names or categories).
+    #[arg(long, value_delimiter = ',', value_name = "RULE")]
+    pub ignore: Vec<String>,
+
+    /// Exit 1 when a finding at or above this severity exists.
+    #[arg(long, value_enum, default_value_t = FailOn::Warning)]
+    pub fail_on: FailOn,
+
+    /// Colour in human output (`NO_COLOR` is honoured with `auto`).
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+
+    /// Print findings only: no summary line.
+    #[arg(short, long)]
+    pub quiet: bool,
+
+    /// Files larger than this many bytes are reported, not read.
+    #[arg(long, value_name = "BYTES", default_value_t = 64 * 1024 * 1024)]
+    pub max_file_size: u64,
+
+    /// Kubernetes version whose messages and features to reproduce (1.30 to 1.37).
+    #[arg(long, value_name = "X.Y", default_value = "1.35")]
+    pub kube_version: String,
+
+    /// Feature gates, e.g. `TaintTolerationComparisonOperators=true`.
+    #[arg(long, value_name = "GATES")]
+    pub feature_gates: Option<String>,
+}

@@ -1,0 +1,171 @@
+//! The finding: what a rule (or the loader) reports. One runtime type for every rule; the
+//! reporters in `report/` turn it into miette graphics, JSON and the other formats.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::load::{SourceFile, Span};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Identity of the Kubernetes object a finding is about.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct ObjectId {
+    #[serde(rename = "apiVersion")]
+    pub api_version: String,
+    pub kind: String,
+    pub namespace: Option<String>,
+    pub name: Option<String>,
+}
+
+impl fmt::Display for ObjectId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.kind)?;
+        if let Some(ns) = &self.namespace {
+            write!(f, "/{ns}")?;
+        }
+        write!(f, "/{}", self.name.as_deref().unwrap_or("<unnamed>"))
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Label {
+    pub span: Span,
+    pub text: String,
+}
+
+/// A location in another file (or elsewhere in this one) that explains the finding.
+#[derive(Clone, Debug)]
+pub struct Related {
+    pub source: Arc<SourceFile>,
+    pub span: Span,
+    pub message: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct Finding {
+    pub rule: &'static str,
+    pub severity: Severity,
+    pub message: String,
+    pub help: Option<String>,
+    /// The file; `None` only before the finding is attached to one.
+    pub source: Option<Arc<SourceFile>>,
+    /// The file's name when there is no source text (unreadable files).
+    pub file: String,
+    pub primary: Option<Label>,
+    pub secondary: Vec<Label>,
+    pub related: Vec<Related>,
+    pub object: Option<ObjectId>,
+    pub field: Option<String>,
+    pub api_error: Option<String>,
+}
+
+impl Finding {
+    pub fn new(rule: &'static str, severity: Severity, message: impl Into<String>) -> Self {
+        Finding {
+            rule,
+            severity,
+            message: message.into(),
+            help: None,
+            source: None,
+            file: String::new(),
+            primary: None,
+            secondary: Vec::new(),
+            related: Vec::new(),
+            object: None,
+            field: None,
+            api_error: None,
+        }
+    }
+
+    #[must_use]
+    pub fn primary(mut self, span: Span, text: impl Into<String>) -> Self {
+        self.primary = Some(Label {
+            span,
+            text: text.into(),
+        });
+        self
+    }
+
+    #[must_use]
+    pub fn secondary(mut self, span: Span, text: impl Into<String>) -> Self {
+        self.secondary.push(Label {
+            span,
+            text: text.into(),
+        });
+        self
+    }
+
+    #[must_use]
+    pub fn help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    #[must_use]
+    pub fn field(mut self, field: impl Into<String>) -> Self {
+        self.field = Some(field.into());
+        self
+    }
+
+    #[must_use]
+    pub fn api_error(mut self, text: impl Into<String>) -> Self {
+        self.api_error = Some(text.into());
+        self
+    }
+
+    #[must_use]
+    pub fn in_file(mut self, source: &Arc<SourceFile>) -> Self {
+        self.file.clone_from(&source.name);
+        self.source = Some(Arc::clone(source));
+        self
+    }
+
+    /// The 1-based start and end positions of the primary span, or 1:1.
+    pub fn range(&self) -> (crate::load::Position, crate::load::Position) {
+        let one = crate::load::Position { line: 1, column: 1 };
+        match (&self.source, &self.primary) {
+            (Some(src), Some(label)) => (
+                src.position(label.span.start),
+                src.position(label.span.end.max(label.span.start)),
+            ),
+            _ => (one, one),
+        }
+    }
+
+    /// The order of output: file, line, column, rule, then message.
+    pub fn sort_key(&self) -> (String, usize, usize, &'static str, String) {
+        let (start, _) = self.range();
+        (
+            self.file.clone(),
+            start.line,
+            start.column,
+            self.rule,
+            self.message.clone(),
+        )
+    }
+}

@@ -1,0 +1,188 @@
+//! taintlint: a static analyzer for Kubernetes scheduling policy.
+//!
+//! The pipeline is visible in the modules: `load` (walk, read, parse YAML with spans) →
+//! `model` (objects, pod specs, tolerations, taints) → `rules` + `analysis` (checks and the
+//! Kubernetes semantics they rest on) → `report` (human, JSON).
+
+pub mod analysis;
+pub mod cli;
+pub mod diagnostic;
+pub mod lint;
+pub mod load;
+pub mod model;
+pub mod report;
+pub mod rules;
+pub mod settings;
+pub mod util;
+
+use std::io::{self, IsTerminal, Write};
+
+use crate::cli::{CheckArgs, Cli, ColorChoice, Command, FailOn};
+use crate::diagnostic::{Finding, Severity};
+use crate::lint::{Input, LintOptions};
+use crate::load::walk::{self, WalkOptions};
+use crate::report::{HumanOptions, Summary};
+use crate::rules::{RULES, RuleSet};
+use crate::settings::Settings;
+
+/// How a run ended; `main` maps it to the process exit code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExitStatus {
+    /// Nothing at or above `--fail-on`.
+    Clean = 0,
+    /// Findings at or above `--fail-on`.
+    Findings = 1,
+    /// The tool could not do what was asked (bad flag, missing path, unusable config).
+    Error = 2,
+}
+
+/// A failure that stops the run (exit 2).
+#[derive(Debug)]
+pub struct ToolError(pub String);
+
+impl std::fmt::Display for ToolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+pub fn run(cli: Cli, out: &mut dyn Write) -> Result<ExitStatus, ToolError> {
+    match cli.command {
+        Command::Check(args) => check(&args, out),
+        Command::Rules => {
+            list_rules(out).map_err(io_err)?;
+            Ok(ExitStatus::Clean)
+        }
+        Command::Rule { name } => match rules::find(&name) {
+            Some(rule) => {
+                out.write_all(rule.meta.docs.as_bytes()).map_err(io_err)?;
+                Ok(ExitStatus::Clean)
+            }
+            None => Err(ToolError(rules::unknown_rule_message(&name))),
+        },
+    }
+}
+
+fn io_err(e: io::Error) -> ToolError {
+    ToolError(e.to_string())
+}
+
+fn list_rules(out: &mut dyn Write) -> io::Result<()> {
+    let width = RULES.iter().map(|r| r.meta.name.len()).max().unwrap_or(0);
+    writeln!(
+        out,
+        "{:width$}  {:8}  {:12}  SUMMARY",
+        "RULE", "SEVERITY", "CATEGORY"
+    )?;
+    for r in RULES {
+        let sev = if r.meta.enabled {
+            r.meta.severity.as_str().to_string()
+        } else {
+            "off".to_string()
+        };
+        writeln!(
+            out,
+            "{:width$}  {:8}  {:12}  {}",
+            r.meta.name,
+            sev,
+            r.meta.category.as_str(),
+            r.meta.summary
+        )?;
+    }
+    Ok(())
+}
+
+/// Builds the options a check run needs from its arguments.
+pub fn lint_options(args: &CheckArgs) -> Result<LintOptions, ToolError> {
+    let mut settings = Settings {
+        minor: Settings::parse_version(&args.kube_version).map_err(ToolError)?,
+        ..Settings::default()
+    };
+    if let Some(g) = &args.feature_gates {
+        settings.apply_feature_gates(g).map_err(ToolError)?;
+    }
+    Ok(LintOptions {
+        rules: RuleSet::resolve(&args.select, &args.ignore).map_err(ToolError)?,
+        settings,
+        max_file_size: args.max_file_size,
+        limits: load::yaml::Limits::default(),
+    })
+}
+
+fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<ExitStatus, ToolError> {
+    let opts = lint_options(args)?;
+    let walk_opts =
+        WalkOptions::new(&args.include, &args.exclude, args.follow_links).map_err(ToolError)?;
+
+    let mut inputs = Vec::new();
+    let file_paths: Vec<_> = args
+        .paths
+        .iter()
+        .filter(|p| p.as_os_str() != "-")
+        .cloned()
+        .collect();
+    if args.paths.iter().any(|p| p.as_os_str() == "-") {
+        let name = args
+            .stdin_filename
+            .clone()
+            .unwrap_or_else(|| "<stdin>".to_string());
+        inputs.push(Input::Text {
+            name,
+            text: load::read_stdin(args.max_file_size),
+        });
+    }
+    for entry in walk::collect(&file_paths, &walk_opts).map_err(ToolError)? {
+        inputs.push(Input::Entry(entry));
+    }
+    let files = inputs.len();
+
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads.unwrap_or(0))
+        .build()
+        .map_err(|e| ToolError(format!("cannot start worker threads: {e}")))?;
+    let reports = pool.install(|| lint::lint_all(inputs, &opts));
+
+    let mut summary = Summary {
+        files,
+        ..Summary::default()
+    };
+    let mut findings: Vec<Finding> = Vec::new();
+    for r in reports {
+        summary.documents += r.documents;
+        summary.objects += r.objects;
+        findings.extend(r.findings);
+    }
+    findings.sort_by_cached_key(Finding::sort_key);
+    summary.count(&findings);
+
+    let color = match args.color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && io::stdout().is_terminal()
+        }
+    };
+    let human = HumanOptions {
+        color,
+        width: 100,
+        links: false,
+        quiet: args.quiet,
+    };
+    if let Err(e) = report::write(args.format, &findings, &summary, &human, out) {
+        if e.kind() != io::ErrorKind::BrokenPipe {
+            return Err(io_err(e));
+        }
+    }
+    let threshold = match args.fail_on {
+        FailOn::Error => Some(Severity::Error),
+        FailOn::Warning => Some(Severity::Warning),
+        FailOn::Info => Some(Severity::Info),
+        FailOn::Never => None,
+    };
+    let failing = threshold.is_some_and(|t| findings.iter().any(|f| f.severity >= t));
+    Ok(if failing {
+        ExitStatus::Findings
+    } else {
+        ExitStatus::Clean
+    })
+}

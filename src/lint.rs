@@ -1,0 +1,318 @@
+//! The pipeline for one file: load → parse → model → rules. Files are checked in parallel
+//! (rayon); a panic while checking one file becomes an `internal-error` finding for it.
+//! Per file, only the findings (which hold the source when they point into it) survive.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::Path;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use crate::diagnostic::{Finding, Severity};
+use crate::load::walk::Entry;
+use crate::load::yaml::{Limits, LoadError};
+use crate::load::{self, ReadFailure, SourceFile, Span};
+use crate::model;
+use crate::rules::{self, Ctx, RuleSet};
+use crate::settings::Settings;
+
+/// Everything a run needs to check files.
+pub struct LintOptions {
+    pub rules: RuleSet,
+    pub settings: Settings,
+    pub max_file_size: u64,
+    pub limits: Limits,
+}
+
+/// What checking one file produced.
+#[derive(Default)]
+pub struct FileReport {
+    pub findings: Vec<Finding>,
+    pub documents: usize,
+    pub objects: usize,
+}
+
+/// One input: a path from the walker, or stdin's text.
+pub enum Input {
+    Entry(Entry),
+    Text { name: String, text: Result<String, ReadFailure> },
+}
+
+impl Input {
+    fn name(&self) -> String {
+        match self {
+            Input::Entry(e) => display_path(e.path()),
+            Input::Text { name, .. } => name.clone(),
+        }
+    }
+}
+
+pub fn display_path(p: &Path) -> String {
+    let s = p.to_string_lossy();
+    s.strip_prefix("./").unwrap_or(&s).to_string()
+}
+
+/// Checks every input in parallel; the result is in input order.
+pub fn lint_all(inputs: Vec<Input>, opts: &LintOptions) -> Vec<FileReport> {
+    inputs
+        .into_par_iter()
+        .map(|input| {
+            let name = input.name();
+            match catch_unwind(AssertUnwindSafe(|| lint_input(input, opts))) {
+                Ok(r) => r,
+                Err(panic) => {
+                    let what = panic
+                        .downcast_ref::<&str>()
+                        .map(|s| (*s).to_string())
+                        .or_else(|| panic.downcast_ref::<String>().cloned())
+                        .unwrap_or_else(|| "unknown panic".to_string());
+                    let mut f = Finding::new(
+                        rules::INTERNAL_ERROR.name,
+                        Severity::Error,
+                        format!("taintlint crashed while checking this file: {what}"),
+                    )
+                    .help("this is a bug in taintlint; please report it with the file attached");
+                    f.file = name;
+                    FileReport {
+                        findings: vec![f],
+                        ..FileReport::default()
+                    }
+                }
+            }
+        })
+        .collect()
+}
+
+fn lint_input(input: Input, opts: &LintOptions) -> FileReport {
+    let name = input.name();
+    let text = match input {
+        Input::Entry(Entry::Error { message, .. }) => {
+            return file_failure(&name, &rules::UNREADABLE_FILE, message, None, opts);
+        }
+        Input::Entry(Entry::File(path)) => load::read_file(&path, opts.max_file_size),
+        Input::Text { text, .. } => text,
+    };
+    match text {
+        Ok(text) => lint_source(&SourceFile::new(name, text), opts),
+        Err(failure) => read_failure(&name, failure, opts),
+    }
+}
+
+fn file_failure(
+    name: &str,
+    meta: &'static rules::RuleMeta,
+    message: String,
+    help: Option<&str>,
+    opts: &LintOptions,
+) -> FileReport {
+    let mut r = FileReport::default();
+    if opts.rules.is_enabled(meta.name) {
+        let mut f = Finding::new(meta.name, meta.severity, message);
+        f.help = help.map(str::to_string);
+        f.file = name.to_string();
+        r.findings.push(f);
+    }
+    r
+}
+
+fn read_failure(name: &str, failure: ReadFailure, opts: &LintOptions) -> FileReport {
+    let enc = &rules::INVALID_ENCODING;
+    let (source, offset, message, help) = match failure {
+        ReadFailure::Io(e) => {
+            return file_failure(
+                name,
+                &rules::UNREADABLE_FILE,
+                format!("cannot read file: {e}"),
+                None,
+                opts,
+            );
+        }
+        ReadFailure::NotRegular(what) => {
+            return file_failure(
+                name,
+                &rules::UNREADABLE_FILE,
+                format!("not a regular file ({what}); it was not opened"),
+                None,
+                opts,
+            );
+        }
+        ReadFailure::TooLarge { size, limit } => {
+            return file_failure(
+                name,
+                &rules::UNREADABLE_FILE,
+                format!("file is {size} bytes, over the {limit}-byte limit; it was not read"),
+                Some("raise the limit with `--max-file-size`, or exclude the file"),
+                opts,
+            );
+        }
+        ReadFailure::Utf16 => {
+            return file_failure(
+                name,
+                enc,
+                "file is UTF-16 encoded; Kubernetes manifests must be UTF-8".to_string(),
+                Some("convert it, e.g. `iconv -f UTF-16 -t UTF-8`"),
+                opts,
+            );
+        }
+        ReadFailure::InvalidUtf8 { offset, lossy } => (
+            SourceFile::new(name, lossy),
+            offset,
+            "file is not valid UTF-8".to_string(),
+            "kubectl rejects non-UTF-8 input; re-save the file as UTF-8",
+        ),
+        ReadFailure::Nul { offset, text } => (
+            SourceFile::new(name, text),
+            offset,
+            "file contains a NUL byte, which YAML does not allow".to_string(),
+            "remove the NUL bytes; is this a binary file?",
+        ),
+    };
+    let mut r = FileReport::default();
+    if opts.rules.is_enabled(enc.name) {
+        let end = (offset + 1).min(source.text.len()).max(offset);
+        r.findings.push(
+            Finding::new(enc.name, enc.severity, message)
+                .primary(Span::new(offset, end), "here")
+                .help(help)
+                .in_file(&source),
+        );
+    }
+    r
+}
+
+/// Does the text look like an unrendered Go template?
+fn looks_templated(text: &str) -> bool {
+    text.contains("{{") && text.contains("}}")
+}
+
+/// Lints one loaded source.
+pub fn lint_source(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
+    let mut report = FileReport::default();
+    let stream = load::yaml::parse(&source.text, opts.limits);
+    let templated = looks_templated(&source.text)
+        && (matches!(stream.error, Some(LoadError::Syntax { .. }))
+            || stream.documents.iter().any(|d| d.has_complex_key));
+    if templated {
+        let meta = &rules::TEMPLATE_NOT_RENDERED;
+        if opts.rules.is_enabled(meta.name) {
+            let at = source.text.find("{{").unwrap_or(0);
+            report.findings.push(
+                Finding::new(
+                    meta.name,
+                    meta.severity,
+                    "this file is a Helm/Go template, not YAML; it was not linted",
+                )
+                .primary(Span::new(at, at + 2), "template action")
+                .help("render it first: `helm template ./chart | taintlint check -`")
+                .in_file(source),
+            );
+        }
+        return report;
+    }
+    for doc in &stream.documents {
+        if doc.root.is_none() {
+            continue;
+        }
+        report.documents += 1;
+        let objects = model::objects(doc);
+        report.objects += objects.len();
+        for object in &objects {
+            let ctx = Ctx {
+                object,
+                document: doc,
+                source,
+                settings: &opts.settings,
+            };
+            let mut found = Vec::new();
+            for (_, check) in opts.rules.enabled_checks() {
+                check(&ctx, &mut found);
+            }
+            gate_api_errors(&mut found);
+            for mut f in found {
+                f.object = Some(object.id.clone());
+                report.findings.push(f.in_file(source));
+            }
+        }
+    }
+    if let Some(err) = &stream.error {
+        report.findings.extend(load_error_finding(err, source, opts));
+    }
+    report
+}
+
+/// Rules whose `api_error` is a decode (HTTP 400) error: the server stops there, before
+/// validation, and reports only the first one.
+pub const DECODE_RULES: &[&str] = &["yaml-type-mismatch", "unknown-field"];
+
+/// Keeps `api_error` only where the server would really say it: once an object fails to
+/// decode, only its first decode error; validation errors are never reached.
+fn gate_api_errors(found: &mut [Finding]) {
+    let first_decode = found
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| DECODE_RULES.contains(&f.rule) && f.api_error.is_some())
+        .min_by_key(|(_, f)| f.primary.as_ref().map_or(0, |l| l.span.start))
+        .map(|(i, _)| i);
+    if let Some(keep) = first_decode {
+        for (i, f) in found.iter_mut().enumerate() {
+            if i != keep {
+                f.api_error = None;
+            }
+        }
+    }
+}
+
+fn load_error_finding(
+    err: &LoadError,
+    source: &Arc<SourceFile>,
+    opts: &LintOptions,
+) -> Option<Finding> {
+    let (meta, message, help) = match err {
+        LoadError::Syntax { message, .. } => (
+            &rules::YAML_SYNTAX_ERROR,
+            format!("YAML syntax error: {message}"),
+            "fix the syntax; documents before this point were still checked",
+        ),
+        LoadError::UnknownAlias { .. } => (
+            &rules::YAML_SYNTAX_ERROR,
+            "YAML syntax error: alias refers to an unknown anchor".to_string(),
+            "define the anchor (`&name`) before using it (`*name`)",
+        ),
+        LoadError::TooDeep { limit, .. } => (
+            &rules::YAML_TOO_COMPLEX,
+            format!("document nests more than {limit} levels deep; it was not checked"),
+            "no Kubernetes object nests this deep; is this file generated or hostile?",
+        ),
+        LoadError::ExcessiveAliasing { .. } => (
+            &rules::YAML_TOO_COMPLEX,
+            "document contains excessive aliasing; it was not checked".to_string(),
+            "this looks like a YAML alias bomb (billion laughs); kubectl refuses it too",
+        ),
+    };
+    if !opts.rules.is_enabled(meta.name) {
+        return None;
+    }
+    let at = err.offset().min(source.text.len());
+    let end = source.text[at..]
+        .chars()
+        .next()
+        .map_or(at, |c| at + c.len_utf8());
+    Some(
+        Finding::new(meta.name, meta.severity, message)
+            .primary(Span::new(at, end), "here")
+            .help(help)
+            .in_file(source),
+    )
+}
+
+impl Default for LintOptions {
+    /// The defaults of `taintlint check`: default rules, Kubernetes 1.35, 64 MiB files.
+    fn default() -> Self {
+        LintOptions {
+            rules: RuleSet::defaults(),
+            settings: Settings::default(),
+            max_file_size: 64 * 1024 * 1024,
+            limits: Limits::default(),
+        }
+    }
+}

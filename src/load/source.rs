@@ -1,0 +1,135 @@
+//! A loaded source file: its display name, its text, and a line index that turns byte offsets
+//! into 1-based line and column numbers (columns count Unicode scalar values).
+
+use std::sync::Arc;
+
+/// A byte range into a [`SourceFile`]'s text.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Span {
+    pub const fn new(start: usize, end: usize) -> Self {
+        Span { start, end }
+    }
+
+    pub const fn empty(at: usize) -> Self {
+        Span { start: at, end: at }
+    }
+
+    pub const fn len(self) -> usize {
+        self.end.saturating_sub(self.start)
+    }
+
+    pub const fn is_empty(self) -> bool {
+        self.len() == 0
+    }
+
+    /// The smallest span covering both.
+    #[must_use]
+    pub fn cover(self, other: Span) -> Span {
+        Span::new(self.start.min(other.start), self.end.max(other.end))
+    }
+}
+
+/// A line/column position, both 1-based.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Position {
+    pub line: usize,
+    pub column: usize,
+}
+
+#[derive(Debug)]
+pub struct SourceFile {
+    /// The path as the user gave it (or the stdin name).
+    pub name: String,
+    pub text: String,
+    line_starts: Vec<usize>,
+}
+
+impl SourceFile {
+    pub fn new(name: impl Into<String>, text: String) -> Arc<Self> {
+        let mut line_starts = vec![0];
+        line_starts.extend(
+            text.bytes()
+                .enumerate()
+                .filter(|&(_, b)| b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
+        Arc::new(SourceFile {
+            name: name.into(),
+            text,
+            line_starts,
+        })
+    }
+
+    /// Line and column (1-based) of a byte offset. Offsets past the end clamp to the end;
+    /// offsets inside a multi-byte character count that character.
+    pub fn position(&self, offset: usize) -> Position {
+        let offset = offset.min(self.text.len());
+        let line_idx = match self.line_starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i.saturating_sub(1),
+        };
+        let line_start = self.line_starts.get(line_idx).copied().unwrap_or(0);
+        let prefix = self.text.get(line_start..offset).map_or_else(
+            || {
+                String::from_utf8_lossy(&self.text.as_bytes()[line_start..offset])
+                    .chars()
+                    .count()
+            },
+            |s| s.chars().count(),
+        );
+        Position {
+            line: line_idx + 1,
+            column: prefix + 1,
+        }
+    }
+
+    /// The text of line `line` (1-based) without its line terminator.
+    pub fn line_text(&self, line: usize) -> &str {
+        let Some(&start) = self.line_starts.get(line.wrapping_sub(1)) else {
+            return "";
+        };
+        let end = self
+            .line_starts
+            .get(line)
+            .copied()
+            .unwrap_or(self.text.len());
+        self.text
+            .get(start..end)
+            .unwrap_or("")
+            .trim_end_matches(['\n', '\r'])
+    }
+
+    pub fn line_count(&self) -> usize {
+        self.line_starts.len()
+    }
+
+    /// Byte offset of the start of line `line` (1-based).
+    pub fn line_start(&self, line: usize) -> Option<usize> {
+        self.line_starts.get(line.wrapping_sub(1)).copied()
+    }
+
+    pub fn slice(&self, span: Span) -> &str {
+        self.text.get(span.start..span.end).unwrap_or("")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_count_characters_and_lines() {
+        let f = SourceFile::new("x", "a: b\nkéy: v\r\nz".to_string());
+        assert_eq!(f.position(0), Position { line: 1, column: 1 });
+        assert_eq!(f.position(5), Position { line: 2, column: 1 });
+        // 'y' after the two-byte 'é'
+        assert_eq!(f.position(8), Position { line: 2, column: 3 });
+        assert_eq!(f.line_text(2), "kéy: v");
+        assert_eq!(f.position(1000).line, 3);
+    }
+}

@@ -1,0 +1,542 @@
+//! YAML → a small node tree that keeps, for every key and value, its byte span, its raw style
+//! and its tag, so rules can point at the exact scalar and judge YAML 1.1 typing the way
+//! kubectl does. Built from `saphyr-parser` events; aliases are expanded under a budget and
+//! nesting is bounded, so hostile input costs bounded work.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use saphyr_parser::{Event, Parser, ScalarStyle, ScanError};
+
+use super::source::Span;
+
+/// Limits on the work one document may cost.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Maximum nesting depth of collections.
+    pub max_depth: usize,
+    /// Maximum number of nodes that alias expansion may add to one document.
+    pub max_alias_nodes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_depth: 256,
+            max_alias_nodes: 100_000,
+        }
+    }
+}
+
+/// How a scalar was written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Style {
+    Plain,
+    SingleQuoted,
+    DoubleQuoted,
+    Literal,
+    Folded,
+}
+
+impl Style {
+    pub fn is_quoted_or_block(self) -> bool {
+        !matches!(self, Style::Plain)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Scalar {
+    /// The scalar's content after YAML unescaping and folding.
+    pub text: Box<str>,
+    pub style: Style,
+    /// The resolved tag (`tag:yaml.org,2002:str` for `!!str`), if one was written.
+    pub tag: Option<Box<str>>,
+}
+
+#[derive(Clone, Debug)]
+pub enum Value {
+    Scalar(Scalar),
+    Seq(Vec<Node>),
+    /// Entries in source order; duplicate keys are kept so rules can see them.
+    Map(Vec<(Node, Node)>),
+}
+
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub span: Span,
+    pub value: Value,
+}
+
+impl Node {
+    pub fn as_scalar(&self) -> Option<&Scalar> {
+        match &self.value {
+            Value::Scalar(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_seq(&self) -> Option<&[Node]> {
+        match &self.value {
+            Value::Seq(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn as_map(&self) -> Option<&[(Node, Node)]> {
+        match &self.value {
+            Value::Map(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The scalar text, whatever its YAML type.
+    pub fn text(&self) -> Option<&str> {
+        self.as_scalar().map(|s| &*s.text)
+    }
+
+    /// The value of `key` in a mapping. Like kubectl, the last of duplicate keys wins.
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        self.entry(key).map(|(_, v)| v)
+    }
+
+    /// The key node and value node of `key` (last one wins).
+    pub fn entry(&self, key: &str) -> Option<(&Node, &Node)> {
+        self.as_map()?
+            .iter()
+            .rev()
+            .find(|(k, _)| k.text() == Some(key))
+            .map(|(k, v)| (k, v))
+    }
+
+    /// Follows a dotted path of mapping keys.
+    pub fn path(&self, keys: &[&str]) -> Option<&Node> {
+        keys.iter().try_fold(self, |node, key| node.get(key))
+    }
+
+    /// True for a plain scalar that YAML 1.1 resolves to null (`~`, `null`, empty).
+    pub fn is_null(&self) -> bool {
+        match &self.value {
+            Value::Scalar(s) => {
+                s.style == Style::Plain
+                    && s.tag.is_none()
+                    && matches!(&*s.text, "" | "~" | "null" | "Null" | "NULL")
+            }
+            _ => false,
+        }
+    }
+
+    pub fn kind_name(&self) -> &'static str {
+        match &self.value {
+            Value::Scalar(_) => "scalar",
+            Value::Seq(_) => "sequence",
+            Value::Map(_) => "mapping",
+        }
+    }
+
+    fn count(&self) -> usize {
+        match &self.value {
+            Value::Scalar(_) => 1,
+            Value::Seq(v) => 1 + v.iter().map(Node::count).sum::<usize>(),
+            Value::Map(v) => 1 + v.iter().map(|(k, v)| k.count() + v.count()).sum::<usize>(),
+        }
+    }
+}
+
+/// One YAML document of a file.
+#[derive(Debug)]
+pub struct Document {
+    /// 0-based index of the document in its file.
+    pub index: usize,
+    /// `None` for an empty document.
+    pub root: Option<Node>,
+    /// Span from the document's first to its last token.
+    pub span: Span,
+    /// A mapping key that is itself a collection, as `{{ .Values.x }}` parses.
+    pub has_complex_key: bool,
+}
+
+/// Why a file (or a document of it) could not be loaded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoadError {
+    Syntax { message: String, offset: usize },
+    TooDeep { offset: usize, limit: usize },
+    ExcessiveAliasing { offset: usize },
+    UnknownAlias { offset: usize },
+}
+
+impl LoadError {
+    pub fn offset(&self) -> usize {
+        match self {
+            LoadError::Syntax { offset, .. }
+            | LoadError::TooDeep { offset, .. }
+            | LoadError::ExcessiveAliasing { offset }
+            | LoadError::UnknownAlias { offset } => *offset,
+        }
+    }
+}
+
+/// The documents of a file; parsing stops at the first error, keeping the documents before it.
+#[derive(Debug, Default)]
+pub struct Stream {
+    pub documents: Vec<Document>,
+    pub error: Option<LoadError>,
+}
+
+/// Converts saphyr's character indices into byte offsets.
+struct CharToByte<'a> {
+    text: &'a str,
+    ascii: bool,
+    /// Byte offset of every 256th character.
+    checkpoints: Vec<usize>,
+}
+
+const CHECKPOINT_EVERY: usize = 256;
+
+impl<'a> CharToByte<'a> {
+    fn new(text: &'a str) -> Self {
+        let ascii = text.is_ascii();
+        let checkpoints = if ascii {
+            Vec::new()
+        } else {
+            text.char_indices()
+                .step_by(CHECKPOINT_EVERY)
+                .map(|(b, _)| b)
+                .collect()
+        };
+        CharToByte {
+            text,
+            ascii,
+            checkpoints,
+        }
+    }
+
+    fn byte(&self, char_index: usize) -> usize {
+        if self.ascii {
+            return char_index.min(self.text.len());
+        }
+        let cp = char_index / CHECKPOINT_EVERY;
+        let Some(&base) = self.checkpoints.get(cp) else {
+            return self.text.len();
+        };
+        let rest = char_index - cp * CHECKPOINT_EVERY;
+        self.text[base..]
+            .char_indices()
+            .nth(rest)
+            .map_or(self.text.len(), |(b, _)| base + b)
+    }
+
+    fn span(&self, span: saphyr_parser::Span) -> Span {
+        Span::new(self.byte(span.start.index()), self.byte(span.end.index()))
+    }
+}
+
+enum Frame {
+    Seq {
+        start: usize,
+        flow: bool,
+        anchor: usize,
+        items: Vec<Node>,
+    },
+    Map {
+        start: usize,
+        flow: bool,
+        anchor: usize,
+        entries: Vec<(Node, Node)>,
+        pending_key: Option<Node>,
+    },
+}
+
+struct Builder {
+    limits: Limits,
+    stack: Vec<Frame>,
+    anchors: HashMap<usize, Node>,
+    alias_nodes: usize,
+    has_complex_key: bool,
+    root: Option<Node>,
+}
+
+impl Builder {
+    fn push_node(&mut self, node: Node) {
+        match self.stack.last_mut() {
+            None => self.root = Some(node),
+            Some(Frame::Seq { items, .. }) => items.push(node),
+            Some(Frame::Map {
+                entries,
+                pending_key,
+                ..
+            }) => match pending_key.take() {
+                None => {
+                    if !matches!(node.value, Value::Scalar(_)) {
+                        self.has_complex_key = true;
+                    }
+                    *pending_key = Some(node);
+                }
+                Some(key) => entries.push((key, node)),
+            },
+        }
+    }
+
+    fn remember(&mut self, anchor: usize, node: &Node) {
+        if anchor != 0 {
+            self.anchors.insert(anchor, node.clone());
+        }
+    }
+
+    fn close(&mut self, end_span: Span) -> Option<()> {
+        let frame = self.stack.pop()?;
+        let node = match frame {
+            Frame::Seq {
+                start,
+                flow,
+                anchor,
+                items,
+            } => {
+                let end = if flow {
+                    end_span.end
+                } else {
+                    items.last().map_or(start, |n| n.span.end)
+                };
+                let node = Node {
+                    span: Span::new(start, end.max(start)),
+                    value: Value::Seq(items),
+                };
+                self.remember(anchor, &node);
+                node
+            }
+            Frame::Map {
+                start,
+                flow,
+                anchor,
+                mut entries,
+                pending_key,
+            } => {
+                if let Some(key) = pending_key {
+                    // A key with no value event cannot happen with a well-formed stream, but
+                    // keep it rather than lose it.
+                    let at = key.span.end;
+                    entries.push((
+                        key,
+                        Node {
+                            span: Span::empty(at),
+                            value: Value::Scalar(Scalar {
+                                text: "".into(),
+                                style: Style::Plain,
+                                tag: None,
+                            }),
+                        },
+                    ));
+                }
+                let end = if flow {
+                    end_span.end
+                } else {
+                    entries
+                        .last()
+                        .map_or(start, |(k, v)| k.span.end.max(v.span.end))
+                };
+                let node = Node {
+                    span: Span::new(start, end.max(start)),
+                    value: Value::Map(entries),
+                };
+                self.remember(anchor, &node);
+                node
+            }
+        };
+        self.push_node(node);
+        Some(())
+    }
+}
+
+fn is_flow_start(text: &str, at: usize) -> bool {
+    matches!(text.as_bytes().get(at), Some(b'[' | b'{'))
+}
+
+fn style_of(style: ScalarStyle) -> Style {
+    match style {
+        ScalarStyle::Plain => Style::Plain,
+        ScalarStyle::SingleQuoted => Style::SingleQuoted,
+        ScalarStyle::DoubleQuoted => Style::DoubleQuoted,
+        ScalarStyle::Literal => Style::Literal,
+        ScalarStyle::Folded => Style::Folded,
+    }
+}
+
+/// Parses every document of `text`.
+pub fn parse(text: &str, limits: Limits) -> Stream {
+    let conv = CharToByte::new(text);
+    let mut parser = Parser::new_from_str(text);
+    let mut stream = Stream::default();
+    let mut builder: Option<Builder> = None;
+    let mut doc_start = 0usize;
+
+    loop {
+        let Some(next) = parser.next_event() else {
+            break;
+        };
+        let (event, span) = match next {
+            Ok(ok) => ok,
+            Err(err) => {
+                stream.error = Some(syntax_error(&conv, &err));
+                break;
+            }
+        };
+        let bspan = conv.span(span);
+        match event {
+            Event::StreamStart | Event::Nothing => {}
+            Event::StreamEnd => break,
+            Event::DocumentStart(_) => {
+                doc_start = bspan.start;
+                builder = Some(Builder {
+                    limits,
+                    stack: Vec::new(),
+                    anchors: HashMap::new(),
+                    alias_nodes: 0,
+                    has_complex_key: false,
+                    root: None,
+                });
+            }
+            Event::DocumentEnd => {
+                if let Some(b) = builder.take() {
+                    let end = b.root.as_ref().map_or(bspan.end, |r| r.span.end);
+                    stream.documents.push(Document {
+                        index: stream.documents.len(),
+                        span: Span::new(doc_start.min(end), end),
+                        has_complex_key: b.has_complex_key,
+                        root: b.root,
+                    });
+                }
+            }
+            Event::Alias(id) => {
+                let Some(b) = builder.as_mut() else { continue };
+                let Some(node) = b.anchors.get(&id) else {
+                    stream.error = Some(LoadError::UnknownAlias {
+                        offset: bspan.start,
+                    });
+                    break;
+                };
+                let cost = node.count();
+                b.alias_nodes = b.alias_nodes.saturating_add(cost);
+                if b.alias_nodes > b.limits.max_alias_nodes {
+                    stream.error = Some(LoadError::ExcessiveAliasing {
+                        offset: bspan.start,
+                    });
+                    break;
+                }
+                let node = node.clone();
+                b.push_node(node);
+            }
+            Event::Scalar(value, style, anchor, tag) => {
+                let Some(b) = builder.as_mut() else { continue };
+                let node = Node {
+                    span: bspan,
+                    value: Value::Scalar(Scalar {
+                        text: match value {
+                            Cow::Borrowed(s) => s.into(),
+                            Cow::Owned(s) => s.into_boxed_str(),
+                        },
+                        style: style_of(style),
+                        tag: tag.map(|t| format!("{}{}", t.handle, t.suffix).into_boxed_str()),
+                    }),
+                };
+                b.remember(anchor, &node);
+                b.push_node(node);
+            }
+            Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
+                let Some(b) = builder.as_mut() else { continue };
+                if b.stack.len() >= b.limits.max_depth {
+                    stream.error = Some(LoadError::TooDeep {
+                        offset: bspan.start,
+                        limit: b.limits.max_depth,
+                    });
+                    break;
+                }
+                let flow = is_flow_start(text, bspan.start);
+                let frame = if matches!(event, Event::SequenceStart(..)) {
+                    Frame::Seq {
+                        start: bspan.start,
+                        flow,
+                        anchor,
+                        items: Vec::new(),
+                    }
+                } else {
+                    Frame::Map {
+                        start: bspan.start,
+                        flow,
+                        anchor,
+                        entries: Vec::new(),
+                        pending_key: None,
+                    }
+                };
+                b.stack.push(frame);
+            }
+            Event::SequenceEnd | Event::MappingEnd => {
+                if let Some(b) = builder.as_mut() {
+                    b.close(bspan);
+                }
+            }
+        }
+    }
+    // Drop deep partial trees iteratively enough: the depth is bounded by `max_depth`.
+    drop(builder);
+    stream
+}
+
+fn syntax_error(conv: &CharToByte<'_>, err: &ScanError) -> LoadError {
+    LoadError::Syntax {
+        message: err.info().to_string(),
+        offset: conv.byte(err.marker().index()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(text: &str) -> Node {
+        let s = parse(text, Limits::default());
+        assert!(s.error.is_none(), "{:?}", s.error);
+        s.documents.into_iter().next().unwrap().root.unwrap()
+    }
+
+    #[test]
+    fn spans_point_at_scalars() {
+        let text = "a: 'x'\nb:\n  - c: \"yé\"\n    d: plain\n";
+        let root = one(text);
+        let a = root.get("a").unwrap();
+        assert_eq!(&text[a.span.start..a.span.end], "'x'");
+        let c = root.path(&["b"]).unwrap().as_seq().unwrap()[0].get("c").unwrap();
+        assert_eq!(&text[c.span.start..c.span.end], "\"yé\"");
+        let d = root.path(&["b"]).unwrap().as_seq().unwrap()[0].get("d").unwrap();
+        assert_eq!(&text[d.span.start..d.span.end], "plain");
+        assert_eq!(d.as_scalar().unwrap().style, Style::Plain);
+    }
+
+    #[test]
+    fn multi_document_and_duplicates() {
+        let s = parse("a: 1\na: 2\n---\n---\nb: 3\n", Limits::default());
+        assert_eq!(s.documents.len(), 3);
+        let root = s.documents[0].root.as_ref().unwrap();
+        assert_eq!(root.get("a").unwrap().text(), Some("2"));
+        assert_eq!(root.as_map().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn alias_bomb_is_bounded() {
+        let mut text = String::from("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
+        let mut prev = 'a';
+        for name in 'b'..='k' {
+            text.push_str(&format!(
+                "{name}: &{name} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"
+            ));
+            prev = name;
+        }
+        let s = parse(&text, Limits::default());
+        assert!(matches!(s.error, Some(LoadError::ExcessiveAliasing { .. })));
+    }
+
+    #[test]
+    fn deep_nesting_is_bounded() {
+        let text = "[".repeat(100_000);
+        let s = parse(&text, Limits::default());
+        assert!(s.error.is_some());
+    }
+}

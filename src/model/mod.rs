@@ -1,0 +1,254 @@
+//! Model: the Kubernetes objects of a document, with their pod specs, tolerations, node
+//! selection and taints located in the YAML tree. Nothing here judges; rules do.
+//!
+//! One table (`pod_spec_path`) maps each workload kind to its pod spec; custom resources are
+//! searched generically for scheduling fields, never inside a CRD's schema, a ConfigMap's or
+//! Secret's data, or annotations.
+
+pub mod scheduling;
+
+use crate::diagnostic::ObjectId;
+use crate::load::yaml::{Document, Node, Value};
+
+pub use scheduling::{Field, PodSpec, Taint, TaintList, Toleration};
+
+/// How the API server treats an object's scheduling fields.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Schema {
+    /// A built-in type whose validation we reproduce; `kind_text` is what the server's
+    /// messages call it (`Deployment.apps`, `Pod`).
+    Builtin { kind_text: String },
+    /// A custom resource: its scheduling fields reach pods through an operator.
+    Custom,
+}
+
+#[derive(Debug)]
+pub struct Object<'a> {
+    pub node: &'a Node,
+    pub id: ObjectId,
+    pub kind: &'a str,
+    pub api_version: &'a str,
+    pub group: &'a str,
+    pub version: &'a str,
+    pub schema: Schema,
+    /// The path of this object inside its document (`items[2]` for List items), empty at top.
+    pub doc_path: String,
+    pub pod_specs: Vec<PodSpec<'a>>,
+    pub taints: Vec<TaintList<'a>>,
+    /// Node objects: `spec.unschedulable`.
+    pub unschedulable: Option<&'a Node>,
+    pub labels: Option<&'a Node>,
+    pub annotations: Option<&'a Node>,
+}
+
+impl Object<'_> {
+    pub fn is_kind(&self, kind: &str) -> bool {
+        self.kind == kind
+    }
+}
+
+/// Splits `apps/v1` into (`apps`, `v1`) and `v1` into (``, `v1`).
+pub fn split_api_version(api_version: &str) -> (&str, &str) {
+    match api_version.rsplit_once('/') {
+        Some((g, v)) => (g, v),
+        None => ("", api_version),
+    }
+}
+
+/// Where each built-in workload kind keeps its pod spec (SEMANTICS §1.1).
+pub fn pod_spec_path(kind: &str, group: &str) -> Option<&'static [&'static str]> {
+    const SPEC: &[&str] = &["spec"];
+    const TEMPLATE: &[&str] = &["template", "spec"];
+    const SPEC_TEMPLATE: &[&str] = &["spec", "template", "spec"];
+    const CRONJOB: &[&str] = &["spec", "jobTemplate", "spec", "template", "spec"];
+    match (kind, group) {
+        ("Pod", "") => Some(SPEC),
+        ("PodTemplate", "") => Some(TEMPLATE),
+        ("ReplicationController", "") => Some(SPEC_TEMPLATE),
+        ("Deployment" | "ReplicaSet" | "DaemonSet", "apps" | "extensions")
+        | ("StatefulSet", "apps")
+        | ("Job", "batch") => Some(SPEC_TEMPLATE),
+        ("CronJob", "batch") => Some(CRONJOB),
+        _ => None,
+    }
+}
+
+/// The kind name used in API-server messages: `Pod`, `Deployment.apps`.
+pub fn kind_text(kind: &str, group: &str) -> String {
+    if group.is_empty() {
+        kind.to_string()
+    } else {
+        format!("{kind}.{group}")
+    }
+}
+
+/// Kinds whose contents are never searched for scheduling fields.
+fn is_opaque(kind: &str, group: &str) -> bool {
+    matches!(
+        (kind, group),
+        ("CustomResourceDefinition", "apiextensions.k8s.io")
+            | ("ConfigMap" | "Secret" | "Event", "")
+            | ("APIService", "apiregistration.k8s.io")
+            | (
+                "MutatingWebhookConfiguration" | "ValidatingWebhookConfiguration",
+                "admissionregistration.k8s.io"
+            )
+    )
+}
+
+/// The objects of a document: the root object, or the items of a `List`/`*List`, recursively.
+pub fn objects(doc: &Document) -> Vec<Object<'_>> {
+    let mut out = Vec::new();
+    if let Some(root) = &doc.root {
+        collect_objects(root, String::new(), &mut out, 0);
+    }
+    out
+}
+
+fn collect_objects<'a>(node: &'a Node, doc_path: String, out: &mut Vec<Object<'a>>, depth: usize) {
+    if depth > 8 || node.as_map().is_none() {
+        return;
+    }
+    let kind = node.get("kind").and_then(Node::text).unwrap_or("");
+    if kind.ends_with("List")
+        && let Some(items) = node.get("items").and_then(Node::as_seq)
+    {
+        for (i, item) in items.iter().enumerate() {
+            let p = if doc_path.is_empty() {
+                format!("items[{i}]")
+            } else {
+                format!("{doc_path}.items[{i}]")
+            };
+            collect_objects(item, p, out, depth + 1);
+        }
+        return;
+    }
+    if kind.is_empty() {
+        return;
+    }
+    out.push(build_object(node, doc_path));
+}
+
+fn build_object(node: &Node, doc_path: String) -> Object<'_> {
+    let kind = node.get("kind").and_then(Node::text).unwrap_or("");
+    let api_version = node.get("apiVersion").and_then(Node::text).unwrap_or("");
+    let (group, version) = split_api_version(api_version);
+    let metadata = node.get("metadata");
+    let meta_str = |k: &str| {
+        metadata
+            .and_then(|m| m.get(k))
+            .and_then(Node::text)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    let id = ObjectId {
+        api_version: api_version.to_string(),
+        kind: kind.to_string(),
+        namespace: meta_str("namespace"),
+        name: meta_str("name").or_else(|| meta_str("generateName")),
+    };
+    let labels = metadata.and_then(|m| m.get("labels"));
+    let annotations = metadata.and_then(|m| m.get("annotations"));
+
+    let mut pod_specs = Vec::new();
+    let mut taints = Vec::new();
+    let mut unschedulable = None;
+    let schema;
+    if let Some(path) = pod_spec_path(kind, group) {
+        schema = Schema::Builtin {
+            kind_text: kind_text(kind, group),
+        };
+        if let Some(spec) = node.path(path) {
+            pod_specs.push(PodSpec::new(spec, path.join("."), true));
+        }
+    } else if kind == "Node" && group.is_empty() {
+        schema = Schema::Builtin {
+            kind_text: "Node".to_string(),
+        };
+        if let Some(list) = node.path(&["spec", "taints"]) {
+            // The server reports Node taint errors under `metadata.taints` (SEMANTICS §9.1).
+            taints.push(TaintList::new(list, "spec.taints", "metadata.taints"));
+        }
+        unschedulable = node.path(&["spec", "unschedulable"]);
+    } else if kind == "RuntimeClass" && group == "node.k8s.io" {
+        schema = Schema::Builtin {
+            kind_text: kind_text(kind, group),
+        };
+        if let Some(sched) = node.get("scheduling") {
+            pod_specs.push(PodSpec::new(sched, "scheduling".to_string(), true));
+        }
+    } else if is_opaque(kind, group) {
+        schema = Schema::Custom;
+    } else {
+        schema = Schema::Custom;
+        search_custom(node, String::new(), &mut pod_specs, 0);
+    }
+    Object {
+        node,
+        id,
+        kind,
+        api_version,
+        group,
+        version,
+        schema,
+        doc_path,
+        pod_specs,
+        taints,
+        unschedulable,
+        labels,
+        annotations,
+    }
+}
+
+/// Keys that hold scheduling fields in a pod-spec-like mapping.
+const SCHEDULING_KEYS: &[&str] = &["tolerations", "nodeSelector", "affinity"];
+
+/// Finds pod-spec-like mappings in a custom resource: any mapping holding a `tolerations`
+/// list, a `nodeSelector` mapping or an `affinity` mapping. Metadata and status are skipped.
+fn search_custom<'a>(node: &'a Node, path: String, out: &mut Vec<PodSpec<'a>>, depth: usize) {
+    if depth > 64 {
+        return;
+    }
+    match &node.value {
+        Value::Map(entries) => {
+            let is_spec_like = entries.iter().any(|(k, v)| match k.text() {
+                Some("tolerations") => v.as_seq().is_some(),
+                Some("nodeSelector" | "affinity") => v.as_map().is_some(),
+                _ => false,
+            });
+            if is_spec_like {
+                out.push(PodSpec::new(node, path.clone(), false));
+            }
+            for (k, v) in entries {
+                let Some(key) = k.text() else { continue };
+                if depth == 0 && matches!(key, "metadata" | "status" | "apiVersion" | "kind") {
+                    continue;
+                }
+                if is_spec_like && SCHEDULING_KEYS.contains(&key) {
+                    continue;
+                }
+                let child = if path.is_empty() {
+                    key.to_string()
+                } else {
+                    format!("{path}.{key}")
+                };
+                search_custom(v, child, out, depth + 1);
+            }
+        }
+        Value::Seq(items) => {
+            for (i, item) in items.iter().enumerate() {
+                search_custom(item, format!("{path}[{i}]"), out, depth + 1);
+            }
+        }
+        Value::Scalar(_) => {}
+    }
+}
+
+/// Joins a field path: `join("spec", "tolerations")` = `spec.tolerations`.
+pub fn join(prefix: &str, child: &str) -> String {
+    if prefix.is_empty() {
+        child.to_string()
+    } else {
+        format!("{prefix}.{child}")
+    }
+}

@@ -1,0 +1,237 @@
+//! Tolerations, taints and node selection, located in the tree. Every field keeps its key
+//! node and value node, so a rule can point at either; spellings are kept verbatim
+//! (`noSchedule`, `exists`) so rules can name them.
+
+use crate::load::Span;
+use crate::load::yaml::Node;
+
+use super::join;
+
+/// A mapping entry: the key node and the value node.
+#[derive(Clone, Copy, Debug)]
+pub struct Field<'a> {
+    pub key: &'a Node,
+    pub value: &'a Node,
+}
+
+impl<'a> Field<'a> {
+    fn of(map: &'a Node, key: &str) -> Option<Self> {
+        map.entry(key).map(|(k, v)| Field { key: k, value: v })
+    }
+
+    /// The string the API server would receive, with YAML null as empty. Non-scalars give
+    /// `None` (a type error that another rule reports).
+    pub fn str(&self) -> Option<&'a str> {
+        if self.value.is_null() {
+            return Some("");
+        }
+        self.value.text()
+    }
+
+    pub fn span(&self) -> Span {
+        self.value.span
+    }
+
+    /// Key and value together.
+    pub fn entry_span(&self) -> Span {
+        self.key.span.cover(self.value.span)
+    }
+}
+
+fn str_of(f: Option<Field<'_>>) -> &str {
+    f.and_then(|f| f.str()).unwrap_or("")
+}
+
+#[derive(Debug)]
+pub struct Toleration<'a> {
+    pub index: usize,
+    pub node: &'a Node,
+    /// Field path of this toleration inside its object, `spec.tolerations[0]`.
+    pub path: String,
+    pub key: Option<Field<'a>>,
+    pub operator: Option<Field<'a>>,
+    pub value: Option<Field<'a>>,
+    pub effect: Option<Field<'a>>,
+    pub seconds: Option<Field<'a>>,
+}
+
+impl<'a> Toleration<'a> {
+    fn new(index: usize, node: &'a Node, path: String) -> Self {
+        Toleration {
+            index,
+            node,
+            path,
+            key: Field::of(node, "key"),
+            operator: Field::of(node, "operator"),
+            value: Field::of(node, "value"),
+            effect: Field::of(node, "effect"),
+            seconds: Field::of(node, "tolerationSeconds"),
+        }
+    }
+
+    pub fn key(&self) -> &'a str {
+        str_of(self.key)
+    }
+    pub fn operator(&self) -> &'a str {
+        str_of(self.operator)
+    }
+    pub fn value(&self) -> &'a str {
+        str_of(self.value)
+    }
+    pub fn effect(&self) -> &'a str {
+        str_of(self.effect)
+    }
+
+    /// `tolerationSeconds` as an integer, when it is one (YAML 1.1 rules).
+    pub fn seconds(&self) -> Option<i64> {
+        let f = self.seconds?;
+        if f.value.is_null() {
+            return None;
+        }
+        crate::analysis::yaml11::resolve(f.value).as_i64()
+    }
+
+    /// `tolerationSeconds` is present and not null.
+    pub fn has_seconds(&self) -> bool {
+        self.seconds.is_some_and(|f| !f.value.is_null())
+    }
+
+    /// The span to point at when a field is missing: the toleration itself.
+    pub fn span(&self) -> Span {
+        self.node.span
+    }
+
+    pub fn field_path(&self, field: &str) -> String {
+        format!("{}.{field}", self.path)
+    }
+}
+
+#[derive(Debug)]
+pub struct Taint<'a> {
+    pub index: usize,
+    pub node: &'a Node,
+    /// Path in the document (`spec.taints[0]`).
+    pub path: String,
+    /// Path the API server reports (`metadata.taints[0]` for Nodes).
+    pub api_path: String,
+    pub key: Option<Field<'a>>,
+    pub value: Option<Field<'a>>,
+    pub effect: Option<Field<'a>>,
+}
+
+impl<'a> Taint<'a> {
+    pub fn key(&self) -> &'a str {
+        str_of(self.key)
+    }
+    pub fn value(&self) -> &'a str {
+        str_of(self.value)
+    }
+    pub fn effect(&self) -> &'a str {
+        str_of(self.effect)
+    }
+}
+
+/// A list of taints (a Node's `spec.taints`, later NodePools and infra-as-code).
+#[derive(Debug)]
+pub struct TaintList<'a> {
+    pub node: &'a Node,
+    pub path: String,
+    pub api_path: String,
+    pub taints: Vec<Taint<'a>>,
+}
+
+impl<'a> TaintList<'a> {
+    pub fn new(node: &'a Node, path: &str, api_path: &str) -> Self {
+        let taints = node
+            .as_seq()
+            .unwrap_or_default()
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.as_map().is_some())
+            .map(|(i, t)| Taint {
+                index: i,
+                node: t,
+                path: format!("{path}[{i}]"),
+                api_path: format!("{api_path}[{i}]"),
+                key: Field::of(t, "key"),
+                value: Field::of(t, "value"),
+                effect: Field::of(t, "effect"),
+            })
+            .collect();
+        TaintList {
+            node,
+            path: path.to_string(),
+            api_path: api_path.to_string(),
+            taints,
+        }
+    }
+}
+
+/// A pod spec (or a pod-spec-like block of a custom resource).
+#[derive(Debug)]
+pub struct PodSpec<'a> {
+    pub node: &'a Node,
+    /// Path of the spec inside its object (`spec.template.spec`); empty for the object root.
+    pub path: String,
+    /// The server validates this spec with `ValidatePodSpec` (a built-in kind).
+    pub builtin: bool,
+    pub tolerations_list: Option<Field<'a>>,
+    pub tolerations: Vec<Toleration<'a>>,
+    pub node_selector: Option<Field<'a>>,
+    pub affinity: Option<Field<'a>>,
+    pub node_name: Option<Field<'a>>,
+    pub host_network: bool,
+}
+
+impl<'a> PodSpec<'a> {
+    pub fn new(node: &'a Node, path: String, builtin: bool) -> Self {
+        let tolerations_list = Field::of(node, "tolerations");
+        let tol_path = join(&path, "tolerations");
+        let tolerations = tolerations_list
+            .and_then(|f| f.value.as_seq())
+            .unwrap_or_default()
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.as_map().is_some())
+            .map(|(i, t)| Toleration::new(i, t, format!("{tol_path}[{i}]")))
+            .collect();
+        PodSpec {
+            node,
+            tolerations_list,
+            tolerations,
+            node_selector: Field::of(node, "nodeSelector"),
+            affinity: Field::of(node, "affinity"),
+            node_name: Field::of(node, "nodeName").filter(|f| !f.value.is_null()),
+            host_network: node.get("hostNetwork").and_then(Node::text) == Some("true"),
+            path,
+            builtin,
+        }
+    }
+
+    pub fn field_path(&self, child: &str) -> String {
+        join(&self.path, child)
+    }
+
+    /// Required node affinity terms (`nodeSelectorTerms`), if present.
+    pub fn required_affinity(&self) -> Option<&'a Node> {
+        self.affinity?.value.path(&[
+            "nodeAffinity",
+            "requiredDuringSchedulingIgnoredDuringExecution",
+        ])
+    }
+
+    /// The pod is pinned to some nodes: a non-empty nodeSelector, required node affinity, or
+    /// `nodeName`.
+    pub fn is_pinned(&self) -> bool {
+        let selector = self
+            .node_selector
+            .and_then(|f| f.value.as_map())
+            .is_some_and(|m| !m.is_empty());
+        let affinity = self
+            .required_affinity()
+            .and_then(|r| r.get("nodeSelectorTerms"))
+            .and_then(Node::as_seq)
+            .is_some_and(|t| !t.is_empty());
+        selector || affinity || self.node_name.is_some()
+    }
+}

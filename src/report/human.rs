@@ -1,0 +1,200 @@
+//! `--format human`: miette's graphical report for each finding (file:line:col, snippet with
+//! labelled spans, rule name, help, link) and a closing summary line.
+
+use std::fmt;
+use std::io::{self, Write};
+use std::sync::Arc;
+
+use miette::{
+    Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError,
+    MietteSpanContents, SourceCode, SourceSpan, SpanContents,
+};
+
+use crate::diagnostic::{Finding, Severity};
+use crate::load::SourceFile;
+
+use super::{Summary, rule_url};
+
+#[derive(Clone, Debug)]
+pub struct HumanOptions {
+    pub color: bool,
+    pub width: usize,
+    pub links: bool,
+    pub quiet: bool,
+}
+
+impl Default for HumanOptions {
+    fn default() -> Self {
+        HumanOptions {
+            color: false,
+            width: 100,
+            links: false,
+            quiet: false,
+        }
+    }
+}
+
+/// A source file as miette's `SourceCode`, named, without copying its text.
+struct Src(Arc<SourceFile>);
+
+impl fmt::Debug for Src {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0.name)
+    }
+}
+
+impl SourceCode for Src {
+    fn read_span<'a>(
+        &'a self,
+        span: &SourceSpan,
+        context_lines_before: usize,
+        context_lines_after: usize,
+    ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
+        let inner = self
+            .0
+            .text
+            .read_span(span, context_lines_before, context_lines_after)?;
+        Ok(Box::new(MietteSpanContents::new_named(
+            self.0.name.clone(),
+            inner.data(),
+            *inner.span(),
+            inner.line(),
+            inner.column(),
+            inner.line_count(),
+        )))
+    }
+}
+
+struct View<'a> {
+    finding: &'a Finding,
+    src: Option<Src>,
+    help: Option<String>,
+    message: String,
+}
+
+impl fmt::Debug for View<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl fmt::Display for View<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for View<'_> {}
+
+impl Diagnostic for View<'_> {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new(self.finding.rule))
+    }
+
+    fn severity(&self) -> Option<miette::Severity> {
+        Some(match self.finding.severity {
+            Severity::Error => miette::Severity::Error,
+            Severity::Warning => miette::Severity::Warning,
+            Severity::Info => miette::Severity::Advice,
+        })
+    }
+
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
+    }
+
+    fn url<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new(rule_url(self.finding.rule)))
+    }
+
+    fn source_code(&self) -> Option<&dyn SourceCode> {
+        self.src.as_ref().map(|s| s as &dyn SourceCode)
+    }
+
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        self.src.as_ref()?;
+        let f = self.finding;
+        let primary = f.primary.iter().map(|l| {
+            LabeledSpan::new_primary_with_span(
+                Some(l.text.clone()),
+                SourceSpan::from(l.span.start..l.span.end),
+            )
+        });
+        let secondary = f.secondary.iter().map(|l| {
+            LabeledSpan::new_with_span(
+                Some(l.text.clone()),
+                SourceSpan::from(l.span.start..l.span.end),
+            )
+        });
+        Some(Box::new(primary.chain(secondary)))
+    }
+}
+
+fn view(f: &Finding) -> View<'_> {
+    let mut help = f.help.clone();
+    if let Some(api) = &f.api_error {
+        let line = format!("the API server answers: {api}");
+        help = Some(match help {
+            Some(h) => format!("{h}\n{line}"),
+            None => line,
+        });
+    }
+    for r in &f.related {
+        let p = r.source.position(r.span.start);
+        let line = format!("see {}:{}:{}: {}", r.source.name, p.line, p.column, r.message);
+        help = Some(match help {
+            Some(h) => format!("{h}\n{line}"),
+            None => line,
+        });
+    }
+    let has_labels = f.primary.is_some() && f.source.is_some();
+    let message = if has_labels {
+        f.message.clone()
+    } else {
+        format!("{}: {}", f.file, f.message)
+    };
+    View {
+        finding: f,
+        src: if has_labels {
+            f.source.clone().map(Src)
+        } else {
+            None
+        },
+        help,
+        message,
+    }
+}
+
+pub fn write(
+    findings: &[Finding],
+    summary: &Summary,
+    opts: &HumanOptions,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let theme = if opts.color {
+        GraphicalTheme::unicode()
+    } else {
+        GraphicalTheme::unicode_nocolor()
+    };
+    let handler = GraphicalReportHandler::new_themed(theme)
+        .with_width(opts.width)
+        .with_links(opts.links)
+        .with_context_lines(1);
+    {
+        for f in findings {
+            let mut s = String::new();
+            let v = view(f);
+            if handler.render_report(&mut s, &v).is_err() {
+                s = format!("{}[{}]: {}: {}\n", f.severity, f.rule, f.file, f.message);
+            }
+            out.write_all(s.as_bytes())?;
+            writeln!(out)?;
+        }
+    }
+    if opts.quiet {
+        return Ok(());
+    }
+    writeln!(out, "{}", summary.line())
+}

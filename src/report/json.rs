@@ -1,0 +1,85 @@
+//! `--format json`: the stable contract documented in the README. Fields are only ever
+//! added, never changed or removed.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use crate::diagnostic::{Finding, ObjectId};
+
+use super::Summary;
+
+#[derive(Serialize)]
+struct Output<'a> {
+    version: u32,
+    findings: Vec<JsonFinding<'a>>,
+    summary: &'a Summary,
+}
+
+#[derive(Serialize)]
+struct JsonFinding<'a> {
+    rule: &'a str,
+    severity: &'a str,
+    message: &'a str,
+    help: Option<&'a str>,
+    file: &'a str,
+    line: usize,
+    column: usize,
+    end_line: usize,
+    end_column: usize,
+    object: Option<&'a ObjectId>,
+    field: Option<&'a str>,
+    api_error: Option<&'a str>,
+    related: Vec<JsonRelated<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonRelated<'a> {
+    file: &'a str,
+    line: usize,
+    column: usize,
+    message: &'a str,
+}
+
+pub fn write(findings: &[Finding], summary: &Summary, out: &mut dyn Write) -> io::Result<()> {
+    let findings = findings
+        .iter()
+        .map(|f| {
+            let (start, end) = f.range();
+            JsonFinding {
+                rule: f.rule,
+                severity: f.severity.as_str(),
+                message: &f.message,
+                help: f.help.as_deref(),
+                file: &f.file,
+                line: start.line,
+                column: start.column,
+                end_line: end.line,
+                end_column: end.column,
+                object: f.object.as_ref(),
+                field: f.field.as_deref(),
+                api_error: f.api_error.as_deref(),
+                related: f
+                    .related
+                    .iter()
+                    .map(|r| {
+                        let p = r.source.position(r.span.start);
+                        JsonRelated {
+                            file: &r.source.name,
+                            line: p.line,
+                            column: p.column,
+                            message: &r.message,
+                        }
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
+    let doc = Output {
+        version: 1,
+        findings,
+        summary,
+    };
+    serde_json::to_writer_pretty(&mut *out, &doc).map_err(io::Error::other)?;
+    writeln!(out)
+}

@@ -1,0 +1,89 @@
+//! Report: turns sorted findings into output. One file per format; this module holds the
+//! summary and the format switch, and is the only place that writes to stdout.
+
+mod human;
+mod json;
+
+use std::io::{self, Write};
+
+use crate::diagnostic::{Finding, Severity};
+
+pub use human::HumanOptions;
+
+/// Where rule pages are published; diagnostics link to `<base><rule>`.
+pub const RULE_URL_BASE: &str = "https://taintlint.dev/rules/";
+
+pub fn rule_url(rule: &str) -> String {
+    format!("{RULE_URL_BASE}{rule}")
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Graphical diagnostics with source snippets (miette).
+    Human,
+    /// The stable JSON contract (see README).
+    Json,
+}
+
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Summary {
+    pub files: usize,
+    pub documents: usize,
+    pub objects: usize,
+    pub errors: usize,
+    pub warnings: usize,
+    pub infos: usize,
+}
+
+impl Summary {
+    pub fn count(&mut self, findings: &[Finding]) {
+        for f in findings {
+            match f.severity {
+                Severity::Error => self.errors += 1,
+                Severity::Warning => self.warnings += 1,
+                Severity::Info => self.infos += 1,
+            }
+        }
+    }
+
+    /// `2 errors, 1 warning in 14 files (52 documents)`.
+    pub fn line(&self) -> String {
+        fn plural(n: usize, one: &str, many: &str) -> String {
+            format!("{n} {}", if n == 1 { one } else { many })
+        }
+        let mut parts = Vec::new();
+        if self.errors > 0 {
+            parts.push(plural(self.errors, "error", "errors"));
+        }
+        if self.warnings > 0 {
+            parts.push(plural(self.warnings, "warning", "warnings"));
+        }
+        if self.infos > 0 {
+            parts.push(plural(self.infos, "info", "infos"));
+        }
+        let head = if parts.is_empty() {
+            "no findings".to_string()
+        } else {
+            parts.join(", ")
+        };
+        format!(
+            "{head} in {} ({})",
+            plural(self.files, "file", "files"),
+            plural(self.documents, "document", "documents")
+        )
+    }
+}
+
+/// Writes the findings (already sorted) in `format`.
+pub fn write(
+    format: Format,
+    findings: &[Finding],
+    summary: &Summary,
+    human: &HumanOptions,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    match format {
+        Format::Human => human::write(findings, summary, human, out),
+        Format::Json => json::write(findings, summary, out),
+    }
+}

@@ -1,0 +1,234 @@
+//! Rules: one file per rule, each with its metadata (`META`) and its check; this module holds
+//! the registry (`RULES`), the context a check receives, and rule selection.
+
+use crate::diagnostic::{Finding, Severity};
+use crate::load::SourceFile;
+use crate::load::yaml::Document;
+use crate::model::{Object, Schema};
+use crate::settings::Settings;
+
+mod input;
+mod toleration_exists_with_value;
+
+pub use input::{
+    INTERNAL_ERROR, INVALID_ENCODING, TEMPLATE_NOT_RENDERED, UNREADABLE_FILE, YAML_SYNTAX_ERROR,
+    YAML_TOO_COMPLEX,
+};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Category {
+    /// The file could not be read or parsed.
+    Input,
+    /// The API server (or kubectl before it) rejects the object.
+    Correctness,
+    /// Accepted, but almost certainly not what the author meant.
+    Suspicious,
+}
+
+impl Category {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Category::Input => "input",
+            Category::Correctness => "correctness",
+            Category::Suspicious => "suspicious",
+        }
+    }
+
+    pub const ALL: &'static [Category] =
+        &[Category::Input, Category::Correctness, Category::Suspicious];
+}
+
+/// What every rule declares about itself.
+#[derive(Debug)]
+pub struct RuleMeta {
+    /// kebab-case name, the rule's identity everywhere.
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub category: Category,
+    pub severity: Severity,
+    /// Off-by-default rules run only when selected by name.
+    pub enabled: bool,
+    /// The rule's page in `rules/`.
+    pub docs: &'static str,
+}
+
+/// What a check sees: one object of one document, and the run's settings.
+pub struct Ctx<'a> {
+    pub object: &'a Object<'a>,
+    pub document: &'a Document,
+    pub source: &'a SourceFile,
+    pub settings: &'a Settings,
+}
+
+impl Ctx<'_> {
+    /// The server's message for a field error at `path`, when the server validates this
+    /// object (a built-in kind); `None` for custom resources.
+    pub fn api(&self, text: impl FnOnce() -> String) -> Option<String> {
+        match &self.object.schema {
+            Schema::Builtin { .. } => Some(text()),
+            Schema::Custom => None,
+        }
+    }
+
+    pub fn is_builtin(&self) -> bool {
+        matches!(self.object.schema, Schema::Builtin { .. })
+    }
+
+    /// Words for where this spec's pods come from, for messages about custom resources.
+    pub fn rejected_by(&self) -> &'static str {
+        if self.is_builtin() {
+            "the API server rejects this object"
+        } else {
+            "pods created from this resource would be rejected by the API server"
+        }
+    }
+}
+
+pub type CheckFn = fn(&Ctx<'_>, &mut Vec<Finding>);
+
+pub struct Rule {
+    pub meta: &'static RuleMeta,
+    /// `None` for rules the loader reports itself.
+    pub check: Option<CheckFn>,
+}
+
+/// Every rule, sorted by name.
+pub static RULES: &[Rule] = &[
+    Rule {
+        meta: &input::INTERNAL_ERROR,
+        check: None,
+    },
+    Rule {
+        meta: &input::INVALID_ENCODING,
+        check: None,
+    },
+    Rule {
+        meta: &input::TEMPLATE_NOT_RENDERED,
+        check: None,
+    },
+    Rule {
+        meta: &toleration_exists_with_value::META,
+        check: Some(toleration_exists_with_value::check),
+    },
+    Rule {
+        meta: &input::UNREADABLE_FILE,
+        check: None,
+    },
+    Rule {
+        meta: &input::YAML_SYNTAX_ERROR,
+        check: None,
+    },
+    Rule {
+        meta: &input::YAML_TOO_COMPLEX,
+        check: None,
+    },
+];
+
+pub fn find(name: &str) -> Option<&'static Rule> {
+    RULES.iter().find(|r| r.meta.name == name)
+}
+
+/// Which rules run, resolved from `--select`/`--ignore`.
+#[derive(Clone, Debug)]
+pub struct RuleSet {
+    enabled: Vec<bool>,
+}
+
+impl RuleSet {
+    pub fn defaults() -> Self {
+        RuleSet {
+            enabled: RULES.iter().map(|r| r.meta.enabled).collect(),
+        }
+    }
+
+    /// `select` replaces the default set when non-empty; `ignore` removes from it. A token is
+    /// a rule name, a category name or `all`.
+    pub fn resolve(select: &[String], ignore: &[String]) -> Result<Self, String> {
+        let mut set = if select.is_empty() {
+            Self::defaults()
+        } else {
+            let mut s = RuleSet {
+                enabled: vec![false; RULES.len()],
+            };
+            for tok in select {
+                s.apply(tok, true)?;
+            }
+            s
+        };
+        for tok in ignore {
+            set.apply(tok, false)?;
+        }
+        Ok(set)
+    }
+
+    fn apply(&mut self, token: &str, on: bool) -> Result<(), String> {
+        let token = token.trim();
+        if token == "all" {
+            for (i, r) in RULES.iter().enumerate() {
+                // `all` means every default-on rule plus opt-in ones only when named.
+                if r.meta.enabled || !on {
+                    self.enabled[i] = on;
+                }
+            }
+            return Ok(());
+        }
+        if let Some(cat) = Category::ALL.iter().find(|c| c.as_str() == token) {
+            for (i, r) in RULES.iter().enumerate() {
+                if r.meta.category == *cat && (r.meta.enabled || !on) {
+                    self.enabled[i] = on;
+                }
+            }
+            return Ok(());
+        }
+        match RULES.iter().position(|r| r.meta.name == token) {
+            Some(i) => {
+                self.enabled[i] = on;
+                Ok(())
+            }
+            None => Err(unknown_rule_message(token)),
+        }
+    }
+
+    pub fn is_enabled(&self, name: &str) -> bool {
+        RULES
+            .iter()
+            .position(|r| r.meta.name == name)
+            .is_some_and(|i| self.enabled[i])
+    }
+
+    pub fn enabled_checks(&self) -> impl Iterator<Item = (&'static RuleMeta, CheckFn)> + '_ {
+        RULES
+            .iter()
+            .zip(&self.enabled)
+            .filter(|(_, on)| **on)
+            .filter_map(|(r, _)| r.check.map(|c| (r.meta, c)))
+    }
+}
+
+/// `unknown rule `x``, with the nearest name suggested.
+pub fn unknown_rule_message(token: &str) -> String {
+    let best = RULES
+        .iter()
+        .map(|r| (crate::util::edit_distance(token, r.meta.name), r.meta.name))
+        .min();
+    match best {
+        Some((d, name)) if d <= 4 || name.contains(token) => {
+            format!("unknown rule `{token}` (did you mean `{name}`?)")
+        }
+        _ => format!("unknown rule `{token}` (see `taintlint rules`)"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registry_sorted_and_unique() {
+        let names: Vec<_> = RULES.iter().map(|r| r.meta.name).collect();
+        let mut sorted = names.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(names, sorted);
+    }
+}
