@@ -35,7 +35,10 @@ pub struct FileReport {
 /// One input: a path from the walker, or stdin's text.
 pub enum Input {
     Entry(Entry),
-    Text { name: String, text: Result<String, ReadFailure> },
+    Text {
+        name: String,
+        text: Result<String, ReadFailure>,
+    },
 }
 
 impl Input {
@@ -161,7 +164,8 @@ fn read_failure(name: &str, failure: ReadFailure, opts: &LintOptions) -> FileRep
             "kubectl rejects non-UTF-8 input; re-save the file as UTF-8",
         ),
         ReadFailure::Nul { offset, text } => (
-            SourceFile::new(name, text),
+            // Show NULs as U+2400 so the snippet never writes a raw NUL to the terminal.
+            SourceFile::new(name, text.replace('\0', "\u{2400}")),
             offset,
             "file contains a NUL byte, which YAML does not allow".to_string(),
             "remove the NUL bytes; is this a binary file?",
@@ -169,7 +173,12 @@ fn read_failure(name: &str, failure: ReadFailure, opts: &LintOptions) -> FileRep
     };
     let mut r = FileReport::default();
     if opts.rules.is_enabled(enc.name) {
-        let end = (offset + 1).min(source.text.len()).max(offset);
+        let offset = offset.min(source.text.len());
+        let end = source
+            .text
+            .get(offset..)
+            .and_then(|t| t.chars().next())
+            .map_or(offset, |c| offset + c.len_utf8());
         r.findings.push(
             Finding::new(enc.name, enc.severity, message)
                 .primary(Span::new(offset, end), "here")
@@ -235,7 +244,9 @@ pub fn lint_source(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
         }
     }
     if let Some(err) = &stream.error {
-        report.findings.extend(load_error_finding(err, source, opts));
+        report
+            .findings
+            .extend(load_error_finding(err, source, opts));
     }
     report
 }
@@ -247,13 +258,30 @@ pub const DECODE_RULES: &[&str] = &["yaml-type-mismatch", "unknown-field"];
 /// Keeps `api_error` only where the server would really say it: once an object fails to
 /// decode, only its first decode error; validation errors are never reached.
 fn gate_api_errors(found: &mut [Finding]) {
-    let first_decode = found
+    // kubectl's own client-side failure comes first, then the first type error, then the
+    // strict-decoding error.
+    let rank = |f: &Finding| -> Option<u8> {
+        let api = f.api_error.as_deref()?;
+        if !DECODE_RULES.contains(&f.rule) {
+            return None;
+        }
+        Some(if api.starts_with("error: ") {
+            0
+        } else if f.rule == "yaml-type-mismatch" {
+            1
+        } else {
+            2
+        })
+    };
+    let keep = found
         .iter()
         .enumerate()
-        .filter(|(_, f)| DECODE_RULES.contains(&f.rule) && f.api_error.is_some())
-        .min_by_key(|(_, f)| f.primary.as_ref().map_or(0, |l| l.span.start))
-        .map(|(i, _)| i);
-    if let Some(keep) = first_decode {
+        .filter_map(|(i, f)| {
+            rank(f).map(|r| (r, f.primary.as_ref().map_or(0, |l| l.span.start), i))
+        })
+        .min()
+        .map(|(_, _, i)| i);
+    if let Some(keep) = keep {
         for (i, f) in found.iter_mut().enumerate() {
             if i != keep {
                 f.api_error = None;

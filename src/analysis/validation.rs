@@ -5,11 +5,16 @@
 use crate::settings::Settings;
 
 const NAME_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
-const DNS1123_SUBDOMAIN_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
+const DNS1123_SUBDOMAIN_FMT: &str =
+    "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
 const LABEL_VALUE_FMT: &str = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
 
 fn unit(settings: &Settings) -> &'static str {
-    if settings.minor >= 35 { "bytes" } else { "characters" }
+    if settings.minor >= 35 {
+        "bytes"
+    } else {
+        "characters"
+    }
 }
 
 /// `^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$`
@@ -18,8 +23,7 @@ pub fn is_name_part(s: &str) -> bool {
     !b.is_empty()
         && b[0].is_ascii_alphanumeric()
         && b[b.len() - 1].is_ascii_alphanumeric()
-        && b
-            .iter()
+        && b.iter()
             .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
 }
 
@@ -75,7 +79,10 @@ pub fn label_key_errors(key: &str, settings: &Settings) -> Vec<String> {
     if name.is_empty() {
         errs.push("name part must be non-empty".to_string());
     } else if name.len() > 63 {
-        errs.push(format!("name part must be no more than 63 {}", unit(settings)));
+        errs.push(format!(
+            "name part must be no more than 63 {}",
+            unit(settings)
+        ));
     }
     if !is_name_part(name) {
         errs.push(format!(
@@ -95,7 +102,11 @@ pub fn label_key_errors(key: &str, settings: &Settings) -> Vec<String> {
 pub fn dns1123_subdomain_errors(s: &str, settings: &Settings, versioned: bool) -> Vec<String> {
     let mut errs = Vec::new();
     if s.len() > 253 {
-        let u = if versioned { unit(settings) } else { "characters" };
+        let u = if versioned {
+            unit(settings)
+        } else {
+            "characters"
+        };
         errs.push(format!("must be no more than 253 {u}"));
     }
     if !is_dns1123_subdomain_fmt(s) {
@@ -139,7 +150,10 @@ pub fn decimal_integer_errors(value: &str) -> Vec<String> {
         errs.push("must be a valid decimal integer in canonical form".to_string());
     }
     if let Err(reason) = go_parse_int10(value) {
-        errs.push(format!("strconv.ParseInt: parsing {}: {reason}", go_quote(value)));
+        errs.push(format!(
+            "strconv.ParseInt: parsing {}: {reason}",
+            go_quote(value)
+        ));
     }
     errs
 }
@@ -307,7 +321,10 @@ mod tests {
             label_key_errors(&format!("a{prefix}/x"), &st),
             vec!["prefix part must be no more than 253 bytes"]
         );
-        assert_eq!(label_key_errors("/x", &st), vec!["prefix part must be non-empty"]);
+        assert_eq!(
+            label_key_errors("/x", &st),
+            vec!["prefix part must be non-empty"]
+        );
         assert_eq!(label_key_errors("a/", &st).len(), 2);
         assert!(label_key_errors("GPU", &st).is_empty());
         assert_eq!(label_key_errors("Example.com/x", &st).len(), 1);

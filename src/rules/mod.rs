@@ -7,8 +7,12 @@ use crate::load::yaml::Document;
 use crate::model::{Object, Schema};
 use crate::settings::Settings;
 
+mod decoding;
 mod input;
+mod node_selection;
+mod taints;
 mod toleration_exists_with_value;
+pub mod tolerations;
 
 pub use input::{
     INTERNAL_ERROR, INVALID_ENCODING, TEMPLATE_NOT_RENDERED, UNREADABLE_FILE, YAML_SYNTAX_ERROR,
@@ -95,6 +99,14 @@ pub struct Rule {
 /// Every rule, sorted by name.
 pub static RULES: &[Rule] = &[
     Rule {
+        meta: &decoding::DUPLICATE_KEY,
+        check: Some(decoding::check_duplicate_key),
+    },
+    Rule {
+        meta: &taints::DUPLICATE,
+        check: Some(taints::check_duplicate),
+    },
+    Rule {
         meta: &input::INTERNAL_ERROR,
         check: None,
     },
@@ -103,12 +115,60 @@ pub static RULES: &[Rule] = &[
         check: None,
     },
     Rule {
+        meta: &node_selection::INVALID_NODE_AFFINITY,
+        check: Some(node_selection::check_node_affinity),
+    },
+    Rule {
+        meta: &node_selection::INVALID_NODE_SELECTOR,
+        check: Some(node_selection::check_node_selector),
+    },
+    Rule {
+        meta: &taints::INVALID_EFFECT,
+        check: Some(taints::check_effect),
+    },
+    Rule {
+        meta: &taints::INVALID_KEY,
+        check: Some(taints::check_key),
+    },
+    Rule {
+        meta: &taints::INVALID_VALUE,
+        check: Some(taints::check_value),
+    },
+    Rule {
+        meta: &tolerations::INVALID_EFFECT,
+        check: Some(tolerations::check_effect),
+    },
+    Rule {
+        meta: &tolerations::INVALID_KEY,
+        check: Some(tolerations::check_key),
+    },
+    Rule {
+        meta: &tolerations::INVALID_OPERATOR,
+        check: Some(tolerations::check_operator),
+    },
+    Rule {
+        meta: &tolerations::INVALID_VALUE,
+        check: Some(tolerations::check_value),
+    },
+    Rule {
         meta: &input::TEMPLATE_NOT_RENDERED,
         check: None,
     },
     Rule {
+        meta: &tolerations::EMPTY_KEY,
+        check: Some(tolerations::check_empty_key),
+    },
+    Rule {
         meta: &toleration_exists_with_value::META,
         check: Some(toleration_exists_with_value::check),
+    },
+    Rule {
+        meta: &tolerations::SECONDS,
+        check: Some(tolerations::check_seconds),
+    },
+    Rule {
+        meta: &decoding::UNKNOWN_FIELD,
+        check: Some(decoding::check_unknown_field),
     },
     Rule {
         meta: &input::UNREADABLE_FILE,
@@ -121,6 +181,10 @@ pub static RULES: &[Rule] = &[
     Rule {
         meta: &input::YAML_TOO_COMPLEX,
         check: None,
+    },
+    Rule {
+        meta: &decoding::TYPE_MISMATCH,
+        check: Some(decoding::check_type_mismatch),
     },
 ];
 

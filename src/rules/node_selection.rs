@@ -1,0 +1,393 @@
+//! API-server parity for `nodeSelector` and node affinity (`ValidateNodeSelector*`,
+//! SEMANTICS §5.2).
+
+use crate::analysis::validation::{
+    dns1123_subdomain_errors, forbidden, go_quote, invalid, label_key_errors, label_value_errors,
+    named_value, required,
+};
+use crate::diagnostic::{Finding, Severity};
+use crate::load::Span;
+use crate::load::yaml::Node;
+use crate::model::join;
+
+use super::{Category, Ctx, RuleMeta};
+
+fn push(ctx: &Ctx<'_>, out: &mut Vec<Finding>, f: Finding, api: impl FnOnce() -> String) {
+    out.push(match ctx.api(api) {
+        Some(a) => f.api_error(a),
+        None => f,
+    });
+}
+
+pub static INVALID_NODE_SELECTOR: RuleMeta = RuleMeta {
+    name: "invalid-node-selector",
+    summary: "`nodeSelector` keys or values that are not valid labels",
+    category: Category::Correctness,
+    severity: Severity::Error,
+    enabled: true,
+    docs: include_str!("../../rules/invalid-node-selector.md"),
+};
+
+pub fn check_node_selector(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
+    for spec in &ctx.object.pod_specs {
+        let Some(sel) = spec.node_selector else {
+            continue;
+        };
+        let Some(entries) = sel.value.as_map() else {
+            continue;
+        };
+        let path = spec.field_path("nodeSelector");
+        for (k, v) in entries {
+            let Some(key) = k.text() else { continue };
+            for msg in label_key_errors(key, ctx.settings) {
+                let f = Finding::new(
+                    INVALID_NODE_SELECTOR.name,
+                    INVALID_NODE_SELECTOR.severity,
+                    format!("nodeSelector key `{key}` is not a valid label key: {msg}"),
+                )
+                .primary(k.span, "invalid label key")
+                .help(super::tolerations::key_help(key))
+                .field(join(&path, key));
+                push(ctx, out, f, || invalid(&path, &go_quote(key), &msg));
+            }
+            let value = if v.is_null() {
+                ""
+            } else {
+                v.text().unwrap_or("")
+            };
+            if v.as_scalar().is_none() {
+                continue;
+            }
+            for msg in label_value_errors(value, ctx.settings) {
+                let f = Finding::new(
+                    INVALID_NODE_SELECTOR.name,
+                    INVALID_NODE_SELECTOR.severity,
+                    format!("nodeSelector value `{value}` for `{key}` is not a valid label value: {msg}"),
+                )
+                .primary(v.span, "invalid label value")
+                .help("node labels can only hold label values: at most 63 characters of `A-Z a-z 0-9 - _ .`, starting and ending alphanumeric; no node can match this")
+                .field(join(&path, key));
+                push(ctx, out, f, || invalid(&path, &go_quote(value), &msg));
+            }
+        }
+    }
+}
+
+pub static INVALID_NODE_AFFINITY: RuleMeta = RuleMeta {
+    name: "invalid-node-affinity",
+    summary: "Node affinity the API server rejects (empty terms, bad operators, values, weights)",
+    category: Category::Correctness,
+    severity: Severity::Error,
+    enabled: true,
+    docs: include_str!("../../rules/invalid-node-affinity.md"),
+};
+
+struct Report<'c, 'a> {
+    ctx: &'c Ctx<'a>,
+    out: &'c mut Vec<Finding>,
+}
+
+impl Report<'_, '_> {
+    fn add(
+        &mut self,
+        span: Span,
+        message: String,
+        label: &str,
+        help: &str,
+        path: &str,
+        api: String,
+    ) {
+        let f = Finding::new(
+            INVALID_NODE_AFFINITY.name,
+            INVALID_NODE_AFFINITY.severity,
+            message,
+        )
+        .primary(span, label)
+        .help(help)
+        .field(path.to_string());
+        push(self.ctx, self.out, f, || api);
+    }
+}
+
+fn str_of(n: Option<&Node>) -> &str {
+    match n {
+        Some(n) if !n.is_null() => n.text().unwrap_or(""),
+        _ => "",
+    }
+}
+
+pub fn check_node_affinity(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
+    let mut r = Report { ctx, out };
+    for spec in &ctx.object.pod_specs {
+        let Some(aff) = spec.affinity else { continue };
+        let Some(na) = aff.value.get("nodeAffinity") else {
+            continue;
+        };
+        let na_path = join(&spec.field_path("affinity"), "nodeAffinity");
+        if let Some((rk, req)) = na.entry("requiredDuringSchedulingIgnoredDuringExecution")
+            && !req.is_null()
+        {
+            let e = join(&na_path, "requiredDuringSchedulingIgnoredDuringExecution");
+            let terms = req.get("nodeSelectorTerms");
+            let list = terms.and_then(Node::as_seq).unwrap_or_default();
+            if list.is_empty() {
+                let span = terms.map_or(rk.span, |t| t.span);
+                let p = join(&e, "nodeSelectorTerms");
+                r.add(
+                    span,
+                    "required node affinity has no `nodeSelectorTerms`".to_string(),
+                    "at least one term required",
+                    "add a term with `matchExpressions`, or remove `requiredDuringSchedulingIgnoredDuringExecution`",
+                    &p,
+                    required(&p, "must have at least one node selector term"),
+                );
+            }
+            for (i, term) in list.iter().enumerate() {
+                let tp = format!("{e}.nodeSelectorTerms[{i}]");
+                check_term(&mut r, term, &tp, false);
+            }
+        }
+        if let Some(pref) = na
+            .get("preferredDuringSchedulingIgnoredDuringExecution")
+            .and_then(Node::as_seq)
+        {
+            let base = join(&na_path, "preferredDuringSchedulingIgnoredDuringExecution");
+            for (i, term) in pref.iter().enumerate() {
+                let tp = format!("{base}[{i}]");
+                let w = term.get("weight").filter(|w| !w.is_null());
+                let weight = match w.map(crate::analysis::yaml11::resolve) {
+                    None => 0,
+                    // A weight that is not an integer is a decode error (`yaml-type-mismatch`).
+                    Some(v) => match v.as_i64() {
+                        Some(i) => i,
+                        None => continue,
+                    },
+                };
+                if !(1..=100).contains(&weight) {
+                    let p = join(&tp, "weight");
+                    r.add(
+                        w.map_or(term.span, |w| w.span),
+                        format!("preferred node affinity weight {weight} is outside 1-100"),
+                        "must be 1-100",
+                        "give each preferred term a `weight` from 1 to 100",
+                        &p,
+                        invalid(&p, &weight.to_string(), "must be in the range 1-100"),
+                    );
+                }
+                if let Some(pref) = term.get("preference") {
+                    check_term(&mut r, pref, &join(&tp, "preference"), true);
+                }
+            }
+        }
+    }
+}
+
+/// `ValidateNodeSelectorTerm`: expressions, then fields. `preferred` allows invalid label
+/// values.
+fn check_term(r: &mut Report<'_, '_>, term: &Node, tp: &str, preferred: bool) {
+    if let Some(exprs) = term.get("matchExpressions").and_then(Node::as_seq) {
+        for (j, ex) in exprs.iter().enumerate() {
+            let p = format!("{tp}.matchExpressions[{j}]");
+            check_expression(r, ex, &p, preferred);
+        }
+    }
+    if let Some(fields) = term.get("matchFields").and_then(Node::as_seq) {
+        for (j, ex) in fields.iter().enumerate() {
+            let p = format!("{tp}.matchFields[{j}]");
+            check_field(r, ex, &p);
+        }
+    }
+}
+
+fn values_of(ex: &Node) -> (Option<&Node>, Vec<&Node>) {
+    let v = ex.get("values").filter(|v| !v.is_null());
+    let list = v
+        .and_then(Node::as_seq)
+        .map(|s| s.iter().collect())
+        .unwrap_or_default();
+    (v, list)
+}
+
+fn check_expression(r: &mut Report<'_, '_>, ex: &Node, p: &str, preferred: bool) {
+    let op_node = ex.get("operator");
+    let op = str_of(op_node);
+    let (values_node, values) = values_of(ex);
+    let vp = join(p, "values");
+    let op_span = op_node.map_or(ex.span, |n| n.span);
+    let values_span = values_node.map_or(op_span, |n| n.span);
+    match op {
+        "In" | "NotIn" => {
+            if values.is_empty() {
+                r.add(
+                    values_span,
+                    format!("`operator: {op}` needs at least one value"),
+                    "values required",
+                    "list the label values to match in `values`",
+                    &vp,
+                    required(&vp, "must be specified when `operator` is 'In' or 'NotIn'"),
+                );
+            }
+        }
+        "Exists" | "DoesNotExist" => {
+            if !values.is_empty() {
+                r.add(
+                    values_span,
+                    format!("`operator: {op}` must not have values"),
+                    "values not allowed",
+                    "remove `values`, or use `In`/`NotIn` to match specific values",
+                    &vp,
+                    forbidden(
+                        &vp,
+                        "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+                    ),
+                );
+            }
+        }
+        "Gt" | "Lt" => {
+            if values.len() != 1 {
+                r.add(
+                    values_span,
+                    format!(
+                        "`operator: {op}` needs exactly one value, found {}",
+                        values.len()
+                    ),
+                    "exactly one value",
+                    "give a single integer, e.g. `values: [\"4\"]`",
+                    &vp,
+                    required(
+                        &vp,
+                        "must be specified single value when `operator` is 'Lt' or 'Gt'",
+                    ),
+                );
+            }
+        }
+        _ => {
+            let opp = join(p, "operator");
+            let help = match crate::util::nearest(
+                op,
+                &["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"],
+                2,
+            ) {
+                Some(s) if !op.is_empty() => {
+                    format!("did you mean `{s}`? Operators are case-sensitive")
+                }
+                _ => "use one of `In`, `NotIn`, `Exists`, `DoesNotExist`, `Gt`, `Lt`".to_string(),
+            };
+            r.add(
+                op_span,
+                if op.is_empty() {
+                    "node selector requirement has no operator".to_string()
+                } else {
+                    format!("`{op}` is not a node selector operator")
+                },
+                "invalid operator",
+                &help,
+                &opp,
+                invalid(
+                    &opp,
+                    &named_value(op, r.ctx.settings),
+                    "not a valid selector operator",
+                ),
+            );
+        }
+    }
+    let key_node = ex.get("key");
+    let key = str_of(key_node);
+    let kp = join(p, "key");
+    for msg in label_key_errors(key, r.ctx.settings) {
+        r.add(
+            key_node.map_or(ex.span, |n| n.span),
+            if key.is_empty() {
+                format!("node selector requirement has no key: {msg}")
+            } else {
+                format!("node selector key `{key}` is not a valid label key: {msg}")
+            },
+            "invalid label key",
+            "use the node label's key, e.g. `node.kubernetes.io/instance-type`",
+            &kp,
+            invalid(&kp, &go_quote(key), &msg),
+        );
+    }
+    if !preferred {
+        for (k, v) in values.iter().enumerate() {
+            let Some(val) = v.text() else { continue };
+            let val = if v.is_null() { "" } else { val };
+            let ip = format!("{vp}[{k}]");
+            for msg in label_value_errors(val, r.ctx.settings) {
+                r.add(
+                    v.span,
+                    format!("node affinity value `{val}` is not a valid label value: {msg}"),
+                    "invalid label value",
+                    "required terms may only list valid label values; no node label can hold this one",
+                    &ip,
+                    invalid(&ip, &go_quote(val), &msg),
+                );
+            }
+        }
+    }
+}
+
+fn check_field(r: &mut Report<'_, '_>, ex: &Node, p: &str) {
+    let op_node = ex.get("operator");
+    let op = str_of(op_node);
+    let (values_node, values) = values_of(ex);
+    let vp = join(p, "values");
+    let op_span = op_node.map_or(ex.span, |n| n.span);
+    match op {
+        "In" | "NotIn" => {
+            if values.len() != 1 {
+                r.add(
+                    values_node.map_or(op_span, |n| n.span),
+                    format!("`matchFields` with `{op}` needs exactly one value, found {}", values.len()),
+                    "exactly one node name",
+                    "use one `matchFields` entry per node name, or several terms",
+                    &vp,
+                    required(&vp, "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"),
+                );
+            }
+        }
+        _ => {
+            let opp = join(p, "operator");
+            r.add(
+                op_span,
+                format!("`{op}` is not a valid operator for `matchFields`"),
+                "invalid operator",
+                "`matchFields` supports only `In` and `NotIn`",
+                &opp,
+                invalid(
+                    &opp,
+                    &named_value(op, r.ctx.settings),
+                    "not a valid selector operator",
+                ),
+            );
+        }
+    }
+    let key_node = ex.get("key");
+    let key = str_of(key_node);
+    let kp = join(p, "key");
+    if key != "metadata.name" {
+        r.add(
+            key_node.map_or(ex.span, |n| n.span),
+            format!("`{key}` is not a node field; `matchFields` supports only `metadata.name`"),
+            "invalid field selector key",
+            "use `key: metadata.name`, or `matchExpressions` to match node labels",
+            &kp,
+            invalid(&kp, &go_quote(key), "not a valid field selector key"),
+        );
+        return;
+    }
+    for (k, v) in values.iter().enumerate() {
+        let Some(val) = v.text() else { continue };
+        let ip = format!("{vp}[{k}]");
+        for msg in dns1123_subdomain_errors(val, r.ctx.settings, false) {
+            r.add(
+                v.span,
+                format!("`{val}` is not a valid node name: {msg}"),
+                "invalid node name",
+                "node names are lowercase DNS subdomains",
+                &ip,
+                invalid(&ip, &go_quote(val), &msg),
+            );
+        }
+    }
+}
