@@ -20,11 +20,20 @@ pub enum ReadFailure {
     Io(String),
     /// Not a regular file (FIFO, socket, device).
     NotRegular(&'static str),
-    TooLarge { size: u64, limit: u64 },
+    TooLarge {
+        size: u64,
+        limit: u64,
+    },
     /// Bytes that are not UTF-8; the lossy text is kept for the snippet.
-    InvalidUtf8 { offset: usize, lossy: String },
+    InvalidUtf8 {
+        offset: usize,
+        lossy: String,
+    },
     Utf16,
-    Nul { offset: usize, text: String },
+    Nul {
+        offset: usize,
+        text: String,
+    },
 }
 
 /// Reads a file with the size limit checked before reading and the encoding verified.
@@ -113,7 +122,11 @@ fn file_type_name(ft: &std::fs::FileType) -> &'static str {
             return "a device";
         }
     }
-    if ft.is_dir() { "a directory" } else { "not a regular file" }
+    if ft.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file"
+    }
 }
 
 /// A source paired with its parsed documents.

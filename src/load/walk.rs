@@ -75,7 +75,10 @@ fn matches_set(set: &GlobSet, path: &Path) -> bool {
 pub enum Entry {
     File(PathBuf),
     /// A path the walker could not read (unreadable directory, symlink loop, dangling link).
-    Error { path: PathBuf, message: String },
+    Error {
+        path: PathBuf,
+        message: String,
+    },
 }
 
 impl Entry {
@@ -146,9 +149,7 @@ pub fn collect(paths: &[PathBuf], opts: &WalkOptions) -> Result<Vec<Entry>, Stri
                     out.push(Entry::File(e.into_path()));
                 }
                 Err(err) => {
-                    let path = err
-                        .path()
-                        .map_or_else(|| root.clone(), Path::to_path_buf);
+                    let path = err.path().map_or_else(|| root.clone(), Path::to_path_buf);
                     let message = if err.loop_ancestor().is_some() {
                         "symbolic link loop".to_string()
                     } else if let Some(io) = err.io_error() {

@@ -375,7 +375,7 @@ pub fn parse(text: &str, limits: Limits) -> Stream {
         let (event, span) = match next {
             Ok(ok) => ok,
             Err(err) => {
-                stream.error = Some(syntax_error(&conv, &err));
+                stream.error = Some(syntax_error(&conv, &err, limits));
                 break;
             }
         };
@@ -480,10 +480,18 @@ pub fn parse(text: &str, limits: Limits) -> Stream {
     stream
 }
 
-fn syntax_error(conv: &CharToByte<'_>, err: &ScanError) -> LoadError {
+fn syntax_error(conv: &CharToByte<'_>, err: &ScanError, limits: Limits) -> LoadError {
+    let offset = conv.byte(err.marker().index());
+    // saphyr has its own nesting limit, which can trip before ours: it is the same finding.
+    if err.info().contains("recursion limit exceeded") {
+        return LoadError::TooDeep {
+            offset,
+            limit: limits.max_depth,
+        };
+    }
     LoadError::Syntax {
         message: err.info().to_string(),
-        offset: conv.byte(err.marker().index()),
+        offset,
     }
 }
 
@@ -503,9 +511,13 @@ mod tests {
         let root = one(text);
         let a = root.get("a").unwrap();
         assert_eq!(&text[a.span.start..a.span.end], "'x'");
-        let c = root.path(&["b"]).unwrap().as_seq().unwrap()[0].get("c").unwrap();
+        let c = root.path(&["b"]).unwrap().as_seq().unwrap()[0]
+            .get("c")
+            .unwrap();
         assert_eq!(&text[c.span.start..c.span.end], "\"yé\"");
-        let d = root.path(&["b"]).unwrap().as_seq().unwrap()[0].get("d").unwrap();
+        let d = root.path(&["b"]).unwrap().as_seq().unwrap()[0]
+            .get("d")
+            .unwrap();
         assert_eq!(&text[d.span.start..d.span.end], "plain");
         assert_eq!(d.as_scalar().unwrap().style, Style::Plain);
     }
@@ -537,6 +549,10 @@ mod tests {
     fn deep_nesting_is_bounded() {
         let text = "[".repeat(100_000);
         let s = parse(&text, Limits::default());
-        assert!(s.error.is_some());
+        assert!(
+            matches!(s.error, Some(LoadError::TooDeep { .. })),
+            "{:?}",
+            s.error
+        );
     }
 }

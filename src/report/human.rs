@@ -143,15 +143,21 @@ fn view(f: &Finding) -> View<'_> {
     }
     for r in &f.related {
         let p = r.source.position(r.span.start);
-        let line = format!("see {}:{}:{}: {}", r.source.name, p.line, p.column, r.message);
+        let line = format!(
+            "see {}:{}:{}: {}",
+            r.source.name, p.line, p.column, r.message
+        );
         help = Some(match help {
             Some(h) => format!("{h}\n{line}"),
             None => line,
         });
     }
-    let has_labels = f.primary.is_some() && f.source.is_some();
+    let has_labels = f.primary.is_some() && f.source.is_some() && !snippet_too_wide(f);
     let message = if has_labels {
         f.message.clone()
+    } else if f.primary.is_some() && f.source.is_some() {
+        let (start, _) = f.range();
+        format!("{}:{}:{}: {}", f.file, start.line, start.column, f.message)
     } else {
         format!("{}: {}", f.file, f.message)
     };
@@ -165,6 +171,19 @@ fn view(f: &Finding) -> View<'_> {
         help,
         message,
     }
+}
+
+/// Lines longer than this (minified JSON, generated or hostile files) are not printed as a
+/// snippet; the finding names its position instead.
+const MAX_SNIPPET_LINE: usize = 500;
+
+fn snippet_too_wide(f: &Finding) -> bool {
+    let Some(src) = &f.source else { return false };
+    f.primary.iter().chain(&f.secondary).any(|l| {
+        let first = src.position(l.span.start).line.saturating_sub(1).max(1);
+        let last = src.position(l.span.end).line + 1;
+        (first..=last.min(src.line_count())).any(|n| src.line_text(n).len() > MAX_SNIPPET_LINE)
+    })
 }
 
 pub fn write(
