@@ -213,7 +213,8 @@ fn search_custom<'a>(node: &'a Node, path: String, out: &mut Vec<PodSpec<'a>>, d
         Value::Map(entries) => {
             let is_spec_like = entries.iter().any(|(k, v)| match k.text() {
                 Some("tolerations") => v.as_seq().is_some(),
-                Some("nodeSelector" | "affinity") => v.as_map().is_some(),
+                Some("nodeSelector") => v.as_map().is_some() && !scheduling::is_label_selector(v),
+                Some("affinity") => v.as_map().is_some(),
                 _ => false,
             });
             if is_spec_like {
@@ -224,7 +225,9 @@ fn search_custom<'a>(node: &'a Node, path: String, out: &mut Vec<PodSpec<'a>>, d
                 if depth == 0 && matches!(key, "metadata" | "status" | "apiVersion" | "kind") {
                     continue;
                 }
-                if is_spec_like && SCHEDULING_KEYS.contains(&key) {
+                // Core scheduling fields are modelled by the spec itself; an `affinity` of a
+                // custom type may still hold tolerations of its own (CloudNativePG).
+                if is_spec_like && SCHEDULING_KEYS.contains(&key) && key != "affinity" {
                     continue;
                 }
                 let child = if path.is_empty() {

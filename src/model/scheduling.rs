@@ -199,7 +199,10 @@ impl<'a> PodSpec<'a> {
             node,
             tolerations_list,
             tolerations,
-            node_selector: Field::of(node, "nodeSelector"),
+            // Custom resources often call a label selector `nodeSelector`
+            // (`{matchLabels: …}`); only a map of strings is a pod's nodeSelector.
+            node_selector: Field::of(node, "nodeSelector")
+                .filter(|f| builtin || !is_label_selector(f.value)),
             affinity: Field::of(node, "affinity"),
             node_name: Field::of(node, "nodeName").filter(|f| !f.value.is_null()),
             host_network: node.get("hostNetwork").and_then(Node::text) == Some("true"),
@@ -233,5 +236,46 @@ impl<'a> PodSpec<'a> {
             .and_then(Node::as_seq)
             .is_some_and(|t| !t.is_empty());
         selector || affinity || self.node_name.is_some()
+    }
+}
+
+impl Toleration<'_> {
+    /// The matching-relevant strings.
+    pub fn tol(&self) -> crate::analysis::matching::Tol<'_> {
+        crate::analysis::matching::Tol {
+            key: self.key(),
+            operator: self.operator(),
+            value: self.value(),
+            effect: self.effect(),
+        }
+    }
+}
+
+/// `{matchLabels: …}` / `{matchExpressions: …}`: a metav1.LabelSelector, not a nodeSelector.
+pub fn is_label_selector(node: &Node) -> bool {
+    node.as_map().is_some_and(|entries| {
+        entries.iter().any(|(k, v)| {
+            matches!(k.text(), Some("matchLabels" | "matchExpressions")) && v.as_scalar().is_none()
+        })
+    })
+}
+
+impl PodSpec<'_> {
+    /// Extended resources (`nvidia.com/gpu`) the spec's containers request: the scheduler
+    /// only places such pods on nodes that offer them.
+    pub fn requests_resource(&self, name: &str) -> bool {
+        ["containers", "initContainers"].iter().any(|list| {
+            self.node
+                .get(list)
+                .and_then(Node::as_seq)
+                .unwrap_or_default()
+                .iter()
+                .any(|c| {
+                    ["limits", "requests"].iter().any(|k| {
+                        c.path(&["resources", k])
+                            .is_some_and(|r| r.get(name).is_some())
+                    })
+                })
+        })
     }
 }

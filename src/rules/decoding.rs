@@ -148,6 +148,27 @@ static AFFINITY: Struct = Struct {
     closed: true,
 };
 
+/// Custom resources may use their own `affinity` type (CloudNativePG): open, but its
+/// `nodeAffinity` is the core one.
+static AFFINITY_CUSTOM: Struct = Struct {
+    name: "Affinity",
+    fields: &[("nodeAffinity", Ty::Struct(&NODE_AFFINITY))],
+    closed: false,
+};
+
+static POD_SPEC_CUSTOM: Struct = Struct {
+    name: "PodSpec",
+    fields: &[
+        (
+            "tolerations",
+            Ty::List(&Ty::Struct(&TOLERATION), "[]v1.Toleration"),
+        ),
+        ("nodeSelector", Ty::Any),
+        ("affinity", Ty::Struct(&AFFINITY_CUSTOM)),
+    ],
+    closed: false,
+};
+
 static POD_SPEC: Struct = Struct {
     name: "PodSpec",
     fields: &[
@@ -301,8 +322,7 @@ impl<'a> Walk<'a> {
             },
             Ty::StrMap => match &node.value {
                 Value::Map(entries) => {
-                    for (k, v) in entries {
-                        let key = k.text().unwrap_or("");
+                    for (key, _, v) in json_order(entries) {
                         self.value(v, Ty::Str, go_struct, dotted, &join(path, key));
                     }
                 }
@@ -329,8 +349,7 @@ impl<'a> Walk<'a> {
 
     fn fields(&mut self, node: &'a Node, s: &'static Struct, dotted: &str, path: &str) {
         let Some(entries) = node.as_map() else { return };
-        for (k, v) in entries {
-            let Some(key) = k.text() else { continue };
+        for (key, k, v) in json_order(entries) {
             match s.fields.iter().find(|(name, _)| *name == key) {
                 Some((name, ty)) => {
                     self.value(v, *ty, s.name, &join(dotted, name), &join(path, name));
@@ -350,21 +369,15 @@ impl<'a> Walk<'a> {
     fn octal_note(&mut self, node: &'a Node, path: &str, value: i64) {
         let Some(text) = node.text() else { return };
         let digits = text.trim_start_matches(['+', '-']);
-        let base = if digits.len() > 1 && digits.starts_with('0') {
-            match digits.as_bytes().get(1) {
-                Some(b'x' | b'X') => Some("hexadecimal"),
-                Some(b'o' | b'O') => Some("octal"),
-                Some(b'b' | b'B') => Some("binary"),
-                _ => Some("octal"),
-            }
-        } else {
-            None
-        };
-        if let Some(base) = base {
+        // `0x12C`, `0o17` and `0b101` say their base; only a bare leading zero surprises.
+        let implicit_octal = digits.len() > 1
+            && digits.starts_with('0')
+            && digits.bytes().all(|c| c.is_ascii_digit() || c == b'_');
+        if implicit_octal {
             self.problems.push(Problem::Surprise {
                 node,
                 path: path.to_string(),
-                note: format!("`{text}` is read as {base}: the API server receives {value}"),
+                note: format!("`{text}` is read as octal: the API server receives {value}"),
             });
         }
     }
@@ -390,7 +403,9 @@ fn walk<'a>(object: &'a Object<'a>) -> Vec<Problem<'a>> {
         }
         _ => {
             for spec in &object.pod_specs {
-                let s: &'static Struct = if spec.path == "scheduling" {
+                let s: &'static Struct = if !spec.builtin {
+                    &POD_SPEC_CUSTOM
+                } else if spec.path == "scheduling" {
                     &SCHEDULING
                 } else {
                     &POD_SPEC
@@ -401,13 +416,21 @@ fn walk<'a>(object: &'a Object<'a>) -> Vec<Problem<'a>> {
             }
         }
     }
-    w.problems.sort_by_key(|p| match p {
-        Problem::Type { node, .. }
-        | Problem::Surprise { node, .. }
-        | Problem::NonFinite { node, .. } => node.span.start,
-        Problem::Unknown { key, .. } => key.span.start,
-    });
+    // In JSON document order: the order the server's decoder meets them.
     w.problems
+}
+
+/// A mapping's entries as kubectl sends them: the last of duplicate keys wins, and keys are
+/// sorted (kubectl re-encodes a `map[string]interface{}`, which `encoding/json` sorts).
+fn json_order(entries: &[(Node, Node)]) -> Vec<(&str, &Node, &Node)> {
+    let mut out: Vec<(&str, &Node, &Node)> = Vec::with_capacity(entries.len());
+    for (k, v) in entries {
+        let Some(key) = k.text() else { continue };
+        out.retain(|(seen, _, _)| *seen != key);
+        out.push((key, k, v));
+    }
+    out.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    out
 }
 
 fn strip_indices(path: &str) -> String {
@@ -455,6 +478,8 @@ fn describe(r: &Resolved, text: &str) -> String {
 }
 
 pub fn check_type_mismatch(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
+    // The server's decoder keeps only the first type error, in JSON document order.
+    let mut first_type_error = true;
     for p in walk(ctx.object) {
         match p {
             Problem::Type {
@@ -508,7 +533,9 @@ pub fn check_type_mismatch(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                     .primary(node.span, format!("decodes as {what}"))
                     .help(help)
                     .field(path);
-                if matches!(ctx.object.schema, Schema::Builtin { .. }) {
+                if matches!(ctx.object.schema, Schema::Builtin { .. })
+                    && std::mem::take(&mut first_type_error)
+                {
                     f = f.api_error(format!(
                         "{}json: cannot unmarshal {what} into Go struct field {go_struct}.{dotted} of type {go_type}",
                         decode_prefix(ctx.object)

@@ -8,10 +8,18 @@ use crate::model::{Object, Schema};
 use crate::settings::Settings;
 
 mod decoding;
+mod dedicated_toleration_without_affinity;
+mod default_toleration_suppressed;
+mod deprecated_taint_key;
 mod input;
 mod node_selection;
+mod shadowed_toleration;
+mod stateful_eviction_timeout;
 mod taints;
+mod tolerates_all_effects;
+mod tolerates_all_taints;
 mod toleration_exists_with_value;
+mod toleration_seconds_evicts_immediately;
 pub mod tolerations;
 
 pub use input::{
@@ -74,6 +82,37 @@ impl Ctx<'_> {
         }
     }
 
+    /// A DaemonSet, or a static or mirror pod: node agents that are meant to run everywhere.
+    pub fn is_node_agent(&self) -> bool {
+        let o = self.object;
+        if !self.is_builtin() {
+            return false;
+        }
+        if o.kind == "DaemonSet" {
+            return true;
+        }
+        if o.kind != "Pod" {
+            return false;
+        }
+        let mirror = o.annotations.is_some_and(|a| {
+            a.get("kubernetes.io/config.mirror").is_some()
+                || a.get("kubernetes.io/config.source").is_some()
+        });
+        let owned_by_ds = o
+            .node
+            .path(&["metadata", "ownerReferences"])
+            .and_then(crate::load::yaml::Node::as_seq)
+            .is_some_and(|refs| {
+                refs.iter().any(|r| {
+                    matches!(
+                        r.get("kind").and_then(crate::load::yaml::Node::text),
+                        Some("DaemonSet" | "Node")
+                    )
+                })
+            });
+        mirror || owned_by_ds
+    }
+
     pub fn is_builtin(&self) -> bool {
         matches!(self.object.schema, Schema::Builtin { .. })
     }
@@ -98,6 +137,18 @@ pub struct Rule {
 
 /// Every rule, sorted by name.
 pub static RULES: &[Rule] = &[
+    Rule {
+        meta: &dedicated_toleration_without_affinity::META,
+        check: Some(dedicated_toleration_without_affinity::check),
+    },
+    Rule {
+        meta: &default_toleration_suppressed::META,
+        check: Some(default_toleration_suppressed::check),
+    },
+    Rule {
+        meta: &deprecated_taint_key::META,
+        check: Some(deprecated_taint_key::check),
+    },
     Rule {
         meta: &decoding::DUPLICATE_KEY,
         check: Some(decoding::check_duplicate_key),
@@ -151,8 +202,24 @@ pub static RULES: &[Rule] = &[
         check: Some(tolerations::check_value),
     },
     Rule {
+        meta: &shadowed_toleration::META,
+        check: Some(shadowed_toleration::check),
+    },
+    Rule {
+        meta: &stateful_eviction_timeout::META,
+        check: Some(stateful_eviction_timeout::check),
+    },
+    Rule {
         meta: &input::TEMPLATE_NOT_RENDERED,
         check: None,
+    },
+    Rule {
+        meta: &tolerates_all_effects::META,
+        check: Some(tolerates_all_effects::check),
+    },
+    Rule {
+        meta: &tolerates_all_taints::META,
+        check: Some(tolerates_all_taints::check),
     },
     Rule {
         meta: &tolerations::EMPTY_KEY,
@@ -161,6 +228,10 @@ pub static RULES: &[Rule] = &[
     Rule {
         meta: &toleration_exists_with_value::META,
         check: Some(toleration_exists_with_value::check),
+    },
+    Rule {
+        meta: &toleration_seconds_evicts_immediately::META,
+        check: Some(toleration_seconds_evicts_immediately::check),
     },
     Rule {
         meta: &tolerations::SECONDS,

@@ -124,8 +124,9 @@ pub fn check_node_affinity(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             continue;
         };
         let na_path = join(&spec.field_path("affinity"), "nodeAffinity");
+        // A required block that is not a mapping is a decode error (`yaml-type-mismatch`).
         if let Some((rk, req)) = na.entry("requiredDuringSchedulingIgnoredDuringExecution")
-            && !req.is_null()
+            && req.as_map().is_some()
         {
             let e = join(&na_path, "requiredDuringSchedulingIgnoredDuringExecution");
             let terms = req.get("nodeSelectorTerms");

@@ -212,7 +212,7 @@ fn render_taint(t: &Taint<'_>, ctx: &Ctx<'_>) -> String {
             go_quote(t.value()),
             go_quote(t.effect()),
             if time.is_some() {
-                "time.Time{...}"
+                "(*v1.Time)(0xc000000000)"
             } else {
                 "<nil>"
             }

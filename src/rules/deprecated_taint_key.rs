@@ -1,0 +1,120 @@
+//! `deprecated-taint-key`: tolerations or taints that use keys Kubernetes no longer sets, and
+//! the legacy `scheduler.alpha.kubernetes.io/tolerations` annotation.
+
+use crate::diagnostic::{Finding, Severity};
+use crate::load::yaml::Node;
+
+use super::{Category, Ctx, RuleMeta, tolerations};
+
+pub static META: RuleMeta = RuleMeta {
+    name: "deprecated-taint-key",
+    summary: "A taint or toleration key Kubernetes no longer uses (`node-role.kubernetes.io/master`, `node.alpha…`)",
+    category: Category::Suspicious,
+    severity: Severity::Info,
+    enabled: true,
+    docs: include_str!("../../rules/deprecated-taint-key.md"),
+};
+
+/// (deprecated key, current key, why).
+pub const DEPRECATED: &[(&str, &str, &str)] = &[
+    (
+        "node.alpha.kubernetes.io/notReady",
+        "node.kubernetes.io/not-ready",
+        "the alpha condition taints were renamed in Kubernetes 1.13",
+    ),
+    (
+        "node.alpha.kubernetes.io/unreachable",
+        "node.kubernetes.io/unreachable",
+        "the alpha condition taints were renamed in Kubernetes 1.13",
+    ),
+    (
+        "node-role.kubernetes.io/master",
+        "node-role.kubernetes.io/control-plane",
+        "kubeadm has not applied the master taint since 1.25",
+    ),
+];
+
+pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
+    for (spec, tol) in tolerations::each(ctx) {
+        let Some((old, new, why)) = DEPRECATED.iter().find(|(k, _, _)| *k == tol.key()) else {
+            continue;
+        };
+        let Some(field) = tol.key else { continue };
+        let has_current = spec.tolerations.iter().any(|t| t.key() == *new);
+        let help = if has_current {
+            format!(
+                "`{new}` is tolerated too; keep `{old}` only while clusters older than that still run this workload"
+            )
+        } else {
+            format!(
+                "tolerate `{new}` (keep `{old}` too while old clusters still run this workload)"
+            )
+        };
+        out.push(
+            Finding::new(
+                META.name,
+                META.severity,
+                format!("`{old}` is deprecated: {why}"),
+            )
+            .primary(field.span(), "deprecated key")
+            .help(help)
+            .field(tol.field_path("key")),
+        );
+    }
+    for list in &ctx.object.taints {
+        for t in &list.taints {
+            let Some((old, new, why)) = DEPRECATED.iter().find(|(k, _, _)| *k == t.key()) else {
+                continue;
+            };
+            let Some(field) = t.key else { continue };
+            out.push(
+                Finding::new(
+                    META.name,
+                    META.severity,
+                    format!("taint `{old}` is deprecated: {why}"),
+                )
+                .primary(field.span(), "deprecated key")
+                .help(format!(
+                    "use `{new}`; workloads written for current clusters tolerate that one"
+                ))
+                .field(format!("{}.key", t.path)),
+            );
+        }
+    }
+    for (annotations, path) in annotation_maps(ctx) {
+        if let Some((k, _)) = annotations.entry("scheduler.alpha.kubernetes.io/tolerations") {
+            out.push(
+                Finding::new(
+                    META.name,
+                    META.severity,
+                    "the `scheduler.alpha.kubernetes.io/tolerations` annotation is a legacy form of tolerations",
+                )
+                .primary(k.span, "legacy annotation")
+                .help("move these tolerations to the pod spec's `tolerations` field")
+                .field(format!("{path}.scheduler.alpha.kubernetes.io/tolerations")),
+            );
+        }
+    }
+}
+
+/// The object's annotations and those of its pod template.
+fn annotation_maps<'a>(ctx: &'a Ctx<'a>) -> Vec<(&'a Node, String)> {
+    let mut out = Vec::new();
+    if let Some(a) = ctx.object.annotations {
+        out.push((a, "metadata.annotations".to_string()));
+    }
+    if let Some(path) = crate::model::pod_spec_path(ctx.object.kind, ctx.object.group)
+        && path.len() > 1
+    {
+        let parent = &path[..path.len() - 1];
+        if let Some(a) = ctx
+            .object
+            .node
+            .path(parent)
+            .and_then(|t| t.path(&["metadata", "annotations"]))
+        {
+            out.push((a, format!("{}.metadata.annotations", parent.join("."))));
+        }
+    }
+    out
+}

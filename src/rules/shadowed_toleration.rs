@@ -1,0 +1,76 @@
+//! `shadowed-toleration`: a toleration that can never be the one used, because an earlier
+//! one matches every taint it matches. For NoExecute the first match decides the eviction
+//! time (SEMANTICS §3.4).
+
+use crate::analysis::matching::{covers, is_well_formed};
+use crate::diagnostic::{Finding, Severity};
+
+use super::{Category, Ctx, RuleMeta};
+
+pub static META: RuleMeta = RuleMeta {
+    name: "shadowed-toleration",
+    summary: "A toleration that an earlier one already covers (duplicates included)",
+    category: Category::Suspicious,
+    severity: Severity::Warning,
+    enabled: true,
+    docs: include_str!("../../rules/shadowed-toleration.md"),
+};
+
+fn seconds_text(s: Option<i64>) -> String {
+    s.map_or_else(|| "forever".to_string(), |s| format!("{s}s"))
+}
+
+pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
+    let gate = ctx.settings.comparison_operators;
+    for spec in &ctx.object.pod_specs {
+        for (j, later) in spec.tolerations.iter().enumerate() {
+            let b = later.tol();
+            if !is_well_formed(&b, gate) {
+                continue;
+            }
+            let before = &spec.tolerations[..j];
+            // Name an exact duplicate when there is one, else the first that covers it.
+            let Some(earlier) = before
+                .iter()
+                .find(|e| e.tol() == b && e.seconds() == later.seconds())
+                .or_else(|| {
+                    before
+                        .iter()
+                        .find(|e| is_well_formed(&e.tol(), gate) && covers(&e.tol(), &b))
+                })
+            else {
+                continue;
+            };
+            let a = earlier.tol();
+            let exact = a == b && earlier.seconds() == later.seconds();
+            let can_noexecute = matches!(b.effect, "" | "NoExecute");
+            let differs = can_noexecute && earlier.seconds() != later.seconds();
+            let message = if exact {
+                "duplicate toleration: the same toleration appears earlier in the list".to_string()
+            } else if differs {
+                format!(
+                    "toleration is shadowed: an earlier toleration matches every taint this one does, so NoExecute eviction uses its `tolerationSeconds` ({}), not this one's ({})",
+                    seconds_text(earlier.seconds()),
+                    seconds_text(later.seconds())
+                )
+            } else {
+                "toleration is shadowed: an earlier toleration already matches every taint this one matches".to_string()
+            };
+            let help = if differs {
+                "the first matching toleration decides when a NoExecute taint evicts the pod; put the one you mean first, or remove the other"
+            } else {
+                "remove this toleration; it never changes where the pod runs or when it is evicted"
+            };
+            out.push(
+                Finding::new(META.name, META.severity, message)
+                    .primary(
+                        later.node.span,
+                        if exact { "duplicate" } else { "never used" },
+                    )
+                    .secondary(earlier.node.span, "this earlier toleration wins")
+                    .help(help)
+                    .field(later.path.clone()),
+            );
+        }
+    }
+}
