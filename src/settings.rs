@@ -31,7 +31,9 @@ impl Settings {
         let major = parts.next().unwrap_or("");
         let minor = parts.next().unwrap_or("");
         if major != "1" {
-            return Err(format!("unsupported Kubernetes version `{s}`: expected 1.{MIN_MINOR} to 1.{MAX_MINOR}"));
+            return Err(format!(
+                "unsupported Kubernetes version `{s}`: expected 1.{MIN_MINOR} to 1.{MAX_MINOR}"
+            ));
         }
         let m: u32 = minor
             .parse()
@@ -47,9 +49,9 @@ impl Settings {
     /// Applies `Name=true,Other=false`.
     pub fn apply_feature_gates(&mut self, spec: &str) -> Result<(), String> {
         for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            let (name, value) = item
-                .split_once('=')
-                .ok_or_else(|| format!("invalid feature gate `{item}`: expected Name=true|false"))?;
+            let (name, value) = item.split_once('=').ok_or_else(|| {
+                format!("invalid feature gate `{item}`: expected Name=true|false")
+            })?;
             let on = match value.trim() {
                 "true" => true,
                 "false" => false,
@@ -58,11 +60,18 @@ impl Settings {
             match name.trim() {
                 "TaintTolerationComparisonOperators" => {
                     if on && self.minor < 35 {
-                        return Err("TaintTolerationComparisonOperators needs --kube-version 1.35 or later".to_string());
+                        return Err(
+                            "TaintTolerationComparisonOperators needs --kube-version 1.35 or later"
+                                .to_string(),
+                        );
                     }
                     self.comparison_operators = on;
                 }
-                other => return Err(format!("unknown feature gate `{other}` (known: TaintTolerationComparisonOperators)")),
+                other => {
+                    return Err(format!(
+                        "unknown feature gate `{other}` (known: TaintTolerationComparisonOperators)"
+                    ));
+                }
             }
         }
         Ok(())

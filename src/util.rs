@@ -23,7 +23,12 @@ pub fn nearest<'a>(word: &str, candidates: &[&'a str], max: usize) -> Option<&'a
     }
     candidates
         .iter()
-        .map(|c| (edit_distance(&word.to_ascii_lowercase(), &c.to_ascii_lowercase()), *c))
+        .map(|c| {
+            (
+                edit_distance(&word.to_ascii_lowercase(), &c.to_ascii_lowercase()),
+                *c,
+            )
+        })
         .filter(|(d, _)| *d <= max)
         .min()
         .map(|(_, c)| c)
