@@ -168,10 +168,10 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<ExitStatus, ToolError>
         links: false,
         quiet: args.quiet,
     };
-    if let Err(e) = report::write(args.format, &findings, &summary, &human, out) {
-        if e.kind() != io::ErrorKind::BrokenPipe {
-            return Err(io_err(e));
-        }
+    if let Err(e) = report::write(args.format, &findings, &summary, &human, out)
+        && e.kind() != io::ErrorKind::BrokenPipe
+    {
+        return Err(io_err(e));
     }
     let threshold = match args.fail_on {
         FailOn::Error => Some(Severity::Error),

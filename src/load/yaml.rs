@@ -368,10 +368,7 @@ pub fn parse(text: &str, limits: Limits) -> Stream {
     let mut builder: Option<Builder> = None;
     let mut doc_start = 0usize;
 
-    loop {
-        let Some(next) = parser.next_event() else {
-            break;
-        };
+    while let Some(next) = parser.next_event() {
         let (event, span) = match next {
             Ok(ok) => ok,
             Err(err) => {
