@@ -103,6 +103,11 @@ pub struct CheckArgs {
     #[arg(long, value_name = "BYTES", default_value_t = 64 * 1024 * 1024)]
     pub max_file_size: u64,
 
+    /// Node pools defined elsewhere (Nodes, NodePools, eksctl/kubeadm configs, Inventory
+    /// files): used for the cross-reference, not linted as workloads (repeatable).
+    #[arg(long, value_name = "FILE")]
+    pub inventory: Vec<PathBuf>,
+
     /// Kubernetes version whose messages and features to reproduce (1.30 to 1.37).
     #[arg(long, value_name = "X.Y", default_value = "1.35")]
     pub kube_version: String,

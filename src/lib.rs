@@ -18,7 +18,7 @@ pub mod util;
 use std::io::{self, IsTerminal, Write};
 
 use crate::cli::{CheckArgs, Cli, ColorChoice, Command, FailOn};
-use crate::diagnostic::{Finding, Severity};
+use crate::diagnostic::Severity;
 use crate::lint::{Input, LintOptions};
 use crate::load::walk::{self, WalkOptions};
 use crate::report::{HumanOptions, Summary};
@@ -140,19 +140,25 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<ExitStatus, ToolError>
         .num_threads(args.threads.unwrap_or(0))
         .build()
         .map_err(|e| ToolError(format!("cannot start worker threads: {e}")))?;
-    let reports = pool.install(|| lint::lint_all(inputs, &opts));
+    let mut inventory_inputs = Vec::new();
+    if !args.inventory.is_empty() {
+        for entry in walk::collect(&args.inventory, &walk_opts).map_err(ToolError)? {
+            inventory_inputs.push(Input::Entry(entry));
+        }
+    }
+    let outcome = pool.install(|| {
+        let reports = lint::lint_all(inputs, &opts);
+        let extra = lint::lint_all(inventory_inputs, &opts);
+        lint::finish(reports, extra, &opts)
+    });
 
     let mut summary = Summary {
         files,
+        documents: outcome.documents,
+        objects: outcome.objects,
         ..Summary::default()
     };
-    let mut findings: Vec<Finding> = Vec::new();
-    for r in reports {
-        summary.documents += r.documents;
-        summary.objects += r.objects;
-        findings.extend(r.findings);
-    }
-    findings.sort_by_cached_key(Finding::sort_key);
+    let findings = outcome.findings;
     summary.count(&findings);
 
     let color = match args.color {

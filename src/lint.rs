@@ -30,6 +30,10 @@ pub struct FileReport {
     pub findings: Vec<Finding>,
     pub documents: usize,
     pub objects: usize,
+    /// Node pools declared in the file (for the cross-reference).
+    pub nodes: Vec<crate::analysis::inventory::NodeDecl>,
+    /// Scheduling signatures of the file's workloads (for the cross-reference).
+    pub workloads: Vec<crate::analysis::inventory::Workload>,
 }
 
 /// One input: a path from the walker, or stdin's text.
@@ -237,6 +241,14 @@ pub fn lint_source(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
                 check(&ctx, &mut found);
             }
             gate_api_errors(&mut found);
+            if opts.rules.needs_inventory() {
+                report
+                    .nodes
+                    .extend(crate::analysis::inventory::node_decls(object, source));
+                report
+                    .workloads
+                    .extend(crate::analysis::inventory::workloads(object, source));
+            }
             for mut f in found {
                 f.object = Some(object.id.clone());
                 report.findings.push(f.in_file(source));
@@ -342,5 +354,65 @@ impl Default for LintOptions {
             max_file_size: 64 * 1024 * 1024,
             limits: Limits::default(),
         }
+    }
+}
+
+/// What a whole run produced, after the cross-reference.
+pub struct Outcome {
+    /// Sorted findings.
+    pub findings: Vec<Finding>,
+    pub documents: usize,
+    pub objects: usize,
+    pub inventory: crate::analysis::crossref::Inventory,
+    pub workloads: Vec<crate::analysis::inventory::Workload>,
+    pub eval: crate::analysis::crossref::Evaluation,
+}
+
+/// Merges per-file reports, runs the cross-reference over the inventory (node pools from
+/// every file, plus `extra` reports of `--inventory` files, whose workloads are ignored), and
+/// sorts the findings.
+pub fn finish(reports: Vec<FileReport>, extra: Vec<FileReport>, opts: &LintOptions) -> Outcome {
+    use crate::analysis::crossref::{Evaluation, Inventory};
+    let mut findings = Vec::new();
+    let mut nodes = Vec::new();
+    let mut workloads = Vec::new();
+    let (mut documents, mut objects) = (0, 0);
+    for r in reports {
+        documents += r.documents;
+        objects += r.objects;
+        findings.extend(r.findings);
+        nodes.extend(r.nodes);
+        workloads.extend(r.workloads);
+    }
+    for r in extra {
+        findings.extend(r.findings);
+        nodes.extend(r.nodes);
+    }
+    let inventory = Inventory::build(nodes, &workloads);
+    let eval = Evaluation::run(&inventory, &workloads, &opts.settings);
+    if !inventory.is_empty() {
+        // With an inventory, the heuristic gives way to the inventory-based check.
+        findings.retain(|f| f.rule != crate::rules::DEDICATED_HEURISTIC);
+    }
+    let ctx = crate::rules::CrossCtx {
+        inventory: &inventory,
+        workloads: &workloads,
+        eval: &eval,
+        settings: &opts.settings,
+    };
+    for (_, check) in opts.rules.enabled_cross() {
+        check(&ctx, &mut findings);
+    }
+    findings.sort_by_cached_key(Finding::sort_key);
+    findings.dedup_by(|a, b| {
+        a.rule == b.rule && a.file == b.file && a.message == b.message && a.range() == b.range()
+    });
+    Outcome {
+        findings,
+        documents,
+        objects,
+        inventory,
+        workloads,
+        eval,
     }
 }

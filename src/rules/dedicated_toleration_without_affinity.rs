@@ -5,7 +5,11 @@
 
 use crate::diagnostic::{Finding, Severity};
 
-use super::{Category, Ctx, RuleMeta};
+use crate::analysis::crossref::is_transient_taint;
+use crate::analysis::matching::{TaintRef, tolerates};
+use crate::diagnostic::Related;
+
+use super::{Category, CrossCtx, Ctx, RuleMeta};
 
 pub static META: RuleMeta = RuleMeta {
     name: "dedicated-toleration-without-affinity",
@@ -103,4 +107,105 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             );
         }
     }
+}
+
+/// With an inventory: fires when the pod tolerates a taint of some pool but can also run on
+/// pools that do not have that taint, naming them.
+pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
+    let gate = ctx.settings.comparison_operators;
+    let pools = &ctx.inventory.pools;
+    for (w, fits) in ctx.workloads.iter().zip(&ctx.eval.fits) {
+        if w.daemonset
+            || w.node_name.is_some()
+            || w.spec_path.to_ascii_lowercase().contains("daemonset")
+        {
+            continue;
+        }
+        for t in &w.tolerations {
+            if t.key.is_empty()
+                || is_exempt(&t.key)
+                || !matches!(t.effect.as_str(), "" | "NoSchedule" | "NoExecute")
+            {
+                continue;
+            }
+            let matches_taint = |p| matching_taint(p, t, gate);
+            let Some((dedicated, taint)) =
+                pools.iter().find_map(|p| matches_taint(p).map(|t| (p, t)))
+            else {
+                continue;
+            };
+            let elsewhere: Vec<String> = pools
+                .iter()
+                .zip(fits.iter())
+                .filter(|(p, reasons)| reasons.is_empty() && matches_taint(p).is_none())
+                .map(|(p, _)| p.title())
+                .collect();
+            if elsewhere.is_empty() {
+                continue;
+            }
+            let label = dedicated.labels.iter().find_map(|(k, v)| match v {
+                crate::analysis::inventory::LabelValues::OneOf(vs)
+                    if vs.len() == 1 && !crate::analysis::inventory::is_well_known_label(k) =>
+                {
+                    Some(format!("{k}: {}", vs[0]))
+                }
+                _ => None,
+            });
+            let help = match label {
+                Some(l) => format!(
+                    "to keep the pod on {}, add `nodeSelector: {{{l}}}` (or the equivalent required node affinity)",
+                    dedicated.title()
+                ),
+                None => format!(
+                    "to keep the pod on {}, select a label only those nodes carry with `nodeSelector` or required node affinity",
+                    dedicated.title()
+                ),
+            };
+            let mut f = Finding::new(
+                META.name,
+                META.severity,
+                format!(
+                    "tolerates taint `{}` of {}, but can also run on {}: nothing pins it to the dedicated nodes",
+                    taint.taint.display(),
+                    dedicated.title(),
+                    elsewhere.join(", ")
+                ),
+            )
+            .primary(t.span, "opens the door to tainted nodes")
+            .help(help)
+            .field(t.path.clone())
+            .in_file(&w.source);
+            if let Some(loc) = &taint.loc {
+                f.related.push(Related {
+                    source: loc.source.clone(),
+                    span: loc.span,
+                    message: format!("taint `{}`", taint.taint.display()),
+                });
+            }
+            f.object = Some(w.object.clone());
+            out.push(f);
+        }
+    }
+}
+
+/// The first filtering taint of `pool` that `t` tolerates.
+fn matching_taint<'p>(
+    pool: &'p crate::analysis::crossref::Pool,
+    t: &crate::analysis::inventory::WorkloadToleration,
+    gate: bool,
+) -> Option<&'p crate::analysis::inventory::PoolTaint> {
+    pool.taints.iter().find(|pt| {
+        !pt.startup
+            && !is_transient_taint(&pt.taint.key)
+            && matches!(pt.taint.effect.as_str(), "NoSchedule" | "NoExecute")
+            && tolerates(
+                &t.tol(),
+                &TaintRef {
+                    key: &pt.taint.key,
+                    value: &pt.taint.value,
+                    effect: &pt.taint.effect,
+                },
+                gate,
+            )
+    })
 }

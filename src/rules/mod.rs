@@ -7,20 +7,30 @@ use crate::load::yaml::Document;
 use crate::model::{Object, Schema};
 use crate::settings::Settings;
 
+mod daemonset_misses_pools;
 mod decoding;
 mod dedicated_toleration_without_affinity;
 mod default_toleration_suppressed;
 mod deprecated_taint_key;
 mod input;
 mod node_selection;
+mod nodename_bypasses_taint;
+mod nodename_untolerated_noexecute;
+mod pool_tolerated_by_nothing;
 mod shadowed_toleration;
 mod stateful_eviction_timeout;
 mod taints;
 mod tolerates_all_effects;
 mod tolerates_all_taints;
+mod toleration_effect_mismatch;
 mod toleration_exists_with_value;
+mod toleration_matches_no_taint;
 mod toleration_seconds_evicts_immediately;
 pub mod tolerations;
+mod unschedulable_workload;
+
+/// The heuristic rule the cross-reference replaces when an inventory exists.
+pub const DEDICATED_HEURISTIC: &str = "dedicated-toleration-without-affinity";
 
 pub use input::{
     INTERNAL_ERROR, INVALID_ENCODING, TEMPLATE_NOT_RENDERED, UNREADABLE_FILE, YAML_SYNTAX_ERROR,
@@ -35,6 +45,8 @@ pub enum Category {
     Correctness,
     /// Accepted, but almost certainly not what the author meant.
     Suspicious,
+    /// Found by cross-referencing workloads with the node pools of the inventory.
+    Scheduling,
 }
 
 impl Category {
@@ -43,11 +55,16 @@ impl Category {
             Category::Input => "input",
             Category::Correctness => "correctness",
             Category::Suspicious => "suspicious",
+            Category::Scheduling => "scheduling",
         }
     }
 
-    pub const ALL: &'static [Category] =
-        &[Category::Input, Category::Correctness, Category::Suspicious];
+    pub const ALL: &'static [Category] = &[
+        Category::Input,
+        Category::Correctness,
+        Category::Suspicious,
+        Category::Scheduling,
+    ];
 }
 
 /// What every rule declares about itself.
@@ -129,133 +146,210 @@ impl Ctx<'_> {
 
 pub type CheckFn = fn(&Ctx<'_>, &mut Vec<Finding>);
 
+/// What a cross-reference check sees: every workload and node pool of the run.
+pub struct CrossCtx<'a> {
+    pub inventory: &'a crate::analysis::crossref::Inventory,
+    pub workloads: &'a [crate::analysis::inventory::Workload],
+    pub eval: &'a crate::analysis::crossref::Evaluation,
+    pub settings: &'a Settings,
+}
+
+pub type CrossFn = fn(&CrossCtx<'_>, &mut Vec<Finding>);
+
 pub struct Rule {
     pub meta: &'static RuleMeta,
-    /// `None` for rules the loader reports itself.
+    /// Per-object check; `None` for rules the loader or the cross-reference reports.
     pub check: Option<CheckFn>,
+    /// Check over the whole run's inventory and workloads.
+    pub cross: Option<CrossFn>,
 }
 
 /// Every rule, sorted by name.
 pub static RULES: &[Rule] = &[
     Rule {
+        meta: &daemonset_misses_pools::META,
+        check: None,
+        cross: Some(daemonset_misses_pools::check),
+    },
+    Rule {
         meta: &dedicated_toleration_without_affinity::META,
         check: Some(dedicated_toleration_without_affinity::check),
+        cross: Some(dedicated_toleration_without_affinity::check_inventory),
     },
     Rule {
         meta: &default_toleration_suppressed::META,
         check: Some(default_toleration_suppressed::check),
+        cross: None,
     },
     Rule {
         meta: &deprecated_taint_key::META,
         check: Some(deprecated_taint_key::check),
+        cross: None,
     },
     Rule {
         meta: &decoding::DUPLICATE_KEY,
         check: Some(decoding::check_duplicate_key),
+        cross: None,
     },
     Rule {
         meta: &taints::DUPLICATE,
         check: Some(taints::check_duplicate),
+        cross: None,
     },
     Rule {
         meta: &input::INTERNAL_ERROR,
         check: None,
+        cross: None,
     },
     Rule {
         meta: &input::INVALID_ENCODING,
         check: None,
+        cross: None,
     },
     Rule {
         meta: &node_selection::INVALID_NODE_AFFINITY,
         check: Some(node_selection::check_node_affinity),
+        cross: None,
     },
     Rule {
         meta: &node_selection::INVALID_NODE_SELECTOR,
         check: Some(node_selection::check_node_selector),
+        cross: None,
     },
     Rule {
         meta: &taints::INVALID_EFFECT,
         check: Some(taints::check_effect),
+        cross: None,
     },
     Rule {
         meta: &taints::INVALID_KEY,
         check: Some(taints::check_key),
+        cross: None,
     },
     Rule {
         meta: &taints::INVALID_VALUE,
         check: Some(taints::check_value),
+        cross: None,
     },
     Rule {
         meta: &tolerations::INVALID_EFFECT,
         check: Some(tolerations::check_effect),
+        cross: None,
     },
     Rule {
         meta: &tolerations::INVALID_KEY,
         check: Some(tolerations::check_key),
+        cross: None,
     },
     Rule {
         meta: &tolerations::INVALID_OPERATOR,
         check: Some(tolerations::check_operator),
+        cross: None,
     },
     Rule {
         meta: &tolerations::INVALID_VALUE,
         check: Some(tolerations::check_value),
+        cross: None,
+    },
+    Rule {
+        meta: &nodename_bypasses_taint::META,
+        check: None,
+        cross: Some(nodename_bypasses_taint::check),
+    },
+    Rule {
+        meta: &nodename_untolerated_noexecute::META,
+        check: None,
+        cross: Some(nodename_untolerated_noexecute::check),
+    },
+    Rule {
+        meta: &pool_tolerated_by_nothing::META,
+        check: None,
+        cross: Some(pool_tolerated_by_nothing::check),
     },
     Rule {
         meta: &shadowed_toleration::META,
         check: Some(shadowed_toleration::check),
+        cross: None,
     },
     Rule {
         meta: &stateful_eviction_timeout::META,
         check: Some(stateful_eviction_timeout::check),
+        cross: None,
     },
     Rule {
         meta: &input::TEMPLATE_NOT_RENDERED,
         check: None,
+        cross: None,
     },
     Rule {
         meta: &tolerates_all_effects::META,
         check: Some(tolerates_all_effects::check),
+        cross: None,
     },
     Rule {
         meta: &tolerates_all_taints::META,
         check: Some(tolerates_all_taints::check),
+        cross: None,
+    },
+    Rule {
+        meta: &toleration_effect_mismatch::META,
+        check: None,
+        cross: Some(toleration_effect_mismatch::check),
     },
     Rule {
         meta: &tolerations::EMPTY_KEY,
         check: Some(tolerations::check_empty_key),
+        cross: None,
     },
     Rule {
         meta: &toleration_exists_with_value::META,
         check: Some(toleration_exists_with_value::check),
+        cross: None,
+    },
+    Rule {
+        meta: &toleration_matches_no_taint::META,
+        check: None,
+        cross: Some(toleration_matches_no_taint::check),
     },
     Rule {
         meta: &toleration_seconds_evicts_immediately::META,
         check: Some(toleration_seconds_evicts_immediately::check),
+        cross: None,
     },
     Rule {
         meta: &tolerations::SECONDS,
         check: Some(tolerations::check_seconds),
+        cross: None,
     },
     Rule {
         meta: &decoding::UNKNOWN_FIELD,
         check: Some(decoding::check_unknown_field),
+        cross: None,
     },
     Rule {
         meta: &input::UNREADABLE_FILE,
         check: None,
+        cross: None,
+    },
+    Rule {
+        meta: &unschedulable_workload::META,
+        check: None,
+        cross: Some(unschedulable_workload::check),
     },
     Rule {
         meta: &input::YAML_SYNTAX_ERROR,
         check: None,
+        cross: None,
     },
     Rule {
         meta: &input::YAML_TOO_COMPLEX,
         check: None,
+        cross: None,
     },
     Rule {
         meta: &decoding::TYPE_MISMATCH,
         check: Some(decoding::check_type_mismatch),
+        cross: None,
     },
 ];
 
@@ -329,6 +423,20 @@ impl RuleSet {
             .iter()
             .position(|r| r.meta.name == name)
             .is_some_and(|i| self.enabled[i])
+    }
+
+    /// The cross-reference checks that run.
+    pub fn enabled_cross(&self) -> impl Iterator<Item = (&'static RuleMeta, CrossFn)> + '_ {
+        RULES
+            .iter()
+            .zip(&self.enabled)
+            .filter(|(_, on)| **on)
+            .filter_map(|(r, _)| r.cross.map(|c| (r.meta, c)))
+    }
+
+    /// Does the run need the inventory and workload signatures?
+    pub fn needs_inventory(&self) -> bool {
+        self.enabled_cross().next().is_some()
     }
 
     pub fn enabled_checks(&self) -> impl Iterator<Item = (&'static RuleMeta, CheckFn)> + '_ {

@@ -1,0 +1,486 @@
+//! Cross-reference: groups node declarations into pools and decides, with the scheduler's
+//! semantics (SEMANTICS §3, §4, §5), which pools admit each workload and why not. Identical
+//! workload signatures are evaluated once, so thousands of replicas of one spec cost one.
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::analysis::inventory::{
+    LabelValues, Loc, NodeDecl, POOL_NAME_LABELS, PoolTaint, Requirement, TaintSpec, Term,
+    Workload, WorkloadToleration, is_well_known_label,
+};
+use crate::analysis::matching::{TaintRef, Tol, tolerates};
+use crate::settings::Settings;
+
+/// Taints that come and go with node conditions and lifecycle; they never make a pool
+/// permanently unusable (SEMANTICS §3.5, §7).
+pub fn is_transient_taint(key: &str) -> bool {
+    matches!(
+        key,
+        "node.kubernetes.io/not-ready"
+            | "node.kubernetes.io/unreachable"
+            | "node.kubernetes.io/memory-pressure"
+            | "node.kubernetes.io/disk-pressure"
+            | "node.kubernetes.io/pid-pressure"
+            | "node.kubernetes.io/network-unavailable"
+            | "node.kubernetes.io/unschedulable"
+            | "node.kubernetes.io/out-of-service"
+            | "node.cloudprovider.kubernetes.io/uninitialized"
+            | "node.cloudprovider.kubernetes.io/shutdown"
+            | "karpenter.sh/disrupted"
+            | "karpenter.sh/unregistered"
+            | "karpenter.sh/disruption"
+            | "ToBeDeletedByClusterAutoscaler"
+            | "DeletionCandidateOfClusterAutoscaler"
+            | "node.cluster.x-k8s.io/uninitialized"
+            | "node.cluster.x-k8s.io/outdated-revision"
+    )
+}
+
+/// Well-known taint keys (SEMANTICS §7): a toleration of one of them is never dead config.
+pub const WELL_KNOWN_TAINT_KEYS: &[&str] = &[
+    "node.kubernetes.io/not-ready",
+    "node.kubernetes.io/unreachable",
+    "node.kubernetes.io/memory-pressure",
+    "node.kubernetes.io/disk-pressure",
+    "node.kubernetes.io/pid-pressure",
+    "node.kubernetes.io/network-unavailable",
+    "node.kubernetes.io/unschedulable",
+    "node.kubernetes.io/out-of-service",
+    "node.cloudprovider.kubernetes.io/uninitialized",
+    "node.cloudprovider.kubernetes.io/shutdown",
+    "node-role.kubernetes.io/control-plane",
+    "node-role.kubernetes.io/master",
+    "ToBeDeletedByClusterAutoscaler",
+    "DeletionCandidateOfClusterAutoscaler",
+    "karpenter.sh/disrupted",
+    "karpenter.sh/unregistered",
+    "karpenter.sh/disruption",
+    "node.cilium.io/agent-not-ready",
+    "nvidia.com/gpu",
+    "sandbox.gke.io/runtime",
+    "cloud.google.com/gke-spot",
+    "cloud.google.com/gke-preemptible",
+    "kubernetes.azure.com/scalesetpriority",
+    "CriticalAddonsOnly",
+    "remediator.aks.microsoft.com/unschedulable",
+    "eks.amazonaws.com/compute-type",
+    "node.cluster.x-k8s.io/uninitialized",
+    "node.cluster.x-k8s.io/outdated-revision",
+    "node.alpha.kubernetes.io/notReady",
+    "node.alpha.kubernetes.io/unreachable",
+];
+
+/// A group of nodes that schedule alike.
+#[derive(Clone, Debug)]
+pub struct Pool {
+    pub name: String,
+    pub origin: &'static str,
+    pub labels: BTreeMap<String, LabelValues>,
+    pub label_locs: BTreeMap<String, Loc>,
+    pub taints: Vec<PoolTaint>,
+    pub unschedulable: bool,
+    pub open_labels: bool,
+    /// Names of the Node objects in the pool (empty for templates).
+    pub nodes: Vec<String>,
+    pub loc: Loc,
+}
+
+impl Pool {
+    /// Taints that filter pods (NoSchedule/NoExecute, not startup, not transient).
+    pub fn blocking_taints(&self) -> impl Iterator<Item = (usize, &PoolTaint)> {
+        self.taints.iter().enumerate().filter(|(_, t)| {
+            !t.startup
+                && !is_transient_taint(&t.taint.key)
+                && matches!(t.taint.effect.as_str(), "NoSchedule" | "NoExecute")
+        })
+    }
+
+    pub fn label(&self, key: &str) -> Option<LabelValues> {
+        match self.labels.get(key) {
+            Some(v) => Some(v.clone()),
+            None if self.open_labels && is_well_known_label(key) => Some(LabelValues::Any),
+            None => None,
+        }
+    }
+
+    /// `NodePool gpu`, `node ml-1`, `p3.2xlarge (2 nodes)`.
+    pub fn title(&self) -> String {
+        match self.nodes.len() {
+            0 => format!("{} `{}`", self.origin, self.name),
+            1 => format!("node `{}`", self.name),
+            n => format!("`{}` ({n} nodes)", self.name),
+        }
+    }
+}
+
+/// Why a pool does not admit a pod.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Reason {
+    /// Index into the pool's taints.
+    Taint(usize),
+    Selector,
+    Unschedulable,
+}
+
+#[derive(Default)]
+pub struct Inventory {
+    pub pools: Vec<Pool>,
+}
+
+impl Inventory {
+    /// Groups Node objects with identical taints, cordon state and relevant labels; every
+    /// template (NodePool, node group, ...) is a pool of its own.
+    pub fn build(mut decls: Vec<NodeDecl>, workloads: &[Workload]) -> Self {
+        let mut relevant: Vec<String> = POOL_NAME_LABELS.iter().map(|s| (*s).to_string()).collect();
+        for w in workloads {
+            relevant.extend(w.node_selector.iter().map(|(k, _)| k.clone()));
+            for t in w.terms.iter().flatten() {
+                relevant.extend(t.expressions.iter().map(|r| r.key.clone()));
+            }
+        }
+        relevant.sort();
+        relevant.dedup();
+        decls.sort_by(|a, b| (a.origin, &a.name).cmp(&(b.origin, &b.name)));
+
+        type Key = (Vec<TaintSpec>, bool, Vec<(String, LabelValues)>);
+        let mut groups: BTreeMap<Key, Vec<NodeDecl>> = BTreeMap::new();
+        let mut pools = Vec::new();
+        for d in decls {
+            if !d.is_node {
+                pools.push(Pool {
+                    name: d.name,
+                    origin: d.origin,
+                    labels: d.labels,
+                    label_locs: d.label_locs,
+                    taints: d.taints,
+                    unschedulable: d.unschedulable,
+                    open_labels: d.open_labels,
+                    nodes: Vec::new(),
+                    loc: d.loc,
+                });
+                continue;
+            }
+            let mut taints: Vec<TaintSpec> = d
+                .taints
+                .iter()
+                .filter(|t| !is_transient_taint(&t.taint.key))
+                .map(|t| t.taint.clone())
+                .collect();
+            taints.sort();
+            let labels = d
+                .labels
+                .iter()
+                .filter(|(k, _)| relevant.binary_search(k).is_ok())
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            groups
+                .entry((taints, d.unschedulable, labels))
+                .or_default()
+                .push(d);
+        }
+        for (_, members) in groups {
+            let Some(first) = members.first() else {
+                continue;
+            };
+            // A single node is named by its name; a group by a label its nodes share.
+            let name = if members.len() == 1 {
+                first.name.clone()
+            } else {
+                POOL_NAME_LABELS
+                    .iter()
+                    .find_map(|l| match first.labels.get(*l) {
+                        Some(LabelValues::OneOf(v)) if v.len() == 1 => Some(v[0].clone()),
+                        _ => None,
+                    })
+                    .unwrap_or_else(|| first.name.clone())
+            };
+            pools.push(Pool {
+                name,
+                origin: "Node",
+                labels: first.labels.clone(),
+                label_locs: first.label_locs.clone(),
+                taints: first.taints.clone(),
+                unschedulable: members.iter().all(|m| m.unschedulable),
+                open_labels: false,
+                nodes: members.iter().map(|m| m.name.clone()).collect(),
+                loc: first.loc.clone(),
+            });
+        }
+        pools.sort_by(|a, b| (&a.name, a.origin).cmp(&(&b.name, b.origin)));
+        Inventory { pools }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pools.is_empty()
+    }
+
+    /// Every taint of every pool, for did-you-mean and dead-toleration checks.
+    pub fn all_taints(&self) -> impl Iterator<Item = (&Pool, &PoolTaint)> {
+        self.pools
+            .iter()
+            .flat_map(|p| p.taints.iter().map(move |t| (p, t)))
+    }
+
+    pub fn node_pool(&self, node: &str) -> Option<&Pool> {
+        self.pools
+            .iter()
+            .find(|p| p.nodes.iter().any(|n| n == node))
+    }
+}
+
+/// The tolerations a pod really has after the DaemonSet controller (SEMANTICS §4.2) and the
+/// DefaultTolerationSeconds plugin (§4.1).
+pub fn effective_tolerations(w: &Workload) -> Vec<WorkloadToleration> {
+    let mut out = w.tolerations.clone();
+    let add = |out: &mut Vec<WorkloadToleration>, key: &str, effect: &str, seconds: Option<i64>| {
+        out.push(WorkloadToleration {
+            key: key.to_string(),
+            operator: "Exists".to_string(),
+            value: String::new(),
+            effect: effect.to_string(),
+            seconds,
+            span: w.anchor,
+            path: String::new(),
+        });
+    };
+    if w.daemonset {
+        add(&mut out, "node.kubernetes.io/not-ready", "NoExecute", None);
+        add(
+            &mut out,
+            "node.kubernetes.io/unreachable",
+            "NoExecute",
+            None,
+        );
+        for k in [
+            "disk-pressure",
+            "memory-pressure",
+            "pid-pressure",
+            "unschedulable",
+        ] {
+            add(
+                &mut out,
+                &format!("node.kubernetes.io/{k}"),
+                "NoSchedule",
+                None,
+            );
+        }
+        if w.host_network {
+            add(
+                &mut out,
+                "node.kubernetes.io/network-unavailable",
+                "NoSchedule",
+                None,
+            );
+        }
+    } else {
+        for key in [
+            "node.kubernetes.io/not-ready",
+            "node.kubernetes.io/unreachable",
+        ] {
+            let blocked = w.tolerations.iter().any(|t| {
+                (t.key == key || t.key.is_empty()) && matches!(t.effect.as_str(), "" | "NoExecute")
+            });
+            if !blocked {
+                add(&mut out, key, "NoExecute", Some(300));
+            }
+        }
+    }
+    out
+}
+
+fn tolerated(tols: &[WorkloadToleration], taint: &TaintSpec, gate: bool) -> bool {
+    let t = TaintRef {
+        key: &taint.key,
+        value: &taint.value,
+        effect: &taint.effect,
+    };
+    tols.iter().any(|tol| tolerates(&tol.tol(), &t, gate))
+}
+
+/// The first toleration that tolerates `taint` (it decides NoExecute eviction timing).
+pub fn first_tolerating<'a>(
+    tols: &'a [WorkloadToleration],
+    taint: &TaintSpec,
+    gate: bool,
+) -> Option<&'a WorkloadToleration> {
+    let t = TaintRef {
+        key: &taint.key,
+        value: &taint.value,
+        effect: &taint.effect,
+    };
+    tols.iter().find(|tol| tolerates(&tol.tol(), &t, gate))
+}
+
+fn parse_label_int(s: &str) -> Option<i64> {
+    s.parse::<i64>().ok()
+}
+
+fn requirement_matches(pool: &Pool, r: &Requirement) -> bool {
+    let label = pool.label(&r.key);
+    match r.operator.as_str() {
+        "In" => match label {
+            Some(LabelValues::Any) => true,
+            Some(LabelValues::OneOf(vs)) => vs.iter().any(|v| r.values.contains(v)),
+            None => false,
+        },
+        "NotIn" => match label {
+            None | Some(LabelValues::Any) => true,
+            Some(LabelValues::OneOf(vs)) => vs.iter().any(|v| !r.values.contains(v)),
+        },
+        "Exists" => label.is_some(),
+        "DoesNotExist" => label.is_none(),
+        "Gt" | "Lt" => {
+            let [want] = r.values.as_slice() else {
+                return false;
+            };
+            let Some(want) = parse_label_int(want) else {
+                return false;
+            };
+            match label {
+                Some(LabelValues::Any) => true,
+                Some(LabelValues::OneOf(vs)) => {
+                    vs.iter().filter_map(|v| parse_label_int(v)).any(|v| {
+                        if r.operator == "Gt" {
+                            v > want
+                        } else {
+                            v < want
+                        }
+                    })
+                }
+                None => false,
+            }
+        }
+        _ => false,
+    }
+}
+
+fn field_matches(pool: &Pool, r: &Requirement) -> bool {
+    if r.key != "metadata.name" {
+        return false;
+    }
+    let [name] = r.values.as_slice() else {
+        return false;
+    };
+    match r.operator.as_str() {
+        "In" => pool.nodes.iter().any(|n| n == name),
+        "NotIn" => pool.nodes.is_empty() || pool.nodes.iter().any(|n| n != name),
+        _ => false,
+    }
+}
+
+fn term_matches(pool: &Pool, term: &Term) -> bool {
+    if term.expressions.is_empty() && term.fields.is_empty() {
+        return false;
+    }
+    term.expressions
+        .iter()
+        .all(|r| requirement_matches(pool, r))
+        && term.fields.iter().all(|r| field_matches(pool, r))
+}
+
+/// nodeSelector AND required node affinity (terms ORed).
+pub fn selector_matches(w: &Workload, pool: &Pool) -> bool {
+    let selector = w.node_selector.iter().all(|(k, v)| match pool.label(k) {
+        Some(LabelValues::Any) => true,
+        Some(LabelValues::OneOf(vs)) => vs.contains(v),
+        None => false,
+    });
+    selector
+        && w.terms
+            .as_ref()
+            .is_none_or(|terms| terms.iter().any(|t| term_matches(pool, t)))
+}
+
+/// Every reason `pool` rejects `w`; empty when it admits it.
+pub fn evaluate(w: &Workload, tols: &[WorkloadToleration], pool: &Pool, gate: bool) -> Vec<Reason> {
+    let mut reasons = Vec::new();
+    for (i, t) in pool.blocking_taints() {
+        if !tolerated(tols, &t.taint, gate) {
+            reasons.push(Reason::Taint(i));
+        }
+    }
+    if pool.unschedulable {
+        let cordon = TaintSpec {
+            key: "node.kubernetes.io/unschedulable".to_string(),
+            value: String::new(),
+            effect: "NoSchedule".to_string(),
+        };
+        if !tolerated(tols, &cordon, gate) {
+            reasons.push(Reason::Unschedulable);
+        }
+    }
+    if !selector_matches(w, pool) {
+        reasons.push(Reason::Selector);
+    }
+    reasons
+}
+
+/// The verdict for every (workload, pool) pair.
+pub struct Evaluation {
+    /// `fits[w][p]`: reasons pool `p` rejects workload `w`.
+    pub fits: Vec<std::sync::Arc<Vec<Vec<Reason>>>>,
+}
+
+type Signature = (
+    Vec<(String, String, String, String)>,
+    bool,
+    bool,
+    Vec<(String, String)>,
+    Option<Vec<Term>>,
+);
+
+fn signature(w: &Workload) -> Signature {
+    (
+        w.tolerations
+            .iter()
+            .map(|t| {
+                (
+                    t.key.clone(),
+                    t.operator.clone(),
+                    t.value.clone(),
+                    t.effect.clone(),
+                )
+            })
+            .collect(),
+        w.daemonset,
+        w.host_network,
+        w.node_selector.clone(),
+        w.terms.clone(),
+    )
+}
+
+impl Evaluation {
+    pub fn run(inv: &Inventory, workloads: &[Workload], settings: &Settings) -> Self {
+        let gate = settings.comparison_operators;
+        let mut cache: HashMap<Signature, std::sync::Arc<Vec<Vec<Reason>>>> = HashMap::new();
+        let fits = workloads
+            .iter()
+            .map(|w| {
+                let sig = signature(w);
+                if let Some(hit) = cache.get(&sig) {
+                    return std::sync::Arc::clone(hit);
+                }
+                let tols = effective_tolerations(w);
+                let verdicts = std::sync::Arc::new(
+                    inv.pools
+                        .iter()
+                        .map(|p| evaluate(w, &tols, p, gate))
+                        .collect::<Vec<_>>(),
+                );
+                cache.insert(sig, std::sync::Arc::clone(&verdicts));
+                verdicts
+            })
+            .collect();
+        Evaluation { fits }
+    }
+}
+
+/// Is `t` one of the tolerations a test can ignore because it names a well-known key?
+pub fn is_well_known_key(key: &str) -> bool {
+    WELL_KNOWN_TAINT_KEYS.contains(&key) || key.starts_with("node.kubernetes.io/")
+}
+
+/// Convenience for rules: the matching view of a toleration.
+pub fn tol_of(t: &WorkloadToleration) -> Tol<'_> {
+    t.tol()
+}

@@ -1,0 +1,675 @@
+//! The inventory: node pools declared anywhere in the run (Node objects and live dumps,
+//! Karpenter NodePools, eksctl ClusterConfigs, kubeadm and kubelet configuration, Cluster API
+//! machines, taintlint's own Inventory files) and the scheduling signature of every workload.
+//! Extracted per file into owned values, so a file's YAML tree can be dropped right away.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::diagnostic::ObjectId;
+use crate::load::yaml::Node;
+use crate::load::{SourceFile, Span};
+use crate::model::{Object, PodSpec, Schema};
+
+/// A place in a file.
+#[derive(Clone, Debug)]
+pub struct Loc {
+    pub source: Arc<SourceFile>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TaintSpec {
+    pub key: String,
+    pub value: String,
+    pub effect: String,
+}
+
+impl TaintSpec {
+    /// `key=value:Effect`, as `kubectl taint` writes it.
+    pub fn display(&self) -> String {
+        let mut s = self.key.clone();
+        if !self.value.is_empty() {
+            s.push('=');
+            s.push_str(&self.value);
+        }
+        if !self.effect.is_empty() {
+            s.push(':');
+            s.push_str(&self.effect);
+        }
+        s
+    }
+
+    /// `{key: value}`, the scheduler's way of naming an untolerated taint.
+    pub fn scheduler_form(&self) -> String {
+        format!("{{{}: {}}}", self.key, self.value)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct PoolTaint {
+    pub taint: TaintSpec,
+    pub loc: Option<Loc>,
+    /// Karpenter `startupTaints`: pods need not tolerate them.
+    pub startup: bool,
+}
+
+/// What a pool's nodes may carry under one label key.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LabelValues {
+    /// Present, with a value the declaration does not fix.
+    Any,
+    /// Present, with one of these values.
+    OneOf(Vec<String>),
+}
+
+/// One declared node or node template, before grouping into pools.
+#[derive(Clone, Debug)]
+pub struct NodeDecl {
+    /// Where it comes from: `Node`, `NodePool`, `eksctl nodeGroup`, ...
+    pub origin: &'static str,
+    pub name: String,
+    /// A real Node object (its name is a node name).
+    pub is_node: bool,
+    pub labels: BTreeMap<String, LabelValues>,
+    pub label_locs: BTreeMap<String, Loc>,
+    pub taints: Vec<PoolTaint>,
+    pub unschedulable: bool,
+    /// Well-known labels (`kubernetes.io/hostname`, zone, instance type...) that a template
+    /// does not constrain exist with some value on its nodes.
+    pub open_labels: bool,
+    pub loc: Loc,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Requirement {
+    pub key: String,
+    pub operator: String,
+    pub values: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Term {
+    pub expressions: Vec<Requirement>,
+    pub fields: Vec<Requirement>,
+}
+
+#[derive(Clone, Debug)]
+pub struct WorkloadToleration {
+    pub key: String,
+    pub operator: String,
+    pub value: String,
+    pub effect: String,
+    pub seconds: Option<i64>,
+    /// The toleration's key (or the toleration) in its file.
+    pub span: Span,
+    pub path: String,
+}
+
+impl WorkloadToleration {
+    pub fn tol(&self) -> crate::analysis::matching::Tol<'_> {
+        crate::analysis::matching::Tol {
+            key: &self.key,
+            operator: &self.operator,
+            value: &self.value,
+            effect: &self.effect,
+        }
+    }
+
+    pub fn display(&self) -> String {
+        let mut s = if self.key.is_empty() {
+            "*".to_string()
+        } else {
+            self.key.clone()
+        };
+        match self.operator.as_str() {
+            "Exists" => {}
+            "Lt" | "Gt" => {
+                s.push_str(&format!(" {} {}", self.operator, self.value));
+            }
+            _ => {
+                s.push('=');
+                s.push_str(&self.value);
+            }
+        }
+        s.push(':');
+        s.push_str(if self.effect.is_empty() {
+            "*"
+        } else {
+            &self.effect
+        });
+        s
+    }
+}
+
+/// The scheduling signature of one pod spec.
+#[derive(Clone, Debug)]
+pub struct Workload {
+    pub object: ObjectId,
+    pub kind: String,
+    pub daemonset: bool,
+    pub source: Arc<SourceFile>,
+    /// Where to point when the whole workload is meant (its `kind`, or the tolerations).
+    pub anchor: Span,
+    pub selector_span: Option<Span>,
+    pub spec_path: String,
+    pub tolerations: Vec<WorkloadToleration>,
+    pub node_selector: Vec<(String, String)>,
+    /// Required node affinity terms; `None` when absent.
+    pub terms: Option<Vec<Term>>,
+    pub node_name: Option<(String, Span)>,
+    pub host_network: bool,
+}
+
+/// Labels that make nodes of a pool identifiable, in order of preference, for pool names.
+pub const POOL_NAME_LABELS: &[&str] = &[
+    "karpenter.sh/nodepool",
+    "eks.amazonaws.com/nodegroup",
+    "alpha.eksctl.io/nodegroup-name",
+    "cloud.google.com/gke-nodepool",
+    "kubernetes.azure.com/agentpool",
+    "agentpool",
+    "node.kubernetes.io/instance-type",
+];
+
+/// Well-known labels every node carries or a provisioner chooses.
+pub fn is_well_known_label(key: &str) -> bool {
+    matches!(
+        key,
+        "kubernetes.io/hostname"
+            | "kubernetes.io/os"
+            | "kubernetes.io/arch"
+            | "beta.kubernetes.io/os"
+            | "beta.kubernetes.io/arch"
+            | "topology.kubernetes.io/zone"
+            | "topology.kubernetes.io/region"
+            | "failure-domain.beta.kubernetes.io/zone"
+            | "failure-domain.beta.kubernetes.io/region"
+            | "node.kubernetes.io/instance-type"
+            | "beta.kubernetes.io/instance-type"
+    ) || key.starts_with("karpenter.k8s.aws/")
+        || key.starts_with("karpenter.sh/")
+}
+
+fn text(n: Option<&Node>) -> String {
+    match n {
+        Some(n) if !n.is_null() => n.text().unwrap_or("").to_string(),
+        _ => String::new(),
+    }
+}
+
+fn loc(source: &Arc<SourceFile>, span: Span) -> Loc {
+    Loc {
+        source: Arc::clone(source),
+        span,
+    }
+}
+
+fn taint_list(list: Option<&Node>, source: &Arc<SourceFile>, startup: bool) -> Vec<PoolTaint> {
+    list.and_then(Node::as_seq)
+        .unwrap_or_default()
+        .iter()
+        .filter(|t| t.as_map().is_some())
+        .map(|t| PoolTaint {
+            taint: TaintSpec {
+                key: text(t.get("key")),
+                value: text(t.get("value")),
+                effect: text(t.get("effect")),
+            },
+            loc: Some(loc(source, t.span)),
+            startup,
+        })
+        .collect()
+}
+
+fn label_map(
+    map: Option<&Node>,
+    source: &Arc<SourceFile>,
+    labels: &mut BTreeMap<String, LabelValues>,
+    locs: &mut BTreeMap<String, Loc>,
+) {
+    for (k, v) in map.and_then(Node::as_map).unwrap_or_default() {
+        let Some(key) = k.text() else { continue };
+        labels.insert(key.to_string(), LabelValues::OneOf(vec![text(Some(v))]));
+        locs.insert(key.to_string(), loc(source, k.span.cover(v.span)));
+    }
+}
+
+/// The control-plane taint kubeadm applies when `nodeRegistration.taints` is omitted.
+fn kubeadm_default_taint() -> PoolTaint {
+    PoolTaint {
+        taint: TaintSpec {
+            key: "node-role.kubernetes.io/control-plane".to_string(),
+            value: String::new(),
+            effect: "NoSchedule".to_string(),
+        },
+        loc: None,
+        startup: false,
+    }
+}
+
+/// Node declarations in one object.
+pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl> {
+    let node = object.node;
+    let name = object.id.name.clone().unwrap_or_default();
+    let obj_loc = loc(
+        source,
+        node.path(&["metadata", "name"])
+            .map_or(node.span, |n| n.span),
+    );
+    let mut out = Vec::new();
+    let mut decl = |origin: &'static str,
+                    name: String,
+                    is_node: bool,
+                    labels: BTreeMap<String, LabelValues>,
+                    label_locs: BTreeMap<String, Loc>,
+                    taints: Vec<PoolTaint>,
+                    at: Loc| {
+        out.push(NodeDecl {
+            origin,
+            name,
+            is_node,
+            labels,
+            label_locs,
+            taints,
+            unschedulable: false,
+            open_labels: !is_node,
+            loc: at,
+        });
+    };
+    match (object.kind, object.group) {
+        ("Node", "") => {
+            let mut labels = BTreeMap::new();
+            let mut locs = BTreeMap::new();
+            label_map(object.labels, source, &mut labels, &mut locs);
+            let taints = taint_list(node.path(&["spec", "taints"]), source, false);
+            decl("Node", name, true, labels, locs, taints, obj_loc);
+            if let Some(last) = out.last_mut() {
+                last.unschedulable = object.unschedulable.and_then(Node::text) == Some("true");
+            }
+        }
+        ("NodePool", "karpenter.sh") => {
+            let tmpl = node.path(&["spec", "template"]);
+            let mut labels = BTreeMap::new();
+            let mut locs = BTreeMap::new();
+            label_map(
+                tmpl.and_then(|t| t.path(&["metadata", "labels"])),
+                source,
+                &mut labels,
+                &mut locs,
+            );
+            for req in tmpl
+                .and_then(|t| t.path(&["spec", "requirements"]))
+                .and_then(Node::as_seq)
+                .unwrap_or_default()
+            {
+                let key = text(req.get("key"));
+                let values: Vec<String> = req
+                    .get("values")
+                    .and_then(Node::as_seq)
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|v| text(Some(v)))
+                    .collect();
+                match text(req.get("operator")).as_str() {
+                    "In" if !values.is_empty() => {
+                        labels.insert(key.clone(), LabelValues::OneOf(values));
+                    }
+                    "Exists" | "NotIn" | "Gt" | "Lt" => {
+                        labels.entry(key.clone()).or_insert(LabelValues::Any);
+                    }
+                    _ => continue,
+                }
+                locs.insert(key, loc(source, req.span));
+            }
+            labels.insert(
+                "karpenter.sh/nodepool".to_string(),
+                LabelValues::OneOf(vec![name.clone()]),
+            );
+            let spec = tmpl.and_then(|t| t.get("spec"));
+            let mut taints = taint_list(spec.and_then(|s| s.get("taints")), source, false);
+            taints.extend(taint_list(
+                spec.and_then(|s| s.get("startupTaints")),
+                source,
+                true,
+            ));
+            decl("NodePool", name, false, labels, locs, taints, obj_loc);
+        }
+        ("ClusterConfig", "eksctl.io") => {
+            for (list, origin) in [
+                ("nodeGroups", "eksctl nodeGroup"),
+                ("managedNodeGroups", "eksctl managedNodeGroup"),
+            ] {
+                for ng in node.get(list).and_then(Node::as_seq).unwrap_or_default() {
+                    let ng_name = text(ng.get("name"));
+                    let mut labels = BTreeMap::new();
+                    let mut locs = BTreeMap::new();
+                    label_map(ng.get("labels"), source, &mut labels, &mut locs);
+                    labels.insert(
+                        "alpha.eksctl.io/nodegroup-name".to_string(),
+                        LabelValues::OneOf(vec![ng_name.clone()]),
+                    );
+                    if origin == "eksctl managedNodeGroup" {
+                        labels.insert(
+                            "eks.amazonaws.com/nodegroup".to_string(),
+                            LabelValues::OneOf(vec![ng_name.clone()]),
+                        );
+                    }
+                    let taints = eksctl_taints(ng.get("taints"), source);
+                    let at = loc(source, ng.get("name").map_or(ng.span, |n| n.span));
+                    decl(origin, ng_name, false, labels, locs, taints, at);
+                }
+            }
+        }
+        ("InitConfiguration" | "JoinConfiguration", "kubeadm.k8s.io") => {
+            let control_plane =
+                object.kind == "InitConfiguration" || node.get("controlPlane").is_some();
+            let reg = node.get("nodeRegistration");
+            let taints_node = reg.and_then(|r| r.get("taints")).filter(|t| !t.is_null());
+            let taints = match taints_node {
+                Some(list) => taint_list(Some(list), source, false),
+                None if control_plane => vec![kubeadm_default_taint()],
+                None => Vec::new(),
+            };
+            let node_name = text(reg.and_then(|r| r.get("name")));
+            let label = if control_plane {
+                "kubeadm control plane"
+            } else {
+                "kubeadm worker"
+            };
+            let at = loc(
+                source,
+                reg.map_or(object.node.span, |r| {
+                    r.entry("taints").map_or(r.span, |(k, _)| k.span)
+                }),
+            );
+            let pool_name = if node_name.is_empty() {
+                label.to_string()
+            } else {
+                node_name
+            };
+            decl(
+                "kubeadm",
+                pool_name,
+                false,
+                BTreeMap::new(),
+                BTreeMap::new(),
+                taints,
+                at,
+            );
+        }
+        ("KubeletConfiguration", "kubelet.config.k8s.io") => {
+            if let Some(list) = node.get("registerWithTaints") {
+                let taints = taint_list(Some(list), source, false);
+                let at = loc(source, list.span);
+                decl(
+                    "KubeletConfiguration",
+                    if name.is_empty() {
+                        "kubelet".to_string()
+                    } else {
+                        name
+                    },
+                    false,
+                    BTreeMap::new(),
+                    BTreeMap::new(),
+                    taints,
+                    at,
+                );
+            }
+        }
+        ("Machine", "cluster.x-k8s.io") => {
+            let taints = taint_list(node.path(&["spec", "taints"]), source, false);
+            decl(
+                "Cluster API Machine",
+                name,
+                false,
+                BTreeMap::new(),
+                BTreeMap::new(),
+                taints,
+                obj_loc,
+            );
+        }
+        ("MachineSet" | "MachineDeployment", "cluster.x-k8s.io") => {
+            let tmpl = node.path(&["spec", "template"]);
+            let mut labels = BTreeMap::new();
+            let mut locs = BTreeMap::new();
+            label_map(
+                tmpl.and_then(|t| t.path(&["metadata", "labels"])),
+                source,
+                &mut labels,
+                &mut locs,
+            );
+            let taints = taint_list(
+                tmpl.and_then(|t| t.path(&["spec", "taints"])),
+                source,
+                false,
+            );
+            let origin = if object.kind == "MachineSet" {
+                "Cluster API MachineSet"
+            } else {
+                "Cluster API MachineDeployment"
+            };
+            decl(origin, name, false, labels, locs, taints, obj_loc);
+        }
+        ("KubeadmConfigTemplate", "bootstrap.cluster.x-k8s.io") => {
+            let reg = node.path(&[
+                "spec",
+                "template",
+                "spec",
+                "joinConfiguration",
+                "nodeRegistration",
+            ]);
+            if let Some(list) = reg.and_then(|r| r.get("taints")) {
+                let taints = taint_list(Some(list), source, false);
+                decl(
+                    "KubeadmConfigTemplate",
+                    name,
+                    false,
+                    BTreeMap::new(),
+                    BTreeMap::new(),
+                    taints,
+                    obj_loc,
+                );
+            }
+        }
+        ("KubeadmControlPlane", "controlplane.cluster.x-k8s.io") => {
+            let spec = node.path(&["spec", "kubeadmConfigSpec"]);
+            let reg = spec
+                .and_then(|s| s.path(&["initConfiguration", "nodeRegistration"]))
+                .or_else(|| spec.and_then(|s| s.path(&["joinConfiguration", "nodeRegistration"])));
+            let taints = match reg.and_then(|r| r.get("taints")).filter(|t| !t.is_null()) {
+                Some(list) => taint_list(Some(list), source, false),
+                None => vec![kubeadm_default_taint()],
+            };
+            decl(
+                "KubeadmControlPlane",
+                name,
+                false,
+                BTreeMap::new(),
+                BTreeMap::new(),
+                taints,
+                obj_loc,
+            );
+        }
+        ("Inventory", "taintlint.dev") => {
+            for pool in node.get("pools").and_then(Node::as_seq).unwrap_or_default() {
+                let pool_name = text(pool.get("name"));
+                let mut labels = BTreeMap::new();
+                let mut locs = BTreeMap::new();
+                label_map(pool.get("labels"), source, &mut labels, &mut locs);
+                let mut taints = Vec::new();
+                for t in pool
+                    .get("taints")
+                    .and_then(Node::as_seq)
+                    .unwrap_or_default()
+                {
+                    if let Some(spec) = t.text().and_then(|s| parse_taint_spec(s).ok()) {
+                        taints.push(PoolTaint {
+                            taint: spec,
+                            loc: Some(loc(source, t.span)),
+                            startup: false,
+                        });
+                    }
+                }
+                let at = loc(source, pool.get("name").map_or(pool.span, |n| n.span));
+                decl("Inventory", pool_name, false, labels, locs, taints, at);
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// eksctl taints: the list form `- {key, value, effect}` or the deprecated map form
+/// `{key: "value:Effect"}`.
+fn eksctl_taints(node: Option<&Node>, source: &Arc<SourceFile>) -> Vec<PoolTaint> {
+    let Some(node) = node else { return Vec::new() };
+    if node.as_seq().is_some() {
+        return taint_list(Some(node), source, false);
+    }
+    node.as_map()
+        .unwrap_or_default()
+        .iter()
+        .map(|(k, v)| {
+            let raw = text(Some(v));
+            let (value, effect) = raw.rsplit_once(':').unwrap_or((raw.as_str(), ""));
+            PoolTaint {
+                taint: TaintSpec {
+                    key: k.text().unwrap_or("").to_string(),
+                    value: value.to_string(),
+                    effect: effect.to_string(),
+                },
+                loc: Some(loc(source, k.span.cover(v.span))),
+                startup: false,
+            }
+        })
+        .collect()
+}
+
+/// Parses `key[=value]:Effect` with `kubectl taint`'s checks and messages (SEMANTICS §2.3):
+/// effect, then value, then key; the first failure is returned.
+pub fn parse_taint_spec(spec: &str) -> Result<TaintSpec, String> {
+    let settings = crate::settings::Settings::default();
+    let parts: Vec<&str> = spec.split(':').collect();
+    if parts.len() != 2 {
+        return Err(format!("invalid taint spec: {spec}"));
+    }
+    let effect = parts[1];
+    if !matches!(effect, "NoSchedule" | "PreferNoSchedule" | "NoExecute") {
+        return Err(format!(
+            "invalid taint effect: {effect}, unsupported taint effect"
+        ));
+    }
+    let kv: Vec<&str> = parts[0].split('=').collect();
+    if kv.len() > 2 {
+        return Err(format!("invalid taint spec: {spec}"));
+    }
+    let key = kv[0];
+    let value = kv.get(1).copied().unwrap_or("");
+    if kv.len() == 2 {
+        let errs = crate::analysis::validation::label_value_errors(value, &settings);
+        if !errs.is_empty() {
+            return Err(format!("invalid taint spec: {spec}, {}", errs.join("; ")));
+        }
+    }
+    let errs = crate::analysis::validation::label_key_errors(key, &settings);
+    if !errs.is_empty() {
+        return Err(format!("invalid taint spec: {spec}, {}", errs.join("; ")));
+    }
+    Ok(TaintSpec {
+        key: key.to_string(),
+        value: value.to_string(),
+        effect: effect.to_string(),
+    })
+}
+
+fn requirements(list: Option<&Node>) -> Vec<Requirement> {
+    list.and_then(Node::as_seq)
+        .unwrap_or_default()
+        .iter()
+        .map(|r| Requirement {
+            key: text(r.get("key")),
+            operator: text(r.get("operator")),
+            values: r
+                .get("values")
+                .and_then(Node::as_seq)
+                .unwrap_or_default()
+                .iter()
+                .map(|v| text(Some(v)))
+                .collect(),
+        })
+        .collect()
+}
+
+/// The scheduling signature of each pod spec of a workload object.
+pub fn workloads(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<Workload> {
+    // Only specs the scheduler will see: built-in workloads and pod-creating custom resources.
+    if object.pod_specs.is_empty() || object.kind == "RuntimeClass" {
+        return Vec::new();
+    }
+    object
+        .pod_specs
+        .iter()
+        .map(|spec| workload(object, spec, source))
+        .collect()
+}
+
+fn workload(object: &Object<'_>, spec: &PodSpec<'_>, source: &Arc<SourceFile>) -> Workload {
+    let tolerations = spec
+        .tolerations
+        .iter()
+        .map(|t| WorkloadToleration {
+            key: t.key().to_string(),
+            operator: t.operator().to_string(),
+            value: t.value().to_string(),
+            effect: t.effect().to_string(),
+            seconds: t.seconds(),
+            span: t.key.map_or(t.node.span, |k| k.entry_span()),
+            path: t.path.clone(),
+        })
+        .collect();
+    let node_selector = spec
+        .node_selector
+        .and_then(|f| f.value.as_map())
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|(k, v)| Some((k.text()?.to_string(), text(Some(v)))))
+        .collect();
+    let terms = spec.required_affinity().map(|req| {
+        req.get("nodeSelectorTerms")
+            .and_then(Node::as_seq)
+            .unwrap_or_default()
+            .iter()
+            .map(|t| Term {
+                expressions: requirements(t.get("matchExpressions")),
+                fields: requirements(t.get("matchFields")),
+            })
+            .collect()
+    });
+    let kind_span = object
+        .node
+        .entry("kind")
+        .map_or(object.node.span, |(_, v)| v.span);
+    let anchor = spec.tolerations_list.map_or(kind_span, |f| f.key.span);
+    let selector_span = spec
+        .node_selector
+        .map(|f| f.key.span)
+        .or_else(|| spec.affinity.map(|f| f.key.span));
+    Workload {
+        object: object.id.clone(),
+        kind: object.kind.to_string(),
+        daemonset: object.kind == "DaemonSet" && matches!(object.schema, Schema::Builtin { .. }),
+        source: Arc::clone(source),
+        anchor,
+        selector_span,
+        spec_path: spec.path.clone(),
+        tolerations,
+        node_selector,
+        terms,
+        node_name: spec
+            .node_name
+            .and_then(|f| Some((f.str()?.to_string(), f.span())))
+            .filter(|(n, _)| !n.is_empty()),
+        host_network: spec.host_network,
+    }
+}

@@ -1,0 +1,21 @@
+//! `nodename-bypasses-taint`: `nodeName` binds a pod to a node whose NoSchedule taint it does
+//! not tolerate; the kubelet only checks NoExecute taints, so the taint is silently bypassed
+//! (SEMANTICS §3.3).
+
+use crate::diagnostic::{Finding, Severity};
+
+use super::nodename_untolerated_noexecute::check_effect;
+use super::{Category, CrossCtx, RuleMeta};
+
+pub static META: RuleMeta = RuleMeta {
+    name: "nodename-bypasses-taint",
+    summary: "`nodeName` silently bypasses a NoSchedule taint of its node",
+    category: Category::Scheduling,
+    severity: Severity::Warning,
+    enabled: true,
+    docs: include_str!("../../rules/nodename-bypasses-taint.md"),
+};
+
+pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
+    check_effect(ctx, out, "NoSchedule", &META);
+}

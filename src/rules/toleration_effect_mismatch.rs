@@ -1,0 +1,86 @@
+//! `toleration-effect-mismatch`: key and value match a pool's taint but the effect does not,
+//! so the taint still repels (NoSchedule) or evicts (NoExecute) the pod.
+
+use crate::analysis::crossref::first_tolerating;
+use crate::analysis::matching::{TaintRef, tolerates};
+use crate::diagnostic::{Finding, Related, Severity};
+
+use super::{Category, CrossCtx, RuleMeta};
+
+pub static META: RuleMeta = RuleMeta {
+    name: "toleration-effect-mismatch",
+    summary: "A toleration matches a pool's taint by key and value but not by effect",
+    category: Category::Scheduling,
+    severity: Severity::Warning,
+    enabled: true,
+    docs: include_str!("../../rules/toleration-effect-mismatch.md"),
+};
+
+pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
+    let gate = ctx.settings.comparison_operators;
+    for w in ctx.workloads {
+        for t in &w.tolerations {
+            if t.effect.is_empty() || t.key.is_empty() {
+                continue;
+            }
+            // The same toleration without its effect: what it would match by key and value.
+            let mut loose = t.tol();
+            loose.effect = "";
+            let mut seen = Vec::new();
+            for (pool, pt) in ctx.inventory.all_taints() {
+                if pt.taint.effect == t.effect || pt.startup {
+                    continue;
+                }
+                let taint = TaintRef {
+                    key: &pt.taint.key,
+                    value: &pt.taint.value,
+                    effect: &pt.taint.effect,
+                };
+                if !tolerates(&loose, &taint, gate) {
+                    continue;
+                }
+                // Another toleration of the pod may cover this taint.
+                if first_tolerating(&w.tolerations, &pt.taint, gate).is_some() {
+                    continue;
+                }
+                if seen.contains(&pt.taint) {
+                    continue;
+                }
+                seen.push(pt.taint.clone());
+                let consequence = match pt.taint.effect.as_str() {
+                    "NoExecute" => "the taint still keeps the pod off these nodes and evicts it",
+                    "NoSchedule" => "the taint still keeps the pod off these nodes",
+                    _ => "the scheduler still prefers other nodes",
+                };
+                let mut f = Finding::new(
+                    META.name,
+                    META.severity,
+                    format!(
+                        "toleration `{}` has effect `{}`, but the taint `{}` of {} is `{}`: {consequence}",
+                        t.display(),
+                        t.effect,
+                        pt.taint.display(),
+                        pool.title(),
+                        pt.taint.effect
+                    ),
+                )
+                .primary(t.span, "effect does not match the taint")
+                .help(format!(
+                    "set `effect: {}`, or remove `effect` to tolerate every effect of this key",
+                    pt.taint.effect
+                ))
+                .field(t.path.clone())
+                .in_file(&w.source);
+                if let Some(loc) = &pt.loc {
+                    f.related.push(Related {
+                        source: loc.source.clone(),
+                        span: loc.span,
+                        message: format!("taint `{}`", pt.taint.display()),
+                    });
+                }
+                f.object = Some(w.object.clone());
+                out.push(f);
+            }
+        }
+    }
+}

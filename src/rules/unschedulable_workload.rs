@@ -1,0 +1,113 @@
+//! `unschedulable-workload`: no node pool of the inventory admits the pod. The message has
+//! the scheduler's shape (`0/3 node pools can run this pod: ...`), and related locations
+//! point at each blocking taint or label.
+
+use std::collections::BTreeMap;
+
+use crate::analysis::crossref::Reason;
+use crate::diagnostic::{Finding, Related, Severity};
+
+use super::{Category, CrossCtx, RuleMeta};
+
+pub static META: RuleMeta = RuleMeta {
+    name: "unschedulable-workload",
+    summary: "No node pool in the inventory can run this pod (untolerated taints, selector, cordon)",
+    category: Category::Scheduling,
+    severity: Severity::Error,
+    enabled: true,
+    docs: include_str!("../../rules/unschedulable-workload.md"),
+};
+
+pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
+    let pools = &ctx.inventory.pools;
+    if pools.is_empty() {
+        return;
+    }
+    for (w, fits) in ctx.workloads.iter().zip(&ctx.eval.fits) {
+        // Pods bound with nodeName bypass the scheduler (see the nodename rules).
+        if w.node_name.is_some() || fits.iter().any(Vec::is_empty) {
+            continue;
+        }
+        let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+        let mut related = Vec::new();
+        for (pool, reasons) in pools.iter().zip(fits.iter()) {
+            for r in reasons {
+                let (phrase, loc, note) = match r {
+                    Reason::Taint(i) => {
+                        let t = &pool.taints[*i];
+                        (
+                            format!("untolerated taint {}", t.taint.scheduler_form()),
+                            t.loc.clone(),
+                            format!("taint `{}` of {}", t.taint.display(), pool.title()),
+                        )
+                    }
+                    Reason::Selector => (
+                        "didn't match the pod's node affinity/selector".to_string(),
+                        Some(pool.loc.clone()),
+                        format!("{} has no matching labels", pool.title()),
+                    ),
+                    Reason::Unschedulable => (
+                        "unschedulable (cordoned)".to_string(),
+                        Some(pool.loc.clone()),
+                        format!("{} is cordoned", pool.title()),
+                    ),
+                };
+                *counts.entry(phrase).or_default() += 1;
+                if let Some(loc) = loc
+                    && related.len() < 12
+                {
+                    related.push(Related {
+                        source: loc.source,
+                        span: loc.span,
+                        message: note,
+                    });
+                }
+            }
+        }
+        let mut parts: Vec<(usize, String)> = counts.into_iter().map(|(p, n)| (n, p)).collect();
+        parts.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        let detail = parts
+            .iter()
+            .map(|(n, p)| {
+                let verb = if p.starts_with("didn't") || p.starts_with("unschedulable") {
+                    ""
+                } else if *n == 1 {
+                    "has "
+                } else {
+                    "have "
+                };
+                if p.starts_with("unschedulable") {
+                    format!("{n} {} {p}", if *n == 1 { "is" } else { "are" })
+                } else {
+                    format!("{n} {verb}{p}")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        let selector_only = parts.iter().all(|(_, p)| p.starts_with("didn't"));
+        let span = if selector_only {
+            w.selector_span.unwrap_or(w.anchor)
+        } else {
+            w.anchor
+        };
+        let mut f = Finding::new(
+            META.name,
+            META.severity,
+            format!(
+                "0/{} node pools can run this pod: {detail}",
+                pools.len()
+            ),
+        )
+        .primary(span, "no pool admits this pod")
+        .help(if selector_only {
+            "no pool carries the labels this pod selects; fix `nodeSelector`/node affinity, or label a pool to match"
+        } else {
+            "tolerate the pool's taints (and select its labels), or add a pool this pod can use; run `taintlint explain` for the reasons per pool"
+        })
+        .field(w.spec_path.clone())
+        .in_file(&w.source);
+        f.object = Some(w.object.clone());
+        f.related = related;
+        out.push(f);
+    }
+}
