@@ -1,0 +1,175 @@
+//! Per-rule fixtures: `testdata/rules/<rule>/{valid,invalid}.yaml`, linted with only that rule
+//! selected. `valid.yaml` must produce none of the rule's findings; in `invalid.yaml` the set of
+//! lines where the rule's findings start must equal the set of lines marked
+//! `# expect: <rule>`. The human output and a compact `line:col rule field | api_error` listing
+//! of every invalid fixture are snapshotted.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use taintlint::diagnostic::Finding;
+use taintlint::lint::{LintOptions, lint_source};
+use taintlint::load::SourceFile;
+use taintlint::report::{self, Format, HumanOptions, Summary};
+use taintlint::rules::{RULES, RuleSet};
+
+fn rules_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/rules")
+}
+
+/// Every fixture directory, sorted by name.
+fn fixture_dirs() -> Vec<(String, PathBuf)> {
+    let mut dirs: Vec<(String, PathBuf)> = std::fs::read_dir(rules_dir())
+        .expect("testdata/rules")
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| p.is_dir())
+        .map(|p| {
+            let name = p
+                .file_name()
+                .and_then(|n| n.to_str())
+                .expect("utf-8 name")
+                .to_string();
+            (name, p)
+        })
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+/// The path as the report shows it: relative to the crate, with `/`.
+fn display(path: &Path) -> String {
+    path.strip_prefix(env!("CARGO_MANIFEST_DIR"))
+        .unwrap_or(path)
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+/// Lints one fixture with only `rule` selected; findings sorted as the CLI sorts them.
+fn lint(rule: &str, path: &Path) -> (String, Vec<Finding>) {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let opts = LintOptions {
+        rules: RuleSet::resolve(&[rule.to_string()], &[])
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display())),
+        ..Default::default()
+    };
+    let source = SourceFile::new(display(path), text.clone());
+    let mut findings: Vec<Finding> = lint_source(&source, &opts)
+        .findings
+        .into_iter()
+        .filter(|f| f.rule == rule)
+        .collect();
+    findings.sort_by_cached_key(Finding::sort_key);
+    (text, findings)
+}
+
+fn expected_lines(rule: &str, text: &str) -> BTreeSet<usize> {
+    let marker = format!("# expect: {rule}");
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| l.contains(&marker))
+        .map(|(i, _)| i + 1)
+        .collect()
+}
+
+fn human(findings: &[Finding]) -> String {
+    let mut summary = Summary {
+        files: 1,
+        ..Summary::default()
+    };
+    summary.count(findings);
+    let mut buf = Vec::new();
+    report::write(
+        Format::Human,
+        findings,
+        &summary,
+        &HumanOptions::default(),
+        &mut buf,
+    )
+    .expect("write report");
+    String::from_utf8(buf).expect("utf-8 report")
+}
+
+fn compact(findings: &[Finding]) -> String {
+    let mut out = String::new();
+    for f in findings {
+        let (start, _) = f.range();
+        out.push_str(&format!(
+            "{}:{} {} {} | {}\n",
+            start.line,
+            start.column,
+            f.rule,
+            f.field.as_deref().unwrap_or("-"),
+            f.api_error.as_deref().unwrap_or("-"),
+        ));
+    }
+    out
+}
+
+#[test]
+fn fixtures_produce_exactly_the_expected_findings() {
+    let mut problems = Vec::new();
+    let dirs = fixture_dirs();
+    assert!(!dirs.is_empty(), "no fixtures in testdata/rules");
+    for (rule, dir) in &dirs {
+        if RuleSet::resolve(std::slice::from_ref(rule), &[]).is_err() {
+            problems.push(format!(
+                "testdata/rules/{rule}: no rule of that name is registered"
+            ));
+            continue;
+        }
+        let valid = dir.join("valid.yaml");
+        let (_, found) = lint(rule, &valid);
+        if !found.is_empty() {
+            let lines: BTreeSet<usize> = found.iter().map(|f| f.range().0.line).collect();
+            problems.push(format!(
+                "{}: valid fixture produces `{rule}` on lines {lines:?}",
+                display(&valid)
+            ));
+        }
+        let invalid = dir.join("invalid.yaml");
+        let (text, found) = lint(rule, &invalid);
+        let expected = expected_lines(rule, &text);
+        let got: BTreeSet<usize> = found.iter().map(|f| f.range().0.line).collect();
+        if expected.is_empty() {
+            problems.push(format!("{}: no `# expect: {rule}` line", display(&invalid)));
+        }
+        if got != expected {
+            let missing: Vec<_> = expected.difference(&got).collect();
+            let unexpected: Vec<_> = got.difference(&expected).collect();
+            problems.push(format!(
+                "{}: missing findings on lines {missing:?}, unexpected findings on lines {unexpected:?}",
+                display(&invalid)
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn invalid_fixtures_snapshots() {
+    for (rule, dir) in fixture_dirs() {
+        let (_, findings) = lint(&rule, &dir.join("invalid.yaml"));
+        insta::with_settings!({ snapshot_suffix => rule.clone() }, {
+            insta::assert_snapshot!("invalid_human", human(&findings));
+            insta::assert_snapshot!("invalid_compact", compact(&findings));
+        });
+    }
+}
+
+#[test]
+fn every_rule_with_a_check_has_fixtures() {
+    let mut missing = Vec::new();
+    for rule in RULES.iter().filter(|r| r.check.is_some()) {
+        let dir = rules_dir().join(rule.meta.name);
+        for file in ["valid.yaml", "invalid.yaml"] {
+            if !dir.join(file).is_file() {
+                missing.push(format!("testdata/rules/{}/{file}", rule.meta.name));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "missing fixtures:\n{}",
+        missing.join("\n")
+    );
+}
