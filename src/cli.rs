@@ -12,8 +12,9 @@ use crate::report::Format;
     version,
     about = "Static analysis of Kubernetes taints, tolerations, nodeSelector and node affinity",
     long_about = "taintlint checks Kubernetes manifests for scheduling mistakes: tolerations the API \
-server rejects, YAML 1.1 surprises, and pitfalls it accepts. Run `taintlint check` in a \
-repository, or pipe rendered output in: `helm template ./chart | taintlint check -`."
+server rejects, YAML 1.1 surprises, pitfalls it accepts, and workloads that no node pool can run. \
+Run `taintlint check` in a repository, or pipe rendered output in: \
+`helm template ./chart | taintlint check -`."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -24,6 +25,11 @@ pub struct Cli {
 pub enum Command {
     /// Lint manifests (files, directories, or `-` for stdin).
     Check(CheckArgs),
+    /// Explain where one workload can run: per node pool, every reason it cannot, its
+    /// effective tolerations and its eviction timing.
+    Explain(ExplainArgs),
+    /// Workloads × node pools: which pool can run which workload.
+    Matrix(MatrixArgs),
     /// List every rule: name, default severity, category, summary.
     Rules,
     /// Print a rule's documentation page.
@@ -48,15 +54,12 @@ pub enum ColorChoice {
     Never,
 }
 
+/// What to read: shared by `check`, `explain` and `matrix`.
 #[derive(Debug, Args)]
-pub struct CheckArgs {
+pub struct InputArgs {
     /// Files or directories to lint; `-` reads standard input.
     #[arg(default_value = ".")]
     pub paths: Vec<PathBuf>,
-
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Human, env = "TAINTLINT_FORMAT")]
-    pub format: Format,
 
     /// Name standard input in diagnostics (with `-`).
     #[arg(long, value_name = "NAME")]
@@ -79,6 +82,33 @@ pub struct CheckArgs {
     #[arg(long)]
     pub follow_links: bool,
 
+    /// Files larger than this many bytes are reported, not read.
+    #[arg(long, value_name = "BYTES", default_value_t = 64 * 1024 * 1024)]
+    pub max_file_size: u64,
+
+    /// Node pools defined elsewhere (Nodes, NodePools, eksctl/kubeadm configs, Inventory
+    /// files): used for the cross-reference, not linted as workloads (repeatable).
+    #[arg(long, value_name = "FILE")]
+    pub inventory: Vec<PathBuf>,
+
+    /// Kubernetes version whose messages and features to reproduce (1.30 to 1.37).
+    #[arg(long, value_name = "X.Y", default_value = "1.35")]
+    pub kube_version: String,
+
+    /// Feature gates, e.g. `TaintTolerationComparisonOperators=true`.
+    #[arg(long, value_name = "GATES")]
+    pub feature_gates: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human, env = "TAINTLINT_FORMAT")]
+    pub format: Format,
+
     /// Run only these rules (names, categories or `all`; comma-separated or repeated).
     #[arg(long, value_delimiter = ',', value_name = "RULE")]
     pub select: Vec<String>,
@@ -98,21 +128,38 @@ pub struct CheckArgs {
     /// Print findings only: no summary line.
     #[arg(short, long)]
     pub quiet: bool,
+}
 
-    /// Files larger than this many bytes are reported, not read.
-    #[arg(long, value_name = "BYTES", default_value_t = 64 * 1024 * 1024)]
-    pub max_file_size: u64,
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
 
-    /// Node pools defined elsewhere (Nodes, NodePools, eksctl/kubeadm configs, Inventory
-    /// files): used for the cross-reference, not linted as workloads (repeatable).
-    #[arg(long, value_name = "FILE")]
-    pub inventory: Vec<PathBuf>,
+    /// The workload: `KIND/NAMESPACE/NAME` or `KIND/NAME` (e.g. `Deployment/ml/trainer`).
+    #[arg(long, value_name = "KIND/NS/NAME", conflicts_with = "at")]
+    pub workload: Option<String>,
 
-    /// Kubernetes version whose messages and features to reproduce (1.30 to 1.37).
-    #[arg(long, value_name = "X.Y", default_value = "1.35")]
-    pub kube_version: String,
+    /// The workload defined at this place, e.g. `deploy.yaml:12`.
+    #[arg(long, value_name = "FILE:LINE")]
+    pub at: Option<String>,
+}
 
-    /// Feature gates, e.g. `TaintTolerationComparisonOperators=true`.
-    #[arg(long, value_name = "GATES")]
-    pub feature_gates: Option<String>,
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum MatrixFormat {
+    /// An aligned table for the terminal.
+    Table,
+    /// A Markdown table for PR comments and step summaries.
+    Markdown,
+    /// A Mermaid flowchart GitHub renders.
+    Mermaid,
+}
+
+#[derive(Debug, Args)]
+pub struct MatrixArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = MatrixFormat::Table)]
+    pub format: MatrixFormat,
 }

@@ -17,7 +17,7 @@ pub mod util;
 
 use std::io::{self, IsTerminal, Write};
 
-use crate::cli::{CheckArgs, Cli, ColorChoice, Command, FailOn};
+use crate::cli::{CheckArgs, Cli, ColorChoice, Command, FailOn, InputArgs};
 use crate::diagnostic::Severity;
 use crate::lint::{Input, LintOptions};
 use crate::load::walk::{self, WalkOptions};
@@ -49,6 +49,8 @@ impl std::fmt::Display for ToolError {
 pub fn run(cli: Cli, out: &mut dyn Write) -> Result<ExitStatus, ToolError> {
     match cli.command {
         Command::Check(args) => check(&args, out),
+        Command::Explain(args) => report::explain::run(&args, out),
+        Command::Matrix(args) => report::matrix::run(&args, out),
         Command::Rules => {
             list_rules(out).map_err(io_err)?;
             Ok(ExitStatus::Clean)
@@ -92,65 +94,77 @@ fn list_rules(out: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
-/// Builds the options a check run needs from its arguments.
-pub fn lint_options(args: &CheckArgs) -> Result<LintOptions, ToolError> {
+/// Builds the options a run needs from its arguments.
+pub fn lint_options(
+    input: &InputArgs,
+    select: &[String],
+    ignore: &[String],
+) -> Result<LintOptions, ToolError> {
     let mut settings = Settings {
-        minor: Settings::parse_version(&args.kube_version).map_err(ToolError)?,
+        minor: Settings::parse_version(&input.kube_version).map_err(ToolError)?,
         ..Settings::default()
     };
-    if let Some(g) = &args.feature_gates {
+    if let Some(g) = &input.feature_gates {
         settings.apply_feature_gates(g).map_err(ToolError)?;
     }
     Ok(LintOptions {
-        rules: RuleSet::resolve(&args.select, &args.ignore).map_err(ToolError)?,
+        rules: RuleSet::resolve(select, ignore).map_err(ToolError)?,
         settings,
-        max_file_size: args.max_file_size,
+        max_file_size: input.max_file_size,
         limits: load::yaml::Limits::default(),
     })
 }
 
-fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<ExitStatus, ToolError> {
-    let opts = lint_options(args)?;
+/// Walks, reads and lints the inputs, then runs the cross-reference. Returns the outcome and
+/// the number of files read.
+pub fn lint_inputs(
+    input: &InputArgs,
+    opts: &LintOptions,
+) -> Result<(lint::Outcome, usize), ToolError> {
     let walk_opts =
-        WalkOptions::new(&args.include, &args.exclude, args.follow_links).map_err(ToolError)?;
-
+        WalkOptions::new(&input.include, &input.exclude, input.follow_links).map_err(ToolError)?;
     let mut inputs = Vec::new();
-    let file_paths: Vec<_> = args
+    let file_paths: Vec<_> = input
         .paths
         .iter()
         .filter(|p| p.as_os_str() != "-")
         .cloned()
         .collect();
-    if args.paths.iter().any(|p| p.as_os_str() == "-") {
-        let name = args
+    if input.paths.iter().any(|p| p.as_os_str() == "-") {
+        let name = input
             .stdin_filename
             .clone()
             .unwrap_or_else(|| "<stdin>".to_string());
         inputs.push(Input::Text {
             name,
-            text: load::read_stdin(args.max_file_size),
+            text: load::read_stdin(input.max_file_size),
         });
     }
     for entry in walk::collect(&file_paths, &walk_opts).map_err(ToolError)? {
         inputs.push(Input::Entry(entry));
     }
     let files = inputs.len();
-
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.threads.unwrap_or(0))
-        .build()
-        .map_err(|e| ToolError(format!("cannot start worker threads: {e}")))?;
     let mut inventory_inputs = Vec::new();
-    if !args.inventory.is_empty() {
-        for entry in walk::collect(&args.inventory, &walk_opts).map_err(ToolError)? {
+    if !input.inventory.is_empty() {
+        for entry in walk::collect(&input.inventory, &walk_opts).map_err(ToolError)? {
             inventory_inputs.push(Input::Entry(entry));
         }
     }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(input.threads.unwrap_or(0))
+        .build()
+        .map_err(|e| ToolError(format!("cannot start worker threads: {e}")))?;
     let outcome = pool.install(|| {
-        let reports = lint::lint_all(inputs, &opts);
-        let extra = lint::lint_all(inventory_inputs, &opts);
-        lint::finish(reports, extra, &opts)
+        let reports = lint::lint_all(inputs, opts);
+        let extra = lint::lint_all(inventory_inputs, opts);
+        lint::finish(reports, extra, opts)
     });
+    Ok((outcome, files))
+}
+
+fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<ExitStatus, ToolError> {
+    let opts = lint_options(&args.input, &args.select, &args.ignore)?;
+    let (outcome, files) = lint_inputs(&args.input, &opts)?;
 
     let mut summary = Summary {
         files,

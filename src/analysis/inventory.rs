@@ -151,6 +151,8 @@ pub struct Workload {
     pub source: Arc<SourceFile>,
     /// Where to point when the whole workload is meant (its `kind`, or the tolerations).
     pub anchor: Span,
+    /// The whole object, for `explain --at FILE:LINE`.
+    pub object_span: Span,
     pub selector_span: Option<Span>,
     pub spec_path: String,
     pub tolerations: Vec<WorkloadToleration>,
@@ -661,6 +663,7 @@ fn workload(object: &Object<'_>, spec: &PodSpec<'_>, source: &Arc<SourceFile>) -
         daemonset: object.kind == "DaemonSet" && matches!(object.schema, Schema::Builtin { .. }),
         source: Arc::clone(source),
         anchor,
+        object_span: object.node.span,
         selector_span,
         spec_path: spec.path.clone(),
         tolerations,

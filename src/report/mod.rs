@@ -1,8 +1,10 @@
 //! Report: turns sorted findings into output. One file per format; this module holds the
 //! summary and the format switch, and is the only place that writes to stdout.
 
+pub mod explain;
 mod human;
 mod json;
+pub mod matrix;
 
 use std::io::{self, Write};
 

@@ -1,0 +1,286 @@
+//! `taintlint explain`: for one workload, per node pool, whether the pod can run there and
+//! every reason it cannot in the scheduler's words; its tolerations after admission defaults;
+//! and when each NoExecute taint would evict it.
+
+use std::fmt::Write as _;
+use std::io::Write;
+
+use crate::analysis::crossref::{Pool, Reason, effective_tolerations, first_tolerating};
+use crate::analysis::inventory::{TaintSpec, Workload};
+use crate::cli::ExplainArgs;
+use crate::lint::Outcome;
+use crate::{ExitStatus, ToolError, lint_inputs, lint_options};
+
+pub fn run(args: &ExplainArgs, out: &mut dyn Write) -> Result<ExitStatus, ToolError> {
+    let opts = lint_options(&args.input, &[], &[])?;
+    let (outcome, _) = lint_inputs(&args.input, &opts)?;
+    let chosen = select(&outcome, args)?;
+    let mut text = String::new();
+    for (n, &i) in chosen.iter().enumerate() {
+        if n > 0 {
+            text.push('\n');
+        }
+        explain(&outcome, i, opts.settings.comparison_operators, &mut text);
+    }
+    out.write_all(text.as_bytes())
+        .map_err(|e| ToolError(e.to_string()))?;
+    Ok(ExitStatus::Clean)
+}
+
+fn describe(w: &Workload) -> String {
+    let id = &w.object;
+    let mut s = format!("{} ", id.kind);
+    if let Some(ns) = &id.namespace {
+        s.push_str(ns);
+        s.push('/');
+    }
+    s.push_str(id.name.as_deref().unwrap_or("<unnamed>"));
+    s
+}
+
+/// Which workloads the user means.
+fn select(outcome: &Outcome, args: &ExplainArgs) -> Result<Vec<usize>, ToolError> {
+    let ws = &outcome.workloads;
+    let found: Vec<usize> = if let Some(spec) = &args.workload {
+        let parts: Vec<&str> = spec.split('/').collect();
+        let (kind, ns, name) = match parts.as_slice() {
+            [k, n] => (*k, None, *n),
+            [k, ns, n] => (*k, Some(*ns), *n),
+            _ => {
+                return Err(ToolError(format!(
+                    "invalid --workload `{spec}`: expected KIND/NAMESPACE/NAME or KIND/NAME"
+                )));
+            }
+        };
+        (0..ws.len())
+            .filter(|&i| {
+                let id = &ws[i].object;
+                id.kind.eq_ignore_ascii_case(kind)
+                    && id.name.as_deref() == Some(name)
+                    && ns.is_none_or(|ns| id.namespace.as_deref().unwrap_or("") == ns)
+            })
+            .collect()
+    } else if let Some(at) = &args.at {
+        let (file, line) = at
+            .rsplit_once(':')
+            .and_then(|(f, l)| Some((f, l.parse::<usize>().ok()?)))
+            .ok_or_else(|| ToolError(format!("invalid --at `{at}`: expected FILE:LINE")))?;
+        let file = file.strip_prefix("./").unwrap_or(file);
+        (0..ws.len())
+            .filter(|&i| {
+                let w = &ws[i];
+                let name = w.source.name.strip_prefix("./").unwrap_or(&w.source.name);
+                name == file && {
+                    let start = w.source.position(w.object_span.start).line;
+                    let end = w.source.position(w.object_span.end).line;
+                    (start..=end).contains(&line)
+                }
+            })
+            .collect()
+    } else if ws.len() == 1 {
+        vec![0]
+    } else {
+        Vec::new()
+    };
+    if found.is_empty() {
+        let mut msg = if args.workload.is_none() && args.at.is_none() {
+            "name the workload to explain with --workload KIND/NAMESPACE/NAME or --at FILE:LINE"
+                .to_string()
+        } else {
+            "no such workload in the given paths".to_string()
+        };
+        if !ws.is_empty() {
+            msg.push_str("; workloads found:");
+            for w in ws.iter().take(20) {
+                let p = w.source.position(w.object_span.start);
+                let _ = write!(msg, "\n  {} ({}:{})", describe(w), w.source.name, p.line);
+            }
+        }
+        return Err(ToolError(msg));
+    }
+    Ok(found)
+}
+
+fn reason_text(pool: &Pool, r: &Reason) -> String {
+    match r {
+        Reason::Taint(i) => {
+            let t = &pool.taints[*i];
+            let at = t.loc.as_ref().map_or(String::new(), |l| {
+                let p = l.source.position(l.span.start);
+                format!(" — `{}` at {}:{}", t.taint.display(), l.source.name, p.line)
+            });
+            format!(
+                "node(s) had untolerated taint {}{at}",
+                t.taint.scheduler_form()
+            )
+        }
+        Reason::Selector => "node(s) didn't match Pod's node affinity/selector".to_string(),
+        Reason::Unschedulable => "node(s) were unschedulable".to_string(),
+    }
+}
+
+fn eviction(
+    tols: &[crate::analysis::inventory::WorkloadToleration],
+    taint: &TaintSpec,
+    gate: bool,
+) -> String {
+    match first_tolerating(tols, taint, gate) {
+        None => "not tolerated: evicted immediately (and never scheduled there)".to_string(),
+        Some(t) => match t.seconds {
+            None => format!("tolerated forever by `{}`", t.display()),
+            Some(s) if s <= 0 => format!("evicted immediately (`tolerationSeconds: {s}`)"),
+            Some(s) => format!("evicted after {s}s (`{}`)", t.display()),
+        },
+    }
+}
+
+fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
+    let w = &outcome.workloads[i];
+    let pos = w.source.position(w.object_span.start);
+    let _ = writeln!(
+        s,
+        "{} — {}:{}{}",
+        describe(w),
+        w.source.name,
+        pos.line,
+        if w.spec_path.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", w.spec_path)
+        }
+    );
+
+    let tols = effective_tolerations(w);
+    let _ = writeln!(s, "\nTolerations after admission:");
+    if tols.is_empty() {
+        let _ = writeln!(s, "  (none)");
+    }
+    for (n, t) in tols.iter().enumerate() {
+        let secs = t.seconds.map_or(String::new(), |x| format!(" for {x}s"));
+        let from = if n < w.tolerations.len() {
+            let p = w.source.position(t.span.start);
+            format!("{}:{}", w.source.name, p.line)
+        } else if w.daemonset {
+            "added by the DaemonSet controller".to_string()
+        } else {
+            "added by DefaultTolerationSeconds".to_string()
+        };
+        let _ = writeln!(s, "  {:<54} {from}", format!("{}{secs}", t.display()));
+    }
+
+    let _ = writeln!(s, "\nNode selection:");
+    if w.node_selector.is_empty() {
+        let _ = writeln!(s, "  nodeSelector: none");
+    } else {
+        let sel: Vec<String> = w
+            .node_selector
+            .iter()
+            .map(|(k, v)| format!("{k}: {v}"))
+            .collect();
+        let _ = writeln!(s, "  nodeSelector: {{{}}}", sel.join(", "));
+    }
+    match &w.terms {
+        None => {
+            let _ = writeln!(s, "  required node affinity: none");
+        }
+        Some(terms) => {
+            for (n, t) in terms.iter().enumerate() {
+                let mut parts: Vec<String> = t
+                    .expressions
+                    .iter()
+                    .map(|r| format!("{} {} {:?}", r.key, r.operator, r.values))
+                    .collect();
+                parts.extend(
+                    t.fields
+                        .iter()
+                        .map(|r| format!("field {} {} {:?}", r.key, r.operator, r.values)),
+                );
+                let body = if parts.is_empty() {
+                    "(empty term: matches nothing)".to_string()
+                } else {
+                    parts.join(" AND ")
+                };
+                let _ = writeln!(
+                    s,
+                    "  required node affinity{}: {body}",
+                    if n == 0 { "" } else { " OR" }
+                );
+            }
+        }
+    }
+    if let Some((node, _)) = &w.node_name {
+        let _ = writeln!(
+            s,
+            "  nodeName: {node} — the scheduler is bypassed; the kubelet checks only NoExecute taints and node affinity"
+        );
+    }
+
+    let pools = &outcome.inventory.pools;
+    if pools.is_empty() {
+        let _ = writeln!(
+            s,
+            "\nNo node pools are known: lint the Nodes, NodePools, eksctl or kubeadm configs with the workload, or pass --inventory FILE."
+        );
+        return;
+    }
+    let fits = &outcome.eval.fits[i];
+    let ok = fits.iter().filter(|r| r.is_empty()).count();
+    let _ = writeln!(s, "\nNode pools: {ok} of {} can run this pod", pools.len());
+    for (pool, reasons) in pools.iter().zip(fits.iter()) {
+        let p = pool.loc.source.position(pool.loc.span.start);
+        let mark = if reasons.is_empty() { "✓" } else { "✗" };
+        let _ = writeln!(
+            s,
+            "  {mark} {} — {}:{}",
+            pool.title(),
+            pool.loc.source.name,
+            p.line
+        );
+        for r in reasons {
+            let _ = writeln!(s, "      {}", reason_text(pool, r));
+        }
+        for t in &pool.taints {
+            if t.startup {
+                let _ = writeln!(
+                    s,
+                    "      startup taint `{}` needs no toleration",
+                    t.taint.display()
+                );
+            } else if crate::analysis::crossref::is_transient_taint(&t.taint.key) {
+                let _ = writeln!(
+                    s,
+                    "      transient taint `{}` (node condition or lifecycle) ignored",
+                    t.taint.display()
+                );
+            } else if t.taint.effect == "PreferNoSchedule"
+                && first_tolerating(&tols, &t.taint, gate).is_none()
+            {
+                let _ = writeln!(
+                    s,
+                    "      scores lower: untolerated PreferNoSchedule taint `{}`",
+                    t.taint.display()
+                );
+            } else if t.taint.effect == "NoExecute" && reasons.is_empty() {
+                let _ = writeln!(
+                    s,
+                    "      NoExecute taint `{}`: {}",
+                    t.taint.display(),
+                    eviction(&tols, &t.taint, gate)
+                );
+            }
+        }
+    }
+
+    let _ = writeln!(s, "\nEviction when a node fails:");
+    for key in [
+        "node.kubernetes.io/not-ready",
+        "node.kubernetes.io/unreachable",
+    ] {
+        let taint = TaintSpec {
+            key: key.to_string(),
+            value: String::new(),
+            effect: "NoExecute".to_string(),
+        };
+        let _ = writeln!(s, "  {key}:NoExecute — {}", eviction(&tols, &taint, gate));
+    }
+}

@@ -1,0 +1,170 @@
+//! `taintlint matrix`: workloads × node pools, as a terminal table, a Markdown table or a
+//! Mermaid flowchart.
+
+use std::io::Write;
+
+use crate::analysis::crossref::{Pool, Reason};
+use crate::cli::{MatrixArgs, MatrixFormat};
+use crate::lint::Outcome;
+use crate::{ExitStatus, ToolError, lint_inputs, lint_options};
+
+pub fn run(args: &MatrixArgs, out: &mut dyn Write) -> Result<ExitStatus, ToolError> {
+    let opts = lint_options(&args.input, &[], &[])?;
+    let (outcome, _) = lint_inputs(&args.input, &opts)?;
+    let text = match args.format {
+        MatrixFormat::Table => table(&outcome),
+        MatrixFormat::Markdown => markdown(&outcome),
+        MatrixFormat::Mermaid => mermaid(&outcome),
+    };
+    out.write_all(text.as_bytes())
+        .map_err(|e| ToolError(e.to_string()))?;
+    Ok(ExitStatus::Clean)
+}
+
+fn workload_name(o: &Outcome, i: usize) -> String {
+    let id = &o.workloads[i].object;
+    let mut s = format!("{}/", id.kind);
+    if let Some(ns) = &id.namespace {
+        s.push_str(ns);
+        s.push('/');
+    }
+    s.push_str(id.name.as_deref().unwrap_or("<unnamed>"));
+    s
+}
+
+fn cell(pool: &Pool, reasons: &[Reason]) -> String {
+    if reasons.is_empty() {
+        return "yes".to_string();
+    }
+    let parts: Vec<String> = reasons
+        .iter()
+        .map(|r| match r {
+            Reason::Taint(i) => format!("taint {}", pool.taints[*i].taint.display()),
+            Reason::Selector => "selector".to_string(),
+            Reason::Unschedulable => "cordoned".to_string(),
+        })
+        .collect();
+    format!("no: {}", parts.join(", "))
+}
+
+/// Rows of (workload, cells), skipping nothing: every workload, every pool.
+fn rows(o: &Outcome) -> Vec<(String, Vec<String>)> {
+    (0..o.workloads.len())
+        .map(|i| {
+            let cells = o
+                .inventory
+                .pools
+                .iter()
+                .zip(o.eval.fits[i].iter())
+                .map(|(p, r)| cell(p, r))
+                .collect();
+            (workload_name(o, i), cells)
+        })
+        .collect()
+}
+
+fn empty_note(o: &Outcome) -> Option<String> {
+    if o.inventory.pools.is_empty() {
+        Some("No node pools are known: lint Nodes, NodePools, eksctl or kubeadm configs with the workloads, or pass --inventory FILE.\n".to_string())
+    } else if o.workloads.is_empty() {
+        Some("No workloads found.\n".to_string())
+    } else {
+        None
+    }
+}
+
+fn table(o: &Outcome) -> String {
+    if let Some(n) = empty_note(o) {
+        return n;
+    }
+    let headers: Vec<String> = std::iter::once("WORKLOAD".to_string())
+        .chain(o.inventory.pools.iter().map(Pool::title))
+        .collect();
+    let body: Vec<Vec<String>> = rows(o)
+        .into_iter()
+        .map(|(w, cells)| std::iter::once(w).chain(cells).collect())
+        .collect();
+    let widths: Vec<usize> = (0..headers.len())
+        .map(|c| {
+            std::iter::once(&headers[c])
+                .chain(body.iter().map(|r| &r[c]))
+                .map(|s| s.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut s = String::new();
+    for row in std::iter::once(&headers).chain(body.iter()) {
+        let line: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect();
+        s.push_str(line.join("  ").trim_end());
+        s.push('\n');
+    }
+    s
+}
+
+fn md_escape(s: &str) -> String {
+    s.replace('|', "\\|")
+}
+
+fn markdown(o: &Outcome) -> String {
+    if let Some(n) = empty_note(o) {
+        return n;
+    }
+    let mut s = String::from("| workload |");
+    for p in &o.inventory.pools {
+        s.push_str(&format!(" {} |", md_escape(&p.title())));
+    }
+    s.push_str("\n|---|");
+    for _ in &o.inventory.pools {
+        s.push_str("---|");
+    }
+    s.push('\n');
+    for (w, cells) in rows(o) {
+        s.push_str(&format!("| `{}` |", md_escape(&w)));
+        for c in cells {
+            let c = if c == "yes" {
+                "✅".to_string()
+            } else {
+                format!("❌ {}", md_escape(c.trim_start_matches("no: ")))
+            };
+            s.push_str(&format!(" {c} |"));
+        }
+        s.push('\n');
+    }
+    s
+}
+
+fn mermaid_label(s: &str) -> String {
+    s.replace('"', "#quot;")
+}
+
+fn mermaid(o: &Outcome) -> String {
+    let mut s = String::from("flowchart LR\n");
+    for (i, _) in o.workloads.iter().enumerate() {
+        s.push_str(&format!(
+            "  w{i}[\"{}\"]\n",
+            mermaid_label(&workload_name(o, i))
+        ));
+    }
+    for (p, pool) in o.inventory.pools.iter().enumerate() {
+        s.push_str(&format!("  p{p}[(\"{}\")]\n", mermaid_label(&pool.title())));
+    }
+    for (i, fits) in o.eval.fits.iter().enumerate() {
+        let mut any = false;
+        for (p, r) in fits.iter().enumerate() {
+            if r.is_empty() {
+                s.push_str(&format!("  w{i} --> p{p}\n"));
+                any = true;
+            }
+        }
+        if !any && !o.inventory.pools.is_empty() {
+            s.push_str(&format!("  w{i}:::unschedulable\n"));
+        }
+    }
+    s.push_str("  classDef unschedulable stroke:#d00,stroke-width:2px\n");
+    s
+}
