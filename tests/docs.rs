@@ -8,7 +8,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use taintlint::lint::{LintOptions, lint_source};
+use taintlint::lint::{LintOptions, finish, lint_source};
 use taintlint::load::SourceFile;
 use taintlint::rules::{RULES, Rule, RuleSet};
 
@@ -177,7 +177,9 @@ fn finding_lines(name: &str, text: &str) -> BTreeSet<usize> {
         ..LintOptions::default()
     };
     let source = SourceFile::new(format!("{name}.md"), text.to_string());
-    lint_source(&source, &opts)
+    // Through `finish`, so the cross-reference rules see the example's nodes and workloads.
+    let report = lint_source(&source, &opts);
+    finish(vec![report], vec![], &opts)
         .findings
         .iter()
         .filter(|f| f.rule == name)
