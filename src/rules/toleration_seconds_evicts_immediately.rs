@@ -3,6 +3,7 @@
 
 use crate::diagnostic::{Finding, Severity};
 
+use super::default_toleration_suppressed::{NOT_READY, UNREACHABLE};
 use super::{Category, Ctx, RuleMeta, tolerations};
 
 pub static META: RuleMeta = RuleMeta {
@@ -15,8 +16,18 @@ pub static META: RuleMeta = RuleMeta {
 };
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
+    let daemon_set = ctx.object.kind == "DaemonSet" && ctx.is_builtin();
     for (_, tol) in tolerations::each(ctx) {
         if tol.effect() != "NoExecute" {
+            continue;
+        }
+        // The DaemonSet controller replaces a toleration identical to one of its defaults
+        // (key, operator, value, effect) by that default, which tolerates forever (§4.2).
+        if daemon_set
+            && matches!(tol.key(), NOT_READY | UNREACHABLE)
+            && tol.operator() == "Exists"
+            && tol.value().is_empty()
+        {
             continue;
         }
         let (Some(field), Some(secs)) = (tol.seconds, tol.seconds()) else {
