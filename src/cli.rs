@@ -105,9 +105,19 @@ pub struct CheckArgs {
     #[command(flatten)]
     pub input: InputArgs,
 
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Human, env = "TAINTLINT_FORMAT")]
-    pub format: Format,
+    /// Output format (repeatable: each `--format` may be followed by its own
+    /// `--output-file`; at most one format goes to stdout). Default: human.
+    #[arg(long, value_enum, env = "TAINTLINT_FORMAT", value_name = "FORMAT")]
+    pub format: Vec<Format>,
+
+    /// Write the preceding `--format` to PATH instead of stdout (repeatable).
+    #[arg(long, short = 'o', value_name = "PATH")]
+    pub output_file: Vec<PathBuf>,
+
+    /// Formats paired with their destinations (`None` = stdout), resolved from the order of
+    /// `--format` and `--output-file` on the command line.
+    #[arg(skip)]
+    pub outputs: Vec<(Format, Option<PathBuf>)>,
 
     /// Run only these rules (names, categories or `all`; comma-separated or repeated).
     #[arg(long, value_delimiter = ',', value_name = "RULE")]

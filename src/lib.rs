@@ -188,10 +188,31 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<ExitStatus, ToolError>
         links: false,
         quiet: args.quiet,
     };
-    if let Err(e) = report::write(args.format, &findings, &summary, &human, out)
-        && e.kind() != io::ErrorKind::BrokenPipe
-    {
-        return Err(io_err(e));
+    let outputs = if args.outputs.is_empty() {
+        pair_outputs(&args.format, &args.output_file, None)?
+    } else {
+        args.outputs.clone()
+    };
+    for (format, dest) in &outputs {
+        match dest {
+            None => {
+                if let Err(e) = report::write(*format, &findings, &summary, &human, out)
+                    && e.kind() != io::ErrorKind::BrokenPipe
+                {
+                    return Err(io_err(e));
+                }
+            }
+            Some(path) => {
+                let plain = HumanOptions {
+                    color: false,
+                    ..human.clone()
+                };
+                let mut buf = Vec::new();
+                report::write(*format, &findings, &summary, &plain, &mut buf).map_err(io_err)?;
+                write_atomic(path, &buf)
+                    .map_err(|e| ToolError(format!("cannot write {}: {e}", path.display())))?;
+            }
+        }
     }
     let threshold = match args.fail_on {
         FailOn::Error => Some(Severity::Error),
@@ -204,5 +225,66 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<ExitStatus, ToolError>
         ExitStatus::Findings
     } else {
         ExitStatus::Clean
+    })
+}
+
+/// Pairs each `--output-file` with the `--format` given before it. `order` holds the
+/// command-line positions of the two lists when known (from clap); without it, formats and
+/// files pair by position. Unpaired formats go to stdout; only one may.
+pub fn pair_outputs(
+    formats: &[report::Format],
+    files: &[std::path::PathBuf],
+    order: Option<(&[usize], &[usize])>,
+) -> Result<Vec<(report::Format, Option<std::path::PathBuf>)>, ToolError> {
+    let formats: Vec<report::Format> = if formats.is_empty() {
+        vec![report::Format::Human]
+    } else {
+        formats.to_vec()
+    };
+    let mut dest: Vec<Option<std::path::PathBuf>> = vec![None; formats.len()];
+    for (k, file) in files.iter().enumerate() {
+        let slot = match order {
+            Some((fi, oi)) if fi.len() == formats.len() => {
+                let at = oi.get(k).copied().unwrap_or(usize::MAX);
+                (0..formats.len())
+                    .rev()
+                    .find(|&i| fi[i] < at && dest[i].is_none())
+            }
+            _ => (k < formats.len() && dest[k].is_none()).then_some(k),
+        };
+        // `-o x.sarif --format sarif`: a lone format takes the lone file.
+        let slot = slot.or_else(|| (formats.len() == 1 && dest[0].is_none()).then_some(0));
+        match slot {
+            Some(i) => dest[i] = Some(file.clone()),
+            None => {
+                return Err(ToolError(format!(
+                    "--output-file {} has no --format before it",
+                    file.display()
+                )));
+            }
+        }
+    }
+    if dest.iter().filter(|d| d.is_none()).count() > 1 {
+        return Err(ToolError(
+            "several formats would go to stdout: give each but one an --output-file".to_string(),
+        ));
+    }
+    Ok(formats.into_iter().zip(dest).collect())
+}
+
+/// Writes via a temporary file in the same folder and a rename, so readers never see a
+/// half-written file.
+pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    let name = path
+        .file_name()
+        .map_or_else(|| "output".into(), |n| n.to_string_lossy().into_owned());
+    let tmp = dir.join(format!(".{name}.taintlint-{}.tmp", std::process::id()));
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
     })
 }

@@ -1,10 +1,14 @@
 //! Report: turns sorted findings into output. One file per format; this module holds the
 //! summary and the format switch, and is the only place that writes to stdout.
 
+mod concise;
 pub mod explain;
+pub mod github;
 mod human;
 mod json;
+mod markdown;
 pub mod matrix;
+pub mod sarif;
 
 use std::io::{self, Write};
 
@@ -23,8 +27,16 @@ pub fn rule_url(rule: &str) -> String {
 pub enum Format {
     /// Graphical diagnostics with source snippets (miette).
     Human,
+    /// `path:line:col: severity[rule] message`, one line each.
+    Concise,
     /// The stable JSON contract (see README).
     Json,
+    /// SARIF 2.1.0, for GitHub code scanning.
+    Sarif,
+    /// GitHub Actions workflow commands (annotations).
+    Github,
+    /// A Markdown summary for `$GITHUB_STEP_SUMMARY` and PR comments.
+    Markdown,
 }
 
 #[derive(Clone, Debug, Default, serde::Serialize)]
@@ -87,5 +99,9 @@ pub fn write(
     match format {
         Format::Human => human::write(findings, summary, human, out),
         Format::Json => json::write(findings, summary, out),
+        Format::Concise => concise::write(findings, summary, human.quiet, out),
+        Format::Sarif => sarif::write(findings, out),
+        Format::Github => github::write(findings, out),
+        Format::Markdown => markdown::write(findings, summary, out),
     }
 }

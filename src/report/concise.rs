@@ -1,0 +1,28 @@
+//! `--format concise`: `path:line:col: severity[rule] message`, one line per finding, for
+//! editors and grep.
+
+use std::io::{self, Write};
+
+use crate::diagnostic::Finding;
+
+use super::Summary;
+
+pub fn write(
+    findings: &[Finding],
+    summary: &Summary,
+    quiet: bool,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    for f in findings {
+        let (start, _) = f.range();
+        writeln!(
+            out,
+            "{}:{}:{}: {}[{}] {}",
+            f.file, start.line, start.column, f.severity, f.rule, f.message
+        )?;
+    }
+    if !quiet {
+        writeln!(out, "{}", summary.line())?;
+    }
+    Ok(())
+}

@@ -1,0 +1,64 @@
+//! `--format github`: GitHub Actions workflow commands, which GitHub turns into annotations
+//! on the pull request (`::error file=…,line=…,endLine=…,col=…,endColumn=…,title=…::msg`).
+
+use std::io::{self, Write};
+
+use crate::diagnostic::{Finding, Severity};
+
+/// Escaping of a command's message (`%`, CR, LF).
+pub fn escape_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Escaping of a property value (also `:` and `,`).
+pub fn escape_property(s: &str) -> String {
+    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+pub fn write(findings: &[Finding], out: &mut dyn Write) -> io::Result<()> {
+    for f in findings {
+        let level = match f.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "notice",
+        };
+        let (start, end) = f.range();
+        let mut message = format!("{}:{}:{}: {}", f.file, start.line, start.column, f.message);
+        if let Some(h) = &f.help {
+            message.push_str("\nhelp: ");
+            message.push_str(h);
+        }
+        if let Some(api) = &f.api_error {
+            message.push_str("\nAPI server: ");
+            message.push_str(api);
+        }
+        let mut props = vec![format!("file={}", escape_property(&f.file))];
+        if f.primary.is_some() {
+            props.push(format!("line={}", start.line));
+            props.push(format!("endLine={}", end.line));
+            props.push(format!("col={}", start.column));
+            props.push(format!("endColumn={}", end.column));
+        }
+        props.push(format!("title={}", escape_property(f.rule)));
+        writeln!(
+            out,
+            "::{level} {}::{}",
+            props.join(","),
+            escape_data(&message)
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_like_the_actions_toolkit() {
+        assert_eq!(escape_data("50% a\r\nb"), "50%25 a%0D%0Ab");
+        assert_eq!(escape_property("a:b,c%"), "a%3Ab%2Cc%25");
+    }
+}

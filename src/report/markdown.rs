@@ -1,0 +1,48 @@
+//! `--format markdown`: a summary for `$GITHUB_STEP_SUMMARY` and pull-request comments:
+//! counts, and a table of findings linking to the rule pages.
+
+use std::io::{self, Write};
+
+use crate::diagnostic::{Finding, Severity};
+
+use super::{Summary, rule_url};
+
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', "<br>")
+}
+
+pub fn write(findings: &[Finding], summary: &Summary, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "## taintlint")?;
+    writeln!(out)?;
+    if findings.is_empty() {
+        writeln!(out, "✅ {}", summary.line())?;
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "| errors | warnings | infos | files | documents |\n|---:|---:|---:|---:|---:|\n| {} | {} | {} | {} | {} |",
+        summary.errors, summary.warnings, summary.infos, summary.files, summary.documents
+    )?;
+    writeln!(out)?;
+    writeln!(out, "| | rule | location | message |")?;
+    writeln!(out, "|---|---|---|---|")?;
+    for f in findings {
+        let icon = match f.severity {
+            Severity::Error => "❌",
+            Severity::Warning => "⚠️",
+            Severity::Info => "ℹ️",
+        };
+        let (start, _) = f.range();
+        writeln!(
+            out,
+            "| {icon} | [`{}`]({}) | `{}:{}:{}` | {} |",
+            f.rule,
+            rule_url(f.rule),
+            cell(&f.file),
+            start.line,
+            start.column,
+            cell(&f.message)
+        )?;
+    }
+    Ok(())
+}

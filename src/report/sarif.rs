@@ -1,0 +1,199 @@
+//! `--format sarif`: SARIF 2.1.0 for GitHub code scanning and other SARIF consumers — real
+//! regions, rule metadata with help links, related locations and fingerprints that survive
+//! unrelated edits (rule + file + object + field path).
+
+use std::io::{self, Write};
+
+use serde_json::{Value, json};
+
+use crate::diagnostic::{Finding, Severity};
+use crate::rules::{RULES, RuleMeta};
+
+use super::rule_url;
+
+fn level(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "note",
+    }
+}
+
+/// The first paragraph under `## What it does` of a rule page.
+pub fn full_description(meta: &RuleMeta) -> String {
+    let docs = meta.docs;
+    let Some(start) = docs.find("## What it does") else {
+        return meta.summary.to_string();
+    };
+    let body = &docs[start + "## What it does".len()..];
+    let para: Vec<&str> = body
+        .trim_start()
+        .lines()
+        .take_while(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .collect();
+    if para.is_empty() {
+        meta.summary.to_string()
+    } else {
+        para.join(" ")
+    }
+}
+
+/// A relative URI for a path as given: `./a b.yaml` → `a%20b.yaml`.
+pub fn uri(path: &str) -> String {
+    let p = path.strip_prefix("./").unwrap_or(path);
+    let p = p.replace('\\', "/");
+    let mut out = String::with_capacity(p.len());
+    for b in p.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' | b'/' => {
+                out.push(b as char);
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// FNV-1a, 64 bit: stable across runs and platforms.
+fn fnv1a(s: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in s.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// The identity of a finding that survives unrelated edits: no line numbers.
+pub fn fingerprint(f: &Finding) -> String {
+    let object = f.object.as_ref().map_or(String::new(), |o| {
+        format!(
+            "{}/{}/{}",
+            o.kind,
+            o.namespace.as_deref().unwrap_or(""),
+            o.name.as_deref().unwrap_or("")
+        )
+    });
+    let field = f.field.clone().unwrap_or_else(|| f.message.clone());
+    format!(
+        "{:016x}",
+        fnv1a(&format!("{}|{}|{}|{}", f.rule, uri(&f.file), object, field))
+    )
+}
+
+fn location(f: &Finding) -> Value {
+    let mut phys = json!({
+        "artifactLocation": { "uri": uri(&f.file), "uriBaseId": "%SRCROOT%" }
+    });
+    if f.primary.is_some() && f.source.is_some() {
+        let (start, end) = f.range();
+        phys["region"] = json!({
+            "startLine": start.line,
+            "startColumn": start.column,
+            "endLine": end.line,
+            "endColumn": end.column.max(if end.line == start.line { start.column + 1 } else { 1 }),
+        });
+    }
+    let mut loc = json!({ "physicalLocation": phys });
+    if let Some(o) = &f.object {
+        let mut name = format!("{}/", o.kind);
+        if let Some(ns) = &o.namespace {
+            name.push_str(ns);
+            name.push('/');
+        }
+        name.push_str(o.name.as_deref().unwrap_or("<unnamed>"));
+        if let Some(field) = &f.field {
+            name.push('.');
+            name.push_str(field);
+        }
+        loc["logicalLocations"] = json!([{ "fullyQualifiedName": name, "kind": "object" }]);
+    }
+    loc
+}
+
+pub fn write(findings: &[Finding], out: &mut dyn Write) -> io::Result<()> {
+    let rules: Vec<Value> = RULES
+        .iter()
+        .map(|r| {
+            json!({
+                "id": r.meta.name,
+                "name": r.meta.name,
+                "shortDescription": { "text": r.meta.summary },
+                "fullDescription": { "text": full_description(r.meta) },
+                "helpUri": rule_url(r.meta.name),
+                "help": { "text": format!("{} — see {}", r.meta.summary, rule_url(r.meta.name)) },
+                "defaultConfiguration": {
+                    "level": level(r.meta.severity),
+                    "enabled": r.meta.enabled,
+                },
+                "properties": { "category": r.meta.category.as_str() },
+            })
+        })
+        .collect();
+    let results: Vec<Value> = findings
+        .iter()
+        .map(|f| {
+            let mut text = f.message.clone();
+            if let Some(h) = &f.help {
+                text.push_str("\nhelp: ");
+                text.push_str(h);
+            }
+            if let Some(api) = &f.api_error {
+                text.push_str("\nAPI server: ");
+                text.push_str(api);
+            }
+            let mut result = json!({
+                "ruleId": f.rule,
+                "ruleIndex": RULES.iter().position(|r| r.meta.name == f.rule).unwrap_or(0),
+                "level": level(f.severity),
+                "message": { "text": text },
+                "locations": [location(f)],
+                "partialFingerprints": { "taintlint/v1": fingerprint(f) },
+            });
+            let related: Vec<Value> = f
+                .related
+                .iter()
+                .enumerate()
+                .map(|(i, r)| {
+                    let start = r.source.position(r.span.start);
+                    let end = r.source.position(r.span.end.max(r.span.start));
+                    json!({
+                        "id": i + 1,
+                        "message": { "text": r.message },
+                        "physicalLocation": {
+                            "artifactLocation": { "uri": uri(&r.source.name), "uriBaseId": "%SRCROOT%" },
+                            "region": {
+                                "startLine": start.line,
+                                "startColumn": start.column,
+                                "endLine": end.line,
+                                "endColumn": end.column.max(if end.line == start.line { start.column + 1 } else { 1 }),
+                            }
+                        }
+                    })
+                })
+                .collect();
+            if !related.is_empty() {
+                result["relatedLocations"] = Value::Array(related);
+            }
+            result
+        })
+        .collect();
+    let doc = json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {
+                "driver": {
+                    "name": "taintlint",
+                    "version": env!("CARGO_PKG_VERSION"),
+                    "informationUri": "https://taintlint.dev",
+                    "rules": rules,
+                }
+            },
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }]
+    });
+    serde_json::to_writer_pretty(&mut *out, &doc).map_err(io::Error::other)?;
+    writeln!(out)
+}

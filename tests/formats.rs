@@ -1,0 +1,190 @@
+//! Every output format on the example manifests: snapshots, SARIF validated against the
+//! official 2.1.0 schema, GitHub annotation escaping, and `--format`/`--output-file` pairs.
+
+use std::path::Path;
+use std::process::Command;
+
+fn taintlint(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_taintlint"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("TAINTLINT_FORMAT")
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run taintlint");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn sarif_schema() -> serde_json::Value {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/schemas/sarif-schema-2.1.0.json");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{} must exist beside the checkout: {e}", path.display()));
+    serde_json::from_str(&text).expect("schema is JSON")
+}
+
+fn validate_sarif(doc: &serde_json::Value) {
+    let mut schemas = boon::Schemas::new();
+    let mut compiler = boon::Compiler::new();
+    compiler
+        .add_resource(
+            "https://taintlint.test/sarif-schema-2.1.0.json",
+            sarif_schema(),
+        )
+        .expect("add schema");
+    let idx = compiler
+        .compile(
+            "https://taintlint.test/sarif-schema-2.1.0.json",
+            &mut schemas,
+        )
+        .expect("compile schema");
+    if let Err(e) = schemas.validate(doc, idx) {
+        panic!("SARIF output is not valid SARIF 2.1.0: {e:#}");
+    }
+}
+
+#[test]
+fn sarif_is_valid_and_has_real_regions() {
+    let (code, out, err) = taintlint(&["check", "testdata/examples", "--format", "sarif"]);
+    assert_eq!(code, 1, "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).expect("SARIF is JSON");
+    validate_sarif(&doc);
+    let run = &doc["runs"][0];
+    let rules = run["tool"]["driver"]["rules"].as_array().expect("rules");
+    assert_eq!(rules.len(), taintlint::rules::RULES.len());
+    for r in rules {
+        assert!(
+            r["helpUri"]
+                .as_str()
+                .is_some_and(|u| u.ends_with(r["id"].as_str().unwrap_or("?")))
+        );
+        assert!(
+            r["fullDescription"]["text"]
+                .as_str()
+                .is_some_and(|t| !t.is_empty())
+        );
+    }
+    let results = run["results"].as_array().expect("results");
+    assert!(!results.is_empty());
+    for res in results {
+        let loc = &res["locations"][0]["physicalLocation"];
+        assert_eq!(loc["artifactLocation"]["uriBaseId"], "%SRCROOT%");
+        let uri = loc["artifactLocation"]["uri"].as_str().expect("uri");
+        assert!(!uri.starts_with('/'), "relative uri: {uri}");
+        assert!(loc["region"]["startLine"].as_u64().is_some_and(|l| l >= 1));
+        assert!(
+            res["partialFingerprints"]["taintlint/v1"]
+                .as_str()
+                .is_some()
+        );
+    }
+    // The rules array follows the rule pages; the results are what this test pins.
+    let pretty = serde_json::to_string_pretty(&run["results"]).expect("json");
+    insta::assert_snapshot!("sarif_examples_results", pretty);
+}
+
+#[test]
+fn sarif_fingerprints_survive_unrelated_edits() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  tolerations:\n    - {key: a, operator: Exists, value: x}\n";
+    let file = dir.path().join("p.yaml");
+    std::fs::write(&file, text).expect("write");
+    let run = |p: &Path| {
+        let out = Command::new(env!("CARGO_BIN_EXE_taintlint"))
+            .args(["check", "p.yaml", "--format", "sarif"])
+            .current_dir(p)
+            .output()
+            .expect("run");
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        doc["runs"][0]["results"][0]["partialFingerprints"]["taintlint/v1"].clone()
+    };
+    let before = run(dir.path());
+    std::fs::write(&file, format!("# a comment added above\n\n{text}")).expect("write");
+    assert_eq!(before, run(dir.path()));
+}
+
+#[test]
+fn every_format_snapshot() {
+    for format in ["concise", "github", "markdown", "json"] {
+        let (code, out, err) = taintlint(&["check", "testdata/examples", "--format", format]);
+        assert_eq!(code, 1, "{format}: {err}");
+        insta::assert_snapshot!(format!("format_{format}"), out);
+    }
+}
+
+#[test]
+fn github_annotations_escape_messages_and_properties() {
+    let (_, out, _) = taintlint(&["check", "testdata/examples", "--format", "github"]);
+    for line in out.lines() {
+        assert!(
+            line.starts_with("::error ")
+                || line.starts_with("::warning ")
+                || line.starts_with("::notice "),
+            "{line}"
+        );
+        let (props, msg) = line
+            .split_once("::")
+            .map(|(_, rest)| rest.split_once("::").expect("two ::"))
+            .expect("command");
+        assert!(
+            props.contains("file=") && props.contains("title="),
+            "{props}"
+        );
+        assert!(!msg.contains('\n') && !msg.contains('\r'));
+    }
+    assert_eq!(
+        taintlint::report::github::escape_data("100%\nx"),
+        "100%25%0Ax"
+    );
+    assert_eq!(
+        taintlint::report::github::escape_property("a,b:c"),
+        "a%2Cb%3Ac"
+    );
+}
+
+#[test]
+fn several_formats_from_one_run() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sarif = dir.path().join("out.sarif");
+    let md = dir.path().join("summary.md");
+    let (code, out, err) = taintlint(&[
+        "check",
+        "testdata/examples",
+        "--format",
+        "github",
+        "--format",
+        "sarif",
+        "--output-file",
+        sarif.to_str().expect("utf-8 path"),
+        "--format",
+        "markdown",
+        "-o",
+        md.to_str().expect("utf-8 path"),
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(out.lines().all(|l| l.starts_with("::")), "{out}");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&sarif).expect("sarif written"))
+            .expect("json");
+    validate_sarif(&doc);
+    assert!(
+        std::fs::read_to_string(&md)
+            .expect("md written")
+            .starts_with("## taintlint")
+    );
+
+    let (code, _, err) = taintlint(&[
+        "check",
+        "testdata/examples",
+        "--format",
+        "json",
+        "--format",
+        "sarif",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("stdout"), "{err}");
+}
