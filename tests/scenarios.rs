@@ -1,0 +1,268 @@
+//! Cross-reference scenarios: each folder of `testdata/scenarios/` (node pools from Nodes,
+//! NodePools, eksctl, kubeadm and Inventory files, plus workloads) is checked by the real
+//! binary with `--format json`, and the output is snapshotted. A folder may hold `args.txt`
+//! (one argument a line) to replace the default argument, the folder itself. A few findings
+//! that matter most are also asserted directly, so a bad snapshot cannot bless them away.
+//! Update with `INSTA_UPDATE=always cargo test --test scenarios` and review the diff.
+
+#![allow(clippy::unwrap_used)] // tests may unwrap
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+const SCENARIOS: &[&str] = &[
+    "affinity",
+    "comparison-operators",
+    "cordoned",
+    "daemonset-misses-pool",
+    "effect-mismatch",
+    "eksctl",
+    "external-inventory",
+    "gpu-dedicated",
+    "karpenter",
+    "kubeadm",
+    "live-dump",
+    "nodename",
+    "toleration-typo",
+    "unschedulable",
+    "unused-pool",
+];
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs the scenario; returns the exit code and the JSON report.
+fn run(name: &str) -> (i32, String) {
+    let dir = format!("testdata/scenarios/{name}");
+    let args_file = root().join(&dir).join("args.txt");
+    let extra: Vec<String> = match std::fs::read_to_string(&args_file) {
+        Ok(text) => text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(str::to_string)
+            .collect(),
+        Err(_) => vec![dir],
+    };
+    let out = Command::new(env!("CARGO_BIN_EXE_taintlint"))
+        .args(["check", "--format", "json"])
+        .args(&extra)
+        .current_dir(root())
+        .env_remove("NO_COLOR")
+        .env_remove("TAINTLINT_FORMAT")
+        .output()
+        .expect("run taintlint");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.is_empty(), "{name}: stderr: {stderr}");
+    (
+        out.status.code().expect("exit code"),
+        String::from_utf8(out.stdout).unwrap(),
+    )
+}
+
+fn findings(json: &str) -> Vec<Value> {
+    let v: Value = serde_json::from_str(json).unwrap();
+    v["findings"].as_array().unwrap().clone()
+}
+
+/// Findings of `rule` about the object named `object`.
+fn about<'a>(all: &'a [Value], rule: &str, object: &str) -> Vec<&'a Value> {
+    all.iter()
+        .filter(|f| f["rule"] == rule && f["object"]["name"] == object)
+        .collect()
+}
+
+fn message(f: &Value) -> &str {
+    f["message"].as_str().unwrap()
+}
+
+#[test]
+fn every_scenario_folder_is_listed() {
+    let mut found: Vec<String> = std::fs::read_dir(root().join("testdata/scenarios"))
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().unwrap().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    found.sort();
+    assert_eq!(found, SCENARIOS);
+}
+
+#[test]
+fn snapshots() {
+    for name in SCENARIOS {
+        let (code, json) = run(name);
+        // The binary's JSON is pretty already; parse it only to be sure it is JSON.
+        serde_json::from_str::<Value>(&json).unwrap();
+        insta::with_settings!({snapshot_suffix => *name, prepend_module_to_snapshot => false}, {
+            insta::assert_snapshot!("scenario", format!("exit code: {code}\n{json}"));
+        });
+    }
+}
+
+#[test]
+fn dedicated_pool_without_selector_names_the_general_pool() {
+    let all = findings(&run("gpu-dedicated").1);
+    let loose = about(
+        &all,
+        "dedicated-toleration-without-affinity",
+        "trainer-loose",
+    );
+    assert_eq!(loose.len(), 1, "{all:#?}");
+    assert!(
+        message(loose[0]).contains("general-1"),
+        "{}",
+        message(loose[0])
+    );
+    assert!(
+        about(
+            &all,
+            "dedicated-toleration-without-affinity",
+            "trainer-pinned"
+        )
+        .is_empty()
+    );
+    assert!(
+        all.iter().all(|f| f["object"]["name"] != "trainer-pinned"),
+        "{all:#?}"
+    );
+}
+
+#[test]
+fn workload_no_pool_admits() {
+    let all = findings(&run("unschedulable").1);
+    let scorer = about(&all, "unschedulable-workload", "batch-scorer");
+    assert_eq!(scorer.len(), 1, "{all:#?}");
+    assert_eq!(
+        message(scorer[0]),
+        "0/3 node pools can run this pod: 2 have untolerated taint {dedicated: ml}, 1 didn't match the pod's node affinity/selector"
+    );
+    let related = scorer[0]["related"].as_array().unwrap();
+    assert!(
+        related
+            .iter()
+            .all(|r| r["file"] == "testdata/scenarios/unschedulable/nodepools.yaml")
+    );
+    assert_eq!(related.len(), 3);
+    let inference = about(&all, "unschedulable-workload", "inference");
+    assert_eq!(inference.len(), 1);
+    assert_eq!(
+        message(inference[0]),
+        "0/3 node pools can run this pod: 3 didn't match the pod's node affinity/selector, 2 have untolerated taint {dedicated: ml}"
+    );
+}
+
+#[test]
+fn typo_suggests_the_taint() {
+    let all = findings(&run("toleration-typo").1);
+    let typo = about(&all, "toleration-matches-no-taint", "cuda-typo");
+    assert_eq!(typo.len(), 2, "{all:#?}");
+    let gpus = typo
+        .iter()
+        .find(|f| message(f).contains("nvidia.com/gpus"))
+        .unwrap();
+    assert!(
+        gpus["help"]
+            .as_str()
+            .unwrap()
+            .contains("nvidia.com/gpu=present:NoSchedule")
+    );
+    assert_eq!(
+        gpus["related"][0]["file"],
+        "testdata/scenarios/toleration-typo/nodes.yaml"
+    );
+}
+
+#[test]
+fn nodename_checks_only_what_the_kubelet_checks() {
+    let all = findings(&run("nodename").1);
+    assert_eq!(
+        about(&all, "nodename-untolerated-noexecute", "probe").len(),
+        1
+    );
+    assert_eq!(about(&all, "nodename-bypasses-taint", "debug").len(), 1);
+    for quiet in ["probe-tolerating", "elsewhere"] {
+        assert!(
+            all.iter().all(|f| f["object"]["name"] != quiet),
+            "{quiet}: {all:#?}"
+        );
+    }
+    // Pods bound by name bypass the scheduler: never reported as unschedulable.
+    assert!(all.iter().all(|f| f["rule"] != "unschedulable-workload"));
+}
+
+#[test]
+fn transient_taints_of_a_live_dump_do_not_block() {
+    let all = findings(&run("live-dump").1);
+    assert!(
+        all.iter().all(|f| f["rule"] != "unschedulable-workload"),
+        "{all:#?}"
+    );
+}
+
+#[test]
+fn affinity_operators() {
+    let all = findings(&run("affinity").1);
+    let unschedulable: Vec<&str> = all
+        .iter()
+        .filter(|f| f["rule"] == "unschedulable-workload")
+        .map(|f| f["object"]["name"].as_str().unwrap())
+        .collect();
+    let mut got = unschedulable.clone();
+    got.sort_unstable();
+    assert_eq!(
+        got,
+        [
+            "empty-term",
+            "exists-absent-label",
+            "expressions-anded",
+            "lt-nothing",
+            "match-fields-unknown",
+            "notin-every-zone",
+        ]
+    );
+}
+
+#[test]
+fn comparison_operators_with_the_gate() {
+    let all = findings(&run("comparison-operators").1);
+    let unschedulable: Vec<&str> = all
+        .iter()
+        .filter(|f| f["rule"] == "unschedulable-workload")
+        .map(|f| f["object"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(unschedulable, ["below-every-sla"], "{all:#?}");
+}
+
+#[test]
+fn kubeadm_taints_omitted_versus_empty() {
+    let all = findings(&run("kubeadm").1);
+    let unused: Vec<&str> = all
+        .iter()
+        .filter(|f| f["rule"] == "pool-tolerated-by-nothing")
+        .map(message)
+        .collect();
+    assert!(
+        unused.iter().any(|m| m.contains("`cp-1`")
+            && m.contains("node-role.kubernetes.io/control-plane:NoSchedule")),
+        "{unused:#?}"
+    );
+    assert!(
+        unused.iter().all(|m| !m.contains("single-node")),
+        "{unused:#?}"
+    );
+}
+
+#[test]
+fn karpenter_startup_taints_need_no_toleration() {
+    let all = findings(&run("karpenter").1);
+    let unschedulable: Vec<&str> = all
+        .iter()
+        .filter(|f| f["rule"] == "unschedulable-workload")
+        .map(|f| f["object"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(unschedulable, ["gpu-etl"], "{all:#?}");
+}
