@@ -17,16 +17,26 @@ pub static META: RuleMeta = RuleMeta {
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     let daemon_set = ctx.object.kind == "DaemonSet" && ctx.is_builtin();
-    for (_, tol) in tolerations::each(ctx) {
+    for (spec, tol) in tolerations::each(ctx) {
         if tol.effect() != "NoExecute" {
             continue;
         }
         // The DaemonSet controller replaces a toleration identical to one of its defaults
-        // (key, operator, value, effect) by that default, which tolerates forever (§4.2).
+        // (key, operator, value, effect) by that default, which tolerates forever (§4.2),
+        // unless the list already holds the default itself (then it changes nothing).
+        let is_default = |t: &crate::model::Toleration<'_>| {
+            t.key() == tol.key()
+                && t.operator() == "Exists"
+                && t.value().is_empty()
+                && t.effect() == "NoExecute"
+        };
         if daemon_set
             && matches!(tol.key(), NOT_READY | UNREACHABLE)
-            && tol.operator() == "Exists"
-            && tol.value().is_empty()
+            && is_default(tol)
+            && !spec
+                .tolerations
+                .iter()
+                .any(|t| is_default(t) && !t.has_seconds())
         {
             continue;
         }
