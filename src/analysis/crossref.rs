@@ -354,7 +354,9 @@ fn requirement_matches(pool: &Pool, r: &Requirement) -> bool {
     }
 }
 
-fn field_matches(pool: &Pool, r: &Requirement) -> bool {
+/// A `matchFields` requirement against one node name (`None`: a template, whose nodes'
+/// names are not known: `In` cannot be satisfied, `NotIn` can).
+fn field_matches(node: Option<&str>, r: &Requirement) -> bool {
     if r.key != "metadata.name" {
         return false;
     }
@@ -362,8 +364,8 @@ fn field_matches(pool: &Pool, r: &Requirement) -> bool {
         return false;
     };
     match r.operator.as_str() {
-        "In" => pool.nodes.iter().any(|n| n == name),
-        "NotIn" => pool.nodes.is_empty() || pool.nodes.iter().any(|n| n != name),
+        "In" => node == Some(name.as_str()),
+        "NotIn" => node != Some(name.as_str()),
         _ => false,
     }
 }
@@ -372,10 +374,17 @@ fn term_matches(pool: &Pool, term: &Term) -> bool {
     if term.expressions.is_empty() && term.fields.is_empty() {
         return false;
     }
+    // The fields of one term must hold for one and the same node of the pool.
+    let fields = |node: Option<&str>| term.fields.iter().all(|r| field_matches(node, r));
+    let fields_ok = if pool.nodes.is_empty() {
+        fields(None)
+    } else {
+        pool.nodes.iter().any(|n| fields(Some(n)))
+    };
     term.expressions
         .iter()
         .all(|r| requirement_matches(pool, r))
-        && term.fields.iter().all(|r| field_matches(pool, r))
+        && fields_ok
 }
 
 /// nodeSelector AND required node affinity (terms ORed).

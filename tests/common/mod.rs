@@ -1,0 +1,110 @@
+//! Builders for the cross-reference's public types, shared by `matching.rs` and
+//! `properties.rs`.
+
+#![allow(dead_code)] // each test crate uses a part
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use taintlint::analysis::crossref::Pool;
+use taintlint::analysis::inventory::{
+    LabelValues, Loc, PoolTaint, Requirement, TaintSpec, Term, Workload, WorkloadToleration,
+};
+use taintlint::diagnostic::ObjectId;
+use taintlint::load::{SourceFile, Span};
+
+pub fn source() -> Arc<SourceFile> {
+    SourceFile::new("test.yaml", String::new())
+}
+
+pub fn taint(key: &str, value: &str, effect: &str) -> TaintSpec {
+    TaintSpec {
+        key: key.to_string(),
+        value: value.to_string(),
+        effect: effect.to_string(),
+    }
+}
+
+pub fn tol(key: &str, operator: &str, value: &str, effect: &str) -> WorkloadToleration {
+    WorkloadToleration {
+        key: key.to_string(),
+        operator: operator.to_string(),
+        value: value.to_string(),
+        effect: effect.to_string(),
+        seconds: None,
+        span: Span::default(),
+        path: String::new(),
+    }
+}
+
+pub fn req(key: &str, operator: &str, values: &[&str]) -> Requirement {
+    Requirement {
+        key: key.to_string(),
+        operator: operator.to_string(),
+        values: values.iter().map(|v| (*v).to_string()).collect(),
+    }
+}
+
+pub fn term(expressions: Vec<Requirement>, fields: Vec<Requirement>) -> Term {
+    Term {
+        expressions,
+        fields,
+    }
+}
+
+/// A pod (or, with `daemonset`, a DaemonSet) with these tolerations and nothing else.
+pub fn workload(tolerations: Vec<WorkloadToleration>) -> Workload {
+    Workload {
+        object: ObjectId {
+            api_version: "v1".to_string(),
+            kind: "Pod".to_string(),
+            namespace: None,
+            name: Some("p".to_string()),
+        },
+        kind: "Pod".to_string(),
+        daemonset: false,
+        source: source(),
+        anchor: Span::default(),
+        object_span: Span::default(),
+        selector_span: None,
+        spec_path: "spec".to_string(),
+        tolerations,
+        node_selector: Vec::new(),
+        terms: None,
+        node_name: None,
+        host_network: false,
+    }
+}
+
+/// A pool of Node objects (`nodes` names; empty for a template) with fixed labels.
+pub fn pool(name: &str, labels: &[(&str, &str)], taints: Vec<TaintSpec>, nodes: &[&str]) -> Pool {
+    let loc = Loc {
+        source: source(),
+        span: Span::default(),
+    };
+    Pool {
+        name: name.to_string(),
+        origin: if nodes.is_empty() {
+            "Inventory"
+        } else {
+            "Node"
+        },
+        labels: labels
+            .iter()
+            .map(|(k, v)| ((*k).to_string(), LabelValues::OneOf(vec![(*v).to_string()])))
+            .collect::<BTreeMap<_, _>>(),
+        label_locs: BTreeMap::new(),
+        taints: taints
+            .into_iter()
+            .map(|taint| PoolTaint {
+                taint,
+                loc: None,
+                startup: false,
+            })
+            .collect(),
+        unschedulable: false,
+        open_labels: false,
+        nodes: nodes.iter().map(|n| (*n).to_string()).collect(),
+        loc,
+    }
+}
