@@ -24,18 +24,39 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Lint manifests (files, directories, or `-` for stdin).
-    Check(CheckArgs),
+    Check(Box<CheckArgs>),
     /// Explain where one workload can run: per node pool, every reason it cannot, its
     /// effective tolerations and its eviction timing.
-    Explain(ExplainArgs),
+    Explain(Box<ExplainArgs>),
     /// Workloads × node pools: which pool can run which workload.
-    Matrix(MatrixArgs),
+    Matrix(Box<MatrixArgs>),
     /// List every rule: name, default severity, category, summary.
     Rules,
     /// Print a rule's documentation page.
     Rule {
         /// The rule's name, e.g. `toleration-exists-with-value`.
         name: String,
+    },
+    /// Configuration helpers.
+    #[command(subcommand)]
+    Config(ConfigCommand),
+    /// Print a shell completion script.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Write a commented default `.taintlint.yaml` (to stdout with `-`).
+    Init {
+        /// Where to write it.
+        #[arg(default_value = ".taintlint.yaml")]
+        path: PathBuf,
+        /// Overwrite an existing file.
+        #[arg(long)]
+        force: bool,
     },
 }
 
@@ -91,9 +112,22 @@ pub struct InputArgs {
     #[arg(long, value_name = "FILE")]
     pub inventory: Vec<PathBuf>,
 
-    /// Kubernetes version whose messages and features to reproduce (1.30 to 1.37).
-    #[arg(long, value_name = "X.Y", default_value = "1.35")]
-    pub kube_version: String,
+    /// Kubernetes version whose messages and features to reproduce (1.30 to 1.37;
+    /// default: the config's `kube-version`, else 1.35).
+    #[arg(long, value_name = "X.Y")]
+    pub kube_version: Option<String>,
+
+    /// Use this config file instead of discovering `.taintlint.yaml`.
+    #[arg(long, value_name = "FILE", conflicts_with = "isolated")]
+    pub config: Option<PathBuf>,
+
+    /// Ignore any config file.
+    #[arg(long)]
+    pub isolated: bool,
+
+    /// Toleration policies (a YAML file with a `policies:` list, as in the config).
+    #[arg(long, value_name = "FILE")]
+    pub policy: Vec<PathBuf>,
 
     /// Feature gates, e.g. `TaintTolerationComparisonOperators=true`.
     #[arg(long, value_name = "GATES")]
@@ -138,6 +172,14 @@ pub struct CheckArgs {
     /// Print findings only: no summary line.
     #[arg(short, long)]
     pub quiet: bool,
+
+    /// Hide findings recorded in this baseline file (adopt taintlint, fail only on new ones).
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+
+    /// Record the current findings in FILE as a baseline, then exit 0.
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -5,7 +5,9 @@
 //! Kubernetes semantics they rest on) → `report` (human, JSON).
 
 pub mod analysis;
+pub mod baseline;
 pub mod cli;
+pub mod config;
 pub mod diagnostic;
 pub mod lint;
 pub mod load;
@@ -13,6 +15,7 @@ pub mod model;
 pub mod report;
 pub mod rules;
 pub mod settings;
+pub mod suppress;
 pub mod util;
 
 use std::io::{self, IsTerminal, Write};
@@ -55,6 +58,12 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<ExitStatus, ToolError> {
             list_rules(out).map_err(io_err)?;
             Ok(ExitStatus::Clean)
         }
+        Command::Config(cli::ConfigCommand::Init { path, force }) => config_init(&path, force, out),
+        Command::Completions { shell } => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut cmd, "taintlint", out);
+            Ok(ExitStatus::Clean)
+        }
         Command::Rule { name } => match rules::find(&name) {
             Some(rule) => {
                 out.write_all(rule.meta.docs.as_bytes()).map_err(io_err)?;
@@ -63,6 +72,28 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<ExitStatus, ToolError> {
             None => Err(ToolError(rules::unknown_rule_message(&name))),
         },
     }
+}
+
+fn config_init(
+    path: &std::path::Path,
+    force: bool,
+    out: &mut dyn Write,
+) -> Result<ExitStatus, ToolError> {
+    if path.as_os_str() == "-" {
+        out.write_all(config::DEFAULT_CONFIG.as_bytes())
+            .map_err(io_err)?;
+        return Ok(ExitStatus::Clean);
+    }
+    if path.exists() && !force {
+        return Err(ToolError(format!(
+            "{} already exists (use --force to overwrite)",
+            path.display()
+        )));
+    }
+    write_atomic(path, config::DEFAULT_CONFIG.as_bytes())
+        .map_err(|e| ToolError(format!("cannot write {}: {e}", path.display())))?;
+    eprintln!("taintlint: wrote {}", path.display());
+    Ok(ExitStatus::Clean)
 }
 
 fn io_err(e: io::Error) -> ToolError {
@@ -94,25 +125,140 @@ fn list_rules(out: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
-/// Builds the options a run needs from its arguments.
+/// Finds and loads the config the input flags ask for.
+pub fn load_config(input: &InputArgs) -> Result<config::Config, ToolError> {
+    if input.isolated {
+        return Ok(config::Config::default());
+    }
+    let path = match &input.config {
+        Some(p) => {
+            if !p.is_file() {
+                return Err(ToolError(format!(
+                    "config file {} does not exist",
+                    p.display()
+                )));
+            }
+            Some(p.clone())
+        }
+        None => config::discover(std::path::Path::new(".")),
+    };
+    match path {
+        Some(p) => config::load(&p).map_err(ToolError),
+        None => Ok(config::Config::default()),
+    }
+}
+
+/// Builds the options a run needs from its arguments and the config.
 pub fn lint_options(
     input: &InputArgs,
     select: &[String],
     ignore: &[String],
+    cfg: &config::Config,
 ) -> Result<LintOptions, ToolError> {
+    let mut opts = options_from_config(
+        cfg,
+        input.kube_version.as_deref(),
+        input.feature_gates.as_deref(),
+        select,
+        ignore,
+    )?;
+    opts.max_file_size = input.max_file_size;
+    for p in &input.policy {
+        let pc = config::load(p).map_err(ToolError)?;
+        opts.settings.policies.extend(pc.policies);
+        opts.config_findings.extend(pc.findings);
+    }
+    Ok(opts)
+}
+
+/// Options from a config plus the command-line values that override it.
+pub fn options_from_config(
+    cfg: &config::Config,
+    kube_version: Option<&str>,
+    feature_gates: Option<&str>,
+    select: &[String],
+    ignore: &[String],
+) -> Result<LintOptions, ToolError> {
+    let version = kube_version
+        .or(cfg.kube_version.as_deref())
+        .unwrap_or("1.35");
     let mut settings = Settings {
-        minor: Settings::parse_version(&input.kube_version).map_err(ToolError)?,
+        minor: Settings::parse_version(version).map_err(ToolError)?,
         ..Settings::default()
     };
-    if let Some(g) = &input.feature_gates {
+    if let Some(g) = &cfg.feature_gates {
         settings.apply_feature_gates(g).map_err(ToolError)?;
     }
+    if let Some(g) = feature_gates {
+        settings.apply_feature_gates(g).map_err(ToolError)?;
+    }
+    settings
+        .dedicated_exempt_keys
+        .clone_from(&cfg.dedicated_exempt_keys);
+    settings.policies.clone_from(&cfg.policies);
+    settings.workload_kinds.clone_from(&cfg.workload_kinds);
+    let mut rules = RuleSet::resolve(select, ignore).map_err(ToolError)?;
+    rules.configure(&cfg.rules, select);
+    let per_file_ignores = cfg
+        .per_file_ignores
+        .iter()
+        .filter_map(|(g, r, _)| Some((globset::Glob::new(g).ok()?.compile_matcher(), r.clone())))
+        .collect();
     Ok(LintOptions {
-        rules: RuleSet::resolve(select, ignore).map_err(ToolError)?,
+        rules,
         settings,
-        max_file_size: input.max_file_size,
-        limits: load::yaml::Limits::default(),
+        extra_nodes: cfg.inline_pools.clone(),
+        config_findings: cfg.findings.clone(),
+        per_file_ignores,
+        ..LintOptions::default()
     })
+}
+
+/// Splits Helm output on stdin into one input per `# Source: chart/templates/x.yaml`, so
+/// findings name the template and the line within its rendered document.
+fn split_helm(name: &str, text: String) -> Vec<Input> {
+    if !text.contains("# Source: ") {
+        return vec![Input::Text {
+            name: name.to_string(),
+            text: Ok(text),
+        }];
+    }
+    let mut out = Vec::new();
+    let mut chunk_start = 0;
+    let mut starts = Vec::new();
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        if (line.starts_with("---") && line[3..].trim().is_empty()) && offset > 0 {
+            starts.push(offset);
+        }
+        offset += line.len();
+    }
+    starts.push(text.len());
+    for end in starts {
+        let chunk = &text[chunk_start..end];
+        let source = chunk
+            .lines()
+            .take_while(|l| l.starts_with('#') || l.starts_with("---") || l.trim().is_empty())
+            .find_map(|l| l.strip_prefix("# Source: "))
+            .map(str::trim);
+        match source {
+            Some(src) => out.push(Input::Text {
+                name: src.to_string(),
+                text: Ok(chunk.to_string()),
+            }),
+            None if chunk.trim().is_empty() => {}
+            None => {
+                // Keep stdin's own line numbers for documents without a Source comment.
+                let lines_before = text[..chunk_start].matches('\n').count();
+                out.push(Input::Text {
+                    name: name.to_string(),
+                    text: Ok(format!("{}{chunk}", "\n".repeat(lines_before))),
+                });
+            }
+        }
+        chunk_start = end;
+    }
+    out
 }
 
 /// Walks, reads and lints the inputs, then runs the cross-reference. Returns the outcome and
@@ -120,9 +266,12 @@ pub fn lint_options(
 pub fn lint_inputs(
     input: &InputArgs,
     opts: &LintOptions,
+    cfg: &config::Config,
 ) -> Result<(lint::Outcome, usize), ToolError> {
+    let mut exclude = input.exclude.clone();
+    exclude.extend(cfg.exclude.iter().cloned());
     let walk_opts =
-        WalkOptions::new(&input.include, &input.exclude, input.follow_links).map_err(ToolError)?;
+        WalkOptions::new(&input.include, &exclude, input.follow_links).map_err(ToolError)?;
     let mut inputs = Vec::new();
     let file_paths: Vec<_> = input
         .paths
@@ -135,18 +284,21 @@ pub fn lint_inputs(
             .stdin_filename
             .clone()
             .unwrap_or_else(|| "<stdin>".to_string());
-        inputs.push(Input::Text {
-            name,
-            text: load::read_stdin(input.max_file_size),
-        });
+        match load::read_stdin(input.max_file_size) {
+            Ok(text) => inputs.extend(split_helm(&name, text)),
+            Err(e) => inputs.push(Input::Text { name, text: Err(e) }),
+        }
     }
     for entry in walk::collect(&file_paths, &walk_opts).map_err(ToolError)? {
         inputs.push(Input::Entry(entry));
     }
     let files = inputs.len();
+    let names: Vec<String> = inputs.iter().map(Input::name).collect();
     let mut inventory_inputs = Vec::new();
-    if !input.inventory.is_empty() {
-        for entry in walk::collect(&input.inventory, &walk_opts).map_err(ToolError)? {
+    let mut inventory_paths = input.inventory.clone();
+    inventory_paths.extend(cfg.inventory_files.iter().filter(|p| p.exists()).cloned());
+    if !inventory_paths.is_empty() {
+        for entry in walk::collect(&inventory_paths, &walk_opts).map_err(ToolError)? {
             inventory_inputs.push(Input::Entry(entry));
         }
     }
@@ -154,17 +306,25 @@ pub fn lint_inputs(
         .num_threads(input.threads.unwrap_or(0))
         .build()
         .map_err(|e| ToolError(format!("cannot start worker threads: {e}")))?;
-    let outcome = pool.install(|| {
+    let mut outcome = pool.install(|| {
         let reports = lint::lint_all(inputs, opts);
         let extra = lint::lint_all(inventory_inputs, opts);
         lint::finish(reports, extra, opts)
     });
+    let unmatched = cfg.unmatched_globs(&names);
+    if !unmatched.is_empty() && opts.rules.is_enabled(rules::INVALID_CONFIG.name) {
+        outcome.findings.extend(unmatched);
+        outcome
+            .findings
+            .sort_by_cached_key(diagnostic::Finding::sort_key);
+    }
     Ok((outcome, files))
 }
 
 fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<ExitStatus, ToolError> {
-    let opts = lint_options(&args.input, &args.select, &args.ignore)?;
-    let (outcome, files) = lint_inputs(&args.input, &opts)?;
+    let cfg = load_config(&args.input)?;
+    let opts = lint_options(&args.input, &args.select, &args.ignore, &cfg)?;
+    let (outcome, files) = lint_inputs(&args.input, &opts, &cfg)?;
 
     let mut summary = Summary {
         files,
@@ -172,7 +332,22 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<ExitStatus, ToolError>
         objects: outcome.objects,
         ..Summary::default()
     };
-    let findings = outcome.findings;
+    let mut findings = outcome.findings;
+    if let Some(path) = &args.write_baseline {
+        let text = baseline::render(&findings);
+        write_atomic(path, text.as_bytes())
+            .map_err(|e| ToolError(format!("cannot write {}: {e}", path.display())))?;
+        eprintln!(
+            "taintlint: wrote {} finding(s) to the baseline {}",
+            findings.len(),
+            path.display()
+        );
+        return Ok(ExitStatus::Clean);
+    }
+    if let Some(path) = &args.baseline {
+        let known = baseline::load(path).map_err(ToolError)?;
+        baseline::filter(&mut findings, known);
+    }
     summary.count(&findings);
 
     let color = match args.color {

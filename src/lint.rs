@@ -22,6 +22,31 @@ pub struct LintOptions {
     pub settings: Settings,
     pub max_file_size: u64,
     pub limits: Limits,
+    /// Node pools given inline in the config.
+    pub extra_nodes: Vec<crate::analysis::inventory::NodeDecl>,
+    /// Mistakes found in the config file.
+    pub config_findings: Vec<Finding>,
+    /// `per-file-ignores`: (glob, rules).
+    pub per_file_ignores: Vec<(globset::GlobMatcher, Vec<String>)>,
+}
+
+impl LintOptions {
+    /// Applies configured severities and `per-file-ignores`.
+    pub fn apply_ignores(&self, findings: &mut Vec<Finding>) {
+        for f in findings.iter_mut() {
+            if let Some(sev) = self.rules.severity_override(f.rule) {
+                f.severity = sev;
+            }
+        }
+        if self.per_file_ignores.is_empty() {
+            return;
+        }
+        findings.retain(|f| {
+            !self.per_file_ignores.iter().any(|(m, rules)| {
+                rules.iter().any(|r| r == f.rule) && crate::config::path_matches(m, &f.file)
+            })
+        });
+    }
 }
 
 /// What checking one file produced.
@@ -34,6 +59,8 @@ pub struct FileReport {
     pub nodes: Vec<crate::analysis::inventory::NodeDecl>,
     /// Scheduling signatures of the file's workloads (for the cross-reference).
     pub workloads: Vec<crate::analysis::inventory::Workload>,
+    /// `taintlint: ignore` comments and annotations, applied after the cross-reference.
+    pub suppressions: Vec<crate::suppress::Suppression>,
 }
 
 /// One input: a path from the walker, or stdin's text.
@@ -46,7 +73,7 @@ pub enum Input {
 }
 
 impl Input {
-    fn name(&self) -> String {
+    pub fn name(&self) -> String {
         match self {
             Input::Entry(e) => display_path(e.path()),
             Input::Text { name, .. } => name.clone(),
@@ -222,6 +249,7 @@ pub fn lint_source(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
         }
         return report;
     }
+    report.suppressions = crate::suppress::scan_comments(source);
     for doc in &stream.documents {
         if doc.root.is_none() {
             continue;
@@ -241,6 +269,9 @@ pub fn lint_source(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
                 check(&ctx, &mut found);
             }
             gate_api_errors(&mut found);
+            report
+                .suppressions
+                .extend(crate::suppress::scan_annotation(object, source));
             if opts.rules.needs_inventory() {
                 report
                     .nodes
@@ -353,6 +384,9 @@ impl Default for LintOptions {
             settings: Settings::default(),
             max_file_size: 64 * 1024 * 1024,
             limits: Limits::default(),
+            extra_nodes: Vec::new(),
+            config_findings: Vec::new(),
+            per_file_ignores: Vec::new(),
         }
     }
 }
@@ -377,17 +411,22 @@ pub fn finish(reports: Vec<FileReport>, extra: Vec<FileReport>, opts: &LintOptio
     let mut nodes = Vec::new();
     let mut workloads = Vec::new();
     let (mut documents, mut objects) = (0, 0);
+    let mut suppressions = Vec::new();
     for r in reports {
         documents += r.documents;
         objects += r.objects;
         findings.extend(r.findings);
         nodes.extend(r.nodes);
         workloads.extend(r.workloads);
+        suppressions.extend(r.suppressions);
     }
     for r in extra {
         findings.extend(r.findings);
         nodes.extend(r.nodes);
+        suppressions.extend(r.suppressions);
     }
+    nodes.extend(opts.extra_nodes.iter().cloned());
+    findings.extend(opts.config_findings.iter().cloned());
     let inventory = Inventory::build(nodes, &workloads);
     let eval = Evaluation::run(&inventory, &workloads, &opts.settings);
     if !inventory.is_empty() {
@@ -403,6 +442,8 @@ pub fn finish(reports: Vec<FileReport>, extra: Vec<FileReport>, opts: &LintOptio
     for (_, check) in opts.rules.enabled_cross() {
         check(&ctx, &mut findings);
     }
+    crate::suppress::apply(&mut findings, &mut suppressions, &opts.rules);
+    opts.apply_ignores(&mut findings);
     findings.sort_by_cached_key(Finding::sort_key);
     findings.dedup_by(|a, b| {
         a.rule == b.rule && a.file == b.file && a.message == b.message && a.range() == b.range()

@@ -12,6 +12,13 @@ pub struct Settings {
     pub minor: u32,
     /// `TaintTolerationComparisonOperators` (KEP-5471): `Lt`/`Gt` tolerations.
     pub comparison_operators: bool,
+    /// Extra toleration keys `dedicated-toleration-without-affinity` ignores (config
+    /// `dedicated-exempt-keys`; a trailing `*` matches a prefix).
+    pub dedicated_exempt_keys: Vec<String>,
+    /// Toleration governance (config `policies:`, `--policy`).
+    pub policies: Vec<Policy>,
+    /// Custom kinds and the path of their pod spec (config `workload-kinds:`).
+    pub workload_kinds: Vec<WorkloadKind>,
 }
 
 impl Default for Settings {
@@ -19,8 +26,61 @@ impl Default for Settings {
         Settings {
             minor: DEFAULT_MINOR,
             comparison_operators: false,
+            dedicated_exempt_keys: Vec::new(),
+            policies: Vec::new(),
+            workload_kinds: Vec::new(),
         }
     }
+}
+
+/// Who may tolerate which taints: a toleration whose key matches `taint` is allowed only in
+/// the listed namespaces or workloads.
+#[derive(Clone, Debug)]
+pub struct Policy {
+    /// Glob over toleration keys (`nvidia.com/*`); `*` also matches the empty key.
+    pub taint: String,
+    /// Globs over namespaces (`ml-*`).
+    pub namespaces: Vec<String>,
+    /// Globs over `Kind/namespace/name` (`DaemonSet/kube-system/*`).
+    pub workloads: Vec<String>,
+    /// Where the policy is written, for related locations.
+    pub loc: Option<crate::analysis::inventory::Loc>,
+}
+
+/// A custom workload kind whose pod spec lives at `pod_spec` (dotted path).
+#[derive(Clone, Debug)]
+pub struct WorkloadKind {
+    pub kind: String,
+    /// `group/version` or empty for any.
+    pub api_version: String,
+    pub pod_spec: Vec<String>,
+}
+
+/// A tiny glob: `*` matches any run of characters (including `/`), `?` one character.
+pub fn glob_match(pattern: &str, text: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let t: Vec<char> = text.chars().collect();
+    let (mut pi, mut ti, mut star, mut mark) = (0usize, 0usize, None::<usize>, 0usize);
+    while ti < t.len() {
+        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
+            pi += 1;
+            ti += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some(pi);
+            pi += 1;
+            mark = ti;
+        } else if let Some(sp) = star {
+            pi = sp + 1;
+            mark += 1;
+            ti = mark;
+        } else {
+            return false;
+        }
+    }
+    while pi < p.len() && p[pi] == '*' {
+        pi += 1;
+    }
+    pi == p.len()
 }
 
 impl Settings {

@@ -38,6 +38,7 @@ fn settings(minor: u32) -> Settings {
     Settings {
         minor,
         comparison_operators: false,
+        ..Settings::default()
     }
 }
 
@@ -45,6 +46,7 @@ fn gate_on() -> Settings {
     Settings {
         minor: 35,
         comparison_operators: true,
+        ..Settings::default()
     }
 }
 

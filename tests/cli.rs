@@ -44,15 +44,29 @@ fn run_in(dir: &Path, args: &[&str], stdin: Option<&[u8]>, envs: &[(&str, &str)]
         let mut pipe = child.stdin.take().unwrap();
         pipe.write_all(bytes).unwrap();
     }
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while child.try_wait().unwrap().is_none() {
-        if Instant::now() > deadline {
-            child.kill().unwrap();
-            panic!("taintlint {args:?} did not finish within 60 s");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    // Drain stdout and stderr while the child runs, so a large output cannot fill the pipe
+    // and block it; a watchdog kills a child that hangs.
+    let pid = child.id();
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watchdog = {
+        let done = std::sync::Arc::clone(&done);
+        std::thread::spawn(move || {
+            let deadline = Instant::now() + Duration::from_secs(60);
+            while !done.load(std::sync::atomic::Ordering::SeqCst) {
+                if Instant::now() > deadline {
+                    let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+                    return true;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            false
+        })
+    };
     let out = child.wait_with_output().unwrap();
+    done.store(true, std::sync::atomic::Ordering::SeqCst);
+    if watchdog.join().unwrap() {
+        panic!("taintlint {args:?} did not finish within 60 s");
+    }
     Run {
         code: out.status.code().expect("exit code"),
         stdout: String::from_utf8(out.stdout).expect("stdout is UTF-8"),

@@ -8,9 +8,9 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use taintlint::lint::{LintOptions, finish, lint_source};
+use taintlint::lint::{finish, lint_source};
 use taintlint::load::SourceFile;
-use taintlint::rules::{RULES, Rule, RuleSet};
+use taintlint::rules::{RULES, Rule};
 
 const HEADINGS: &[&str] = &[
     "## What it does",
@@ -171,11 +171,15 @@ fn code_blocks(page: &str) -> Vec<Block> {
 }
 
 /// Lines (1-based, within the block) of this rule's findings' primary spans.
-fn finding_lines(name: &str, text: &str) -> BTreeSet<usize> {
-    let opts = LintOptions {
-        rules: RuleSet::resolve(&[name.to_string()], &[]).unwrap(),
-        ..LintOptions::default()
+fn finding_lines(name: &str, text: &str, config: Option<&str>) -> BTreeSet<usize> {
+    // A page may hold a ```yaml config``` block: the taintlint config its examples run with.
+    let cfg = match config {
+        Some(c) => taintlint::config::parse("taintlint.yaml", c.to_string(), Path::new("."))
+            .unwrap_or_else(|e| panic!("{name}: config block: {e}")),
+        None => taintlint::config::Config::default(),
     };
+    let opts = taintlint::options_from_config(&cfg, None, None, &[name.to_string()], &[])
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
     let source = SourceFile::new(format!("{name}.md"), text.to_string());
     // Through `finish`, so the cross-reference rules see the example's nodes and workloads.
     let report = lint_source(&source, &opts);
@@ -195,12 +199,20 @@ fn examples_produce_exactly_the_expected_findings() {
         let name = rule.meta.name;
         let page = read_page(rule);
         let marker = format!("# expect: {name}");
-        for block in code_blocks(&page) {
+        let blocks = code_blocks(&page);
+        let config = blocks
+            .iter()
+            .find(|b| b.info == "yaml config")
+            .map(|b| b.text.clone());
+        for block in blocks {
             let mut words = block.info.split_whitespace();
             if words.next() != Some("yaml") {
                 continue;
             }
             let kind = words.next();
+            if kind == Some("config") {
+                continue;
+            }
             let expected: BTreeSet<usize> = block
                 .text
                 .lines()
@@ -208,7 +220,7 @@ fn examples_produce_exactly_the_expected_findings() {
                 .filter(|(_, l)| l.contains(&marker))
                 .map(|(i, _)| i + 1)
                 .collect();
-            let found = finding_lines(name, &block.text);
+            let found = finding_lines(name, &block.text, config.as_deref());
             let at = format!("rules/{name}.md:{}", block.line);
             match kind {
                 Some("invalid") => {

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use taintlint::diagnostic::Finding;
-use taintlint::lint::{LintOptions, lint_source};
+use taintlint::lint::lint_source;
 use taintlint::load::SourceFile;
 use taintlint::report::{self, Format, HumanOptions, Summary};
 use taintlint::rules::{RULES, RuleSet};
@@ -47,13 +47,19 @@ fn display(path: &Path) -> String {
 /// Lints one fixture with only `rule` selected; findings sorted as the CLI sorts them.
 fn lint(rule: &str, path: &Path) -> (String, Vec<Finding>) {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let opts = LintOptions {
-        rules: RuleSet::resolve(&[rule.to_string()], &[])
-            .unwrap_or_else(|e| panic!("{}: {e}", path.display())),
-        ..Default::default()
+    // A `taintlint.yaml` beside the fixtures is the config they run with (policies...).
+    let cfg_path = path.with_file_name("taintlint.yaml");
+    let cfg = if cfg_path.is_file() {
+        taintlint::config::load(&cfg_path).unwrap_or_else(|e| panic!("{e}"))
+    } else {
+        taintlint::config::Config::default()
     };
+    let opts = taintlint::options_from_config(&cfg, None, None, &[rule.to_string()], &[])
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let source = SourceFile::new(display(path), text.clone());
-    let mut findings: Vec<Finding> = lint_source(&source, &opts)
+    // Through `finish`, so the cross-reference rules see the fixture's nodes and workloads.
+    let report = lint_source(&source, &opts);
+    let mut findings: Vec<Finding> = taintlint::lint::finish(vec![report], vec![], &opts)
         .findings
         .into_iter()
         .filter(|f| f.rule == rule)

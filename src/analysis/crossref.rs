@@ -189,7 +189,9 @@ impl Inventory {
                 POOL_NAME_LABELS
                     .iter()
                     .find_map(|l| match first.labels.get(*l) {
-                        Some(LabelValues::OneOf(v)) if v.len() == 1 => Some(v[0].clone()),
+                        Some(LabelValues::OneOf(v)) if v.len() == 1 && !v[0].is_empty() => {
+                            Some(v[0].clone())
+                        }
                         _ => None,
                     })
                     .unwrap_or_else(|| first.name.clone())

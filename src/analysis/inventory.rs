@@ -494,30 +494,48 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
             );
         }
         ("Inventory", "taintlint.dev") => {
-            for pool in node.get("pools").and_then(Node::as_seq).unwrap_or_default() {
-                let pool_name = text(pool.get("name"));
-                let mut labels = BTreeMap::new();
-                let mut locs = BTreeMap::new();
-                label_map(pool.get("labels"), source, &mut labels, &mut locs);
-                let mut taints = Vec::new();
-                for t in pool
-                    .get("taints")
-                    .and_then(Node::as_seq)
-                    .unwrap_or_default()
-                {
-                    if let Some(spec) = t.text().and_then(|s| parse_taint_spec(s).ok()) {
-                        taints.push(PoolTaint {
-                            taint: spec,
-                            loc: Some(loc(source, t.span)),
-                            startup: false,
-                        });
-                    }
-                }
-                let at = loc(source, pool.get("name").map_or(pool.span, |n| n.span));
-                decl("Inventory", pool_name, false, labels, locs, taints, at);
+            if let Some(pools) = node.get("pools") {
+                out.extend(inventory_pools(pools, source));
             }
         }
         _ => {}
+    }
+    out
+}
+
+/// Pools written in taintlint's own format: `[{name, labels, taints: ["key=value:Effect"]}]`.
+pub fn inventory_pools(pools: &Node, source: &Arc<SourceFile>) -> Vec<NodeDecl> {
+    let mut out = Vec::new();
+    for pool in pools.as_seq().unwrap_or_default() {
+        let pool_name = text(pool.get("name"));
+        let mut labels = BTreeMap::new();
+        let mut locs = BTreeMap::new();
+        label_map(pool.get("labels"), source, &mut labels, &mut locs);
+        let mut taints = Vec::new();
+        for t in pool
+            .get("taints")
+            .and_then(Node::as_seq)
+            .unwrap_or_default()
+        {
+            if let Some(spec) = t.text().and_then(|s| parse_taint_spec(s).ok()) {
+                taints.push(PoolTaint {
+                    taint: spec,
+                    loc: Some(loc(source, t.span)),
+                    startup: false,
+                });
+            }
+        }
+        out.push(NodeDecl {
+            origin: "Inventory pool",
+            name: pool_name,
+            is_node: false,
+            labels,
+            label_locs: locs,
+            taints,
+            unschedulable: false,
+            open_labels: true,
+            loc: loc(source, pool.get("name").map_or(pool.span, |n| n.span)),
+        });
     }
     out
 }

@@ -423,6 +423,14 @@ pub fn parse(text: &str, limits: Limits) -> Stream {
             }
             Event::Scalar(value, style, anchor, tag) => {
                 let Some(b) = builder.as_mut() else { continue };
+                // saphyr can end a quoted scalar's span after a trailing comment: end it at
+                // the closing quote instead.
+                let bspan = match style {
+                    ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted => {
+                        quoted_span(text, bspan, style == ScalarStyle::DoubleQuoted)
+                    }
+                    _ => bspan,
+                };
                 let node = Node {
                     span: bspan,
                     value: Value::Scalar(Scalar {
@@ -475,6 +483,30 @@ pub fn parse(text: &str, limits: Limits) -> Stream {
     // Drop deep partial trees iteratively enough: the depth is bounded by `max_depth`.
     drop(builder);
     stream
+}
+
+/// The span of a quoted scalar from its opening quote to its closing one.
+fn quoted_span(text: &str, span: Span, double: bool) -> Span {
+    let bytes = text.as_bytes();
+    let quote = if double { b'"' } else { b'\'' };
+    let mut start = span.start;
+    // Skip anchors, tags and whitespace saphyr may include before the quote.
+    while start < span.end && bytes.get(start) != Some(&quote) {
+        start += 1;
+    }
+    if bytes.get(start) != Some(&quote) {
+        return span;
+    }
+    let mut i = start + 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' if double => i += 2,
+            b'\'' if !double && bytes.get(i + 1) == Some(&b'\'') => i += 2,
+            c if c == quote => return Span::new(start, i + 1),
+            _ => i += 1,
+        }
+    }
+    span
 }
 
 fn syntax_error(conv: &CharToByte<'_>, err: &ScanError, limits: Limits) -> LoadError {

@@ -9,8 +9,9 @@ use crate::lint::Outcome;
 use crate::{ExitStatus, ToolError, lint_inputs, lint_options};
 
 pub fn run(args: &MatrixArgs, out: &mut dyn Write) -> Result<ExitStatus, ToolError> {
-    let opts = lint_options(&args.input, &[], &[])?;
-    let (outcome, _) = lint_inputs(&args.input, &opts)?;
+    let cfg = crate::load_config(&args.input)?;
+    let opts = lint_options(&args.input, &[], &[], &cfg)?;
+    let (outcome, _) = lint_inputs(&args.input, &opts, &cfg)?;
     let text = match args.format {
         MatrixFormat::Table => table(&outcome),
         MatrixFormat::Markdown => markdown(&outcome),

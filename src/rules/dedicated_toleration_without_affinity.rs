@@ -47,6 +47,14 @@ const EXEMPT_KEYS: &[&str] = &[
 /// `node.example.com/uninitialized`), which pods tolerate to run *before* a node is ready.
 const EXEMPT_NAME_SUFFIXES: &[&str] = &["not-ready", "notready", "uninitialized", "unschedulable"];
 
+/// `dedicated-exempt-keys` from the config; a trailing `*` matches a prefix.
+pub fn is_configured_exempt(key: &str, extra: &[String]) -> bool {
+    extra.iter().any(|e| match e.strip_suffix('*') {
+        Some(prefix) => key.starts_with(prefix),
+        None => e == key,
+    })
+}
+
 pub fn is_exempt(key: &str) -> bool {
     let name = key.rsplit('/').next().unwrap_or(key).to_ascii_lowercase();
     EXEMPT_KEYS.contains(&key)
@@ -54,20 +62,49 @@ pub fn is_exempt(key: &str) -> bool {
         || EXEMPT_NAME_SUFFIXES.iter().any(|s| name.ends_with(s))
 }
 
+/// Operator resources that configure node agents (`spec.daemonsets.tolerations`, Istio's
+/// `components.cni`/`components.ztunnel`): those pods run on every node by design.
+pub fn is_node_agent_path(path: &str) -> bool {
+    path.split(['.', '[']).any(|seg| {
+        let seg = seg.to_ascii_lowercase();
+        seg.contains("daemonset")
+            || matches!(
+                seg.as_str(),
+                "cni" | "ztunnel" | "nodeagent" | "node-agent" | "node_agent"
+            )
+    })
+}
+
+/// A spec that also tolerates the control plane or `CriticalAddonsOnly` is a system component
+/// meant to run anywhere, not a workload for dedicated nodes.
+fn runs_anywhere(spec: &crate::model::PodSpec<'_>) -> bool {
+    spec.tolerations.iter().any(|t| {
+        matches!(
+            t.key(),
+            "node-role.kubernetes.io/control-plane"
+                | "node-role.kubernetes.io/master"
+                | "CriticalAddonsOnly"
+        )
+    })
+}
+
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     if ctx.is_node_agent() {
         return;
     }
     for spec in &ctx.object.pod_specs {
-        // Operator CRs that configure DaemonSets (`spec.daemonsets.tolerations`).
-        if spec.path.to_ascii_lowercase().contains("daemonset") || spec.is_pinned() {
+        if is_node_agent_path(&spec.path) || spec.is_pinned() || runs_anywhere(spec) {
             continue;
         }
         for tol in &spec.tolerations {
             let key = tol.key();
             // Requesting the extended resource of the same name pins the pod as well
             // (`nvidia.com/gpu` limits only fit GPU nodes).
-            if key.is_empty() || is_exempt(key) || spec.requests_resource(key) {
+            if key.is_empty()
+                || is_exempt(key)
+                || is_configured_exempt(key, &ctx.settings.dedicated_exempt_keys)
+                || spec.requests_resource(key)
+            {
                 continue;
             }
             if !matches!(tol.effect(), "" | "NoSchedule" | "NoExecute") {
@@ -115,15 +152,21 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
     let gate = ctx.settings.comparison_operators;
     let pools = &ctx.inventory.pools;
     for (w, fits) in ctx.workloads.iter().zip(&ctx.eval.fits) {
-        if w.daemonset
-            || w.node_name.is_some()
-            || w.spec_path.to_ascii_lowercase().contains("daemonset")
-        {
+        let system = w.tolerations.iter().any(|t| {
+            matches!(
+                t.key.as_str(),
+                "node-role.kubernetes.io/control-plane"
+                    | "node-role.kubernetes.io/master"
+                    | "CriticalAddonsOnly"
+            )
+        });
+        if w.daemonset || w.node_name.is_some() || is_node_agent_path(&w.spec_path) || system {
             continue;
         }
         for t in &w.tolerations {
             if t.key.is_empty()
                 || is_exempt(&t.key)
+                || is_configured_exempt(&t.key, &ctx.settings.dedicated_exempt_keys)
                 || !matches!(t.effect.as_str(), "" | "NoSchedule" | "NoExecute")
             {
                 continue;

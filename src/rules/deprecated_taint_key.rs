@@ -20,12 +20,12 @@ pub const DEPRECATED: &[(&str, &str, &str)] = &[
     (
         "node.alpha.kubernetes.io/notReady",
         "node.kubernetes.io/not-ready",
-        "the alpha condition taints were renamed in Kubernetes 1.13",
+        "the alpha node-condition taints were renamed to `node.kubernetes.io/…` long ago and are no longer set",
     ),
     (
         "node.alpha.kubernetes.io/unreachable",
         "node.kubernetes.io/unreachable",
-        "the alpha condition taints were renamed in Kubernetes 1.13",
+        "the alpha node-condition taints were renamed to `node.kubernetes.io/…` long ago and are no longer set",
     ),
     (
         "node-role.kubernetes.io/master",

@@ -58,3 +58,21 @@ pub static INTERNAL_ERROR: RuleMeta = RuleMeta {
     enabled: true,
     docs: include_str!("../../rules/internal-error.md"),
 };
+
+pub static INVALID_CONFIG: RuleMeta = RuleMeta {
+    name: "invalid-config",
+    summary: "A mistake in `.taintlint.yaml`: unknown key or rule, bad severity, unmatched glob",
+    category: Category::Input,
+    severity: Severity::Error,
+    enabled: true,
+    docs: include_str!("../../rules/invalid-config.md"),
+};
+
+pub static UNUSED_SUPPRESSION: RuleMeta = RuleMeta {
+    name: "unused-suppression",
+    summary: "A `taintlint: ignore` comment or annotation that suppresses nothing",
+    category: Category::Input,
+    severity: Severity::Warning,
+    enabled: true,
+    docs: include_str!("../../rules/unused-suppression.md"),
+};

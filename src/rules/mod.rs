@@ -13,6 +13,7 @@ mod dedicated_toleration_without_affinity;
 mod default_toleration_suppressed;
 mod deprecated_taint_key;
 mod input;
+pub mod invalid_taint_spec;
 mod node_selection;
 mod nodename_bypasses_taint;
 mod nodename_untolerated_noexecute;
@@ -25,6 +26,7 @@ mod tolerates_all_taints;
 mod toleration_effect_mismatch;
 mod toleration_exists_with_value;
 mod toleration_matches_no_taint;
+mod toleration_not_allowed;
 mod toleration_seconds_evicts_immediately;
 pub mod tolerations;
 mod unschedulable_workload;
@@ -33,8 +35,8 @@ mod unschedulable_workload;
 pub const DEDICATED_HEURISTIC: &str = "dedicated-toleration-without-affinity";
 
 pub use input::{
-    INTERNAL_ERROR, INVALID_ENCODING, TEMPLATE_NOT_RENDERED, UNREADABLE_FILE, YAML_SYNTAX_ERROR,
-    YAML_TOO_COMPLEX,
+    INTERNAL_ERROR, INVALID_CONFIG, INVALID_ENCODING, TEMPLATE_NOT_RENDERED, UNREADABLE_FILE,
+    UNUSED_SUPPRESSION, YAML_SYNTAX_ERROR, YAML_TOO_COMPLEX,
 };
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -130,6 +132,19 @@ impl Ctx<'_> {
         mirror || owned_by_ds
     }
 
+    /// Host-network or system-critical pods: infrastructure that must run on any node.
+    pub fn is_system_pod(&self) -> bool {
+        self.object.pod_specs.iter().any(|s| {
+            s.host_network
+                || matches!(
+                    s.node
+                        .get("priorityClassName")
+                        .and_then(crate::load::yaml::Node::text),
+                    Some("system-node-critical" | "system-cluster-critical")
+                )
+        })
+    }
+
     pub fn is_builtin(&self) -> bool {
         matches!(self.object.schema, Schema::Builtin { .. })
     }
@@ -202,6 +217,11 @@ pub static RULES: &[Rule] = &[
         cross: None,
     },
     Rule {
+        meta: &input::INVALID_CONFIG,
+        check: None,
+        cross: None,
+    },
+    Rule {
         meta: &input::INVALID_ENCODING,
         check: None,
         cross: None,
@@ -224,6 +244,11 @@ pub static RULES: &[Rule] = &[
     Rule {
         meta: &taints::INVALID_KEY,
         check: Some(taints::check_key),
+        cross: None,
+    },
+    Rule {
+        meta: &invalid_taint_spec::META,
+        check: Some(invalid_taint_spec::check),
         cross: None,
     },
     Rule {
@@ -312,6 +337,11 @@ pub static RULES: &[Rule] = &[
         cross: Some(toleration_matches_no_taint::check),
     },
     Rule {
+        meta: &toleration_not_allowed::META,
+        check: Some(toleration_not_allowed::check),
+        cross: None,
+    },
+    Rule {
         meta: &toleration_seconds_evicts_immediately::META,
         check: Some(toleration_seconds_evicts_immediately::check),
         cross: None,
@@ -335,6 +365,11 @@ pub static RULES: &[Rule] = &[
         meta: &unschedulable_workload::META,
         check: None,
         cross: Some(unschedulable_workload::check),
+    },
+    Rule {
+        meta: &input::UNUSED_SUPPRESSION,
+        check: None,
+        cross: None,
     },
     Rule {
         meta: &input::YAML_SYNTAX_ERROR,
@@ -361,12 +396,15 @@ pub fn find(name: &str) -> Option<&'static Rule> {
 #[derive(Clone, Debug)]
 pub struct RuleSet {
     enabled: Vec<bool>,
+    /// Severities set by the config.
+    severity: Vec<Option<Severity>>,
 }
 
 impl RuleSet {
     pub fn defaults() -> Self {
         RuleSet {
             enabled: RULES.iter().map(|r| r.meta.enabled).collect(),
+            severity: vec![None; RULES.len()],
         }
     }
 
@@ -378,6 +416,7 @@ impl RuleSet {
         } else {
             let mut s = RuleSet {
                 enabled: vec![false; RULES.len()],
+                severity: vec![None; RULES.len()],
             };
             for tok in select {
                 s.apply(tok, true)?;
@@ -416,6 +455,36 @@ impl RuleSet {
             }
             None => Err(unknown_rule_message(token)),
         }
+    }
+
+    /// Applies the config's `rules:` levels. A rule named in `--select` stays on even when
+    /// the config turns it off.
+    pub fn configure(&mut self, levels: &[(String, crate::config::Level)], select: &[String]) {
+        for (name, level) in levels {
+            let Some(i) = RULES.iter().position(|r| r.meta.name == name) else {
+                continue;
+            };
+            match level {
+                crate::config::Level::Off => {
+                    if !select.iter().any(|s| s == name) {
+                        self.enabled[i] = false;
+                    }
+                }
+                crate::config::Level::On(sev) => {
+                    if select.is_empty() || select.iter().any(|s| s == name) {
+                        self.enabled[i] = true;
+                    }
+                    self.severity[i] = Some(*sev);
+                }
+            }
+        }
+    }
+
+    pub fn severity_override(&self, name: &str) -> Option<Severity> {
+        RULES
+            .iter()
+            .position(|r| r.meta.name == name)
+            .and_then(|i| self.severity[i])
     }
 
     pub fn is_enabled(&self, name: &str) -> bool {

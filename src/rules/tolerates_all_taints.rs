@@ -15,7 +15,7 @@ pub static META: RuleMeta = RuleMeta {
 };
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
-    let severity = if ctx.is_node_agent() {
+    let severity = if ctx.is_node_agent() || ctx.is_system_pod() {
         Severity::Info
     } else {
         META.severity
@@ -48,7 +48,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             _ => continue,
         };
         let span = tol.operator.map_or(tol.span(), |o| o.entry_span());
-        let help = if ctx.is_node_agent() {
+        let help = if ctx.is_node_agent() || ctx.is_system_pod() {
             "usual for a node agent that must run everywhere; list the taints explicitly if it should not".to_string()
         } else {
             "tolerate the specific taints this workload needs (`key: …, operator: Exists`) instead of all of them".to_string()

@@ -1,0 +1,85 @@
+//! Baselines: `--write-baseline FILE` records the current findings by fingerprint (rule, file,
+//! object, field path: no line numbers, so unrelated edits keep them), and `--baseline FILE`
+//! hides those, so a repository with old findings can adopt taintlint and fail only on new
+//! ones.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::diagnostic::Finding;
+use crate::report::sarif::fingerprint;
+
+#[derive(Serialize, Deserialize)]
+struct Baseline {
+    version: u32,
+    findings: Vec<Entry>,
+}
+
+#[derive(Serialize, Deserialize, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Entry {
+    rule: String,
+    file: String,
+    fingerprint: String,
+    /// For people reading the file; not used for matching.
+    #[serde(default)]
+    message: String,
+}
+
+pub fn render(findings: &[Finding]) -> String {
+    let mut entries: Vec<Entry> = findings
+        .iter()
+        .map(|f| Entry {
+            rule: f.rule.to_string(),
+            file: f.file.clone(),
+            fingerprint: fingerprint(f),
+            message: f.message.clone(),
+        })
+        .collect();
+    entries.sort();
+    let doc = Baseline {
+        version: 1,
+        findings: entries,
+    };
+    serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
+}
+
+/// Known findings as a multiset keyed by (rule, file, fingerprint).
+pub type Known = BTreeMap<(String, String, String), usize>;
+
+pub fn load(path: &std::path::Path) -> Result<Known, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read baseline {}: {e}", path.display()))?;
+    let doc: Baseline = serde_json::from_str(&text).map_err(|e| {
+        format!(
+            "baseline {} is not a taintlint baseline: {e}",
+            path.display()
+        )
+    })?;
+    if doc.version != 1 {
+        return Err(format!(
+            "baseline {} has version {}; this taintlint reads version 1",
+            path.display(),
+            doc.version
+        ));
+    }
+    let mut known = Known::new();
+    for e in doc.findings {
+        *known.entry((e.rule, e.file, e.fingerprint)).or_default() += 1;
+    }
+    Ok(known)
+}
+
+/// Removes findings present in the baseline (each baseline entry hides one finding).
+pub fn filter(findings: &mut Vec<Finding>, mut known: Known) {
+    findings.retain(|f| {
+        let key = (f.rule.to_string(), f.file.clone(), fingerprint(f));
+        match known.get_mut(&key) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                false
+            }
+            _ => true,
+        }
+    });
+}

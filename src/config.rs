@@ -1,0 +1,436 @@
+//! Configuration: `.taintlint.yaml` (or `taintlint.yaml`) found by walking up from the
+//! working directory, `--config FILE` to name one, `--isolated` to ignore it. Parsed with the
+//! project's own span-keeping YAML loader, so every mistake in it is a finding that points
+//! into the config file; a config that cannot be used at all is a tool error (exit 2).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::analysis::inventory::{Loc, NodeDecl};
+use crate::diagnostic::{Finding, Severity};
+use crate::load::yaml::{Limits, Node};
+use crate::load::{SourceFile, Span};
+use crate::rules;
+use crate::settings::{Policy, WorkloadKind};
+
+pub const FILE_NAMES: &[&str] = &[".taintlint.yaml", "taintlint.yaml"];
+
+/// The commented default written by `taintlint config init`.
+pub const DEFAULT_CONFIG: &str = include_str!("../taintlint.default.yaml");
+
+const KEYS: &[&str] = &[
+    "rules",
+    "exclude",
+    "per-file-ignores",
+    "dedicated-exempt-keys",
+    "inventory",
+    "policies",
+    "kube-version",
+    "feature-gates",
+    "workload-kinds",
+];
+
+/// A rule's configured level: a severity, or off.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    Off,
+    On(Severity),
+}
+
+#[derive(Debug, Default)]
+pub struct Config {
+    pub source: Option<Arc<SourceFile>>,
+    /// The folder the config lives in: relative paths in it are relative to this.
+    pub dir: PathBuf,
+    pub rules: Vec<(String, Level)>,
+    pub exclude: Vec<String>,
+    /// (glob, rules, where).
+    pub per_file_ignores: Vec<(String, Vec<String>, Span)>,
+    pub dedicated_exempt_keys: Vec<String>,
+    pub inventory_files: Vec<PathBuf>,
+    pub inline_pools: Vec<NodeDecl>,
+    pub policies: Vec<Policy>,
+    pub kube_version: Option<String>,
+    pub feature_gates: Option<String>,
+    pub workload_kinds: Vec<WorkloadKind>,
+    /// Mistakes in the config file.
+    pub findings: Vec<Finding>,
+}
+
+/// Finds the config: `explicit`, else the first of `FILE_NAMES` walking up from `start`.
+pub fn discover(start: &Path) -> Option<PathBuf> {
+    let start = std::fs::canonicalize(start).unwrap_or_else(|_| start.to_path_buf());
+    for dir in start.ancestors() {
+        for name in FILE_NAMES {
+            let p = dir.join(name);
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+    }
+    None
+}
+
+/// Reads and validates a config file. `Err` means it cannot be used.
+pub fn load(path: &Path) -> Result<Config, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read config {}: {e}", path.display()))?;
+    let name = crate::lint::display_path(path);
+    parse(&name, text, path.parent().unwrap_or(Path::new(".")))
+}
+
+/// Parses config text named `name` whose relative paths are relative to `dir`.
+pub fn parse(name: &str, text: String, dir: &Path) -> Result<Config, String> {
+    let source = SourceFile::new(name, text);
+    let stream = crate::load::yaml::parse(&source.text, Limits::default());
+    if let Some(err) = &stream.error {
+        let p = source.position(err.offset());
+        return Err(format!(
+            "config {}:{}:{} is not valid YAML",
+            name, p.line, p.column
+        ));
+    }
+    let mut cfg = Config {
+        source: Some(Arc::clone(&source)),
+        dir: dir.to_path_buf(),
+        ..Config::default()
+    };
+    let Some(root) = stream.documents.first().and_then(|d| d.root.as_ref()) else {
+        return Ok(cfg); // an empty config is the default config
+    };
+    let Some(entries) = root.as_map() else {
+        return Err(format!("config {name} must be a mapping of settings"));
+    };
+    let mut v = Validator {
+        source: &source,
+        findings: Vec::new(),
+    };
+    for (k, val) in entries {
+        let key = k.text().unwrap_or("");
+        match key {
+            "rules" => cfg.rules = v.rules(val),
+            "exclude" => cfg.exclude = v.strings(val, "exclude"),
+            "per-file-ignores" => cfg.per_file_ignores = v.per_file_ignores(val),
+            "dedicated-exempt-keys" => {
+                cfg.dedicated_exempt_keys = v.strings(val, "dedicated-exempt-keys");
+            }
+            "inventory" => v.inventory(val, &source, dir, &mut cfg),
+            "policies" => cfg.policies = v.policies(val),
+            "kube-version" => match val.text() {
+                Some(s) if crate::settings::Settings::parse_version(s).is_ok() => {
+                    cfg.kube_version = Some(s.to_string());
+                }
+                _ => v.error(
+                    val.span,
+                    "`kube-version` must be a version from 1.30 to 1.37, e.g. \"1.35\"".to_string(),
+                ),
+            },
+            "feature-gates" => {
+                let mut parts = Vec::new();
+                for (gk, gv) in val.as_map().unwrap_or_default() {
+                    let g = gk.text().unwrap_or("");
+                    if g != "TaintTolerationComparisonOperators" {
+                        v.error(gk.span, format!("unknown feature gate `{g}` (known: TaintTolerationComparisonOperators)"));
+                        continue;
+                    }
+                    match crate::analysis::yaml11::resolve(gv) {
+                        crate::analysis::yaml11::Resolved::Bool(b) => {
+                            parts.push(format!("{g}={b}"))
+                        }
+                        _ => v.error(gv.span, format!("feature gate `{g}` must be true or false")),
+                    }
+                }
+                if val.as_map().is_none() {
+                    v.error(val.span, "`feature-gates` must be a mapping like {TaintTolerationComparisonOperators: true}".to_string());
+                }
+                if !parts.is_empty() {
+                    cfg.feature_gates = Some(parts.join(","));
+                }
+            }
+            "workload-kinds" => cfg.workload_kinds = v.workload_kinds(val),
+            other => {
+                let hint = crate::util::nearest(other, KEYS, 3)
+                    .map_or_else(String::new, |s| format!(" (did you mean `{s}`?)"));
+                v.error(k.span, format!("unknown config key `{other}`{hint}"));
+            }
+        }
+    }
+    cfg.findings = v.findings;
+    Ok(cfg)
+}
+
+struct Validator<'a> {
+    source: &'a Arc<SourceFile>,
+    findings: Vec<Finding>,
+}
+
+impl Validator<'_> {
+    fn push(&mut self, severity: Severity, span: Span, message: String) {
+        let meta = &rules::INVALID_CONFIG;
+        self.findings.push(
+            Finding::new(meta.name, severity, message)
+                .primary(span, "here")
+                .help("see `taintlint config init` for every key with comments")
+                .in_file(self.source),
+        );
+    }
+
+    fn error(&mut self, span: Span, message: String) {
+        self.push(Severity::Error, span, message);
+    }
+
+    fn strings(&mut self, node: &Node, key: &str) -> Vec<String> {
+        match node.as_seq() {
+            Some(items) => items
+                .iter()
+                .filter_map(|i| match i.text() {
+                    Some(t) if i.as_scalar().is_some() => Some(t.to_string()),
+                    _ => {
+                        self.error(i.span, format!("`{key}` entries must be strings"));
+                        None
+                    }
+                })
+                .collect(),
+            None if node.is_null() => Vec::new(),
+            None => {
+                self.error(node.span, format!("`{key}` must be a list of strings"));
+                Vec::new()
+            }
+        }
+    }
+
+    fn rule_name(&mut self, node: &Node) -> Option<String> {
+        let name = node.text()?;
+        if rules::find(name).is_some() {
+            Some(name.to_string())
+        } else {
+            self.error(node.span, rules::unknown_rule_message(name));
+            None
+        }
+    }
+
+    fn rules(&mut self, node: &Node) -> Vec<(String, Level)> {
+        let mut out = Vec::new();
+        let Some(entries) = node.as_map() else {
+            if !node.is_null() {
+                self.error(
+                    node.span,
+                    "`rules` must map rule names to off|info|warning|error".to_string(),
+                );
+            }
+            return out;
+        };
+        for (k, v) in entries {
+            let Some(name) = self.rule_name(k) else {
+                continue;
+            };
+            // `off` is the YAML 1.1 boolean false when unquoted; accept both spellings.
+            let level = match (v.text(), crate::analysis::yaml11::resolve(v)) {
+                (Some("off"), _) | (_, crate::analysis::yaml11::Resolved::Bool(false)) => {
+                    Level::Off
+                }
+                (Some("info"), _) => Level::On(Severity::Info),
+                (Some("warning"), _) => Level::On(Severity::Warning),
+                (Some("error"), _) => Level::On(Severity::Error),
+                (other, _) => {
+                    self.error(
+                        v.span,
+                        format!(
+                            "invalid severity `{}` for `{name}`: expected off, info, warning or error",
+                            other.unwrap_or("")
+                        ),
+                    );
+                    continue;
+                }
+            };
+            out.push((name, level));
+        }
+        out
+    }
+
+    fn per_file_ignores(&mut self, node: &Node) -> Vec<(String, Vec<String>, Span)> {
+        let mut out = Vec::new();
+        for (k, v) in node.as_map().unwrap_or_default() {
+            let Some(glob) = k.text() else { continue };
+            if globset::Glob::new(glob).is_err() {
+                self.error(k.span, format!("invalid glob `{glob}`"));
+                continue;
+            }
+            let names: Vec<String> = match (v.as_seq(), v.text()) {
+                (Some(items), _) => items.iter().filter_map(|i| self.rule_name(i)).collect(),
+                (None, Some(_)) => self.rule_name(v).into_iter().collect(),
+                _ => {
+                    self.error(
+                        v.span,
+                        "list the rules to ignore for these files".to_string(),
+                    );
+                    continue;
+                }
+            };
+            out.push((glob.to_string(), names, k.span));
+        }
+        if node.as_map().is_none() && !node.is_null() {
+            self.error(
+                node.span,
+                "`per-file-ignores` must map globs to rule lists".to_string(),
+            );
+        }
+        out
+    }
+
+    fn inventory(&mut self, node: &Node, source: &Arc<SourceFile>, dir: &Path, cfg: &mut Config) {
+        let (files, pools) = match (node.as_seq(), node.as_map()) {
+            (Some(_), _) => (Some(node), None),
+            (_, Some(_)) => {
+                for (k, _) in node.as_map().unwrap_or_default() {
+                    if !matches!(k.text(), Some("files" | "pools")) {
+                        self.error(
+                            k.span,
+                            format!(
+                                "unknown `inventory` key `{}`: expected `files` or `pools`",
+                                k.text().unwrap_or("")
+                            ),
+                        );
+                    }
+                }
+                (node.get("files"), node.get("pools"))
+            }
+            _ => {
+                self.error(
+                    node.span,
+                    "`inventory` must be a list of files, or {files: [...], pools: [...]}"
+                        .to_string(),
+                );
+                (None, None)
+            }
+        };
+        if let Some(f) = files {
+            for name in self.strings(f, "inventory") {
+                let p = dir.join(&name);
+                if !p.exists() {
+                    self.error(f.span, format!("inventory file `{name}` does not exist"));
+                }
+                cfg.inventory_files.push(p);
+            }
+        }
+        if let Some(p) = pools {
+            cfg.inline_pools = crate::analysis::inventory::inventory_pools(p, source);
+            for f in crate::rules::invalid_taint_spec::check_pools(p) {
+                self.findings.push(f.in_file(source));
+            }
+        }
+    }
+
+    fn policies(&mut self, node: &Node) -> Vec<Policy> {
+        let mut out = Vec::new();
+        let Some(items) = node.as_seq() else {
+            if !node.is_null() {
+                self.error(node.span, "`policies` must be a list".to_string());
+            }
+            return out;
+        };
+        for item in items {
+            let Some(taint) = item.get("taint").and_then(Node::text) else {
+                self.error(
+                    item.span,
+                    "a policy needs `taint:` (a toleration key or glob)".to_string(),
+                );
+                continue;
+            };
+            for (k, _) in item.as_map().unwrap_or_default() {
+                if !matches!(k.text(), Some("taint" | "namespaces" | "workloads")) {
+                    self.error(
+                        k.span,
+                        format!(
+                            "unknown policy key `{}`: expected taint, namespaces, workloads",
+                            k.text().unwrap_or("")
+                        ),
+                    );
+                }
+            }
+            let namespaces = item
+                .get("namespaces")
+                .map(|n| self.strings(n, "namespaces"))
+                .unwrap_or_default();
+            let workloads = item
+                .get("workloads")
+                .map(|n| self.strings(n, "workloads"))
+                .unwrap_or_default();
+            out.push(Policy {
+                taint: taint.to_string(),
+                namespaces,
+                workloads,
+                loc: Some(Loc {
+                    source: Arc::clone(self.source),
+                    span: item.span,
+                }),
+            });
+        }
+        out
+    }
+
+    fn workload_kinds(&mut self, node: &Node) -> Vec<WorkloadKind> {
+        let mut out = Vec::new();
+        for item in node.as_seq().unwrap_or_default() {
+            let kind = item.get("kind").and_then(Node::text).unwrap_or("");
+            let path = item.get("podSpec").and_then(Node::text).unwrap_or("");
+            if kind.is_empty() || path.is_empty() {
+                self.error(
+                    item.span,
+                    "a workload kind needs `kind:` and `podSpec:` (e.g. spec.template.spec)"
+                        .to_string(),
+                );
+                continue;
+            }
+            out.push(WorkloadKind {
+                kind: kind.to_string(),
+                api_version: item
+                    .get("apiVersion")
+                    .and_then(Node::text)
+                    .unwrap_or("")
+                    .to_string(),
+                pod_spec: path.split('.').map(str::to_string).collect(),
+            });
+        }
+        out
+    }
+}
+
+impl Config {
+    /// Reports `per-file-ignores` and `exclude` globs that match none of `files`.
+    pub fn unmatched_globs(&self, files: &[String]) -> Vec<Finding> {
+        let Some(source) = &self.source else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for (glob, _, span) in &self.per_file_ignores {
+            let Ok(g) = globset::Glob::new(glob) else {
+                continue;
+            };
+            let m = g.compile_matcher();
+            if !files.iter().any(|f| path_matches(&m, f)) {
+                out.push(
+                    Finding::new(
+                        rules::INVALID_CONFIG.name,
+                        Severity::Warning,
+                        format!("`per-file-ignores` glob `{glob}` matches no linted file"),
+                    )
+                    .primary(*span, "matches nothing")
+                    .help("remove the entry, or fix the glob (it is matched against paths as given, and their suffixes)")
+                    .in_file(source),
+                );
+            }
+        }
+        out
+    }
+}
+
+/// A glob matches a path, or any suffix of it (so `charts/**` matches `./charts/x.yaml`).
+pub fn path_matches(m: &globset::GlobMatcher, path: &str) -> bool {
+    let p = path.strip_prefix("./").unwrap_or(path);
+    if m.is_match(p) {
+        return true;
+    }
+    let parts: Vec<&str> = p.split('/').collect();
+    (1..parts.len()).any(|i| m.is_match(parts[i..].join("/")))
+}

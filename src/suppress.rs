@@ -1,0 +1,253 @@
+//! Suppressions: `# taintlint: ignore[rule-a, rule-b] reason` at the end of the flagged line
+//! or alone on the line above it, `# taintlint: ignore-file[rule]` for a whole file, and the
+//! object annotation `taintlint.dev/ignore: "rule-a,rule-b"` (which survives Helm and
+//! Kustomize). A suppression that suppresses nothing is itself reported.
+
+use std::sync::Arc;
+
+use crate::diagnostic::{Finding, Severity};
+use crate::load::{SourceFile, Span};
+use crate::model::Object;
+use crate::rules::{self, RuleSet};
+
+pub const ANNOTATION: &str = "taintlint.dev/ignore";
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Findings whose primary span starts on this (1-based) line.
+    Line(usize),
+    File,
+    /// Findings inside this byte range (an object).
+    Object(Span),
+}
+
+#[derive(Clone, Debug)]
+pub struct Suppression {
+    pub source: Arc<SourceFile>,
+    pub scope: Scope,
+    /// Rule names with where each is written; empty = every rule.
+    pub rules: Vec<(String, Span)>,
+    /// The whole directive, for "suppresses nothing" on a rule-less one.
+    pub span: Span,
+    pub used: Vec<bool>,
+    pub used_any: bool,
+}
+
+/// Finds the comment directives in a file's text.
+pub fn scan_comments(source: &Arc<SourceFile>) -> Vec<Suppression> {
+    let text = &source.text;
+    if !text.contains("taintlint:") {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut offset = 0;
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    for (idx, raw) in lines.iter().enumerate() {
+        let line_start = offset;
+        offset += raw.len();
+        let Some(hash) = find_directive(raw) else {
+            continue;
+        };
+        let after = raw[hash + 1..].trim_start();
+        let Some(rest) = after.strip_prefix("taintlint:") else {
+            continue;
+        };
+        let rest_start =
+            line_start + raw.len() - raw[hash + 1..].trim_start().len() + "taintlint:".len();
+        let rest_trim = rest.trim_start();
+        let rest_start = rest_start + (rest.len() - rest_trim.len());
+        let (file_wide, body, body_start) = if let Some(b) = rest_trim.strip_prefix("ignore-file") {
+            (true, b, rest_start + "ignore-file".len())
+        } else if let Some(b) = rest_trim.strip_prefix("ignore") {
+            (false, b, rest_start + "ignore".len())
+        } else {
+            continue;
+        };
+        let mut rules_list = Vec::new();
+        if let Some(inner) = body.strip_prefix('[')
+            && let Some(close) = inner.find(']')
+        {
+            let list = &inner[..close];
+            let mut pos = body_start + 1;
+            for part in list.split(',') {
+                let name = part.trim();
+                let lead = part.len() - part.trim_start().len();
+                if !name.is_empty() {
+                    rules_list.push((
+                        name.to_string(),
+                        Span::new(pos + lead, pos + lead + name.len()),
+                    ));
+                }
+                pos += part.len() + 1;
+            }
+        }
+        let comment_span = Span::new(line_start + hash, line_start + raw.trim_end().len());
+        let alone = raw[..hash].trim().is_empty();
+        let scope = if file_wide {
+            Scope::File
+        } else if alone {
+            // The next line that is neither blank nor a comment.
+            let target = lines[idx + 1..]
+                .iter()
+                .position(|l| {
+                    let t = l.trim();
+                    !t.is_empty() && !t.starts_with('#')
+                })
+                .map_or(idx + 2, |p| idx + 2 + p);
+            Scope::Line(target)
+        } else {
+            Scope::Line(idx + 1)
+        };
+        let n = rules_list.len();
+        out.push(Suppression {
+            source: Arc::clone(source),
+            scope,
+            rules: rules_list,
+            span: comment_span,
+            used: vec![false; n],
+            used_any: false,
+        });
+    }
+    out
+}
+
+/// The byte index of a `#` that starts a comment holding `taintlint:`.
+fn find_directive(line: &str) -> Option<usize> {
+    let mut search = 0;
+    while let Some(i) = line[search..].find('#') {
+        let at = search + i;
+        let before_ok = at == 0 || line.as_bytes()[at - 1].is_ascii_whitespace();
+        if before_ok && line[at + 1..].trim_start().starts_with("taintlint:") {
+            return Some(at);
+        }
+        search = at + 1;
+    }
+    None
+}
+
+/// The object annotation form.
+pub fn scan_annotation(object: &Object<'_>, source: &Arc<SourceFile>) -> Option<Suppression> {
+    let (_, value) = object.annotations?.entry(ANNOTATION)?;
+    let text = value.text()?;
+    let list = text.split(" -- ").next().unwrap_or(text);
+    let rules_list = list
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| (s.to_string(), value.span))
+        .collect::<Vec<_>>();
+    let n = rules_list.len();
+    Some(Suppression {
+        source: Arc::clone(source),
+        scope: Scope::Object(object.node.span),
+        rules: rules_list,
+        span: value.span,
+        used: vec![false; n],
+        used_any: false,
+    })
+}
+
+fn applies(s: &Suppression, f: &Finding) -> bool {
+    let Some(src) = &f.source else { return false };
+    if !Arc::ptr_eq(src, &s.source) && src.name != s.source.name {
+        return false;
+    }
+    match &s.scope {
+        Scope::File => true,
+        Scope::Line(line) => f.range().0.line == *line,
+        Scope::Object(span) => f
+            .primary
+            .as_ref()
+            .is_some_and(|l| l.span.start >= span.start && l.span.start <= span.end),
+    }
+}
+
+/// Drops suppressed findings and reports suppressions that suppressed nothing.
+pub fn apply(findings: &mut Vec<Finding>, suppressions: &mut [Suppression], enabled: &RuleSet) {
+    findings.retain(|f| {
+        if f.rule == rules::UNUSED_SUPPRESSION.name {
+            return true;
+        }
+        let mut suppressed = false;
+        for s in suppressions.iter_mut() {
+            if !applies(s, f) {
+                continue;
+            }
+            if s.rules.is_empty() {
+                s.used_any = true;
+                suppressed = true;
+            }
+            for (i, (name, _)) in s.rules.iter().enumerate() {
+                if name == f.rule {
+                    s.used[i] = true;
+                    suppressed = true;
+                }
+            }
+        }
+        !suppressed
+    });
+    if !enabled.is_enabled(rules::UNUSED_SUPPRESSION.name) {
+        return;
+    }
+    let meta = &rules::UNUSED_SUPPRESSION;
+    for s in suppressions.iter() {
+        if s.rules.is_empty() {
+            if !s.used_any {
+                findings.push(
+                    Finding::new(meta.name, meta.severity, "this `taintlint: ignore` suppresses nothing")
+                        .primary(s.span, "unused")
+                        .help("remove it, or name the rules it is meant for: `# taintlint: ignore[rule-name] reason`")
+                        .in_file(&s.source),
+                );
+            }
+            continue;
+        }
+        for ((name, span), used) in s.rules.iter().zip(&s.used) {
+            if *used {
+                continue;
+            }
+            let (message, help) = if rules::find(name).is_none() {
+                (
+                    format!("unknown rule `{name}` in a suppression"),
+                    rules::unknown_rule_message(name),
+                )
+            } else if !enabled.is_enabled(name) {
+                continue; // the rule did not run: nothing to judge
+            } else {
+                (
+                    format!("`{name}` is suppressed here but reports nothing"),
+                    "remove it from the suppression".to_string(),
+                )
+            };
+            findings.push(
+                Finding::new(meta.name, Severity::Warning, message)
+                    .primary(*span, "unused")
+                    .help(help)
+                    .in_file(&s.source),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scans_trailing_and_leading_comments() {
+        let src = SourceFile::new(
+            "x.yaml",
+            "a: 1 # taintlint: ignore[r1, r2] reason\n# taintlint: ignore[r3]\n\nb: 2\n# taintlint: ignore-file[r4]\nc: \"# taintlint: ignore[no]\"\n".to_string(),
+        );
+        let s = scan_comments(&src);
+        assert_eq!(s.len(), 3);
+        assert_eq!(s[0].scope, Scope::Line(1));
+        assert_eq!(
+            s[0].rules.iter().map(|r| r.0.as_str()).collect::<Vec<_>>(),
+            ["r1", "r2"]
+        );
+        assert_eq!(src.slice(s[0].rules[1].1), "r2");
+        assert_eq!(s[1].scope, Scope::Line(4));
+        assert_eq!(s[2].scope, Scope::File);
+    }
+}
