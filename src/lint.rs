@@ -255,7 +255,7 @@ pub fn lint_source(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
             continue;
         }
         report.documents += 1;
-        let objects = model::objects(doc);
+        let objects = model::objects(doc, &opts.settings.workload_kinds);
         report.objects += objects.len();
         for object in &objects {
             let ctx = Ctx {

@@ -151,7 +151,8 @@ fn workload_no_pool_admits() {
     assert_eq!(inference.len(), 1);
     assert_eq!(
         message(inference[0]),
-        "0/3 node pools can run this pod: 3 didn't match the pod's node affinity/selector, 2 have untolerated taint {dedicated: ml}"
+        // Each pool counts once, by its first failing filter (taints before affinity).
+        "0/3 node pools can run this pod: 2 have untolerated taint {dedicated: ml}, 1 didn't match the pod's node affinity/selector"
     );
 }
 

@@ -9,6 +9,7 @@ pub mod scheduling;
 
 use crate::diagnostic::ObjectId;
 use crate::load::yaml::{Document, Node, Value};
+use crate::settings::WorkloadKind;
 
 pub use scheduling::{Field, PodSpec, Taint, TaintList, Toleration};
 
@@ -97,15 +98,21 @@ fn is_opaque(kind: &str, group: &str) -> bool {
 }
 
 /// The objects of a document: the root object, or the items of a `List`/`*List`, recursively.
-pub fn objects(doc: &Document) -> Vec<Object<'_>> {
+pub fn objects<'a>(doc: &'a Document, kinds: &[WorkloadKind]) -> Vec<Object<'a>> {
     let mut out = Vec::new();
     if let Some(root) = &doc.root {
-        collect_objects(root, String::new(), &mut out, 0);
+        collect_objects(root, String::new(), &mut out, 0, kinds);
     }
     out
 }
 
-fn collect_objects<'a>(node: &'a Node, doc_path: String, out: &mut Vec<Object<'a>>, depth: usize) {
+fn collect_objects<'a>(
+    node: &'a Node,
+    doc_path: String,
+    out: &mut Vec<Object<'a>>,
+    depth: usize,
+    kinds: &[WorkloadKind],
+) {
     if depth > 8 || node.as_map().is_none() {
         return;
     }
@@ -119,17 +126,17 @@ fn collect_objects<'a>(node: &'a Node, doc_path: String, out: &mut Vec<Object<'a
             } else {
                 format!("{doc_path}.items[{i}]")
             };
-            collect_objects(item, p, out, depth + 1);
+            collect_objects(item, p, out, depth + 1, kinds);
         }
         return;
     }
     if kind.is_empty() {
         return;
     }
-    out.push(build_object(node, doc_path));
+    out.push(build_object(node, doc_path, kinds));
 }
 
-fn build_object(node: &Node, doc_path: String) -> Object<'_> {
+fn build_object<'a>(node: &'a Node, doc_path: String, kinds: &[WorkloadKind]) -> Object<'a> {
     let kind = node.get("kind").and_then(Node::text).unwrap_or("");
     let api_version = node.get("apiVersion").and_then(Node::text).unwrap_or("");
     let (group, version) = split_api_version(api_version);
@@ -176,6 +183,16 @@ fn build_object(node: &Node, doc_path: String) -> Object<'_> {
         };
         if let Some(sched) = node.get("scheduling") {
             pod_specs.push(PodSpec::new(sched, "scheduling".to_string(), true));
+        }
+    } else if let Some(wk) = kinds
+        .iter()
+        .find(|k| k.kind == kind && (k.api_version.is_empty() || k.api_version == api_version))
+    {
+        // A configured custom kind: its pod spec is where the config says.
+        schema = Schema::Custom;
+        let path: Vec<&str> = wk.pod_spec.iter().map(String::as_str).collect();
+        if let Some(spec) = node.path(&path) {
+            pod_specs.push(PodSpec::new(spec, wk.pod_spec.join("."), false));
         }
     } else if is_opaque(kind, group) {
         schema = Schema::Custom;

@@ -31,7 +31,14 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         let mut counts: BTreeMap<String, usize> = BTreeMap::new();
         let mut related = Vec::new();
         for (pool, reasons) in pools.iter().zip(fits.iter()) {
-            for r in reasons {
+            // The scheduler stops at a node's first failing filter (NodeUnschedulable, then
+            // TaintToleration, then NodeAffinity), so each pool counts once.
+            let first = reasons
+                .iter()
+                .find(|r| matches!(r, Reason::Unschedulable))
+                .or_else(|| reasons.iter().find(|r| matches!(r, Reason::Taint(_))))
+                .or_else(|| reasons.first());
+            if let Some(r) = first {
                 let (phrase, loc, note) = match r {
                     Reason::Taint(i) => {
                         let t = &pool.taints[*i];
