@@ -1,0 +1,201 @@
+#!/usr/bin/env bash
+# The shell side of the taintlint GitHub Action (action.yml). Each step of the action calls one
+# subcommand; tests/action.rs runs them in a simulated runner environment.
+#
+#   run.sh probe    is a taintlint of this action's version already on PATH?
+#                   outputs: version, lock-hash, install (true|false)
+#   run.sh install  cargo install --locked --path "$GITHUB_ACTION_PATH"
+#   run.sh check    one taintlint run: annotations on stdout, SARIF to the file, Markdown to
+#                   $GITHUB_STEP_SUMMARY; outputs: findings, errors, sarif-file; exits with
+#                   taintlint's exit code (0 clean, 1 findings at/above fail-on, 2 tool error)
+#
+# Inputs arrive as environment variables, as action.yml passes them:
+#   INPUT_PATHS       paths to lint, split like shell words (default `.`)
+#   INPUT_ARGS        extra arguments for `taintlint check`, split like shell words
+#   INPUT_CONFIG      a config file (`--config`); empty: discover `.taintlint.yaml`
+#   INPUT_FAIL_ON     error|warning|info|never (default warning)
+#   INPUT_SARIF_FILE  where to write SARIF (default taintlint.sarif)
+#   INPUT_SUMMARY     true|false: append the Markdown summary to $GITHUB_STEP_SUMMARY
+# and the runner's GITHUB_ACTION_PATH, GITHUB_WORKSPACE, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY,
+# GITHUB_PATH, RUNNER_TEMP. Shell words are split by python3's shlex (quotes work, nothing is
+# expanded or executed); python3 also reads the JSON report. GitHub's runners have it.
+set -euo pipefail
+
+ACTION_PATH=${GITHUB_ACTION_PATH:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+CARGO_BIN=${CARGO_HOME:-$HOME/.cargo}/bin
+# Where `cargo install` builds, so actions/cache can keep it between runs (see action.yml).
+TARGET_DIR=${TAINTLINT_TARGET_DIR:-$HOME/.cache/taintlint-action/target}
+
+# Workflow commands are read from stdout; never call this inside $(…).
+die() {
+    echo "::error title=taintlint action::$*"
+    exit 2
+}
+
+# Appends name=value to $GITHUB_OUTPUT (or prints it when run outside a runner).
+set_output() {
+    if [[ -n ${GITHUB_OUTPUT:-} ]]; then
+        printf '%s=%s\n' "$1" "$2" >>"$GITHUB_OUTPUT"
+    else
+        printf '%s=%s\n' "$1" "$2"
+    fi
+}
+
+# Sets PY to a Python 3.
+find_python() {
+    for PY in python3 python; do
+        if command -v "$PY" >/dev/null 2>&1 && "$PY" -c 'import sys; sys.exit(sys.version_info < (3, 6))' 2>/dev/null; then
+            return
+        fi
+    done
+    die "python3 is needed to read taintlint's report; install it before this action (actions/setup-python)"
+}
+
+# The `version = "…"` of the [package] table of the action's Cargo.toml.
+action_version() {
+    awk -F'"' '/^\[package\]/ { p = 1; next } /^\[/ { p = 0 } p && /^version *=/ { print $2; exit }' \
+        "$ACTION_PATH/Cargo.toml"
+}
+
+# The version a taintlint binary reports (`taintlint 0.1.0`), or nothing.
+version_of() {
+    "$1" --version 2>/dev/null | awk '{ print $2; exit }' || true
+}
+
+# Sets BIN to a taintlint of the action's version: the one on PATH, else the one
+# `cargo install` just put in CARGO_BIN (which may come after an older one on PATH).
+find_taintlint() {
+    local want candidate
+    want=$(action_version)
+    for candidate in "$(command -v taintlint || true)" "$CARGO_BIN/taintlint"; do
+        if [[ -n $candidate && -x $candidate && $(version_of "$candidate") == "$want" ]]; then
+            BIN=$candidate
+            return
+        fi
+    done
+    die "no taintlint $want is installed (did the install step run?)"
+}
+
+probe() {
+    local want have="" path
+    want=$(action_version)
+    [[ -n $want ]] || die "no package version in $ACTION_PATH/Cargo.toml"
+    find_python
+    set_output version "$want"
+    set_output lock-hash "$("$PY" -c 'import hashlib, sys; print(hashlib.sha256(open(sys.argv[1], "rb").read()).hexdigest()[:32])' "$ACTION_PATH/Cargo.lock")"
+    path=$(command -v taintlint || true)
+    if [[ -n $path ]]; then
+        have=$(version_of "$path")
+    fi
+    if [[ -n $have && $have == "$want" ]]; then
+        echo "taintlint $have is already installed: $path"
+        set_output install false
+    else
+        echo "taintlint $want will be built from $ACTION_PATH${have:+ (found $have at $path)}"
+        set_output install true
+    fi
+}
+
+install() {
+    command -v cargo >/dev/null 2>&1 ||
+        die "cargo is not installed; add a Rust toolchain before this action (e.g. dtolnay/rust-toolchain@stable)"
+    cargo install --locked --force --path "$ACTION_PATH" --target-dir "$TARGET_DIR"
+    if [[ -n ${GITHUB_PATH:-} ]]; then
+        echo "$CARGO_BIN" >>"$GITHUB_PATH"
+    fi
+}
+
+# Splits $1 like shell words into the array WORDS (NUL-separated through a file, so any
+# character survives and an unbalanced quote is an error, not a silent truncation).
+split_words() {
+    local file word
+    file=$(mktemp "$TMP/words.XXXXXX")
+    "$PY" -c 'import shlex, sys; sys.stdout.write("".join(w + "\0" for w in shlex.split(sys.argv[1])))' \
+        "$1" >"$file" || die "cannot split '$1' into words (an unbalanced quote?)"
+    WORDS=()
+    while IFS= read -r -d '' word; do
+        WORDS+=("$word")
+    done <"$file"
+}
+
+# Sets SUMMARY to true or false.
+parse_summary() {
+    case $(printf '%s' "$1" | tr '[:upper:]' '[:lower:]') in
+    true | yes | 1 | on) SUMMARY=true ;;
+    false | no | 0 | off) SUMMARY=false ;;
+    *) die "the summary input must be true or false, not '$1'" ;;
+    esac
+}
+
+check() {
+    local sarif fail_on key value status=0
+    local -a paths=() extra=() cmd=()
+    find_taintlint
+    find_python
+    parse_summary "${INPUT_SUMMARY:-true}"
+    TMP=$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/taintlint.XXXXXX")
+    trap 'rm -rf "$TMP"' EXIT
+
+    if [[ -n ${GITHUB_WORKSPACE:-} ]]; then
+        cd "$GITHUB_WORKSPACE"
+    fi
+    sarif=${INPUT_SARIF_FILE:-taintlint.sarif}
+    fail_on=${INPUT_FAIL_ON:-warning}
+    split_words "${INPUT_PATHS:-.}"
+    paths=(${WORDS[@]+"${WORDS[@]}"})
+    [[ ${#paths[@]} -gt 0 ]] || paths=(.)
+    split_words "${INPUT_ARGS:-}"
+    extra=(${WORDS[@]+"${WORDS[@]}"})
+    mkdir -p "$(dirname "$sarif")"
+    rm -f "$sarif"
+
+    cmd=("$BIN" check --fail-on "$fail_on")
+    if [[ -n ${INPUT_CONFIG:-} ]]; then
+        cmd+=(--config "$INPUT_CONFIG")
+    fi
+    cmd+=(--format github)
+    cmd+=(--format sarif --output-file "$sarif")
+    cmd+=(--format json --output-file "$TMP/report.json")
+    if [[ $SUMMARY == true ]]; then
+        cmd+=(--format markdown --output-file "$TMP/summary.md")
+    fi
+    cmd+=(${extra[@]+"${extra[@]}"} -- "${paths[@]}")
+
+    echo "::debug::${cmd[*]}"
+    "${cmd[@]}" || status=$?
+
+    if [[ -f $TMP/report.json ]]; then
+        "$PY" -c '
+import json, sys
+report = json.load(open(sys.argv[1], encoding="utf-8"))
+print("findings=%d" % len(report["findings"]))
+print("errors=%d" % report["summary"]["errors"])
+' "$TMP/report.json" >"$TMP/counts" || die "cannot read taintlint's JSON report"
+        while IFS='=' read -r key value; do
+            set_output "$key" "$value"
+        done <"$TMP/counts"
+    fi
+    if [[ -f $sarif ]]; then
+        set_output sarif-file "$sarif"
+    fi
+    if [[ -f $TMP/summary.md && -n ${GITHUB_STEP_SUMMARY:-} ]]; then
+        cat "$TMP/summary.md" >>"$GITHUB_STEP_SUMMARY"
+    fi
+
+    case $status in
+    0) ;;
+    1) echo "::error title=taintlint::findings at or above '$fail_on' (see the annotations and $sarif)" ;;
+    *) echo "::error title=taintlint::taintlint failed with exit code $status (a bad input, flag or config)" ;;
+    esac
+    exit "$status"
+}
+
+case ${1:-check} in
+probe) probe ;;
+install) install ;;
+check) check ;;
+*)
+    echo "usage: $0 probe|install|check" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,523 @@
+//! The GitHub Action (`action.yml` + `action/run.sh`) in a simulated runner: temporary
+//! `GITHUB_OUTPUT`, `GITHUB_STEP_SUMMARY`, `RUNNER_TEMP` and workspace, the inputs as the
+//! composite action passes them (`INPUT_*` environment variables), and the binary under test
+//! first on `PATH`, so the probe step finds this version and the install step is skipped.
+
+#![cfg(unix)]
+#![allow(clippy::unwrap_used)] // tests may unwrap
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use taintlint::load::yaml::{Limits, Node, parse};
+
+const INPUTS: &[&str] = &[
+    "paths",
+    "args",
+    "config",
+    "fail-on",
+    "sarif-file",
+    "summary",
+];
+const OUTPUTS: &[&str] = &["findings", "errors", "sarif-file"];
+
+const CLEAN: &str = "\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+spec:
+  containers:
+    - name: web
+      image: nginx
+";
+
+const BAD: &str = "\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: debug
+spec:
+  tolerations:
+    - key: dedicated
+      operator: Exists
+      value: infra
+      effect: NoSchedule
+  containers:
+    - name: debug
+      image: busybox
+";
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn path_with_first(dir: &Path) -> std::ffi::OsString {
+    let mut dirs = vec![dir.to_path_buf()];
+    dirs.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    std::env::join_paths(dirs).unwrap()
+}
+
+fn bin_dir() -> PathBuf {
+    Path::new(env!("CARGO_BIN_EXE_taintlint"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// One simulated job: the runner's files live in a temporary directory.
+struct Runner {
+    dir: tempfile::TempDir,
+    path: std::ffi::OsString,
+}
+
+struct Step {
+    code: i32,
+    stdout: String,
+    stderr: String,
+    outputs: BTreeMap<String, String>,
+    summary: String,
+}
+
+impl Runner {
+    fn new() -> Self {
+        Runner {
+            dir: tempfile::tempdir().unwrap(),
+            path: path_with_first(&bin_dir()),
+        }
+    }
+
+    fn file(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// Runs `action/run.sh MODE` in `workspace` with these inputs.
+    fn run(&self, mode: &str, workspace: &Path, inputs: &[(&str, &str)]) -> Step {
+        let runner_temp = self.file("runner-temp");
+        std::fs::create_dir_all(&runner_temp).unwrap();
+        // Each step of a job gets a fresh output file.
+        let output = self.file("github-output");
+        std::fs::write(&output, "").unwrap();
+        let mut cmd = Command::new("bash");
+        cmd.arg(root().join("action/run.sh"))
+            .arg(mode)
+            .current_dir(workspace)
+            .env("PATH", &self.path)
+            .env("GITHUB_ACTIONS", "true")
+            .env("GITHUB_ACTION_PATH", root())
+            .env("GITHUB_WORKSPACE", workspace)
+            .env("GITHUB_OUTPUT", &output)
+            .env("GITHUB_STEP_SUMMARY", self.file("step-summary.md"))
+            .env("GITHUB_PATH", self.file("github-path"))
+            .env("RUNNER_TEMP", &runner_temp)
+            // No taintlint from a real ~/.cargo/bin: only the PATH this test chooses.
+            .env("CARGO_HOME", self.file("cargo-home"))
+            .env("NO_COLOR", "1")
+            .env_remove("TAINTLINT_FORMAT");
+        for name in INPUTS {
+            cmd.env_remove(input_var(name));
+        }
+        for (name, value) in inputs {
+            assert!(
+                INPUTS.contains(name),
+                "{name} is not an input of the action"
+            );
+            cmd.env(input_var(name), value);
+        }
+        let out = cmd.output().expect("run bash action/run.sh");
+        let outputs = std::fs::read_to_string(&output)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let (k, v) = l
+                    .split_once('=')
+                    .unwrap_or_else(|| panic!("not name=value in GITHUB_OUTPUT: {l:?}"));
+                (k.to_string(), v.to_string())
+            })
+            .collect();
+        assert!(
+            std::fs::read_dir(&runner_temp).unwrap().next().is_none(),
+            "run.sh left temporary files in RUNNER_TEMP"
+        );
+        Step {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            outputs,
+            summary: std::fs::read_to_string(self.file("step-summary.md")).unwrap_or_default(),
+        }
+    }
+}
+
+fn input_var(name: &str) -> String {
+    format!("INPUT_{}", name.to_uppercase().replace('-', "_"))
+}
+
+fn sarif(path: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: no SARIF file: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: not JSON: {e}", path.display()))
+}
+
+fn sarif_results(doc: &serde_json::Value) -> &[serde_json::Value] {
+    assert_eq!(doc["version"], "2.1.0");
+    doc["runs"][0]["results"].as_array().unwrap()
+}
+
+fn count_level(results: &[serde_json::Value], level: &str) -> usize {
+    results.iter().filter(|r| r["level"] == level).count()
+}
+
+/// The checks every `check` step shares: outputs agree with the SARIF file and the annotations.
+fn assert_consistent(step: &Step, sarif_path: &Path) -> usize {
+    let doc = sarif(sarif_path);
+    let results = sarif_results(&doc);
+    assert_eq!(
+        step.outputs.get("findings"),
+        Some(&results.len().to_string()),
+        "{}",
+        step.stdout
+    );
+    let errors = count_level(results, "error");
+    assert_eq!(step.outputs.get("errors"), Some(&errors.to_string()));
+    let annotations = step
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("::error file="))
+        .count();
+    assert_eq!(
+        annotations, errors,
+        "one ::error annotation per error:\n{}",
+        step.stdout
+    );
+    errors
+}
+
+#[test]
+fn probe_skips_the_install_when_this_version_is_on_path() {
+    let runner = Runner::new();
+    let step = runner.run("probe", runner.dir.path(), &[]);
+    assert_eq!(step.code, 0, "{}{}", step.stdout, step.stderr);
+    assert_eq!(step.outputs["install"], "false");
+    assert_eq!(step.outputs["version"], env!("CARGO_PKG_VERSION"));
+    let hash = &step.outputs["lock-hash"];
+    assert!(
+        hash.len() == 32 && hash.bytes().all(|b| b.is_ascii_hexdigit()),
+        "lock-hash={hash}"
+    );
+    assert!(step.stdout.contains("already installed"), "{}", step.stdout);
+}
+
+#[test]
+fn probe_asks_for_an_install_when_another_version_is_on_path() {
+    let mut runner = Runner::new();
+    let fake = runner.file("fake-bin");
+    std::fs::create_dir_all(&fake).unwrap();
+    let script = fake.join("taintlint");
+    std::fs::write(&script, "#!/bin/sh\necho 'taintlint 0.0.0-old'\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    runner.path = path_with_first(&fake);
+    let step = runner.run("probe", runner.dir.path(), &[]);
+    assert_eq!(step.code, 0, "{}{}", step.stdout, step.stderr);
+    assert_eq!(step.outputs["install"], "true");
+    assert!(step.stdout.contains("0.0.0-old"), "{}", step.stdout);
+
+    // And `check` refuses to run the wrong version rather than lint with it.
+    let step = runner.run("check", runner.dir.path(), &[]);
+    assert_eq!(step.code, 2, "{}{}", step.stdout, step.stderr);
+    assert!(step.stdout.contains("::error"), "{}", step.stdout);
+}
+
+#[test]
+fn failing_fixture_annotates_summarises_and_fails_the_step() {
+    let runner = Runner::new();
+    let sarif_path = runner.file("reports/taintlint.sarif");
+    let sarif_input = sarif_path.to_str().unwrap();
+    let step = runner.run(
+        "check",
+        &root(),
+        &[
+            ("paths", "testdata/examples"),
+            ("sarif-file", sarif_input),
+            ("fail-on", "warning"),
+        ],
+    );
+    assert_eq!(step.code, 1, "{}{}", step.stdout, step.stderr);
+    assert!(
+        step.stdout.contains(
+            "::error file=testdata/examples/pod-debug.yaml,line=14,endLine=14,col=14,endColumn=19,\
+             title=toleration-exists-with-value::"
+        ),
+        "{}",
+        step.stdout
+    );
+    assert!(
+        step.stdout
+            .contains("::error title=taintlint::findings at or above 'warning'"),
+        "{}",
+        step.stdout
+    );
+    let errors = assert_consistent(&step, &sarif_path);
+    assert!(errors >= 2, "the examples hold two API-server errors");
+    assert_eq!(step.outputs["sarif-file"], sarif_input);
+
+    // The Markdown summary: the counts table and a row per finding, linking the rule page.
+    assert!(step.summary.contains("## taintlint"), "{}", step.summary);
+    assert!(step.summary.contains("| errors |"), "{}", step.summary);
+    assert!(
+        step.summary.contains(
+            "[`toleration-exists-with-value`](https://taintlint.dev/rules/toleration-exists-with-value)"
+        ),
+        "{}",
+        step.summary
+    );
+    assert!(
+        step.summary
+            .contains("`testdata/examples/pod-debug.yaml:14:14`"),
+        "{}",
+        step.summary
+    );
+}
+
+#[test]
+fn fail_on_never_passes_the_step_but_still_reports() {
+    let runner = Runner::new();
+    let sarif_path = runner.file("taintlint.sarif");
+    let step = runner.run(
+        "check",
+        &root(),
+        &[
+            ("paths", "testdata/examples"),
+            ("sarif-file", sarif_path.to_str().unwrap()),
+            ("fail-on", "never"),
+        ],
+    );
+    assert_eq!(step.code, 0, "{}{}", step.stdout, step.stderr);
+    assert!(step.stdout.contains("::error file=testdata/examples/"));
+    assert!(!step.stdout.contains("::error title=taintlint::"));
+    assert!(assert_consistent(&step, &sarif_path) >= 2);
+    assert!(step.summary.contains("| errors |"));
+}
+
+#[test]
+fn fail_on_error_ignores_warnings_but_not_errors() {
+    let runner = Runner::new();
+    let ws = tempfile::tempdir().unwrap();
+    // Only a warning: a toleration of every taint.
+    std::fs::write(
+        ws.path().join("agent.yaml"),
+        CLEAN.replace(
+            "spec:\n",
+            "spec:\n  tolerations:\n    - operator: Exists\n      effect: NoSchedule\n",
+        ),
+    )
+    .unwrap();
+    let warn_only = runner.run("check", ws.path(), &[("fail-on", "error")]);
+    assert_eq!(
+        warn_only.code, 0,
+        "{}{}",
+        warn_only.stdout, warn_only.stderr
+    );
+    assert_eq!(warn_only.outputs["errors"], "0");
+    assert_ne!(warn_only.outputs["findings"], "0", "{}", warn_only.stdout);
+
+    std::fs::write(ws.path().join("bad.yaml"), BAD).unwrap();
+    let with_error = runner.run("check", ws.path(), &[("fail-on", "error")]);
+    assert_eq!(with_error.code, 1, "{}", with_error.stdout);
+    assert_consistent(&with_error, &ws.path().join("taintlint.sarif"));
+}
+
+#[test]
+fn clean_fixture_passes_with_the_defaults() {
+    let runner = Runner::new();
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("web.yaml"), CLEAN).unwrap();
+    // No inputs at all: paths `.`, fail-on warning, taintlint.sarif in the workspace, summary on.
+    let step = runner.run("check", ws.path(), &[]);
+    assert_eq!(step.code, 0, "{}{}", step.stdout, step.stderr);
+    assert!(!step.stdout.contains("::error"), "{}", step.stdout);
+    assert!(!step.stdout.contains("::warning"), "{}", step.stdout);
+    assert_eq!(step.outputs["findings"], "0");
+    assert_eq!(step.outputs["errors"], "0");
+    assert_eq!(step.outputs["sarif-file"], "taintlint.sarif");
+    let doc = sarif(&ws.path().join("taintlint.sarif"));
+    assert!(sarif_results(&doc).is_empty());
+    assert!(step.summary.contains("## taintlint"), "{}", step.summary);
+}
+
+#[test]
+fn summary_false_leaves_the_job_summary_alone() {
+    let runner = Runner::new();
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("bad.yaml"), BAD).unwrap();
+    let step = runner.run("check", ws.path(), &[("summary", "false")]);
+    assert_eq!(step.code, 1, "{}{}", step.stdout, step.stderr);
+    assert_eq!(step.summary, "");
+    assert_consistent(&step, &ws.path().join("taintlint.sarif"));
+
+    let step = runner.run("check", ws.path(), &[("summary", "maybe")]);
+    assert_eq!(step.code, 2, "{}", step.stdout);
+    assert!(step.stdout.contains("summary input must be true or false"));
+}
+
+#[test]
+fn paths_and_args_are_split_like_shell_words() {
+    let runner = Runner::new();
+    let ws = tempfile::tempdir().unwrap();
+    let dir = ws.path().join("my manifests");
+    std::fs::create_dir_all(dir.join("vendor")).unwrap();
+    std::fs::write(dir.join("web.yaml"), CLEAN).unwrap();
+    std::fs::write(dir.join("vendor/bad.yaml"), BAD).unwrap();
+    std::fs::write(ws.path().join("elsewhere.yaml"), BAD).unwrap();
+    let step = runner.run(
+        "check",
+        ws.path(),
+        &[
+            ("paths", "'my manifests'\n"),
+            ("args", "--exclude \"**/vendor/**\" --kube-version 1.33"),
+        ],
+    );
+    assert_eq!(step.code, 0, "{}{}", step.stdout, step.stderr);
+    assert_eq!(step.outputs["findings"], "0");
+
+    let step = runner.run("check", ws.path(), &[("paths", "'my manifests")]);
+    assert_eq!(step.code, 2, "{}", step.stdout);
+    assert!(step.stdout.contains("unbalanced quote"), "{}", step.stdout);
+}
+
+#[test]
+fn a_tool_error_fails_the_step_whatever_fail_on_says() {
+    let runner = Runner::new();
+    let ws = tempfile::tempdir().unwrap();
+    let step = runner.run(
+        "check",
+        ws.path(),
+        &[("paths", "does-not-exist"), ("fail-on", "never")],
+    );
+    assert_eq!(step.code, 2, "{}{}", step.stdout, step.stderr);
+    assert!(
+        step.stdout
+            .contains("::error title=taintlint::taintlint failed with exit code 2"),
+        "{}",
+        step.stdout
+    );
+    assert!(step.stderr.contains("does-not-exist"), "{}", step.stderr);
+    assert!(!step.outputs.contains_key("findings"));
+
+    let step = runner.run("check", ws.path(), &[("config", "missing.yaml")]);
+    assert_eq!(step.code, 2, "{}{}", step.stdout, step.stderr);
+}
+
+fn map_keys(node: &Node) -> Vec<String> {
+    node.as_map()
+        .unwrap_or_else(|| panic!("expected a mapping, found a {}", node.kind_name()))
+        .iter()
+        .filter_map(|(k, _)| k.text().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn action_yml_declares_the_inputs_outputs_and_steps() {
+    let text = std::fs::read_to_string(root().join("action.yml")).unwrap();
+    let stream = parse(&text, Limits::default());
+    assert!(stream.error.is_none(), "action.yml: {:?}", stream.error);
+    assert_eq!(stream.documents.len(), 1);
+    let doc = stream.documents[0]
+        .root
+        .as_ref()
+        .expect("action.yml is empty");
+    for key in ["name", "description"] {
+        assert!(doc.get(key).and_then(Node::text).is_some(), "no {key}");
+    }
+
+    let inputs = doc.get("inputs").expect("no inputs");
+    assert_eq!(map_keys(inputs), INPUTS, "the inputs, in the issue's order");
+    let default = |name: &str| {
+        inputs
+            .path(&[name, "default"])
+            .and_then(Node::text)
+            .unwrap_or_else(|| panic!("input {name} has no default"))
+            .to_string()
+    };
+    assert_eq!(default("paths"), ".");
+    assert_eq!(default("fail-on"), "warning");
+    assert_eq!(default("sarif-file"), "taintlint.sarif");
+    assert_eq!(default("summary"), "true");
+    for name in INPUTS {
+        assert!(
+            inputs.path(&[name, "description"]).is_some(),
+            "input {name} has no description"
+        );
+    }
+
+    let outputs = doc.get("outputs").expect("no outputs");
+    assert_eq!(map_keys(outputs), OUTPUTS);
+    for name in OUTPUTS {
+        let value = outputs.path(&[name, "value"]).and_then(Node::text);
+        assert_eq!(
+            value,
+            Some(format!("${{{{ steps.check.outputs.{name} }}}}").as_str()),
+            "output {name}"
+        );
+    }
+
+    let runs = doc.get("runs").expect("no runs");
+    assert_eq!(runs.get("using").and_then(Node::text), Some("composite"));
+    let steps = runs.get("steps").and_then(Node::as_seq).expect("no steps");
+    let step = |id: &str| {
+        steps
+            .iter()
+            .find(|s| s.get("id").and_then(Node::text) == Some(id))
+            .unwrap_or_else(|| panic!("no step with id {id}"))
+    };
+    let run_of = |s: &Node| s.get("run").and_then(Node::text).unwrap_or("").to_string();
+    assert!(run_of(step("probe")).contains("action/run.sh\" probe"));
+    let check = step("check");
+    assert!(run_of(check).contains("action/run.sh\" check"));
+    // Every input reaches the check step under the name run.sh reads.
+    let env = check.get("env").expect("the check step has no env");
+    for name in INPUTS {
+        assert_eq!(
+            env.get(&input_var(name)).and_then(Node::text),
+            Some(format!("${{{{ inputs.{name} }}}}").as_str()),
+            "input {name}"
+        );
+    }
+    let install = steps
+        .iter()
+        .find(|s| run_of(s).contains("action/run.sh\" install"))
+        .expect("no install step");
+    let cache = steps
+        .iter()
+        .find(|s| {
+            s.get("uses")
+                .and_then(Node::text)
+                .is_some_and(|u| u.starts_with("actions/cache@"))
+        })
+        .expect("no actions/cache step");
+    for s in [install, cache] {
+        assert_eq!(
+            s.get("if").and_then(Node::text),
+            Some("steps.probe.outputs.install == 'true'")
+        );
+    }
+    for s in steps {
+        if s.get("run").is_some() {
+            assert_eq!(s.get("shell").and_then(Node::text), Some("bash"));
+        }
+    }
+}
+
+#[test]
+fn the_install_step_installs_from_the_action_path() {
+    // Not run here (it would build the crate again); check what it runs.
+    let script = std::fs::read_to_string(root().join("action/run.sh")).unwrap();
+    assert!(script.contains("cargo install --locked --force --path \"$ACTION_PATH\""));
+    assert!(script.contains("ACTION_PATH=${GITHUB_ACTION_PATH:-"));
+    assert!(script.starts_with("#!/usr/bin/env bash\n"));
+    assert!(script.contains("\nset -euo pipefail\n"));
+}
