@@ -57,16 +57,19 @@ pub struct Config {
     pub findings: Vec<Finding>,
 }
 
-/// Finds the config: `explicit`, else the first of `FILE_NAMES` walking up from `start`.
+/// Finds the first of `FILE_NAMES` walking up from `start`. The path is `start` joined with
+/// as many `..` as needed, so a relative `start` gives a relative path (findings in the config
+/// then name it as `../.taintlint.yaml`, not by an absolute path).
 pub fn discover(start: &Path) -> Option<PathBuf> {
-    let start = std::fs::canonicalize(start).unwrap_or_else(|_| start.to_path_buf());
-    for dir in start.ancestors() {
+    let canonical = std::fs::canonicalize(start).unwrap_or_else(|_| start.to_path_buf());
+    let mut rel = start.to_path_buf();
+    for dir in canonical.ancestors() {
         for name in FILE_NAMES {
-            let p = dir.join(name);
-            if p.is_file() {
-                return Some(p);
+            if dir.join(name).is_file() {
+                return Some(rel.join(name));
             }
         }
+        rel.push("..");
     }
     None
 }

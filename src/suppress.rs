@@ -190,9 +190,14 @@ pub fn apply(findings: &mut Vec<Finding>, suppressions: &mut [Suppression], enab
         return;
     }
     let meta = &rules::UNUSED_SUPPRESSION;
+    // A rule-less suppression can only be judged when every default rule ran: with
+    // `--select` or `--ignore` it may be meant for one that did not.
+    let all_ran = rules::RULES
+        .iter()
+        .all(|r| !r.meta.enabled || enabled.is_enabled(r.meta.name));
     for s in suppressions.iter() {
         if s.rules.is_empty() {
-            if !s.used_any {
+            if !s.used_any && all_ran {
                 findings.push(
                     Finding::new(meta.name, meta.severity, "this `taintlint: ignore` suppresses nothing")
                         .primary(s.span, "unused")
