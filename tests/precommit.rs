@@ -1,0 +1,352 @@
+//! The pre-commit hooks (`.pre-commit-hooks.yaml`) with the real `pre-commit` from PyPI:
+//! `pre-commit try-repo` against this repository, run in a temporary git repository with the
+//! binary under test first on `PATH` (the `taintlint-system` hook, so pre-commit does not build
+//! the crate again through its `rust` language support).
+//!
+//! pre-commit is installed once into a virtualenv under `target/tmp/precommit-venv` and reused
+//! by later runs. Installing it needs PyPI: without network access these tests fail, saying so.
+
+#![cfg(unix)]
+#![allow(clippy::unwrap_used)] // tests may unwrap
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use taintlint::load::yaml::{Limits, Node, parse};
+
+const HOOKS: &str = ".pre-commit-hooks.yaml";
+
+const GOOD: &str = "\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+spec:
+  containers:
+    - name: web
+      image: nginx
+";
+
+const BAD: &str = "\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: debug
+spec:
+  tolerations:
+    - key: dedicated
+      operator: Exists
+      value: infra
+      effect: NoSchedule
+  containers:
+    - name: debug
+      image: busybox
+";
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "exit {:?}\n--- stdout\n{}--- stderr\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// `git` with the caller's repository variables removed (cargo test may run inside a hook).
+fn git(dir: &Path, args: &[&str]) -> Output {
+    Command::new("git")
+        .args([
+            "-c",
+            "user.name=taintlint tests",
+            "-c",
+            "user.email=tests@taintlint.invalid",
+        ])
+        .args([
+            "-c",
+            "commit.gpgsign=false",
+            "-c",
+            "init.defaultBranch=main",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_INDEX_FILE")
+        .output()
+        .expect("git is installed")
+}
+
+fn git_ok(dir: &Path, args: &[&str]) {
+    let out = git(dir, args);
+    assert!(out.status.success(), "git {args:?}: {}", text(&out));
+}
+
+/// The virtualenv's Python, with pre-commit installed; created on first use.
+fn venv_python() -> &'static Path {
+    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
+    PYTHON.get_or_init(|| {
+        let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("precommit-venv");
+        let python = venv.join("bin/python");
+        let works = |python: &Path| {
+            Command::new(python)
+                .args(["-m", "pre_commit", "--version"])
+                .output()
+                .is_ok_and(|o| o.status.success())
+        };
+        if works(&python) {
+            return python;
+        }
+        // Build it beside the final place and rename it in, so an interrupted install is
+        // never mistaken for a finished one. `python -m` works from the renamed venv.
+        let building = venv.with_extension(format!("building-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&building);
+        let out = Command::new("python3")
+            .args(["-m", "venv"])
+            .arg(&building)
+            .output()
+            .unwrap_or_else(|e| panic!("python3 is needed for the pre-commit tests: {e}"));
+        assert!(out.status.success(), "python3 -m venv: {}", text(&out));
+        let out = Command::new(building.join("bin/python"))
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--disable-pip-version-check",
+                "--quiet",
+            ])
+            .args(["--timeout", "20", "--retries", "2", "pre-commit"])
+            .output()
+            .unwrap();
+        if !out.status.success() {
+            let _ = std::fs::remove_dir_all(&building);
+            panic!(
+                "could not install pre-commit from PyPI (is the network available? these tests \
+                 need `pip install pre-commit` to work once; later runs reuse {}):\n{}",
+                venv.display(),
+                text(&out)
+            );
+        }
+        let _ = std::fs::remove_dir_all(&venv);
+        if std::fs::rename(&building, &venv).is_err() {
+            // Another test process finished first.
+            let _ = std::fs::remove_dir_all(&building);
+        }
+        assert!(
+            works(&python),
+            "pre-commit does not run from {}",
+            venv.display()
+        );
+        python
+    })
+}
+
+/// Runs `python -m pre_commit ARGS` in `dir`, with the binary under test first on PATH.
+fn pre_commit(dir: &Path, home: &Path, args: &[&str]) -> Output {
+    let bin = Path::new(env!("CARGO_BIN_EXE_taintlint")).parent().unwrap();
+    let mut path = vec![bin.to_path_buf()];
+    path.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    Command::new(venv_python())
+        .args(["-m", "pre_commit"])
+        .args(args)
+        .current_dir(dir)
+        .env("PATH", std::env::join_paths(path).unwrap())
+        .env("PRE_COMMIT_HOME", home)
+        .env("PRE_COMMIT_COLOR", "never")
+        .env("NO_COLOR", "1")
+        .env_remove("TAINTLINT_FORMAT")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_INDEX_FILE")
+        .output()
+        .unwrap()
+}
+
+/// The repository `try-repo` is pointed at: this one when it is a git checkout that tracks the
+/// hooks file (try-repo then commits any uncommitted changes into a shadow copy), otherwise a
+/// temporary repository holding the working tree's hooks file.
+fn hooks_repo(scratch: &Path) -> PathBuf {
+    let tracked = git(&root(), &["ls-files", "--error-unmatch", HOOKS]);
+    if tracked.status.success() {
+        return root();
+    }
+    eprintln!("{HOOKS} is not tracked by git here: trying a copy of it");
+    copy_of_hooks(scratch, |s| s.to_string())
+}
+
+/// A temporary git repository whose only file is the hooks file, rewritten by `edit`.
+fn copy_of_hooks(scratch: &Path, edit: impl Fn(&str) -> String) -> PathBuf {
+    let repo = scratch.join("hooks-repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    let hooks = std::fs::read_to_string(root().join(HOOKS)).unwrap();
+    std::fs::write(repo.join(HOOKS), edit(&hooks)).unwrap();
+    git_ok(&repo, &["init", "-q"]);
+    git_ok(&repo, &["add", HOOKS]);
+    git_ok(&repo, &["commit", "-q", "-m", "hooks"]);
+    repo
+}
+
+/// A temporary git repository with these files, staged.
+fn consumer(scratch: &Path, files: &[(&str, &str)]) -> PathBuf {
+    let repo = scratch.join("consumer");
+    for (name, content) in files {
+        let path = repo.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, content).unwrap();
+    }
+    git_ok(&repo, &["init", "-q"]);
+    git_ok(&repo, &["add", "."]);
+    repo
+}
+
+fn try_repo(scratch: &Path, hooks: &Path, repo: &Path, hook: &str, extra: &[&str]) -> Output {
+    let hooks = hooks.to_str().unwrap();
+    let mut args = vec!["try-repo", hooks, hook, "--verbose"];
+    args.extend_from_slice(extra);
+    pre_commit(repo, &scratch.join("pre-commit-home"), &args)
+}
+
+#[test]
+fn the_hooks_file_is_a_valid_pre_commit_manifest() {
+    let scratch = tempfile::tempdir().unwrap();
+    let out = pre_commit(
+        &root(),
+        &scratch.path().join("home"),
+        &["validate-manifest", HOOKS],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+}
+
+#[test]
+fn system_hook_fails_on_a_bad_manifest() {
+    let scratch = tempfile::tempdir().unwrap();
+    let hooks = hooks_repo(scratch.path());
+    let repo = consumer(
+        scratch.path(),
+        &[("k8s/bad.yaml", BAD), ("k8s/good.yaml", GOOD)],
+    );
+    let out = try_repo(
+        scratch.path(),
+        &hooks,
+        &repo,
+        "taintlint-system",
+        &["--files", "k8s/bad.yaml", "k8s/good.yaml"],
+    );
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    assert!(all.contains("Failed"), "{all}");
+    assert!(all.contains("k8s/bad.yaml"), "{all}");
+    assert!(all.contains("toleration-exists-with-value"), "{all}");
+}
+
+#[test]
+fn system_hook_passes_on_a_good_manifest() {
+    let scratch = tempfile::tempdir().unwrap();
+    let hooks = hooks_repo(scratch.path());
+    // A bad manifest that is not among the files to check does not matter.
+    let repo = consumer(
+        scratch.path(),
+        &[
+            ("k8s/good.yaml", GOOD),
+            ("k8s/config.json", "{\"replicas\": 3}\n"),
+            ("other/bad.yaml", BAD),
+            ("README.md", "not linted\n"),
+        ],
+    );
+    let out = try_repo(
+        scratch.path(),
+        &hooks,
+        &repo,
+        "taintlint-system",
+        &["--files", "k8s/good.yaml", "k8s/config.json", "README.md"],
+    );
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{all}");
+    assert!(all.contains("Passed"), "{all}");
+    assert!(all.contains("no findings in 2 files"), "{all}");
+}
+
+#[test]
+fn whole_repository_hook_lints_files_it_was_not_given() {
+    // `taintlint-all` builds with cargo; run its arguments through the system language here.
+    let scratch = tempfile::tempdir().unwrap();
+    let hooks = copy_of_hooks(scratch.path(), |s| {
+        s.replace("language: rust", "language: system")
+    });
+    let repo = consumer(
+        scratch.path(),
+        &[("k8s/good.yaml", GOOD), ("other/bad.yaml", BAD)],
+    );
+    let out = try_repo(
+        scratch.path(),
+        &hooks,
+        &repo,
+        "taintlint-all",
+        &["--files", "k8s/good.yaml"],
+    );
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    assert!(all.contains("other/bad.yaml"), "{all}");
+}
+
+fn hook<'a>(hooks: &'a [Node], id: &str) -> &'a Node {
+    hooks
+        .iter()
+        .find(|h| h.get("id").and_then(Node::text) == Some(id))
+        .unwrap_or_else(|| panic!("no hook {id}"))
+}
+
+fn field(hook: &Node, key: &str) -> String {
+    match hook.get(key) {
+        Some(node) => match node.as_seq() {
+            Some(items) => items
+                .iter()
+                .filter_map(Node::text)
+                .collect::<Vec<_>>()
+                .join(","),
+            None => node.text().unwrap_or("").to_string(),
+        },
+        None => String::new(),
+    }
+}
+
+#[test]
+fn the_hooks_declare_what_the_readme_promises() {
+    let text = std::fs::read_to_string(root().join(HOOKS)).unwrap();
+    let stream = parse(&text, Limits::default());
+    assert!(stream.error.is_none(), "{HOOKS}: {:?}", stream.error);
+    let hooks = stream.documents[0].root.as_ref().unwrap().as_seq().unwrap();
+    let ids: Vec<_> = hooks
+        .iter()
+        .filter_map(|h| h.get("id").and_then(Node::text))
+        .collect();
+    assert_eq!(ids, ["taintlint", "taintlint-system", "taintlint-all"]);
+    for (id, language) in [
+        ("taintlint", "rust"),
+        ("taintlint-system", "system"),
+        ("taintlint-all", "rust"),
+    ] {
+        let h = hook(hooks, id);
+        assert_eq!(field(h, "language"), language, "{id}");
+        assert_eq!(field(h, "entry"), "taintlint check", "{id}");
+        assert_eq!(field(h, "types_or"), "yaml,json", "{id}");
+        assert_eq!(field(h, "require_serial"), "true", "{id}");
+    }
+    let all = hook(hooks, "taintlint-all");
+    assert_eq!(field(all, "pass_filenames"), "false");
+    assert_eq!(field(all, "args"), ".");
+
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    for id in ids {
+        assert!(
+            readme.contains(&format!("id: {id}\n")),
+            "README.md shows no .pre-commit-config.yaml for {id}"
+        );
+    }
+}
