@@ -131,9 +131,12 @@ fn venv_python() -> &'static Path {
                 text(&out)
             );
         }
-        let _ = std::fs::remove_dir_all(&venv);
+        // Another `cargo test` may have finished one meanwhile, and may be using it: keep it.
+        // Only a broken one is replaced.
+        if !works(&python) {
+            let _ = std::fs::remove_dir_all(&venv);
+        }
         if std::fs::rename(&building, &venv).is_err() {
-            // Another test process finished first.
             let _ = std::fs::remove_dir_all(&building);
         }
         assert!(
