@@ -198,7 +198,7 @@ pub fn options_from_config(
     settings.policies.clone_from(&cfg.policies);
     settings.workload_kinds.clone_from(&cfg.workload_kinds);
     let mut rules = RuleSet::resolve(select, ignore).map_err(ToolError)?;
-    rules.configure(&cfg.rules, select);
+    rules.configure(&cfg.rules, select, ignore);
     let per_file_ignores = cfg
         .per_file_ignores
         .iter()
@@ -307,9 +307,14 @@ pub fn lint_inputs(
         .build()
         .map_err(|e| ToolError(format!("cannot start worker threads: {e}")))?;
     let mut outcome = pool.install(|| {
+        let t = std::time::Instant::now();
         let reports = lint::lint_all(inputs, opts);
         let extra = lint::lint_all(inventory_inputs, opts);
-        lint::finish(reports, extra, opts)
+        lint::timing("per-file lint", t.elapsed());
+        let t = std::time::Instant::now();
+        let outcome = lint::finish(reports, extra, opts);
+        lint::timing("finish (cross-reference, suppressions, sort)", t.elapsed());
+        outcome
     });
     let unmatched = cfg.unmatched_globs(&names);
     if !unmatched.is_empty() && opts.rules.is_enabled(rules::INVALID_CONFIG.name) {

@@ -426,9 +426,17 @@ pub fn finish(reports: Vec<FileReport>, extra: Vec<FileReport>, opts: &LintOptio
         suppressions.extend(r.suppressions);
     }
     nodes.extend(opts.extra_nodes.iter().cloned());
-    findings.extend(opts.config_findings.iter().cloned());
+    findings.extend(
+        opts.config_findings
+            .iter()
+            .filter(|f| opts.rules.is_enabled(f.rule))
+            .cloned(),
+    );
+    let t0 = std::time::Instant::now();
     let inventory = Inventory::build(nodes, &workloads);
+    let t1 = std::time::Instant::now();
     let eval = Evaluation::run(&inventory, &workloads, &opts.settings);
+    let t2 = std::time::Instant::now();
     if !inventory.is_empty() {
         // With an inventory, the heuristic gives way to the inventory-based check.
         findings.retain(|f| f.rule != crate::rules::DEDICATED_HEURISTIC);
@@ -439,9 +447,20 @@ pub fn finish(reports: Vec<FileReport>, extra: Vec<FileReport>, opts: &LintOptio
         eval: &eval,
         settings: &opts.settings,
     };
-    for (_, check) in opts.rules.enabled_cross() {
+    for (meta, check) in opts.rules.enabled_cross() {
+        let t = std::time::Instant::now();
         check(&ctx, &mut findings);
+        timing(&format!("cross rule {}", meta.name), t.elapsed());
     }
+    timing("inventory", t1 - t0);
+    timing(
+        &format!(
+            "evaluation ({} workloads x {} pools)",
+            workloads.len(),
+            inventory.pools.len()
+        ),
+        t2 - t1,
+    );
     crate::suppress::apply(&mut findings, &mut suppressions, &opts.rules);
     opts.apply_ignores(&mut findings);
     findings.sort_by_cached_key(Finding::sort_key);
@@ -455,5 +474,12 @@ pub fn finish(reports: Vec<FileReport>, extra: Vec<FileReport>, opts: &LintOptio
         inventory,
         workloads,
         eval,
+    }
+}
+
+/// Phase timings on stderr when `TAINTLINT_TIMING` is set (for the benchmark, never in tests).
+pub fn timing(what: &str, d: std::time::Duration) {
+    if std::env::var_os("TAINTLINT_TIMING").is_some() {
+        eprintln!("timing: {what}: {:.3}s", d.as_secs_f64());
     }
 }

@@ -302,7 +302,6 @@ fn select_on_the_command_line_beats_config_off() {
 }
 
 #[test]
-#[ignore = "RuleSet::configure turns a rule back on when the config gives it a level (reported to the lead)"]
 fn ignore_on_the_command_line_beats_a_config_level() {
     let dir = tree(&[
         (".taintlint.yaml", "rules:\n  tolerates-all-taints: error\n"),
@@ -805,7 +804,6 @@ fn config_mistakes_are_findings_in_the_config_file() {
 }
 
 #[test]
-#[ignore = "config findings are added whatever --ignore/--select say (reported to the lead)"]
 fn invalid_config_can_be_ignored_like_any_rule() {
     let dir = tree(&[(".taintlint.yaml", BAD_CONFIG), ("pod.yaml", TOLERATE_ALL)]);
     let r = concise(dir.path(), &["--ignore", "invalid-config", "pod.yaml"]);

@@ -258,7 +258,7 @@ proptest! {
                 w
             })
             .collect();
-        let inventory = Inventory { pools };
+        let inventory = Inventory::from_pools(pools);
         let settings = Settings { comparison_operators: gate, ..Settings::default() };
         let eval = Evaluation::run(&inventory, &workloads, &settings);
         prop_assert_eq!(eval.fits.len(), workloads.len());

@@ -125,6 +125,8 @@ pub enum Reason {
 #[derive(Default)]
 pub struct Inventory {
     pub pools: Vec<Pool>,
+    /// (pool, taint) indices by taint key: tolerations with a key only match taints with it.
+    by_key: HashMap<String, Vec<(usize, usize)>>,
 }
 
 impl Inventory {
@@ -209,11 +211,46 @@ impl Inventory {
             });
         }
         pools.sort_by(|a, b| (&a.name, a.origin).cmp(&(&b.name, b.origin)));
-        Inventory { pools }
+        Inventory::from_pools(pools)
+    }
+
+    /// An inventory of these pools, as given.
+    pub fn from_pools(pools: Vec<Pool>) -> Self {
+        let mut by_key: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
+        for (p, pool) in pools.iter().enumerate() {
+            for (t, taint) in pool.taints.iter().enumerate() {
+                by_key
+                    .entry(taint.taint.key.clone())
+                    .or_default()
+                    .push((p, t));
+            }
+        }
+        Inventory { pools, by_key }
     }
 
     pub fn is_empty(&self) -> bool {
         self.pools.is_empty()
+    }
+
+    /// The taints with this key, with their pools (for keyed tolerations).
+    pub fn taints_with_key(&self, key: &str) -> impl Iterator<Item = (&Pool, &PoolTaint)> {
+        self.by_key
+            .get(key)
+            .into_iter()
+            .flatten()
+            .map(|&(p, t)| (&self.pools[p], &self.pools[p].taints[t]))
+    }
+
+    /// (pool, taint) indices of the taints with this key.
+    pub fn taint_indices(&self, key: &str) -> &[(usize, usize)] {
+        self.by_key.get(key).map_or(&[], Vec::as_slice)
+    }
+
+    /// Distinct taint keys, sorted, for did-you-mean.
+    pub fn taint_keys(&self) -> Vec<&str> {
+        let mut keys: Vec<&str> = self.by_key.keys().map(String::as_str).collect();
+        keys.sort_unstable();
+        keys
     }
 
     /// Every taint of every pool, for did-you-mean and dead-toleration checks.

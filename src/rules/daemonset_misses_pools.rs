@@ -17,6 +17,7 @@ pub static META: RuleMeta = RuleMeta {
 
 pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
     let pools = &ctx.inventory.pools;
+    let mut cache: std::collections::HashMap<usize, Vec<String>> = std::collections::HashMap::new();
     for (w, fits) in ctx.workloads.iter().zip(&ctx.eval.fits) {
         if !w.daemonset {
             continue;
@@ -25,22 +26,12 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         if !fits.iter().any(Vec::is_empty) {
             continue;
         }
-        let missed: Vec<String> = pools
-            .iter()
-            .zip(fits.iter())
-            .filter(|(_, r)| !r.is_empty())
-            .map(|(p, reasons)| {
-                let why: Vec<String> = reasons
-                    .iter()
-                    .map(|r| match r {
-                        Reason::Taint(i) => format!("taint `{}`", p.taints[*i].taint.display()),
-                        Reason::Selector => "selector".to_string(),
-                        Reason::Unschedulable => "cordoned".to_string(),
-                    })
-                    .collect();
-                format!("{} ({})", p.title(), why.join(", "))
-            })
-            .collect();
+        // Identical DaemonSets share their verdicts: list the pools once per verdicts.
+        let key = std::sync::Arc::as_ptr(fits) as usize;
+        let missed = cache
+            .entry(key)
+            .or_insert_with(|| missed_pools(pools, fits))
+            .clone();
         if missed.is_empty() {
             continue;
         }
@@ -61,4 +52,24 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         f.object = Some(w.object.clone());
         out.push(f);
     }
+}
+
+/// `pool (reasons)` for every pool that rejects the DaemonSet.
+fn missed_pools(pools: &[crate::analysis::crossref::Pool], fits: &[Vec<Reason>]) -> Vec<String> {
+    pools
+        .iter()
+        .zip(fits.iter())
+        .filter(|(_, r)| !r.is_empty())
+        .map(|(p, reasons)| {
+            let why: Vec<String> = reasons
+                .iter()
+                .map(|r| match r {
+                    Reason::Taint(i) => format!("taint `{}`", p.taints[*i].taint.display()),
+                    Reason::Selector => "selector".to_string(),
+                    Reason::Unschedulable => "cordoned".to_string(),
+                })
+                .collect();
+            format!("{} ({})", p.title(), why.join(", "))
+        })
+        .collect()
 }

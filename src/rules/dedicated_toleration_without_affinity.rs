@@ -5,6 +5,8 @@
 
 use crate::diagnostic::{Finding, Severity};
 
+use std::collections::HashMap;
+
 use crate::analysis::crossref::is_transient_taint;
 use crate::analysis::matching::{TaintRef, tolerates};
 use crate::diagnostic::Related;
@@ -151,6 +153,10 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
 pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
     let gate = ctx.settings.comparison_operators;
     let pools = &ctx.inventory.pools;
+    // Identical workloads share their verdicts (`fits`): cache the answer per verdicts and
+    // toleration.
+    type Answer = Option<(usize, usize, Vec<String>)>;
+    let mut cache: HashMap<(usize, String, String, String, String), Answer> = HashMap::new();
     for (w, fits) in ctx.workloads.iter().zip(&ctx.eval.fits) {
         let system = w.tolerations.iter().any(|t| {
             matches!(
@@ -171,21 +177,44 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             {
                 continue;
             }
-            let matches_taint = |p| matching_taint(p, t, gate);
-            let Some((dedicated, taint)) =
-                pools.iter().find_map(|p| matches_taint(p).map(|t| (p, t)))
-            else {
+            let key = (
+                std::sync::Arc::as_ptr(fits) as usize,
+                t.key.clone(),
+                t.operator.clone(),
+                t.value.clone(),
+                t.effect.clone(),
+            );
+            let answer = cache
+                .entry(key)
+                .or_insert_with(|| {
+                    // Pools with a taint this toleration tolerates: only those with its key.
+                    let mut tainted: Vec<(usize, usize)> = Vec::new();
+                    for &(p, _) in ctx.inventory.taint_indices(&t.key) {
+                        if tainted.iter().any(|(q, _)| *q == p) {
+                            continue;
+                        }
+                        if let Some(ti) = matching_taint(&pools[p], t, gate) {
+                            tainted.push((p, ti));
+                        }
+                    }
+                    let &(dp, dt) = tainted.first()?;
+                    let elsewhere: Vec<String> = pools
+                        .iter()
+                        .enumerate()
+                        .zip(fits.iter())
+                        .filter(|((p, _), reasons)| {
+                            reasons.is_empty() && !tainted.iter().any(|(q, _)| q == p)
+                        })
+                        .map(|((_, pool), _)| pool.title())
+                        .collect();
+                    (!elsewhere.is_empty()).then_some((dp, dt, elsewhere))
+                })
+                .clone();
+            let Some((dp, dt, elsewhere)) = answer else {
                 continue;
             };
-            let elsewhere: Vec<String> = pools
-                .iter()
-                .zip(fits.iter())
-                .filter(|(p, reasons)| reasons.is_empty() && matches_taint(p).is_none())
-                .map(|(p, _)| p.title())
-                .collect();
-            if elsewhere.is_empty() {
-                continue;
-            }
+            let dedicated = &pools[dp];
+            let taint = &dedicated.taints[dt];
             let label = dedicated.labels.iter().find_map(|(k, v)| match v {
                 crate::analysis::inventory::LabelValues::OneOf(vs)
                     if vs.len() == 1 && !crate::analysis::inventory::is_well_known_label(k) =>
@@ -231,13 +260,13 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
     }
 }
 
-/// The first filtering taint of `pool` that `t` tolerates.
-fn matching_taint<'p>(
-    pool: &'p crate::analysis::crossref::Pool,
+/// The index of the first filtering taint of `pool` that `t` tolerates.
+fn matching_taint(
+    pool: &crate::analysis::crossref::Pool,
     t: &crate::analysis::inventory::WorkloadToleration,
     gate: bool,
-) -> Option<&'p crate::analysis::inventory::PoolTaint> {
-    pool.taints.iter().find(|pt| {
+) -> Option<usize> {
+    pool.taints.iter().position(|pt| {
         !pt.startup
             && !is_transient_taint(&pt.taint.key)
             && matches!(pt.taint.effect.as_str(), "NoSchedule" | "NoExecute")

@@ -459,7 +459,12 @@ impl RuleSet {
 
     /// Applies the config's `rules:` levels. A rule named in `--select` stays on even when
     /// the config turns it off.
-    pub fn configure(&mut self, levels: &[(String, crate::config::Level)], select: &[String]) {
+    pub fn configure(
+        &mut self,
+        levels: &[(String, crate::config::Level)],
+        select: &[String],
+        ignore: &[String],
+    ) {
         for (name, level) in levels {
             let Some(i) = RULES.iter().position(|r| r.meta.name == name) else {
                 continue;
@@ -471,7 +476,11 @@ impl RuleSet {
                     }
                 }
                 crate::config::Level::On(sev) => {
-                    if select.is_empty() || select.iter().any(|s| s == name) {
+                    // `--ignore` on the command line beats a level in the config.
+                    let ignored = ignore.iter().any(|s| {
+                        s == name || s == "all" || s.as_str() == RULES[i].meta.category.as_str()
+                    });
+                    if !ignored && (select.is_empty() || select.iter().any(|s| s == name)) {
                         self.enabled[i] = true;
                     }
                     self.severity[i] = Some(*sev);

@@ -27,7 +27,7 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             let mut loose = t.tol();
             loose.effect = "";
             let mut seen = Vec::new();
-            for (pool, pt) in ctx.inventory.all_taints() {
+            for (pool, pt) in ctx.inventory.taints_with_key(&t.key) {
                 if pt.taint.effect == t.effect || pt.startup {
                     continue;
                 }

@@ -34,7 +34,7 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             // `toleration-effect-mismatch`'s finding.
             let mut loose = t.tol();
             loose.effect = "";
-            let matched = ctx.inventory.all_taints().any(|(_, pt)| {
+            let matched = ctx.inventory.taints_with_key(&t.key).any(|(_, pt)| {
                 tolerates(
                     &loose,
                     &TaintRef {
@@ -48,19 +48,21 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             if matched {
                 continue;
             }
-            // Did-you-mean: the nearest taint by key (then value), if close.
-            let nearest = ctx
+            // Did-you-mean: the nearest taint key, if close; then its first taint (a taint
+            // with the same key but another value is nearest of all).
+            let lower = t.key.to_ascii_lowercase();
+            let nearest_key = ctx
                 .inventory
-                .all_taints()
-                .map(|(p, pt)| {
-                    let d = edit_distance(
-                        &t.key.to_ascii_lowercase(),
-                        &pt.taint.key.to_ascii_lowercase(),
-                    );
-                    (d, p, pt)
-                })
-                .filter(|(d, _, pt)| *d <= 3.max(pt.taint.key.len() / 5) || pt.taint.key == t.key)
-                .min_by(|a, b| a.0.cmp(&b.0).then(a.2.taint.cmp(&b.2.taint)));
+                .taint_keys()
+                .into_iter()
+                .map(|k| (edit_distance(&lower, &k.to_ascii_lowercase()), k))
+                .filter(|(d, k)| *d <= 3.max(k.len() / 5))
+                .min();
+            let nearest = nearest_key.and_then(|(_, k)| {
+                ctx.inventory
+                    .taints_with_key(k)
+                    .min_by(|a, b| a.1.taint.cmp(&b.1.taint))
+            });
             let mut f = Finding::new(
                 META.name,
                 META.severity,
@@ -73,7 +75,7 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             .field(t.path.clone())
             .in_file(&w.source);
             match nearest {
-                Some((_, pool, pt)) => {
+                Some((pool, pt)) => {
                     f = f.help(format!(
                         "did you mean the taint `{}` of {}? (key, value and effect must all match)",
                         pt.taint.display(),

@@ -2,7 +2,7 @@
 //! the scheduler's shape (`0/3 node pools can run this pod: ...`), and related locations
 //! point at each blocking taint or label.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::analysis::crossref::Reason;
 use crate::diagnostic::{Finding, Related, Severity};
@@ -23,75 +23,18 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
     if pools.is_empty() {
         return;
     }
+    let mut cache: HashMap<usize, (String, bool, Vec<Related>)> = HashMap::new();
     for (w, fits) in ctx.workloads.iter().zip(&ctx.eval.fits) {
         // Pods bound with nodeName bypass the scheduler (see the nodename rules).
         if w.node_name.is_some() || fits.iter().any(Vec::is_empty) {
             continue;
         }
-        let mut counts: BTreeMap<String, usize> = BTreeMap::new();
-        let mut related = Vec::new();
-        for (pool, reasons) in pools.iter().zip(fits.iter()) {
-            // The scheduler stops at a node's first failing filter (NodeUnschedulable, then
-            // TaintToleration, then NodeAffinity), so each pool counts once.
-            let first = reasons
-                .iter()
-                .find(|r| matches!(r, Reason::Unschedulable))
-                .or_else(|| reasons.iter().find(|r| matches!(r, Reason::Taint(_))))
-                .or_else(|| reasons.first());
-            if let Some(r) = first {
-                let (phrase, loc, note) = match r {
-                    Reason::Taint(i) => {
-                        let t = &pool.taints[*i];
-                        (
-                            format!("untolerated taint {}", t.taint.scheduler_form()),
-                            t.loc.clone(),
-                            format!("taint `{}` of {}", t.taint.display(), pool.title()),
-                        )
-                    }
-                    Reason::Selector => (
-                        "didn't match the pod's node affinity/selector".to_string(),
-                        Some(pool.loc.clone()),
-                        format!("{} has no matching labels", pool.title()),
-                    ),
-                    Reason::Unschedulable => (
-                        "unschedulable (cordoned)".to_string(),
-                        Some(pool.loc.clone()),
-                        format!("{} is cordoned", pool.title()),
-                    ),
-                };
-                *counts.entry(phrase).or_default() += 1;
-                if let Some(loc) = loc
-                    && related.len() < 12
-                {
-                    related.push(Related {
-                        source: loc.source,
-                        span: loc.span,
-                        message: note,
-                    });
-                }
-            }
-        }
-        let mut parts: Vec<(usize, String)> = counts.into_iter().map(|(p, n)| (n, p)).collect();
-        parts.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-        let detail = parts
-            .iter()
-            .map(|(n, p)| {
-                let verb = if p.starts_with("didn't") || p.starts_with("unschedulable") {
-                    ""
-                } else if *n == 1 {
-                    "has "
-                } else {
-                    "have "
-                };
-                if p.starts_with("unschedulable") {
-                    format!("{n} {} {p}", if *n == 1 { "is" } else { "are" })
-                } else {
-                    format!("{n} {verb}{p}")
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(", ");
-        let selector_only = parts.iter().all(|(_, p)| p.starts_with("didn't"));
+        // Identical workloads share their verdicts: build the message once per verdicts.
+        let key = std::sync::Arc::as_ptr(fits) as usize;
+        let (detail, selector_only, related) = cache
+            .entry(key)
+            .or_insert_with(|| describe(pools, fits))
+            .clone();
         let span = if selector_only {
             w.selector_span.unwrap_or(w.anchor)
         } else {
@@ -117,4 +60,76 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         f.related = related;
         out.push(f);
     }
+}
+
+/// The scheduler-style detail, whether only selectors failed, and the related locations.
+fn describe(
+    pools: &[crate::analysis::crossref::Pool],
+    fits: &[Vec<Reason>],
+) -> (String, bool, Vec<Related>) {
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    let mut related = Vec::new();
+    for (pool, reasons) in pools.iter().zip(fits.iter()) {
+        // The scheduler stops at a node's first failing filter (NodeUnschedulable, then
+        // TaintToleration, then NodeAffinity), so each pool counts once.
+        let first = reasons
+            .iter()
+            .find(|r| matches!(r, Reason::Unschedulable))
+            .or_else(|| reasons.iter().find(|r| matches!(r, Reason::Taint(_))))
+            .or_else(|| reasons.first());
+        if let Some(r) = first {
+            let (phrase, loc, note) = match r {
+                Reason::Taint(i) => {
+                    let t = &pool.taints[*i];
+                    (
+                        format!("untolerated taint {}", t.taint.scheduler_form()),
+                        t.loc.clone(),
+                        format!("taint `{}` of {}", t.taint.display(), pool.title()),
+                    )
+                }
+                Reason::Selector => (
+                    "didn't match the pod's node affinity/selector".to_string(),
+                    Some(pool.loc.clone()),
+                    format!("{} has no matching labels", pool.title()),
+                ),
+                Reason::Unschedulable => (
+                    "unschedulable (cordoned)".to_string(),
+                    Some(pool.loc.clone()),
+                    format!("{} is cordoned", pool.title()),
+                ),
+            };
+            *counts.entry(phrase).or_default() += 1;
+            if let Some(loc) = loc
+                && related.len() < 12
+            {
+                related.push(Related {
+                    source: loc.source,
+                    span: loc.span,
+                    message: note,
+                });
+            }
+        }
+    }
+    let mut parts: Vec<(usize, String)> = counts.into_iter().map(|(p, n)| (n, p)).collect();
+    parts.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let detail = parts
+        .iter()
+        .map(|(n, p)| {
+            let verb = if p.starts_with("didn't") || p.starts_with("unschedulable") {
+                ""
+            } else if *n == 1 {
+                "has "
+            } else {
+                "have "
+            };
+            if p.starts_with("unschedulable") {
+                format!("{n} {} {p}", if *n == 1 { "is" } else { "are" })
+            } else {
+                format!("{n} {verb}{p}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    let selector_only = parts.iter().all(|(_, p)| p.starts_with("didn't"));
+    (detail, selector_only, related)
 }
