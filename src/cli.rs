@@ -125,6 +125,12 @@ pub struct InputArgs {
     #[arg(long)]
     pub isolated: bool,
 
+    /// Parse every document, also those whose kind cannot hold scheduling fields (CRDs,
+    /// ConfigMaps, RBAC...), which are otherwise skipped after a line scan. Slower; finds
+    /// YAML syntax errors inside them too.
+    #[arg(long)]
+    pub full_parse: bool,
+
     /// Toleration policies (a YAML file with a `policies:` list, as in the config).
     #[arg(long, value_name = "FILE")]
     pub policy: Vec<PathBuf>,

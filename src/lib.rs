@@ -163,6 +163,8 @@ pub fn lint_options(
         ignore,
     )?;
     opts.max_file_size = input.max_file_size;
+    opts.keep_sources = false;
+    opts.fast = !input.full_parse;
     for p in &input.policy {
         let pc = config::load(p).map_err(ToolError)?;
         opts.settings.policies.extend(pc.policies);

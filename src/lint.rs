@@ -28,6 +28,12 @@ pub struct LintOptions {
     pub config_findings: Vec<Finding>,
     /// `per-file-ignores`: (glob, rules).
     pub per_file_ignores: Vec<(globset::GlobMatcher, Vec<String>)>,
+    /// Skip documents whose kind cannot hold scheduling fields without parsing them
+    /// (`load::prescan`); off with `--full-parse`.
+    pub fast: bool,
+    /// Keep every file's text until reporting. Off in the CLI: files on disk keep only the
+    /// positions their findings need, and the human reporter reads snippets back.
+    pub keep_sources: bool,
 }
 
 impl LintOptions {
@@ -117,8 +123,17 @@ pub fn lint_all(inputs: Vec<Input>, opts: &LintOptions) -> Vec<FileReport> {
         .collect()
 }
 
+enum InputKind {
+    Disk,
+    Memory,
+}
+
 fn lint_input(input: Input, opts: &LintOptions) -> FileReport {
     let name = input.name();
+    let kind = match &input {
+        Input::Entry(_) => InputKind::Disk,
+        Input::Text { .. } => InputKind::Memory,
+    };
     let text = match input {
         Input::Entry(Entry::Error { message, .. }) => {
             return file_failure(&name, &rules::UNREADABLE_FILE, message, None, opts);
@@ -126,9 +141,95 @@ fn lint_input(input: Input, opts: &LintOptions) -> FileReport {
         Input::Entry(Entry::File(path)) => load::read_file(&path, opts.max_file_size),
         Input::Text { text, .. } => text,
     };
+    let on_disk = matches!(kind, InputKind::Disk);
     match text {
-        Ok(text) => lint_source(&SourceFile::new(name, text), opts),
+        Ok(text) => {
+            let source = SourceFile::new(name, text);
+            let mut report = lint_source(&source, opts);
+            if on_disk && !opts.keep_sources {
+                report.make_lite(&source);
+            }
+            report
+        }
         Err(failure) => read_failure(&name, failure, opts),
+    }
+}
+
+impl FileReport {
+    /// Replaces `source` everywhere in the report by a lite copy that keeps only the
+    /// positions the report refers to, so the file's text can be freed.
+    pub fn make_lite(&mut self, source: &Arc<SourceFile>) {
+        let mut offsets: Vec<usize> = Vec::new();
+        let mine = |s: &Arc<SourceFile>| Arc::ptr_eq(s, source);
+        let span = |sp: Span, offsets: &mut Vec<usize>| {
+            offsets.push(sp.start);
+            offsets.push(sp.end.max(sp.start));
+        };
+        for f in &self.findings {
+            for l in f.primary.iter().chain(&f.secondary) {
+                span(l.span, &mut offsets);
+            }
+            for r in f.related.iter().filter(|r| mine(&r.source)) {
+                span(r.span, &mut offsets);
+            }
+        }
+        for w in &self.workloads {
+            span(w.anchor, &mut offsets);
+            span(w.object_span, &mut offsets);
+            if let Some(s) = w.selector_span {
+                span(s, &mut offsets);
+            }
+            if let Some((_, s)) = &w.node_name {
+                span(*s, &mut offsets);
+            }
+            for t in &w.tolerations {
+                span(t.span, &mut offsets);
+            }
+        }
+        for n in &self.nodes {
+            span(n.loc.span, &mut offsets);
+            for l in n.label_locs.values() {
+                span(l.span, &mut offsets);
+            }
+            for t in n.taints.iter().filter_map(|t| t.loc.as_ref()) {
+                span(t.span, &mut offsets);
+            }
+        }
+        for s in &self.suppressions {
+            span(s.span, &mut offsets);
+            for (_, r) in &s.rules {
+                span(*r, &mut offsets);
+            }
+        }
+        let lite = source.lite(offsets);
+        let relink = |s: &mut Arc<SourceFile>| {
+            if Arc::ptr_eq(s, source) {
+                *s = Arc::clone(&lite);
+            }
+        };
+        for f in &mut self.findings {
+            if let Some(s) = &mut f.source {
+                relink(s);
+            }
+            for r in &mut f.related {
+                relink(&mut r.source);
+            }
+        }
+        for w in &mut self.workloads {
+            relink(&mut w.source);
+        }
+        for n in &mut self.nodes {
+            relink(&mut n.loc.source);
+            for l in n.label_locs.values_mut() {
+                relink(&mut l.source);
+            }
+            for t in n.taints.iter_mut().filter_map(|t| t.loc.as_mut()) {
+                relink(&mut t.source);
+            }
+        }
+        for s in &mut self.suppressions {
+            relink(&mut s.source);
+        }
     }
 }
 
@@ -228,28 +329,60 @@ fn looks_templated(text: &str) -> bool {
 /// Lints one loaded source.
 pub fn lint_source(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
     let mut report = FileReport::default();
-    let stream = load::yaml::parse(&source.text, opts.limits);
-    let templated = looks_templated(&source.text)
-        && (matches!(stream.error, Some(LoadError::Syntax { .. }))
-            || stream.documents.iter().any(|d| d.has_complex_key));
-    if templated {
-        let meta = &rules::TEMPLATE_NOT_RENDERED;
-        if opts.rules.is_enabled(meta.name) {
-            let at = source.text.find("{{").unwrap_or(0);
-            report.findings.push(
-                Finding::new(
-                    meta.name,
-                    meta.severity,
-                    "this file is a Helm/Go template, not YAML; it was not linted",
-                )
-                .primary(Span::new(at, at + 2), "template action")
-                .help("render it first: `helm template ./chart | taintlint check -`")
-                .in_file(source),
-            );
+    let text = &source.text;
+    // Templates and the slow path parse the whole file at once.
+    if !opts.fast || looks_templated(text) {
+        let stream = load::yaml::parse(text, opts.limits);
+        let templated = looks_templated(text)
+            && (matches!(stream.error, Some(LoadError::Syntax { .. }))
+                || stream.documents.iter().any(|d| d.has_complex_key));
+        if templated {
+            let meta = &rules::TEMPLATE_NOT_RENDERED;
+            if opts.rules.is_enabled(meta.name) {
+                let at = text.find("{{").unwrap_or(0);
+                report.findings.push(
+                    Finding::new(
+                        meta.name,
+                        meta.severity,
+                        "this file is a Helm/Go template, not YAML; it was not linted",
+                    )
+                    .primary(Span::new(at, at + 2), "template action")
+                    .help("render it first: `helm template ./chart | taintlint check -`")
+                    .in_file(source),
+                );
+            }
+            return report;
         }
+        report.suppressions = crate::suppress::scan_comments(source);
+        lint_stream(&stream, source, opts, &mut report);
         return report;
     }
+    // The fast path: split into documents with a line scan, skip the documents whose kind
+    // cannot hold scheduling fields, and parse the rest one by one. Like the parser, stop
+    // at the first error.
     report.suppressions = crate::suppress::scan_comments(source);
+    for range in load::prescan::split_documents(text) {
+        let doc = &text[range.clone()];
+        if load::prescan::skippable(doc) {
+            report.documents += 1;
+            report.objects += 1;
+            continue;
+        }
+        let stream = load::yaml::parse_at(doc, range.start, opts.limits);
+        if lint_stream(&stream, source, opts, &mut report) {
+            break;
+        }
+    }
+    report
+}
+
+/// Lints the parsed documents of a stream; reports its error. True when there was one.
+fn lint_stream(
+    stream: &load::yaml::Stream,
+    source: &Arc<SourceFile>,
+    opts: &LintOptions,
+    report: &mut FileReport,
+) -> bool {
     for doc in &stream.documents {
         if doc.root.is_none() {
             continue;
@@ -286,12 +419,15 @@ pub fn lint_source(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
             }
         }
     }
-    if let Some(err) = &stream.error {
-        report
-            .findings
-            .extend(load_error_finding(err, source, opts));
+    match &stream.error {
+        Some(err) => {
+            report
+                .findings
+                .extend(load_error_finding(err, source, opts));
+            true
+        }
+        None => false,
     }
-    report
 }
 
 /// Rules whose `api_error` is a decode (HTTP 400) error: the server stops there, before
@@ -387,6 +523,8 @@ impl Default for LintOptions {
             extra_nodes: Vec::new(),
             config_findings: Vec::new(),
             per_file_ignores: Vec::new(),
+            keep_sources: true,
+            fast: true,
         }
     }
 }

@@ -45,8 +45,12 @@ pub struct Position {
 pub struct SourceFile {
     /// The path as the user gave it (or the stdin name).
     pub name: String,
+    /// The text; empty in a *lite* source (see [`SourceFile::lite`]).
     pub text: String,
     line_starts: Vec<usize>,
+    /// A lite source keeps only the positions of the offsets findings need, so a run over a
+    /// large tree does not keep every file's text in memory.
+    positions: Option<std::collections::BTreeMap<usize, Position>>,
 }
 
 impl SourceFile {
@@ -62,12 +66,36 @@ impl SourceFile {
             name: name.into(),
             text,
             line_starts,
+            positions: None,
         })
+    }
+
+    /// A copy that remembers only the positions of `offsets`: no text, no line index.
+    /// Reporters that need a snippet read the file again.
+    pub fn lite(&self, offsets: impl IntoIterator<Item = usize>) -> Arc<Self> {
+        let positions = offsets.into_iter().map(|o| (o, self.position(o))).collect();
+        Arc::new(SourceFile {
+            name: self.name.clone(),
+            text: String::new(),
+            line_starts: Vec::new(),
+            positions: Some(positions),
+        })
+    }
+
+    pub fn is_lite(&self) -> bool {
+        self.positions.is_some()
     }
 
     /// Line and column (1-based) of a byte offset. Offsets past the end clamp to the end;
     /// offsets inside a multi-byte character count that character.
     pub fn position(&self, offset: usize) -> Position {
+        if let Some(table) = &self.positions {
+            // Exact for recorded offsets; the nearest recorded one before it otherwise.
+            return table
+                .range(..=offset)
+                .next_back()
+                .map_or(Position { line: 1, column: 1 }, |(_, p)| *p);
+        }
         let offset = offset.min(self.text.len());
         let line_idx = match self.line_starts.binary_search(&offset) {
             Ok(i) => i,

@@ -360,6 +360,48 @@ fn style_of(style: ScalarStyle) -> Style {
     }
 }
 
+impl Node {
+    fn shift(&mut self, by: usize) {
+        self.span = Span::new(self.span.start + by, self.span.end + by);
+        match &mut self.value {
+            Value::Scalar(_) => {}
+            Value::Seq(items) => items.iter_mut().for_each(|n| n.shift(by)),
+            Value::Map(entries) => entries.iter_mut().for_each(|(k, v)| {
+                k.shift(by);
+                v.shift(by);
+            }),
+        }
+    }
+}
+
+impl LoadError {
+    fn shift(&mut self, by: usize) {
+        match self {
+            LoadError::Syntax { offset, .. }
+            | LoadError::TooDeep { offset, .. }
+            | LoadError::ExcessiveAliasing { offset }
+            | LoadError::UnknownAlias { offset } => *offset += by,
+        }
+    }
+}
+
+/// Parses a part of a file that starts at byte `base` of it: spans are file offsets.
+pub fn parse_at(text: &str, base: usize, limits: Limits) -> Stream {
+    let mut stream = parse(text, limits);
+    if base > 0 {
+        for d in &mut stream.documents {
+            d.span = Span::new(d.span.start + base, d.span.end + base);
+            if let Some(root) = &mut d.root {
+                root.shift(base);
+            }
+        }
+        if let Some(e) = &mut stream.error {
+            e.shift(base);
+        }
+    }
+    stream
+}
+
 /// Parses every document of `text`.
 pub fn parse(text: &str, limits: Limits) -> Stream {
     let conv = CharToByte::new(text);

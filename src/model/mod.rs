@@ -194,7 +194,9 @@ fn build_object<'a>(node: &'a Node, doc_path: String, kinds: &[WorkloadKind]) ->
         if let Some(spec) = node.path(&path) {
             pod_specs.push(PodSpec::new(spec, wk.pod_spec.join("."), false));
         }
-    } else if is_opaque(kind, group) {
+    } else if is_opaque(kind, group) || crate::load::prescan::is_skippable_kind(kind, group) {
+        // Fixed schemas without scheduling fields: nothing to look for (and the fast path
+        // does not even parse them).
         schema = Schema::Custom;
     } else {
         schema = Schema::Custom;

@@ -1,6 +1,7 @@
 //! `--format human`: miette's graphical report for each finding (file:line:col, snippet with
 //! labelled spans, rule name, help, link) and a closing summary line.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::io::{self, Write};
 use std::sync::Arc;
@@ -132,7 +133,7 @@ impl Diagnostic for View<'_> {
     }
 }
 
-fn view(f: &Finding) -> View<'_> {
+fn view(f: &Finding, full: Option<Arc<SourceFile>>) -> View<'_> {
     let mut help = f.help.clone();
     if let Some(api) = &f.api_error {
         let line = format!("the API server answers: {api}");
@@ -152,7 +153,7 @@ fn view(f: &Finding) -> View<'_> {
             None => line,
         });
     }
-    let has_labels = f.primary.is_some() && f.source.is_some() && !snippet_too_wide(f);
+    let has_labels = f.primary.is_some() && full.is_some() && !snippet_too_wide(f, full.as_ref());
     let message = if has_labels {
         f.message.clone()
     } else if f.primary.is_some() && f.source.is_some() {
@@ -163,11 +164,7 @@ fn view(f: &Finding) -> View<'_> {
     };
     View {
         finding: f,
-        src: if has_labels {
-            f.source.clone().map(Src)
-        } else {
-            None
-        },
+        src: if has_labels { full.map(Src) } else { None },
         help,
         message,
     }
@@ -177,13 +174,33 @@ fn view(f: &Finding) -> View<'_> {
 /// snippet; the finding names its position instead.
 const MAX_SNIPPET_LINE: usize = 500;
 
-fn snippet_too_wide(f: &Finding) -> bool {
-    let Some(src) = &f.source else { return false };
+fn snippet_too_wide(f: &Finding, src: Option<&Arc<SourceFile>>) -> bool {
+    let Some(src) = src else { return false };
     f.primary.iter().chain(&f.secondary).any(|l| {
         let first = src.position(l.span.start).line.saturating_sub(1).max(1);
         let last = src.position(l.span.end).line + 1;
         (first..=last.min(src.line_count())).any(|n| src.line_text(n).len() > MAX_SNIPPET_LINE)
     })
+}
+
+/// The finding's source with its text: a lite source (see `SourceFile::lite`) is read back
+/// from disk, once per file. `None` when there is no text to show.
+fn full_source(
+    f: &Finding,
+    cache: &mut HashMap<String, Option<Arc<SourceFile>>>,
+) -> Option<Arc<SourceFile>> {
+    let src = f.source.as_ref()?;
+    if !src.is_lite() {
+        return Some(Arc::clone(src));
+    }
+    cache
+        .entry(src.name.clone())
+        .or_insert_with(|| {
+            let bytes = std::fs::read(&src.name).ok()?;
+            let text = crate::load::decode(bytes).ok()?;
+            Some(SourceFile::new(src.name.clone(), text))
+        })
+        .clone()
 }
 
 pub fn write(
@@ -201,10 +218,11 @@ pub fn write(
         .with_width(opts.width)
         .with_links(opts.links)
         .with_context_lines(1);
+    let mut cache: HashMap<String, Option<Arc<SourceFile>>> = HashMap::new();
     {
         for f in findings {
             let mut s = String::new();
-            let v = view(f);
+            let v = view(f, full_source(f, &mut cache));
             if handler.render_report(&mut s, &v).is_err() {
                 s = format!("{}[{}]: {}: {}\n", f.severity, f.rule, f.file, f.message);
             }

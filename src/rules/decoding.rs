@@ -649,6 +649,10 @@ pub static DUPLICATE_KEY: RuleMeta = RuleMeta {
 };
 
 pub fn check_duplicate_key(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
+    // Kinds without scheduling fields are out of scope (the fast path does not parse them).
+    if crate::load::prescan::is_skippable_kind(ctx.object.kind, ctx.object.group) {
+        return;
+    }
     duplicates(ctx.object.node, "", out, 0);
 }
 
