@@ -1,9 +1,4 @@
 use std::io::Write;
-
-/// mimalloc: the YAML tree is many small allocations; the system allocator spends much of
-/// the run in malloc/free.
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches};

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Cross-reference at scale: N_NODES Nodes in N_POOLS pools (each pool its own taint and
+label), and N_DEPLOYMENTS Deployments spread over the pools (most select and tolerate their
+pool; some tolerate without selecting; some select a pool they do not tolerate).
+
+usage: gen_xref.py OUT_DIR [N_NODES=5000] [N_POOLS=50] [N_DEPLOYMENTS=20000]
+No third-party modules needed."""
+import os
+import sys
+
+out = sys.argv[1]
+n_nodes = int(sys.argv[2]) if len(sys.argv) > 2 else 5000
+n_pools = int(sys.argv[3]) if len(sys.argv) > 3 else 50
+n_deploy = int(sys.argv[4]) if len(sys.argv) > 4 else 20000
+os.makedirs(os.path.join(out, "nodes"), exist_ok=True)
+os.makedirs(os.path.join(out, "apps"), exist_ok=True)
+
+per_file = 100
+for start in range(0, n_nodes, per_file):
+    with open(os.path.join(out, "nodes", f"nodes-{start // per_file:04d}.yaml"), "w") as f:
+        f.write("apiVersion: v1\nkind: NodeList\nitems:\n")
+        for i in range(start, min(start + per_file, n_nodes)):
+            pool = i % n_pools
+            f.write(
+                f"""  - apiVersion: v1
+    kind: Node
+    metadata:
+      name: node-{i:05d}
+      labels:
+        kubernetes.io/hostname: node-{i:05d}
+        node.kubernetes.io/instance-type: m5.{pool % 4}xlarge
+        example.com/pool: pool-{pool:02d}
+    spec:
+      taints:
+        - key: example.com/dedicated
+          value: pool-{pool:02d}
+          effect: NoSchedule
+"""
+            )
+
+for start in range(0, n_deploy, per_file):
+    with open(os.path.join(out, "apps", f"apps-{start // per_file:04d}.yaml"), "w") as f:
+        for i in range(start, min(start + per_file, n_deploy)):
+            pool = i % n_pools
+            kind = i % 10
+            selector = f"      nodeSelector:\n        example.com/pool: pool-{pool:02d}\n" if kind != 7 else ""
+            tol_pool = pool if kind != 8 else (pool + 1) % n_pools
+            f.write(
+                f"""---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: app-{i:05d}
+  namespace: team-{pool:02d}
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {{app: app-{i:05d}}}
+  template:
+    metadata:
+      labels: {{app: app-{i:05d}}}
+    spec:
+{selector}      tolerations:
+        - key: example.com/dedicated
+          operator: Equal
+          value: pool-{tol_pool:02d}
+          effect: NoSchedule
+      containers:
+        - name: app
+          image: registry.example.com/app:{i % 7}
+          resources:
+            requests: {{cpu: 100m, memory: 128Mi}}
+"""
+            )
+print(out)

@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""taintlint's benchmark (issue 7), run by hand, never by CI.
+
+    python3 bench/run.py [--runs 5] [--work DIR] [--skip-scaling] [--skip-xref] [--skip-peer]
+
+It builds the release binary and the `parse_reference` example (a bare saphyr-parser event
+pass over the same files), generates the corpora it needs under --work (default
+target/bench): the ~160 MB corpus from ../shared/bench/gen_big.py (needs PyYAML; installed
+into a throwaway venv under --work when missing), its 2x and 4x variants, and the
+cross-reference corpus of bench/gen_xref.py. It prints medians of --runs runs, the
+taintlint/reference time ratio, MB/s, documents/s and peak RSS (/usr/bin/time -v), the
+scaling series, a single-small-file startup time, and Checkov's Kubernetes framework on a
+subset as the peer a user would otherwise run."""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SHARED = os.path.join(ROOT, "..", "shared")
+BIN = os.path.join(ROOT, "target", "release", "taintlint")
+REF = os.path.join(ROOT, "target", "release", "examples", "parse_reference")
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, check=True, **kw)
+
+
+def timed(cmd):
+    """(seconds, peak RSS in MB) of one run; output discarded."""
+    t = time.monotonic()
+    p = subprocess.run(["/usr/bin/time", "-v"] + cmd, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True)
+    secs = time.monotonic() - t
+    rss = 0
+    for line in p.stderr.splitlines():
+        if "Maximum resident set size" in line:
+            rss = int(line.split(":")[1]) / 1024
+    if p.returncode not in (0, 1):
+        sys.exit(f"{cmd} failed ({p.returncode}):\n{p.stderr[-2000:]}")
+    return secs, rss
+
+
+def median_run(cmd, runs):
+    results = [timed(cmd) for _ in range(runs)]
+    return statistics.median(r[0] for r in results), max(r[1] for r in results)
+
+
+def python_with_yaml(work):
+    try:
+        import yaml  # noqa: F401
+        return sys.executable
+    except ImportError:
+        venv = os.path.join(work, "venv")
+        if not os.path.exists(os.path.join(venv, "bin", "python3")):
+            sh([sys.executable, "-m", "venv", venv])
+            sh([os.path.join(venv, "bin", "pip"), "install", "-q", "pyyaml"])
+        return os.path.join(venv, "bin", "python3")
+
+
+def corpus(work, name, n_single, n_bundle):
+    out = os.path.join(work, name)
+    if not os.path.exists(os.path.join(out, "INDEX.tsv")):
+        env = dict(os.environ, OUT=out, CORPUS=os.path.join(SHARED, "corpus"))
+        sh([python_with_yaml(work), os.path.join(SHARED, "bench", "gen_big.py"),
+            str(n_single), str(n_bundle)], env=env, stdout=subprocess.DEVNULL)
+    return out
+
+
+def size_and_docs(path):
+    out = subprocess.run([REF, "--threads", "2", path], check=True, capture_output=True,
+                         text=True).stdout.split()
+    return int(out[2]), int(out[1])
+
+
+def compare(path, runs, label):
+    nbytes, docs = size_and_docs(path)
+    print(f"\n## {label}: {nbytes / 1e6:.0f} MB, {docs} documents")
+    print("| threads | taintlint check --format json | reference parse | ratio | MB/s | docs/s | peak RSS |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
+    rows = {}
+    for t in (1, 2):
+        tl, rss = median_run([BIN, "check", path, "--format", "json", "--threads", str(t),
+                              "--isolated"], runs)
+        ref, _ = median_run([REF, "--threads", str(t), path], runs)
+        rows[t] = tl
+        print(f"| {t} | {tl:.2f} s | {ref:.2f} s | {tl / ref:.2f} | {nbytes / 1e6 / tl:.0f} | "
+              f"{docs / tl:.0f} | {rss:.0f} MB |")
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--work", default=os.path.join(ROOT, "target", "bench"))
+    ap.add_argument("--skip-scaling", action="store_true")
+    ap.add_argument("--skip-xref", action="store_true")
+    ap.add_argument("--skip-peer", action="store_true")
+    a = ap.parse_args()
+    os.makedirs(a.work, exist_ok=True)
+    sh(["cargo", "build", "--release", "--quiet", "--bin", "taintlint", "--example",
+        "parse_reference"], cwd=ROOT)
+    print(f"# taintlint benchmark — {os.cpu_count()} cores, "
+          f"{subprocess.run([BIN, '--version'], capture_output=True, text=True).stdout.strip()}, "
+          f"{time.strftime('%Y-%m-%d')}")
+    print(f"medians of {a.runs} runs; peak RSS is the maximum over the runs")
+
+    big = corpus(a.work, "corpus-1x", 9000, 1000)
+    compare(big, a.runs, "corpus 1x (gen_big.py defaults)")
+
+    if not a.skip_scaling:
+        print("\n## scaling (2 threads)")
+        print("| corpus | MB | seconds | s per 100 MB |")
+        print("|---|---:|---:|---:|")
+        for name, ns, nb in (("corpus-1x", 9000, 1000), ("corpus-2x", 18000, 2000),
+                             ("corpus-4x", 36000, 4000)):
+            path = corpus(a.work, name, ns, nb)
+            nbytes, _ = size_and_docs(path)
+            secs, _ = median_run([BIN, "check", path, "--format", "json", "--threads", "2",
+                                  "--isolated"], max(1, a.runs // 2))
+            print(f"| {name} | {nbytes / 1e6:.0f} | {secs:.2f} | {secs / (nbytes / 1e8):.2f} |")
+
+    if not a.skip_xref:
+        xref = os.path.join(a.work, "xref")
+        if not os.path.exists(xref):
+            sh([sys.executable, os.path.join(ROOT, "bench", "gen_xref.py"), xref],
+               stdout=subprocess.DEVNULL)
+        compare(xref, a.runs, "cross-reference: 5,000 Nodes in 50 pools, 20,000 Deployments")
+
+    small = os.path.join(ROOT, "testdata", "examples", "pod-debug.yaml")
+    times = sorted(timed([BIN, "check", small, "--isolated"])[0] for _ in range(21))
+    print(f"\n## startup: one small file: median {times[10] * 1000:.1f} ms (21 runs)")
+
+    if not a.skip_peer:
+        venv = os.path.join(a.work, "checkov-venv")
+        checkov = os.path.join(venv, "bin", "checkov")
+        if not os.path.exists(checkov):
+            sh([sys.executable, "-m", "venv", venv])
+            sh([os.path.join(venv, "bin", "pip"), "install", "-q", "checkov"])
+        subset = os.path.join(big, "s00")
+        nbytes, _ = size_and_docs(subset)
+        ck, ck_rss = timed([checkov, "-d", subset, "--framework", "kubernetes", "--quiet",
+                            "--compact", "-o", "json"])
+        tl, tl_rss = median_run([BIN, "check", subset, "--format", "json", "--isolated"], a.runs)
+        print(f"\n## peer: Checkov (kubernetes framework) on {subset} ({nbytes / 1e6:.0f} MB)")
+        print(f"checkov {ck:.1f} s ({ck_rss:.0f} MB) vs taintlint {tl:.2f} s ({tl_rss:.0f} MB): "
+              f"taintlint is {ck / tl:.0f}x faster")
+
+
+if __name__ == "__main__":
+    main()
