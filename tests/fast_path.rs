@@ -1,0 +1,39 @@
+//! The fast path (documents of kinds without scheduling fields are skipped after a line scan)
+//! gives exactly the diagnostics of the slow path (`--full-parse`, every document parsed),
+//! over the real-world corpus beside the checkout and over the repository's own fixtures.
+
+use std::path::Path;
+use std::process::Command;
+
+fn run(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_taintlint"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("TAINTLINT_FORMAT")
+        .output()
+        .expect("run taintlint");
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8 output")
+}
+
+fn same_both_ways(path: &str) {
+    let fast = run(&["check", path, "--format", "json", "--isolated"]);
+    let slow = run(&["check", path, "--format", "json", "--isolated", "--full-parse"]);
+    assert!(fast == slow, "fast and full parse differ on {path}");
+}
+
+#[test]
+fn fast_path_equals_full_parse_on_the_real_corpus() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    assert!(corpus.is_dir(), "{} must exist beside the checkout", corpus.display());
+    same_both_ways("../shared/corpus");
+}
+
+#[test]
+fn fast_path_equals_full_parse_on_fixtures() {
+    same_both_ways("testdata");
+}
