@@ -17,6 +17,7 @@ use crate::rules::{self, Ctx, RuleSet};
 use crate::settings::Settings;
 
 /// Everything a run needs to check files.
+#[derive(Clone)]
 pub struct LintOptions {
     pub rules: RuleSet,
     pub settings: Settings,
@@ -31,6 +32,8 @@ pub struct LintOptions {
     /// Skip documents whose kind cannot hold scheduling fields without parsing them
     /// (`load::prescan`); off with `--full-parse`.
     pub fast: bool,
+    /// A progress bar on a terminal's stderr for long runs (never in CI or pipes).
+    pub progress: Option<indicatif::ProgressBar>,
     /// Keep every file's text until reporting. Off in the CLI: files on disk keep only the
     /// positions their findings need, and the human reporter reads snippets back.
     pub keep_sources: bool,
@@ -98,6 +101,9 @@ pub fn lint_all(inputs: Vec<Input>, opts: &LintOptions) -> Vec<FileReport> {
         .into_par_iter()
         .map(|input| {
             let name = input.name();
+            if let Some(bar) = &opts.progress {
+                bar.inc(1);
+            }
             match catch_unwind(AssertUnwindSafe(|| lint_input(input, opts))) {
                 Ok(r) => r,
                 Err(panic) => {
@@ -525,6 +531,7 @@ impl Default for LintOptions {
             per_file_ignores: Vec::new(),
             keep_sources: true,
             fast: true,
+            progress: None,
         }
     }
 }
