@@ -11,7 +11,7 @@ use crate::diagnostic::ObjectId;
 use crate::load::yaml::{Document, Node, Value};
 use crate::settings::WorkloadKind;
 
-pub use scheduling::{Field, PodSpec, Taint, TaintList, Toleration};
+pub use scheduling::{Field, PodSpec, Taint, TaintList, TaintOrigin, Toleration};
 
 /// How the API server treats an object's scheduling fields.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -201,6 +201,7 @@ fn build_object<'a>(node: &'a Node, doc_path: String, kinds: &[WorkloadKind]) ->
     } else {
         schema = Schema::Custom;
         search_custom(node, String::new(), &mut pod_specs, 0);
+        taints.extend(infra_taints(node, kind, group));
     }
     Object {
         node,
@@ -217,6 +218,70 @@ fn build_object<'a>(node: &'a Node, doc_path: String, kinds: &[WorkloadKind]) ->
         labels,
         annotations,
     }
+}
+
+/// Taint lists declared by node templates in infra-as-code (SEMANTICS §8).
+fn infra_taints<'a>(node: &'a Node, kind: &str, group: &str) -> Vec<TaintList<'a>> {
+    let mut out = Vec::new();
+    let mut add = |path: &[&str], origin: TaintOrigin| {
+        if let Some(list) = node.path(path)
+            && list.as_seq().is_some()
+        {
+            let p = path.join(".");
+            out.push(TaintList::new(list, &p, &p).with_origin(origin));
+        }
+    };
+    match (kind, group) {
+        ("NodePool", "karpenter.sh") => {
+            let k = |startup| TaintOrigin::Karpenter { startup };
+            add(&["spec", "template", "spec", "taints"], k(false));
+            add(&["spec", "template", "spec", "startupTaints"], k(true));
+        }
+        ("NodeClaim", "karpenter.sh") => {
+            add(&["spec", "taints"], TaintOrigin::Karpenter { startup: false });
+            add(&["spec", "startupTaints"], TaintOrigin::Karpenter { startup: true });
+        }
+        ("InitConfiguration" | "JoinConfiguration", "kubeadm.k8s.io") => {
+            add(&["nodeRegistration", "taints"], TaintOrigin::Kubeadm);
+        }
+        ("KubeletConfiguration", "kubelet.config.k8s.io") => {
+            add(&["registerWithTaints"], TaintOrigin::Kubeadm);
+        }
+        ("Machine", "cluster.x-k8s.io") => add(&["spec", "taints"], TaintOrigin::ClusterApi),
+        ("MachineSet" | "MachineDeployment", "cluster.x-k8s.io") => {
+            add(&["spec", "template", "spec", "taints"], TaintOrigin::ClusterApi);
+        }
+        ("KubeadmConfigTemplate", "bootstrap.cluster.x-k8s.io") => add(
+            &["spec", "template", "spec", "joinConfiguration", "nodeRegistration", "taints"],
+            TaintOrigin::ClusterApi,
+        ),
+        ("KubeadmControlPlane", "controlplane.cluster.x-k8s.io") => {
+            for c in ["initConfiguration", "joinConfiguration"] {
+                add(
+                    &["spec", "kubeadmConfigSpec", c, "nodeRegistration", "taints"],
+                    TaintOrigin::ClusterApi,
+                );
+            }
+        }
+        ("ClusterConfig", "eksctl.io") => {
+            for list in ["nodeGroups", "managedNodeGroups"] {
+                for (i, ng) in node
+                    .get(list)
+                    .and_then(Node::as_seq)
+                    .unwrap_or_default()
+                    .iter()
+                    .enumerate()
+                {
+                    if let Some(t) = ng.get("taints").filter(|t| t.as_seq().is_some()) {
+                        let p = format!("{list}[{i}].taints");
+                        out.push(TaintList::new(t, &p, &p).with_origin(TaintOrigin::Eksctl));
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+    out
 }
 
 /// Keys that hold scheduling fields in a pod-spec-like mapping.

@@ -131,12 +131,42 @@ impl<'a> Taint<'a> {
     }
 }
 
-/// A list of taints (a Node's `spec.taints`, later NodePools and infra-as-code).
+/// Who declares a taint list, and so whose validation applies to it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TaintOrigin {
+    /// A Node object: the API server's `validateNodeTaints`.
+    Node,
+    /// Karpenter NodePool/NodeClaim `taints` or `startupTaints`: values are qualified names,
+    /// (key, effect) unique across both lists.
+    Karpenter { startup: bool },
+    /// eksctl node groups: the EKS API limits the whole key to 63 characters.
+    Eksctl,
+    /// kubeadm `nodeRegistration.taints`, KubeletConfiguration `registerWithTaints`.
+    Kubeadm,
+    /// Cluster API machines and templates.
+    ClusterApi,
+}
+
+impl TaintOrigin {
+    /// The tool that rejects a bad taint of this origin, for messages.
+    pub fn validator(self) -> &'static str {
+        match self {
+            TaintOrigin::Node => "the API server",
+            TaintOrigin::Karpenter { .. } => "Karpenter",
+            TaintOrigin::Eksctl => "eksctl",
+            TaintOrigin::Kubeadm => "the API server when the node registers",
+            TaintOrigin::ClusterApi => "Cluster API",
+        }
+    }
+}
+
+/// A list of taints: a Node's `spec.taints`, or a node template's in infra-as-code.
 #[derive(Debug)]
 pub struct TaintList<'a> {
     pub node: &'a Node,
     pub path: String,
     pub api_path: String,
+    pub origin: TaintOrigin,
     pub taints: Vec<Taint<'a>>,
 }
 
@@ -162,8 +192,15 @@ impl<'a> TaintList<'a> {
             node,
             path: path.to_string(),
             api_path: api_path.to_string(),
+            origin: TaintOrigin::Node,
             taints,
         }
+    }
+
+    #[must_use]
+    pub fn with_origin(mut self, origin: TaintOrigin) -> Self {
+        self.origin = origin;
+        self
     }
 }
 

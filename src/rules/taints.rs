@@ -6,13 +6,31 @@ use crate::analysis::validation::{
     not_supported, required,
 };
 use crate::diagnostic::{Finding, Severity};
-use crate::model::Taint;
+use crate::model::{Taint, TaintOrigin};
 
 use super::tolerations::{EFFECTS, effect_help, key_help};
 use super::{Category, Ctx, RuleMeta};
 
-fn each<'a>(ctx: &'a Ctx<'a>) -> impl Iterator<Item = &'a Taint<'a>> {
-    ctx.object.taints.iter().flat_map(|l| l.taints.iter())
+/// A taint with the origin of its list.
+struct Tainted<'a> {
+    taint: &'a Taint<'a>,
+    origin: TaintOrigin,
+}
+
+impl<'a> std::ops::Deref for Tainted<'a> {
+    type Target = Taint<'a>;
+    fn deref(&self) -> &Self::Target {
+        self.taint
+    }
+}
+
+fn each<'a>(ctx: &'a Ctx<'a>) -> impl Iterator<Item = Tainted<'a>> {
+    ctx.object.taints.iter().flat_map(|l| {
+        l.taints.iter().map(move |taint| Tainted {
+            taint,
+            origin: l.origin,
+        })
+    })
 }
 
 fn push(ctx: &Ctx<'_>, out: &mut Vec<Finding>, f: Finding, api: impl FnOnce() -> String) {
@@ -38,7 +56,12 @@ pub fn check_key(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         }
         let key = t.key();
         let span = t.key.map_or(t.node.span, |k| k.span());
-        for msg in label_key_errors(key, ctx.settings) {
+        let mut msgs = label_key_errors(key, ctx.settings);
+        if t.origin == TaintOrigin::Eksctl && key.len() > 63 {
+            // The EKS API limits the whole key, prefix included (SEMANTICS §8).
+            msgs.push("the EKS API limits a taint key to 63 characters in all".to_string());
+        }
+        for msg in msgs {
             let f = Finding::new(
                 INVALID_KEY.name,
                 INVALID_KEY.severity,
@@ -81,7 +104,17 @@ pub fn check_value(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     for t in each(ctx) {
         let Some(field) = t.value else { continue };
         let Some(value) = field.str() else { continue };
-        let msgs = label_value_errors(value, ctx.settings);
+        let karpenter = matches!(t.origin, TaintOrigin::Karpenter { .. });
+        let msgs = if karpenter {
+            // Karpenter validates taint values as qualified names (SEMANTICS §8, §9.14).
+            if value.is_empty() {
+                Vec::new()
+            } else {
+                label_key_errors(value, ctx.settings)
+            }
+        } else {
+            label_value_errors(value, ctx.settings)
+        };
         if msgs.is_empty() {
             continue;
         }
@@ -89,13 +122,31 @@ pub fn check_value(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         let f = Finding::new(
             INVALID_VALUE.name,
             INVALID_VALUE.severity,
-            format!(
-                "taint value `{value}` is not a valid label value: {}",
-                msgs.join("; ")
-            ),
+            if karpenter {
+                format!(
+                    "taint value `{value}` is not a qualified name, which Karpenter requires: {}",
+                    msgs.join("; ")
+                )
+            } else {
+                format!(
+                    "taint value `{value}` is not a valid label value: {}",
+                    msgs.join("; ")
+                )
+            },
         )
-        .primary(field.span(), "invalid label value")
-        .help("at most 63 characters of `A-Z a-z 0-9 - _ .`, starting and ending alphanumeric")
+        .primary(
+            field.span(),
+            if karpenter {
+                "invalid for Karpenter"
+            } else {
+                "invalid label value"
+            },
+        )
+        .help(if karpenter {
+            "Karpenter rejects the NodePool (ValidationSucceeded=False): use an optional DNS prefix and `/`, then at most 63 characters of `A-Z a-z 0-9 - _ .`"
+        } else {
+            "at most 63 characters of `A-Z a-z 0-9 - _ .`, starting and ending alphanumeric"
+        })
         .field(format!("{}.value", t.path));
         let path = format!("{}.value", t.api_path);
         push(ctx, out, f, || invalid(&path, &go_quote(value), &joined));
@@ -157,7 +208,41 @@ pub static DUPLICATE: RuleMeta = RuleMeta {
 };
 
 pub fn check_duplicate(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
+    // Karpenter checks (key, effect) across `taints` and `startupTaints` together.
+    let karpenter: Vec<&Taint<'_>> = ctx
+        .object
+        .taints
+        .iter()
+        .filter(|l| matches!(l.origin, TaintOrigin::Karpenter { .. }))
+        .flat_map(|l| l.taints.iter())
+        .collect();
+    for (i, t) in karpenter.iter().enumerate() {
+        let Some(first) = karpenter[..i]
+            .iter()
+            .find(|p| p.key() == t.key() && p.effect() == t.effect())
+        else {
+            continue;
+        };
+        out.push(
+            Finding::new(
+                DUPLICATE.name,
+                DUPLICATE.severity,
+                format!(
+                    "duplicate taint Key/Effect pair {}={}; Karpenter rejects the NodePool",
+                    t.key(),
+                    t.effect()
+                ),
+            )
+            .primary(t.node.span, "duplicate")
+            .secondary(first.node.span, "first taint with this key and effect")
+            .help("Karpenter requires (key, effect) pairs to be unique across `taints` and `startupTaints`: remove one")
+            .field(t.path.clone()),
+        );
+    }
     for list in &ctx.object.taints {
+        if matches!(list.origin, TaintOrigin::Karpenter { .. }) {
+            continue;
+        }
         for (i, t) in list.taints.iter().enumerate() {
             let Some(first) = list.taints[..i]
                 .iter()
