@@ -186,6 +186,21 @@ pub struct CheckArgs {
     /// Record the current findings in FILE as a baseline, then exit 0.
     #[arg(long, value_name = "FILE")]
     pub write_baseline: Option<PathBuf>,
+
+    /// Apply the safe fixes to the files (atomically, keeping permissions), then report what
+    /// remains. Files without a fix are not touched; standard input is never fixed.
+    #[arg(long, conflicts_with = "write_baseline")]
+    pub fix: bool,
+
+    /// With `--fix` or `--diff`: apply the unsafe fixes too (they change what the manifest
+    /// does: removing tolerations, adding a nodeSelector).
+    #[arg(long)]
+    pub unsafe_fixes: bool,
+
+    /// Print a unified diff of what `--fix` would change and write nothing; exit 1 when
+    /// there is a diff.
+    #[arg(long, conflicts_with_all = ["write_baseline", "fix"])]
+    pub diff: bool,
 }
 
 #[derive(Debug, Args)]

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::load::{SourceFile, Span};
+use crate::load::{Position, SourceFile, Span};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -66,6 +66,83 @@ pub struct Related {
     pub message: String,
 }
 
+/// Whether a fix may be applied without the user's review.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Applicability {
+    /// Applied by `--fix`: the repair is certain and keeps the meaning the author intended.
+    Safe,
+    /// Applied only with `--fix --unsafe-fixes`: it changes what the manifest does.
+    Unsafe,
+}
+
+impl Applicability {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Applicability::Safe => "safe",
+            Applicability::Unsafe => "unsafe",
+        }
+    }
+}
+
+/// One byte-range replacement in a file's text. The positions are those of `span` in the
+/// text the finding was made from (kept here because a lite source cannot compute them).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Edit {
+    pub span: Span,
+    pub replacement: String,
+    pub start: Position,
+    pub end: Position,
+}
+
+impl Edit {
+    pub fn new(source: &SourceFile, span: Span, replacement: impl Into<String>) -> Self {
+        Edit {
+            span,
+            replacement: replacement.into(),
+            start: source.position(span.start),
+            end: source.position(span.end.max(span.start)),
+        }
+    }
+}
+
+/// A repair of a finding: edits of the finding's file that are applied together or not at all.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fix {
+    pub applicability: Applicability,
+    /// What the fix does, imperative: "remove `value`".
+    pub title: String,
+    pub edits: Vec<Edit>,
+}
+
+impl Fix {
+    pub fn safe(title: impl Into<String>, edits: Vec<Edit>) -> Self {
+        Fix {
+            applicability: Applicability::Safe,
+            title: title.into(),
+            edits,
+        }
+    }
+
+    pub fn unsafe_(title: impl Into<String>, edits: Vec<Edit>) -> Self {
+        Fix {
+            applicability: Applicability::Unsafe,
+            title: title.into(),
+            edits,
+        }
+    }
+
+    /// `[*] fixable` or `[*] fixable with --unsafe-fixes`, and the title.
+    pub fn marker(&self) -> String {
+        match self.applicability {
+            Applicability::Safe => format!("[*] fixable: {}", self.title),
+            Applicability::Unsafe => {
+                format!("[*] fixable with --unsafe-fixes: {}", self.title)
+            }
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Finding {
     pub rule: &'static str,
@@ -82,6 +159,8 @@ pub struct Finding {
     pub object: Option<ObjectId>,
     pub field: Option<String>,
     pub api_error: Option<String>,
+    /// A repair the rule can prove, as edits of the source text.
+    pub fix: Option<Fix>,
 }
 
 impl Finding {
@@ -99,6 +178,7 @@ impl Finding {
             object: None,
             field: None,
             api_error: None,
+            fix: None,
         }
     }
 
@@ -135,6 +215,13 @@ impl Finding {
     #[must_use]
     pub fn api_error(mut self, text: impl Into<String>) -> Self {
         self.api_error = Some(text.into());
+        self
+    }
+
+    /// Attaches a fix when the rule could build one.
+    #[must_use]
+    pub fn fix(mut self, fix: Option<Fix>) -> Self {
+        self.fix = fix;
         self
     }
 

@@ -9,6 +9,7 @@ pub mod baseline;
 pub mod cli;
 pub mod config;
 pub mod diagnostic;
+pub mod fix;
 pub mod lint;
 pub mod load;
 pub mod model;
@@ -18,6 +19,7 @@ pub mod settings;
 pub mod suppress;
 pub mod util;
 
+use std::collections::BTreeMap;
 use std::io::{self, IsTerminal, Write};
 
 use crate::cli::{CheckArgs, Cli, ColorChoice, Command, FailOn, InputArgs};
@@ -263,13 +265,15 @@ fn split_helm(name: &str, text: String) -> Vec<Input> {
     out
 }
 
-/// Walks, reads and lints the inputs, then runs the cross-reference. Returns the outcome and
-/// the number of files read.
-pub fn lint_inputs(
-    input: &InputArgs,
-    opts: &LintOptions,
-    cfg: &config::Config,
-) -> Result<(lint::Outcome, usize), ToolError> {
+/// The inputs of a run, gathered once: `--fix` lints them again after each round of fixes.
+pub struct Gathered {
+    pub inputs: Vec<Input>,
+    pub inventory_paths: Vec<std::path::PathBuf>,
+    walk_opts: WalkOptions,
+}
+
+/// Walks the paths and reads standard input.
+pub fn gather_inputs(input: &InputArgs, cfg: &config::Config) -> Result<Gathered, ToolError> {
     let mut exclude = input.exclude.clone();
     exclude.extend(cfg.exclude.iter().cloned());
     let walk_opts =
@@ -294,13 +298,29 @@ pub fn lint_inputs(
     for entry in walk::collect(&file_paths, &walk_opts).map_err(ToolError)? {
         inputs.push(Input::Entry(entry));
     }
-    let files = inputs.len();
-    let names: Vec<String> = inputs.iter().map(Input::name).collect();
-    let mut inventory_inputs = Vec::new();
     let mut inventory_paths = input.inventory.clone();
     inventory_paths.extend(cfg.inventory_files.iter().filter(|p| p.exists()).cloned());
-    if !inventory_paths.is_empty() {
-        for entry in walk::collect(&inventory_paths, &walk_opts).map_err(ToolError)? {
+    Ok(Gathered {
+        inputs,
+        inventory_paths,
+        walk_opts,
+    })
+}
+
+/// Lints gathered inputs (consumed) and runs the cross-reference.
+pub fn lint_gathered(
+    inputs: Vec<Input>,
+    gathered: &Gathered,
+    input: &InputArgs,
+    opts: &LintOptions,
+    cfg: &config::Config,
+) -> Result<lint::Outcome, ToolError> {
+    let names: Vec<String> = inputs.iter().map(Input::name).collect();
+    let mut inventory_inputs = Vec::new();
+    if !gathered.inventory_paths.is_empty() {
+        for entry in
+            walk::collect(&gathered.inventory_paths, &gathered.walk_opts).map_err(ToolError)?
+        {
             inventory_inputs.push(Input::Entry(entry));
         }
     }
@@ -325,13 +345,264 @@ pub fn lint_inputs(
             .findings
             .sort_by_cached_key(diagnostic::Finding::sort_key);
     }
+    Ok(outcome)
+}
+
+/// Walks, reads and lints the inputs, then runs the cross-reference. Returns the outcome and
+/// the number of files read.
+pub fn lint_inputs(
+    input: &InputArgs,
+    opts: &LintOptions,
+    cfg: &config::Config,
+) -> Result<(lint::Outcome, usize), ToolError> {
+    let mut gathered = gather_inputs(input, cfg)?;
+    let inputs = std::mem::take(&mut gathered.inputs);
+    let files = inputs.len();
+    let outcome = lint_gathered(inputs, &gathered, input, opts, cfg)?;
     Ok((outcome, files))
+}
+
+fn clone_failure(f: &load::ReadFailure) -> load::ReadFailure {
+    use load::ReadFailure as R;
+    match f {
+        R::Io(e) => R::Io(e.clone()),
+        R::NotRegular(w) => R::NotRegular(w),
+        R::TooLarge { size, limit } => R::TooLarge {
+            size: *size,
+            limit: *limit,
+        },
+        R::InvalidUtf8 { offset, lossy } => R::InvalidUtf8 {
+            offset: *offset,
+            lossy: lossy.clone(),
+        },
+        R::Utf16 => R::Utf16,
+        R::Nul { offset, text } => R::Nul {
+            offset: *offset,
+            text: text.clone(),
+        },
+    }
+}
+
+/// The inputs again, with the texts fixed so far in place of the files on disk.
+fn replay(inputs: &[Input], fixed: &BTreeMap<String, FixedFile>) -> Vec<Input> {
+    inputs
+        .iter()
+        .map(|i| match i {
+            Input::Entry(walk::Entry::File(p)) => match fixed.get(&lint::display_path(p)) {
+                Some(f) => Input::Text {
+                    name: lint::display_path(p),
+                    text: Ok(f.current.clone()),
+                },
+                None => Input::Entry(walk::Entry::File(p.clone())),
+            },
+            Input::Entry(walk::Entry::Error { path, message }) => {
+                Input::Entry(walk::Entry::Error {
+                    path: path.clone(),
+                    message: message.clone(),
+                })
+            }
+            Input::Text { name, text } => Input::Text {
+                name: name.clone(),
+                text: match text {
+                    Ok(t) => Ok(t.clone()),
+                    Err(e) => Err(clone_failure(e)),
+                },
+            },
+        })
+        .collect()
+}
+
+/// A file `--fix` changed: where it is, its text as read, its text now.
+struct FixedFile {
+    path: std::path::PathBuf,
+    original: String,
+    current: String,
+}
+
+/// The fixes of one file and the text they were made from.
+type FileFixes<'a> = (
+    &'a std::sync::Arc<load::SourceFile>,
+    Vec<&'a diagnostic::Fix>,
+);
+
+/// What the fix loop produced.
+struct FixRun {
+    outcome: lint::Outcome,
+    findings: Vec<diagnostic::Finding>,
+    fixed: BTreeMap<String, FixedFile>,
+    applied: usize,
+}
+
+/// Lints, applies the fixes in memory, and lints again until nothing changes (at most
+/// `fix::MAX_ROUNDS` rounds). Only files on disk are fixed.
+fn fix_loop(
+    args: &CheckArgs,
+    gathered: &Gathered,
+    opts: &LintOptions,
+    cfg: &config::Config,
+    known: Option<&baseline::Known>,
+) -> Result<FixRun, ToolError> {
+    use diagnostic::Applicability;
+    let on_disk: BTreeMap<String, std::path::PathBuf> = gathered
+        .inputs
+        .iter()
+        .filter_map(|i| match i {
+            Input::Entry(walk::Entry::File(p)) => Some((lint::display_path(p), p.clone())),
+            _ => None,
+        })
+        .collect();
+    let stdin_names: std::collections::BTreeSet<String> = gathered
+        .inputs
+        .iter()
+        .filter(|i| matches!(i, Input::Text { .. }))
+        .map(Input::name)
+        .collect();
+    let mut fixed: BTreeMap<String, FixedFile> = BTreeMap::new();
+    let mut applied = 0;
+    let mut round = 0;
+    loop {
+        let inputs = replay(&gathered.inputs, &fixed);
+        let outcome = lint_gathered(inputs, gathered, &args.input, opts, cfg)?;
+        let mut findings = outcome.findings.clone();
+        if let Some(k) = known {
+            baseline::filter(&mut findings, k.clone());
+        }
+        if round >= fix::MAX_ROUNDS {
+            return Ok(FixRun {
+                outcome,
+                findings,
+                fixed,
+                applied,
+            });
+        }
+        round += 1;
+        // The fixes of each file on disk, with the text they were made from.
+        let mut by_file: BTreeMap<&str, FileFixes<'_>> = BTreeMap::new();
+        for f in &findings {
+            let (Some(fix), Some(src)) = (&f.fix, &f.source) else {
+                continue;
+            };
+            let allowed = fix.applicability == Applicability::Safe || args.unsafe_fixes;
+            if !allowed
+                || src.is_lite()
+                || src.name != f.file
+                || !on_disk.contains_key(&f.file)
+                || stdin_names.contains(&f.file)
+            {
+                continue;
+            }
+            let entry = by_file.entry(&f.file).or_insert((src, Vec::new()));
+            // Every fix of a file must be made from the same text.
+            if std::sync::Arc::ptr_eq(entry.0, src) {
+                entry.1.push(fix);
+            }
+        }
+        let mut changed = false;
+        for (name, (src, fixes)) in by_file {
+            let (text, n) = fix::apply(&src.text, &fixes);
+            if n == 0 || text == src.text {
+                continue;
+            }
+            applied += n;
+            changed = true;
+            match fixed.get_mut(name) {
+                Some(f) => f.current = text,
+                None => {
+                    let path = on_disk.get(name).cloned().unwrap_or_default();
+                    fixed.insert(
+                        name.to_string(),
+                        FixedFile {
+                            path,
+                            original: src.text.clone(),
+                            current: text,
+                        },
+                    );
+                }
+            }
+        }
+        if !changed {
+            return Ok(FixRun {
+                outcome,
+                findings,
+                fixed,
+                applied,
+            });
+        }
+    }
 }
 
 fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<ExitStatus, ToolError> {
     let cfg = load_config(&args.input)?;
-    let opts = lint_options(&args.input, &args.select, &args.ignore, &cfg)?;
-    let (outcome, files) = lint_inputs(&args.input, &opts, &cfg)?;
+    let mut opts = lint_options(&args.input, &args.select, &args.ignore, &cfg)?;
+    if args.unsafe_fixes && !args.fix && !args.diff {
+        return Err(ToolError(
+            "--unsafe-fixes only applies with --fix or --diff".to_string(),
+        ));
+    }
+    let fixing = args.fix || args.diff;
+    // Fixes edit the text the findings were made from: keep it.
+    opts.keep_sources |= fixing;
+    let known = match &args.baseline {
+        Some(path) => Some(baseline::load(path).map_err(ToolError)?),
+        None => None,
+    };
+    let mut gathered = gather_inputs(&args.input, &cfg)?;
+    let files = gathered.inputs.len();
+    let (outcome, findings) = if fixing {
+        let run = fix_loop(args, &gathered, &opts, &cfg, known.as_ref())?;
+        let changed: Vec<&FixedFile> = run
+            .fixed
+            .values()
+            .filter(|f| f.current != f.original)
+            .collect();
+        if args.diff {
+            for (name, f) in &run.fixed {
+                out.write_all(fix::unified_diff(name, &f.original, &f.current).as_bytes())
+                    .map_err(io_err)?;
+            }
+            eprintln!(
+                "taintlint: would fix {} finding(s) in {} file(s)",
+                run.applied,
+                changed.len()
+            );
+            return Ok(if changed.is_empty() {
+                ExitStatus::Clean
+            } else {
+                ExitStatus::Findings
+            });
+        }
+        for f in &changed {
+            fix::write_file(&f.path, f.current.as_bytes())
+                .map_err(|e| ToolError(format!("cannot write {}: {e}", f.path.display())))?;
+        }
+        if run.applied > 0 {
+            eprintln!(
+                "taintlint: fixed {} finding(s) in {} file(s)",
+                run.applied,
+                changed.len()
+            );
+        }
+        (run.outcome, run.findings)
+    } else {
+        let inputs = std::mem::take(&mut gathered.inputs);
+        let mut outcome = lint_gathered(inputs, &gathered, &args.input, &opts, &cfg)?;
+        let mut findings = std::mem::take(&mut outcome.findings);
+        if let Some(path) = &args.write_baseline {
+            let text = baseline::render(&findings);
+            write_atomic(path, text.as_bytes())
+                .map_err(|e| ToolError(format!("cannot write {}: {e}", path.display())))?;
+            eprintln!(
+                "taintlint: wrote {} finding(s) to the baseline {}",
+                findings.len(),
+                path.display()
+            );
+            return Ok(ExitStatus::Clean);
+        }
+        if let Some(k) = known {
+            baseline::filter(&mut findings, k);
+        }
+        (outcome, findings)
+    };
 
     let mut summary = Summary {
         files,
@@ -339,22 +610,6 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<ExitStatus, ToolError>
         objects: outcome.objects,
         ..Summary::default()
     };
-    let mut findings = outcome.findings;
-    if let Some(path) = &args.write_baseline {
-        let text = baseline::render(&findings);
-        write_atomic(path, text.as_bytes())
-            .map_err(|e| ToolError(format!("cannot write {}: {e}", path.display())))?;
-        eprintln!(
-            "taintlint: wrote {} finding(s) to the baseline {}",
-            findings.len(),
-            path.display()
-        );
-        return Ok(ExitStatus::Clean);
-    }
-    if let Some(path) = &args.baseline {
-        let known = baseline::load(path).map_err(ToolError)?;
-        baseline::filter(&mut findings, known);
-    }
     summary.count(&findings);
 
     let color = match args.color {

@@ -11,7 +11,7 @@ use miette::{
     MietteSpanContents, SourceCode, SourceSpan, SpanContents,
 };
 
-use crate::diagnostic::{Finding, Severity};
+use crate::diagnostic::{Applicability, Finding, Severity};
 use crate::load::SourceFile;
 
 use super::{Summary, rule_url};
@@ -142,6 +142,13 @@ fn view(f: &Finding, full: Option<Arc<SourceFile>>) -> View<'_> {
             None => line,
         });
     }
+    if let Some(fix) = &f.fix {
+        let line = fix.marker();
+        help = Some(match help {
+            Some(h) => format!("{h}\n{line}"),
+            None => line,
+        });
+    }
     for r in &f.related {
         let p = r.source.position(r.span.start);
         let line = format!(
@@ -232,6 +239,35 @@ pub fn write(
     }
     if opts.quiet {
         return Ok(());
+    }
+    let safe = findings
+        .iter()
+        .filter(|f| {
+            f.fix
+                .as_ref()
+                .is_some_and(|x| x.applicability == Applicability::Safe)
+        })
+        .count();
+    let unsafe_ = findings
+        .iter()
+        .filter(|f| {
+            f.fix
+                .as_ref()
+                .is_some_and(|x| x.applicability == Applicability::Unsafe)
+        })
+        .count();
+    // The hint comes before the summary, which stays the last line.
+    match (safe, unsafe_) {
+        (0, 0) => {}
+        (s, 0) => writeln!(out, "[*] {s} fixable with `taintlint check --fix`")?,
+        (0, u) => writeln!(
+            out,
+            "[*] {u} fixable with `taintlint check --fix --unsafe-fixes`"
+        )?,
+        (s, u) => writeln!(
+            out,
+            "[*] {s} fixable with `taintlint check --fix` ({u} more with `--unsafe-fixes`)"
+        )?,
     }
     writeln!(out, "{}", summary.line())
 }

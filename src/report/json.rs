@@ -31,6 +31,23 @@ struct JsonFinding<'a> {
     field: Option<&'a str>,
     api_error: Option<&'a str>,
     related: Vec<JsonRelated<'a>>,
+    fix: Option<JsonFix<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonFix<'a> {
+    applicability: &'a str,
+    title: &'a str,
+    edits: Vec<JsonEdit<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonEdit<'a> {
+    line: usize,
+    column: usize,
+    end_line: usize,
+    end_column: usize,
+    replacement: &'a str,
 }
 
 #[derive(Serialize)]
@@ -72,6 +89,21 @@ pub fn write(findings: &[Finding], summary: &Summary, out: &mut dyn Write) -> io
                         }
                     })
                     .collect(),
+                fix: f.fix.as_ref().map(|x| JsonFix {
+                    applicability: x.applicability.as_str(),
+                    title: &x.title,
+                    edits: x
+                        .edits
+                        .iter()
+                        .map(|e| JsonEdit {
+                            line: e.start.line,
+                            column: e.start.column,
+                            end_line: e.end.line,
+                            end_column: e.end.column,
+                            replacement: &e.replacement,
+                        })
+                        .collect(),
+                }),
             }
         })
         .collect();

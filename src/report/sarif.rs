@@ -6,7 +6,7 @@ use std::io::{self, Write};
 
 use serde_json::{Value, json};
 
-use crate::diagnostic::{Finding, Severity};
+use crate::diagnostic::{Finding, Fix, Severity};
 use crate::rules::{RULES, RuleMeta};
 
 use super::rule_url;
@@ -111,6 +111,37 @@ fn location(f: &Finding) -> Value {
     loc
 }
 
+/// A SARIF `fix`: the edits as replacements in the finding's file.
+fn sarif_fix(f: &Finding, fix: &Fix) -> Value {
+    let replacements: Vec<Value> = fix
+        .edits
+        .iter()
+        .map(|e| {
+            let mut r = json!({
+                "deletedRegion": {
+                    "startLine": e.start.line,
+                    "startColumn": e.start.column,
+                    "endLine": e.end.line,
+                    "endColumn": e.end.column,
+                }
+            });
+            if !e.replacement.is_empty() {
+                r["insertedContent"] = json!({ "text": e.replacement });
+            }
+            r
+        })
+        .collect();
+    json!({
+        "description": {
+            "text": format!("{} ({} fix)", fix.title, fix.applicability.as_str())
+        },
+        "artifactChanges": [{
+            "artifactLocation": { "uri": uri(&f.file), "uriBaseId": "%SRCROOT%" },
+            "replacements": replacements,
+        }],
+    })
+}
+
 pub fn write(findings: &[Finding], out: &mut dyn Write) -> io::Result<()> {
     let rules: Vec<Value> = RULES
         .iter()
@@ -174,6 +205,9 @@ pub fn write(findings: &[Finding], out: &mut dyn Write) -> io::Result<()> {
                 .collect();
             if !related.is_empty() {
                 result["relatedLocations"] = Value::Array(related);
+            }
+            if let Some(fix) = &f.fix {
+                result["fixes"] = json!([sarif_fix(f, fix)]);
             }
             result
         })

@@ -4,7 +4,7 @@
 //! `duplicate-key`.
 
 use crate::analysis::yaml11::{Resolved, resolve};
-use crate::diagnostic::{Finding, Severity};
+use crate::diagnostic::{Finding, Fix, Severity};
 use crate::load::yaml::{Node, Value};
 use crate::model::{Object, Schema, join};
 use crate::util::nearest;
@@ -210,6 +210,8 @@ enum Problem<'a> {
     /// Wrong JSON type. `what` is Go's `number 1.5`, `bool`, ...
     Type {
         node: &'a Node,
+        /// The mapping key the value belongs to, when it is a mapping value.
+        key: Option<&'a Node>,
         what: String,
         resolved: Resolved,
         go_struct: &'static str,
@@ -243,7 +245,14 @@ struct Walk<'a> {
 }
 
 impl<'a> Walk<'a> {
-    fn value(&mut self, node: &'a Node, ty: Ty, go_struct: &'static str, dotted: &str, path: &str) {
+    fn value(
+        &mut self,
+        (key, node): (Option<&'a Node>, &'a Node),
+        ty: Ty,
+        go_struct: &'static str,
+        dotted: &str,
+        path: &str,
+    ) {
         let r = resolve(node);
         if r == Resolved::Null {
             return;
@@ -258,6 +267,7 @@ impl<'a> Walk<'a> {
         }
         let mismatch = |what: String, r: Resolved| Problem::Type {
             node,
+            key,
             what,
             resolved: r,
             go_struct,
@@ -309,7 +319,13 @@ impl<'a> Walk<'a> {
             Ty::List(elem, _) => match &node.value {
                 Value::Seq(items) => {
                     for (i, item) in items.iter().enumerate() {
-                        self.value(item, *elem, go_struct, dotted, &format!("{path}[{i}]"));
+                        self.value(
+                            (None, item),
+                            *elem,
+                            go_struct,
+                            dotted,
+                            &format!("{path}[{i}]"),
+                        );
                     }
                 }
                 _ => {
@@ -322,8 +338,8 @@ impl<'a> Walk<'a> {
             },
             Ty::StrMap => match &node.value {
                 Value::Map(entries) => {
-                    for (key, _, v) in json_order(entries) {
-                        self.value(v, Ty::Str, go_struct, dotted, &join(path, key));
+                    for (key, k, v) in json_order(entries) {
+                        self.value((Some(k), v), Ty::Str, go_struct, dotted, &join(path, key));
                     }
                 }
                 _ => {
@@ -352,7 +368,13 @@ impl<'a> Walk<'a> {
         for (key, k, v) in json_order(entries) {
             match s.fields.iter().find(|(name, _)| *name == key) {
                 Some((name, ty)) => {
-                    self.value(v, *ty, s.name, &join(dotted, name), &join(path, name));
+                    self.value(
+                        (Some(k), v),
+                        *ty,
+                        s.name,
+                        &join(dotted, name),
+                        &join(path, name),
+                    );
                 }
                 None if s.closed => self.problems.push(Problem::Unknown {
                     key: k,
@@ -484,6 +506,7 @@ pub fn check_type_mismatch(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         match p {
             Problem::Type {
                 node,
+                key,
                 what,
                 resolved,
                 go_struct,
@@ -529,10 +552,23 @@ pub fn check_type_mismatch(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                         "fix the structure of this field".to_string(),
                     ),
                 };
+                // A string field written as a plain YAML 1.1 bool or number: quote it.
+                let fix = (go_type == "string"
+                    && matches!(
+                        resolved,
+                        Resolved::Bool(_)
+                            | Resolved::Int(_)
+                            | Resolved::Uint(_)
+                            | Resolved::Float(_)
+                    ))
+                .then(|| key.and_then(|k| crate::fix::quote_scalar(ctx.source, k, node)))
+                .flatten()
+                .map(|e| Fix::safe(format!("quote it: `\"{text}\"`"), vec![e]));
                 let mut f = Finding::new(TYPE_MISMATCH.name, TYPE_MISMATCH.severity, message)
                     .primary(node.span, format!("decodes as {what}"))
                     .help(help)
-                    .field(path);
+                    .field(path)
+                    .fix(fix);
                 if matches!(ctx.object.schema, Schema::Builtin { .. })
                     && std::mem::take(&mut first_type_error)
                 {

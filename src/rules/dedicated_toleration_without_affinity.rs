@@ -3,7 +3,7 @@
 //! lands on general nodes just as well. Keys that mark node conditions or opportunistic
 //! capacity are exempt (SEMANTICS §7).
 
-use crate::diagnostic::{Finding, Severity};
+use crate::diagnostic::{Finding, Fix, Severity};
 
 use std::collections::HashMap;
 
@@ -122,6 +122,17 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             } else {
                 format!("`nodeSelector: {{{key}: {value}}}`")
             };
+            // Unsafe: it assumes the nodes carry a label named like their taint.
+            let fix = (!exists
+                && !value.is_empty()
+                && crate::analysis::validation::label_key_errors(key, ctx.settings).is_empty()
+                && crate::analysis::validation::label_value_errors(value, ctx.settings).is_empty())
+            .then(|| {
+                let list = spec.tolerations_list?;
+                crate::fix::insert_node_selector(ctx.source, spec.node, list.key, key, value)
+            })
+            .flatten()
+            .map(|e| Fix::unsafe_(format!("add `nodeSelector: {{{key}: {value}}}`"), vec![e]));
             let where_ = if spec.path.is_empty() {
                 "this spec".to_string()
             } else {
@@ -142,7 +153,8 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 .help(format!(
                     "a toleration only allows; to run on the dedicated nodes, add {selector} to {where_} (assuming the nodes carry a label like their taint), or remove the toleration if the pod does not need them"
                 ))
-                .field(tol.path.clone()),
+                .field(tol.path.clone())
+                .fix(fix),
             );
         }
     }

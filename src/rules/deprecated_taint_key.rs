@@ -1,7 +1,7 @@
 //! `deprecated-taint-key`: tolerations or taints that use keys Kubernetes no longer sets, and
 //! the legacy `scheduler.alpha.kubernetes.io/tolerations` annotation.
 
-use crate::diagnostic::{Finding, Severity};
+use crate::diagnostic::{Applicability, Finding, Severity};
 use crate::load::yaml::Node;
 
 use super::{Category, Ctx, RuleMeta, tolerations};
@@ -50,6 +50,12 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 "tolerate `{new}` (keep `{old}` too while old clusters still run this workload)"
             )
         };
+        // The alpha node-condition keys were renamed, not changed: the current key is what
+        // the author meant. Not `master` → `control-plane`, a different taint; and not when
+        // the current key is tolerated already (that would make a duplicate).
+        let fix = (!has_current && old.starts_with("node.alpha.kubernetes.io/"))
+            .then(|| crate::fix::replace_scalar(ctx.source, field.key, field.value, new))
+            .flatten();
         out.push(
             Finding::new(
                 META.name,
@@ -58,7 +64,12 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             )
             .primary(field.span(), "deprecated key")
             .help(help)
-            .field(tol.field_path("key")),
+            .field(tol.field_path("key"))
+            .fix(crate::fix::single(
+                Applicability::Safe,
+                &format!("replace `{old}` with `{new}`"),
+                fix,
+            )),
         );
     }
     for list in &ctx.object.taints {

@@ -3,7 +3,7 @@
 //! time (SEMANTICS §3.4).
 
 use crate::analysis::matching::{covers, is_well_formed};
-use crate::diagnostic::{Finding, Severity};
+use crate::diagnostic::{Finding, Fix, Severity};
 
 use super::{Category, Ctx, RuleMeta};
 
@@ -69,7 +69,21 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                     )
                     .secondary(earlier.node.span, "this earlier toleration wins")
                     .help(help)
-                    .field(later.path.clone()),
+                    .field(later.path.clone())
+                    .fix(
+                        spec.tolerations_list
+                            .and_then(|l| crate::fix::remove_item(ctx.source, l.value, later.index))
+                            .map(|e| {
+                                Fix::unsafe_(
+                                    if exact {
+                                        "remove the duplicate toleration"
+                                    } else {
+                                        "remove the shadowed toleration"
+                                    },
+                                    vec![e],
+                                )
+                            }),
+                    ),
             );
         }
     }

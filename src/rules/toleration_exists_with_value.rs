@@ -2,7 +2,7 @@
 //! server rejects (SEMANTICS §1.2 step 4). The error is reported on `.operator`.
 
 use crate::analysis::validation::{go_quote, invalid};
-use crate::diagnostic::{Finding, Severity};
+use crate::diagnostic::{Finding, Fix, Severity};
 
 use super::{Category, Ctx, RuleMeta};
 
@@ -52,7 +52,11 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                     tol.key()
                 )
             })
-            .field(tol.field_path("value"));
+            .field(tol.field_path("value"))
+            .fix(
+                crate::fix::remove_entry(ctx.source, tol.node, value.key)
+                    .map(|edits| Fix::safe("remove `value`", edits)),
+            );
             if let Some(api) = ctx.api(|| {
                 invalid(
                     &path,

@@ -5,7 +5,7 @@ use crate::analysis::validation::{
     decimal_integer_errors, go_quote, invalid, label_key_errors, label_value_errors, named_value,
     not_supported,
 };
-use crate::diagnostic::{Finding, Severity};
+use crate::diagnostic::{Applicability, Finding, Fix, Severity};
 use crate::model::{PodSpec, Toleration};
 use crate::util::nearest;
 
@@ -158,7 +158,11 @@ pub fn check_seconds(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         } else {
             "set `effect: NoExecute`, or remove `tolerationSeconds`: only NoExecute taints evict"
         })
-        .field(tol.field_path("effect"));
+        .field(tol.field_path("effect"))
+        .fix(
+            crate::fix::remove_entry(ctx.source, tol.node, secs.key)
+                .map(|edits| Fix::unsafe_("remove `tolerationSeconds`", edits)),
+        );
         if let Some(e) = tol.effect {
             f = f.secondary(e.span(), "not NoExecute");
         }
@@ -267,6 +271,13 @@ pub fn check_operator(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         } else {
             "use `Exists` (any value of the key) or `Equal` (one value)".to_string()
         };
+        // `exists` → `Exists`: only a difference of case is certain.
+        let canonical: &[&str] = if ctx.settings.comparison_operators {
+            &["Equal", "Exists", "Lt", "Gt"]
+        } else {
+            &["Equal", "Exists"]
+        };
+        let fix = canonical_case(ctx, field, op, canonical);
         let f = Finding::new(
             INVALID_OPERATOR.name,
             INVALID_OPERATOR.severity,
@@ -274,7 +285,8 @@ pub fn check_operator(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         )
         .primary(field.span(), "not a toleration operator")
         .help(help)
-        .field(tol.field_path("operator"));
+        .field(tol.field_path("operator"))
+        .fix(fix);
         let path = tol.field_path("operator");
         let bad = named_value(op, ctx.settings);
         push(ctx, out, f, || not_supported(&path, &bad, supported));
@@ -304,7 +316,8 @@ pub fn check_effect(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         )
         .primary(field.span(), "not a taint effect")
         .help(effect_help(effect))
-        .field(tol.field_path("effect"));
+        .field(tol.field_path("effect"))
+        .fix(canonical_case(ctx, field, effect, EFFECTS));
         let path = tol.field_path("effect");
         let bad = named_value(effect, ctx.settings);
         push(ctx, out, f, || not_supported(&path, &bad, EFFECTS));
@@ -318,4 +331,21 @@ pub fn effect_help(effect: &str) -> String {
         Some(s) => format!("did you mean `{s}`? Effects are case-sensitive"),
         None => "use `NoSchedule`, `PreferNoSchedule` or `NoExecute`".to_string(),
     }
+}
+
+/// A safe fix that rewrites `text` to the one of `canonical` it equals ignoring case,
+/// keeping the scalar's quotes.
+fn canonical_case(
+    ctx: &Ctx<'_>,
+    field: crate::model::Field<'_>,
+    text: &str,
+    canonical: &[&str],
+) -> Option<Fix> {
+    let want = canonical.iter().find(|c| c.eq_ignore_ascii_case(text))?;
+    let edit = crate::fix::replace_scalar(ctx.source, field.key, field.value, want);
+    crate::fix::single(
+        Applicability::Safe,
+        &format!("replace `{text}` with `{want}`"),
+        edit,
+    )
 }
