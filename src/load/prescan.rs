@@ -85,6 +85,14 @@ pub fn split_documents(text: &str) -> Vec<Range<usize>> {
 /// may be skipped: both given exactly once at column 0, and nothing in it that needs the
 /// real parser to judge.
 pub fn skippable(doc: &str) -> bool {
+    // Cheap first: the top-level kind must be one that can be skipped at all.
+    let kind_line = doc
+        .lines()
+        .find_map(|l| l.strip_prefix("kind:"))
+        .map(plain_value);
+    if !kind_line.is_some_and(|k| SKIPPABLE.iter().any(|(s, _)| *s == k)) {
+        return false;
+    }
     let mut kind = None;
     let mut api = None;
     let mut kinds = 0;
