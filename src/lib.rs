@@ -127,6 +127,9 @@ fn list_rules(out: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
+/// Runs with at least this many files show a progress bar (on a terminal).
+const PROGRESS_MIN_FILES: usize = 500;
+
 /// Finds and loads the config the input flags ask for.
 pub fn load_config(input: &InputArgs) -> Result<config::Config, ToolError> {
     if input.isolated {
@@ -324,6 +327,25 @@ pub fn lint_gathered(
             inventory_inputs.push(Input::Entry(entry));
         }
     }
+    // A progress bar only where a person watches: stderr is a terminal, not CI, many files.
+    let show_progress = io::stderr().is_terminal()
+        && std::env::var_os("CI").is_none()
+        && inputs.len() >= PROGRESS_MIN_FILES;
+    let progress_opts;
+    let opts = if show_progress {
+        let bar = indicatif::ProgressBar::new(inputs.len() as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} files {elapsed}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        progress_opts = LintOptions {
+            progress: Some(bar),
+            ..opts.clone()
+        };
+        &progress_opts
+    } else {
+        opts
+    };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(input.threads.unwrap_or(0))
         .build()
@@ -338,6 +360,9 @@ pub fn lint_gathered(
         lint::timing("finish (cross-reference, suppressions, sort)", t.elapsed());
         outcome
     });
+    if let Some(bar) = &opts.progress {
+        bar.finish_and_clear();
+    }
     let unmatched = cfg.unmatched_globs(&names);
     if !unmatched.is_empty() && opts.rules.is_enabled(rules::INVALID_CONFIG.name) {
         outcome.findings.extend(unmatched);

@@ -45,6 +45,9 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             format!(
                 "`{new}` is tolerated too; keep `{old}` only while clusters older than that still run this workload"
             )
+        } else if old.starts_with("node.alpha.kubernetes.io/") {
+            // No supported Kubernetes sets the alpha key any more: rename it (a safe fix).
+            format!("use `{new}`: no supported Kubernetes version sets `{old}`")
         } else {
             format!(
                 "tolerate `{new}` (keep `{old}` too while old clusters still run this workload)"
