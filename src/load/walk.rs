@@ -1,7 +1,8 @@
 //! The walker: expands the paths given on the command line into a sorted list of files.
 //! Directories are walked with walkdir (sorted by name, VCS folders pruned, symlinks not
 //! followed unless asked, loops detected); `--include`/`--exclude` globs decide what is linted;
-//! a file named explicitly is always linted.
+//! a file named explicitly is always linted; a file reached under several names (links,
+//! overlapping paths) is listed once.
 
 use std::path::{Path, PathBuf};
 
@@ -89,9 +90,44 @@ impl Entry {
     }
 }
 
+/// A file found by the walk, with what is needed to recognise it under another path.
+struct Found {
+    entry: Entry,
+    /// The file's canonical path (`None` when it cannot be resolved, e.g. it vanished).
+    canonical: Option<PathBuf>,
+    /// Reached without going through a symbolic link below the root it was found from.
+    direct: bool,
+}
+
+impl Found {
+    fn file(path: PathBuf, root: &Path, canonical_root: Option<&Path>) -> Self {
+        let canonical = std::fs::canonicalize(&path).ok();
+        let direct = match (&canonical, canonical_root, path.strip_prefix(root)) {
+            (Some(c), Some(r), Ok(rel)) => *c == r.join(rel),
+            _ => true,
+        };
+        Found {
+            entry: Entry::File(path),
+            canonical,
+            direct,
+        }
+    }
+
+    fn error(entry: Entry) -> Self {
+        Found {
+            entry,
+            canonical: None,
+            direct: true,
+        }
+    }
+}
+
 /// Expands the command-line paths. Returns Err for a path that does not exist.
+///
+/// Each file is listed once, even when links (`--follow-links`) or overlapping paths reach it
+/// under several names: the name reached without a link wins, then the smallest path.
 pub fn collect(paths: &[PathBuf], opts: &WalkOptions) -> Result<Vec<Entry>, String> {
-    let mut out = Vec::new();
+    let mut out: Vec<Found> = Vec::new();
     for root in paths {
         let meta = std::fs::symlink_metadata(root)
             .map_err(|e| format!("{}: {}", root.display(), io_reason(&e)))?;
@@ -103,10 +139,13 @@ pub fn collect(paths: &[PathBuf], opts: &WalkOptions) -> Result<Vec<Entry>, Stri
         if !is_dir {
             // Named explicitly: always linted (unless excluded by the user).
             if !opts.excluded(root) {
-                out.push(Entry::File(root.clone()));
+                let mut found = Found::file(root.clone(), root, None);
+                found.direct = !meta.file_type().is_symlink();
+                out.push(found);
             }
             continue;
         }
+        let canonical_root = std::fs::canonicalize(root).ok();
         let walker = WalkDir::new(root)
             .follow_links(opts.follow_links)
             .sort_by_file_name()
@@ -135,36 +174,72 @@ pub fn collect(paths: &[PathBuf], opts: &WalkOptions) -> Result<Vec<Entry>, Stri
                         // Not following links: a link is neither read nor reported.
                         // With --follow-links walkdir resolves it, so this is a dangling one.
                         if opts.follow_links {
-                            out.push(Entry::Error {
+                            out.push(Found::error(Entry::Error {
                                 path: e.path().to_path_buf(),
                                 message: "dangling symbolic link".to_string(),
-                            });
+                            }));
                         }
                         continue;
                     }
-                    // FIFOs, sockets and devices are never opened.
-                    if !ft.is_file() {
-                        continue;
-                    }
-                    out.push(Entry::File(e.into_path()));
+                    // FIFOs, sockets and devices are listed too, so a `x.yaml` that is not a
+                    // regular file is reported; the reader checks the type and never opens it.
+                    out.push(Found::file(e.into_path(), root, canonical_root.as_deref()));
                 }
                 Err(err) => {
                     let path = err.path().map_or_else(|| root.clone(), Path::to_path_buf);
+                    let dangling = err
+                        .io_error()
+                        .is_some_and(|io| io.kind() == std::io::ErrorKind::NotFound)
+                        && std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_symlink());
+                    if dangling && !opts.included(&path) {
+                        // A dangling `notes.txt` link is none of our business.
+                        continue;
+                    }
                     let message = if err.loop_ancestor().is_some() {
                         "symbolic link loop".to_string()
+                    } else if dangling {
+                        "dangling symbolic link (its target does not exist)".to_string()
                     } else if let Some(io) = err.io_error() {
                         io_reason(io)
                     } else {
                         err.to_string()
                     };
-                    out.push(Entry::Error { path, message });
+                    out.push(Found::error(Entry::Error { path, message }));
                 }
             }
         }
     }
-    out.sort_by(|a, b| a.path().cmp(b.path()));
-    out.dedup_by(|a, b| a.path() == b.path());
-    Ok(out)
+    Ok(dedup(out))
+}
+
+/// Sorts by path and keeps one entry per path and one per file.
+fn dedup(mut found: Vec<Found>) -> Vec<Entry> {
+    found.sort_by(|a, b| a.entry.path().cmp(b.entry.path()));
+    found.dedup_by(|a, b| a.entry.path() == b.entry.path());
+    // For each canonical file, the entry to keep: direct before linked, then by path.
+    let mut best: std::collections::HashMap<&Path, (bool, &Path)> =
+        std::collections::HashMap::new();
+    for f in &found {
+        if let Some(c) = &f.canonical {
+            let key = (!f.direct, f.entry.path());
+            best.entry(c.as_path())
+                .and_modify(|b| *b = (*b).min(key))
+                .or_insert(key);
+        }
+    }
+    let keep: Vec<bool> = found
+        .iter()
+        .map(|f| {
+            f.canonical
+                .as_deref()
+                .is_none_or(|c| best.get(c).is_some_and(|b| b.1 == f.entry.path()))
+        })
+        .collect();
+    found
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(f, k)| k.then_some(f.entry))
+        .collect()
 }
 
 pub fn io_reason(e: &std::io::Error) -> String {
