@@ -116,7 +116,23 @@ pub fn resolve_plain(text: &str) -> Resolved {
         _ => {}
     }
     let first = text.as_bytes()[0];
-    if !(first.is_ascii_digit() || matches!(first, b'-' | b'+' | b'.')) {
+    if first == b'.' {
+        // go-yaml's '.' hint: only `strconv.ParseFloat` on the text as written, where an
+        // underscore must sit between two digits.
+        let b = text.as_bytes();
+        let underscores_ok = b.iter().enumerate().all(|(i, &c)| {
+            c != b'_'
+                || (i > 0
+                    && b[i - 1].is_ascii_digit()
+                    && b.get(i + 1).is_some_and(u8::is_ascii_digit))
+        });
+        let plain = text.replace('_', "");
+        return match plain.parse::<f64>() {
+            Ok(f) if underscores_ok && is_yaml_float(&plain) && f.is_finite() => Resolved::Float(f),
+            _ => Resolved::Str,
+        };
+    }
+    if !(first.is_ascii_digit() || matches!(first, b'-' | b'+')) {
         return Resolved::Str;
     }
     let plain: String = text.chars().filter(|&c| c != '_').collect();
@@ -126,21 +142,25 @@ pub fn resolve_plain(text: &str) -> Resolved {
     if let Some(u) = go_parse_uint(&plain) {
         return Resolved::Uint(u);
     }
+    // `strconv.ParseFloat` fails with a range error past f64: the scalar stays a string.
     if is_yaml_float(&plain)
         && let Ok(f) = plain.parse::<f64>()
+        && f.is_finite()
     {
         return Resolved::Float(f);
     }
-    // go-yaml v2 also accepts 0b binary with a sign.
+    // go-yaml v2 also tries `ParseInt(rest, 2)` after `0b` (which takes a sign) and
+    // `ParseInt("-" + rest, 2)` after `-0b` (which then cannot).
     if let Some(rest) = plain.strip_prefix("0b")
         && let Ok(i) = i64::from_str_radix(rest, 2)
     {
         return Resolved::Int(i);
     }
     if let Some(rest) = plain.strip_prefix("-0b")
-        && let Ok(i) = i64::from_str_radix(rest, 2)
+        && !rest.starts_with(['+', '-'])
+        && let Ok(i) = i64::from_str_radix(&format!("-{rest}"), 2)
     {
-        return Resolved::Int(-i);
+        return Resolved::Int(i);
     }
     Resolved::Str
 }
@@ -165,9 +185,9 @@ fn go_parse_int(s: &str) -> Option<i64> {
     }
 }
 
+/// `strconv.ParseUint(s, 0, 64)`: like `ParseInt`, but no sign at all, not even `+`.
 fn go_parse_uint(s: &str) -> Option<u64> {
-    let body = s.strip_prefix('+').unwrap_or(s);
-    parse_base0(body)
+    parse_base0(s)
 }
 
 fn parse_base0(body: &str) -> Option<u64> {
@@ -265,6 +285,12 @@ mod tests {
             (".", Str),
             ("18446744073709551615", Uint(u64::MAX)),
             ("100000000000000000000", Float(1e20)),
+            // ParseUint takes no sign; ParseFloat's range error; '.' hint underscores.
+            ("+18446744073709551615", Float(18_446_744_073_709_551_616.0)),
+            ("1e400", Str),
+            (".5_5", Float(0.55)),
+            ("._5", Str),
+            ("-0b-1", Str),
         ];
         for (text, want) in cases {
             assert_eq!(&resolve_plain(text), want, "{text}");
