@@ -91,7 +91,8 @@ fn runs_anywhere(spec: &crate::model::PodSpec<'_>) -> bool {
 }
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
-    if ctx.is_node_agent() {
+    // A RuntimeClass's tolerations are merged into pods that select their nodes elsewhere.
+    if ctx.is_node_agent() || ctx.object.kind == "RuntimeClass" {
         return;
     }
     for spec in &ctx.object.pod_specs {

@@ -61,8 +61,28 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             } else {
                 "remove this toleration; it never changes where the pod runs or when it is evicted"
             };
+            // RuntimeClass rejects tolerations with the same (key, operator, value, effect)
+            // (SEMANTICS §1.1): there it is an API error, not a warning.
+            let runtime_class = ctx.is_builtin() && ctx.object.kind == "RuntimeClass";
+            let same_list_key = a == b;
+            let (severity, api) = if runtime_class && same_list_key {
+                (
+                    crate::diagnostic::Severity::Error,
+                    Some(crate::analysis::validation::duplicate(
+                        &later.path,
+                        &toleration_struct(later, ctx.settings),
+                        "",
+                    )),
+                )
+            } else {
+                (META.severity, None)
+            };
+            let mut finding = Finding::new(META.name, severity, message);
+            if let Some(api) = api {
+                finding = finding.api_error(api);
+            }
             out.push(
-                Finding::new(META.name, META.severity, message)
+                finding
                     .primary(
                         later.node.span,
                         if exact { "duplicate" } else { "never used" },
@@ -86,5 +106,38 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                     ),
             );
         }
+    }
+}
+
+/// The internal `core.Toleration` as the server prints a bad value: JSON since 1.34, `%#v`
+/// before.
+fn toleration_struct(
+    t: &crate::model::Toleration<'_>,
+    settings: &crate::settings::Settings,
+) -> String {
+    use crate::analysis::validation::{go_quote, json_quote};
+    let seconds = t.seconds();
+    if settings.minor >= 34 {
+        format!(
+            "{{\"Key\":{},\"Operator\":{},\"Value\":{},\"Effect\":{},\"TolerationSeconds\":{}}}",
+            json_quote(t.key()),
+            json_quote(t.operator()),
+            json_quote(t.value()),
+            json_quote(t.effect()),
+            seconds.map_or_else(|| "null".to_string(), |s| s.to_string())
+        )
+    } else {
+        format!(
+            "core.Toleration{{Key:{}, Operator:{}, Value:{}, Effect:{}, TolerationSeconds:{}}}",
+            go_quote(t.key()),
+            go_quote(t.operator()),
+            go_quote(t.value()),
+            go_quote(t.effect()),
+            if seconds.is_some() {
+                "(*int64)(0xc000000000)"
+            } else {
+                "(*int64)(nil)"
+            }
+        )
     }
 }
