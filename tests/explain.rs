@@ -44,7 +44,10 @@ fn explain_unschedulable_gives_every_reason() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("0 of"), "{out}");
     assert!(out.contains("node(s) had untolerated taint"), "{out}");
-    assert!(out.contains("node(s) didn't match Pod's node affinity/selector"), "{out}");
+    assert!(
+        out.contains("node(s) didn't match Pod's node affinity/selector"),
+        "{out}"
+    );
     insta::assert_snapshot!("explain_unschedulable", out);
 }
 

@@ -22,14 +22,25 @@ fn run(args: &[&str]) -> String {
 
 fn same_both_ways(path: &str) {
     let fast = run(&["check", path, "--format", "json", "--isolated"]);
-    let slow = run(&["check", path, "--format", "json", "--isolated", "--full-parse"]);
+    let slow = run(&[
+        "check",
+        path,
+        "--format",
+        "json",
+        "--isolated",
+        "--full-parse",
+    ]);
     assert!(fast == slow, "fast and full parse differ on {path}");
 }
 
 #[test]
 fn fast_path_equals_full_parse_on_the_real_corpus() {
     let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    assert!(corpus.is_dir(), "{} must exist beside the checkout", corpus.display());
+    assert!(
+        corpus.is_dir(),
+        "{} must exist beside the checkout",
+        corpus.display()
+    );
     same_both_ways("../shared/corpus");
 }
 

@@ -238,8 +238,14 @@ fn infra_taints<'a>(node: &'a Node, kind: &str, group: &str) -> Vec<TaintList<'a
             add(&["spec", "template", "spec", "startupTaints"], k(true));
         }
         ("NodeClaim", "karpenter.sh") => {
-            add(&["spec", "taints"], TaintOrigin::Karpenter { startup: false });
-            add(&["spec", "startupTaints"], TaintOrigin::Karpenter { startup: true });
+            add(
+                &["spec", "taints"],
+                TaintOrigin::Karpenter { startup: false },
+            );
+            add(
+                &["spec", "startupTaints"],
+                TaintOrigin::Karpenter { startup: true },
+            );
         }
         ("InitConfiguration" | "JoinConfiguration", "kubeadm.k8s.io") => {
             add(&["nodeRegistration", "taints"], TaintOrigin::Kubeadm);
@@ -249,10 +255,20 @@ fn infra_taints<'a>(node: &'a Node, kind: &str, group: &str) -> Vec<TaintList<'a
         }
         ("Machine", "cluster.x-k8s.io") => add(&["spec", "taints"], TaintOrigin::ClusterApi),
         ("MachineSet" | "MachineDeployment", "cluster.x-k8s.io") => {
-            add(&["spec", "template", "spec", "taints"], TaintOrigin::ClusterApi);
+            add(
+                &["spec", "template", "spec", "taints"],
+                TaintOrigin::ClusterApi,
+            );
         }
         ("KubeadmConfigTemplate", "bootstrap.cluster.x-k8s.io") => add(
-            &["spec", "template", "spec", "joinConfiguration", "nodeRegistration", "taints"],
+            &[
+                "spec",
+                "template",
+                "spec",
+                "joinConfiguration",
+                "nodeRegistration",
+                "taints",
+            ],
             TaintOrigin::ClusterApi,
         ),
         ("KubeadmControlPlane", "controlplane.cluster.x-k8s.io") => {
