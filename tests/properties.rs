@@ -264,9 +264,10 @@ proptest! {
         prop_assert_eq!(eval.fits.len(), workloads.len());
         for (w, fits) in workloads.iter().zip(&eval.fits) {
             prop_assert_eq!(fits.len(), inventory.pools.len());
-            for (p, got) in inventory.pools.iter().zip(fits.iter()) {
+            for (i, p) in inventory.pools.iter().enumerate() {
                 let want = evaluate(w, &effective_tolerations(w), p, gate);
-                prop_assert_eq!(got, &want);
+                prop_assert_eq!(fits.admits(i), want.is_empty());
+                prop_assert_eq!(fits.reasons(w, p), want);
             }
         }
     }

@@ -70,6 +70,8 @@ pub const WELL_KNOWN_TAINT_KEYS: &[&str] = &[
     "node.alpha.kubernetes.io/unreachable",
 ];
 
+const HOSTNAME: &str = "kubernetes.io/hostname";
+
 /// A group of nodes that schedule alike.
 #[derive(Clone, Debug)]
 pub struct Pool {
@@ -142,6 +144,9 @@ impl Inventory {
         }
         relevant.sort();
         relevant.dedup();
+        // Every node has its own hostname: grouping by it would make each node a pool of its
+        // own. Nodes are grouped without it, and the pool lists its nodes' hostnames.
+        relevant.retain(|k| k != HOSTNAME);
         decls.sort_by(|a, b| (a.origin, &a.name).cmp(&(b.origin, &b.name)));
 
         type Key = (Vec<TaintSpec>, bool, Vec<(String, LabelValues)>);
@@ -198,10 +203,25 @@ impl Inventory {
                     })
                     .unwrap_or_else(|| first.name.clone())
             };
+            let mut labels = first.labels.clone();
+            if members.len() > 1 {
+                let hosts: Vec<String> = members
+                    .iter()
+                    .filter_map(|m| match m.labels.get(HOSTNAME) {
+                        Some(LabelValues::OneOf(v)) => v.first().cloned(),
+                        _ => None,
+                    })
+                    .collect();
+                if hosts.is_empty() {
+                    labels.remove(HOSTNAME);
+                } else {
+                    labels.insert(HOSTNAME.to_string(), LabelValues::OneOf(hosts));
+                }
+            }
             pools.push(Pool {
                 name,
                 origin: "Node",
-                labels: first.labels.clone(),
+                labels,
                 label_locs: first.label_locs.clone(),
                 taints: first.taints.clone(),
                 unschedulable: members.iter().all(|m| m.unschedulable),
@@ -465,8 +485,48 @@ pub fn evaluate(w: &Workload, tols: &[WorkloadToleration], pool: &Pool, gate: bo
 
 /// The verdict for every (workload, pool) pair.
 pub struct Evaluation {
-    /// `fits[w][p]`: reasons pool `p` rejects workload `w`.
-    pub fits: Vec<std::sync::Arc<Vec<Vec<Reason>>>>,
+    /// `fits[w]`: which pools admit workload `w` (shared by workloads with one signature).
+    pub fits: Vec<std::sync::Arc<Verdicts>>,
+}
+
+/// Which pools admit a workload: one bit per pool. The reasons a pool rejects it are
+/// recomputed on demand (`reasons`), so thousands of pools × thousands of signatures stay
+/// small.
+#[derive(Debug)]
+pub struct Verdicts {
+    bits: Vec<u64>,
+    len: usize,
+    /// The workload's tolerations after admission defaults.
+    tolerations: Vec<WorkloadToleration>,
+    gate: bool,
+}
+
+impl Verdicts {
+    /// Does pool `p` admit the workload?
+    pub fn admits(&self, p: usize) -> bool {
+        self.bits
+            .get(p / 64)
+            .is_some_and(|word| word & (1u64 << (p % 64)) != 0)
+    }
+
+    /// Does any pool admit it?
+    pub fn any(&self) -> bool {
+        self.bits.iter().any(|w| *w != 0)
+    }
+
+    /// Number of pools.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Every reason `pool` rejects `w` (the workload these verdicts are for).
+    pub fn reasons(&self, w: &Workload, pool: &Pool) -> Vec<Reason> {
+        evaluate(w, &self.tolerations, pool, self.gate)
+    }
 }
 
 type Signature = (
@@ -500,7 +560,7 @@ fn signature(w: &Workload) -> Signature {
 impl Evaluation {
     pub fn run(inv: &Inventory, workloads: &[Workload], settings: &Settings) -> Self {
         let gate = settings.comparison_operators;
-        let mut cache: HashMap<Signature, std::sync::Arc<Vec<Vec<Reason>>>> = HashMap::new();
+        let mut cache: HashMap<Signature, std::sync::Arc<Verdicts>> = HashMap::new();
         let fits = workloads
             .iter()
             .map(|w| {
@@ -508,13 +568,19 @@ impl Evaluation {
                 if let Some(hit) = cache.get(&sig) {
                     return std::sync::Arc::clone(hit);
                 }
-                let tols = effective_tolerations(w);
-                let verdicts = std::sync::Arc::new(
-                    inv.pools
-                        .iter()
-                        .map(|p| evaluate(w, &tols, p, gate))
-                        .collect::<Vec<_>>(),
-                );
+                let tolerations = effective_tolerations(w);
+                let mut bits = vec![0u64; inv.pools.len().div_ceil(64)];
+                for (p, pool) in inv.pools.iter().enumerate() {
+                    if evaluate(w, &tolerations, pool, gate).is_empty() {
+                        bits[p / 64] |= 1u64 << (p % 64);
+                    }
+                }
+                let verdicts = std::sync::Arc::new(Verdicts {
+                    bits,
+                    len: inv.pools.len(),
+                    tolerations,
+                    gate,
+                });
                 cache.insert(sig, std::sync::Arc::clone(&verdicts));
                 verdicts
             })

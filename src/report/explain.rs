@@ -224,7 +224,8 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
         );
         return;
     }
-    let fits = &outcome.eval.fits[i];
+    let verdicts = &outcome.eval.fits[i];
+    let fits: Vec<Vec<Reason>> = pools.iter().map(|p| verdicts.reasons(w, p)).collect();
     let ok = fits.iter().filter(|r| r.is_empty()).count();
     let _ = writeln!(s, "\nNode pools: {ok} of {} can run this pod", pools.len());
     for (pool, reasons) in pools.iter().zip(fits.iter()) {

@@ -56,8 +56,7 @@ fn rows(o: &Outcome) -> Vec<(String, Vec<String>)> {
                 .inventory
                 .pools
                 .iter()
-                .zip(o.eval.fits[i].iter())
-                .map(|(p, r)| cell(p, r))
+                .map(|p| cell(p, &o.eval.fits[i].reasons(&o.workloads[i], p)))
                 .collect();
             (workload_name(o, i), cells)
         })
@@ -156,8 +155,8 @@ fn mermaid(o: &Outcome) -> String {
     }
     for (i, fits) in o.eval.fits.iter().enumerate() {
         let mut any = false;
-        for (p, r) in fits.iter().enumerate() {
-            if r.is_empty() {
+        for p in 0..fits.len() {
+            if fits.admits(p) {
                 s.push_str(&format!("  w{i} --> p{p}\n"));
                 any = true;
             }

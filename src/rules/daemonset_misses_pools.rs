@@ -17,22 +17,23 @@ pub static META: RuleMeta = RuleMeta {
 
 pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
     let pools = &ctx.inventory.pools;
-    let mut cache: std::collections::HashMap<usize, Vec<String>> = std::collections::HashMap::new();
+    let mut cache: std::collections::HashMap<usize, (usize, Vec<String>)> =
+        std::collections::HashMap::new();
     for (w, fits) in ctx.workloads.iter().zip(&ctx.eval.fits) {
         if !w.daemonset {
             continue;
         }
         // Running nowhere is `unschedulable-workload`'s finding.
-        if !fits.iter().any(Vec::is_empty) {
+        if !fits.any() {
             continue;
         }
         // Identical DaemonSets share their verdicts: list the pools once per verdicts.
         let key = std::sync::Arc::as_ptr(fits) as usize;
-        let missed = cache
+        let (missed_count, missed) = cache
             .entry(key)
-            .or_insert_with(|| missed_pools(pools, fits))
+            .or_insert_with(|| missed_pools(pools, w, fits))
             .clone();
-        if missed.is_empty() {
+        if missed_count == 0 {
             continue;
         }
         let mut f = Finding::new(
@@ -40,9 +41,13 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             META.severity,
             format!(
                 "DaemonSet runs on {}/{} node pools; not on: {}",
-                pools.len() - missed.len(),
+                pools.len() - missed_count,
                 pools.len(),
-                missed.join("; ")
+                if missed_count > missed.len() {
+                    format!("{}; and {} more", missed.join("; "), missed_count - missed.len())
+                } else {
+                    missed.join("; ")
+                }
             ),
         )
         .primary(w.anchor, "not every pool")
@@ -54,22 +59,32 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
     }
 }
 
-/// `pool (reasons)` for every pool that rejects the DaemonSet.
-fn missed_pools(pools: &[crate::analysis::crossref::Pool], fits: &[Vec<Reason>]) -> Vec<String> {
-    pools
+/// How many pools reject the DaemonSet, and `pool (reasons)` for the first few.
+fn missed_pools(
+    pools: &[crate::analysis::crossref::Pool],
+    w: &crate::analysis::inventory::Workload,
+    fits: &crate::analysis::crossref::Verdicts,
+) -> (usize, Vec<String>) {
+    let missed: Vec<usize> = (0..pools.len()).filter(|&i| !fits.admits(i)).collect();
+    let shown = missed
         .iter()
-        .zip(fits.iter())
-        .filter(|(_, r)| !r.is_empty())
-        .map(|(p, reasons)| {
-            let why: Vec<String> = reasons
+        .take(SHOWN)
+        .map(|&i| {
+            let p = &pools[i];
+            let why: Vec<String> = fits
+                .reasons(w, p)
                 .iter()
                 .map(|r| match r {
-                    Reason::Taint(i) => format!("taint `{}`", p.taints[*i].taint.display()),
+                    Reason::Taint(t) => format!("taint `{}`", p.taints[*t].taint.display()),
                     Reason::Selector => "selector".to_string(),
                     Reason::Unschedulable => "cordoned".to_string(),
                 })
                 .collect();
             format!("{} ({})", p.title(), why.join(", "))
         })
-        .collect()
+        .collect();
+    (missed.len(), shown)
 }
+
+/// Pools named in a message; the rest are counted.
+const SHOWN: usize = 8;

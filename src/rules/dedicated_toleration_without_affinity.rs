@@ -211,15 +211,14 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                         }
                     }
                     let &(dp, dt) = tainted.first()?;
-                    let elsewhere: Vec<String> = pools
-                        .iter()
-                        .enumerate()
-                        .zip(fits.iter())
-                        .filter(|((p, _), reasons)| {
-                            reasons.is_empty() && !tainted.iter().any(|(q, _)| q == p)
-                        })
-                        .map(|((_, pool), _)| pool.title())
+                    let others: Vec<usize> = (0..pools.len())
+                        .filter(|p| fits.admits(*p) && !tainted.iter().any(|(q, _)| q == p))
                         .collect();
+                    let mut elsewhere: Vec<String> =
+                        others.iter().take(8).map(|&p| pools[p].title()).collect();
+                    if others.len() > 8 {
+                        elsewhere.push(format!("{} more", others.len() - 8));
+                    }
                     (!elsewhere.is_empty()).then_some((dp, dt, elsewhere))
                 })
                 .clone();

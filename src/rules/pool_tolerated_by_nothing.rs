@@ -25,7 +25,7 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         // A pod bound with `nodeName` to one of its nodes uses the pool too.
         let used = ctx.workloads.iter().zip(&ctx.eval.fits).any(|(w, fits)| {
             !w.daemonset
-                && (fits[p].is_empty()
+                && (fits.admits(p)
                     || w.node_name
                         .as_ref()
                         .is_some_and(|(n, _)| pool.nodes.iter().any(|m| m == n)))

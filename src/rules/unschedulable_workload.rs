@@ -26,14 +26,14 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
     let mut cache: HashMap<usize, (String, bool, Vec<Related>)> = HashMap::new();
     for (w, fits) in ctx.workloads.iter().zip(&ctx.eval.fits) {
         // Pods bound with nodeName bypass the scheduler (see the nodename rules).
-        if w.node_name.is_some() || fits.iter().any(Vec::is_empty) {
+        if w.node_name.is_some() || fits.any() {
             continue;
         }
         // Identical workloads share their verdicts: build the message once per verdicts.
         let key = std::sync::Arc::as_ptr(fits) as usize;
         let (detail, selector_only, related) = cache
             .entry(key)
-            .or_insert_with(|| describe(pools, fits))
+            .or_insert_with(|| describe(pools, w, fits))
             .clone();
         let span = if selector_only {
             w.selector_span.unwrap_or(w.anchor)
@@ -65,11 +65,13 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
 /// The scheduler-style detail, whether only selectors failed, and the related locations.
 fn describe(
     pools: &[crate::analysis::crossref::Pool],
-    fits: &[Vec<Reason>],
+    w: &crate::analysis::inventory::Workload,
+    fits: &crate::analysis::crossref::Verdicts,
 ) -> (String, bool, Vec<Related>) {
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     let mut related = Vec::new();
-    for (pool, reasons) in pools.iter().zip(fits.iter()) {
+    for pool in pools {
+        let reasons = fits.reasons(w, pool);
         // The scheduler stops at a node's first failing filter (NodeUnschedulable, then
         // TaintToleration, then NodeAffinity), so each pool counts once.
         let first = reasons
