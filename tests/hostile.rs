@@ -501,7 +501,8 @@ fn unreadable_files_are_findings_not_tool_errors() {
 
 // ---------------------------------------------------------------- fuzz regressions
 
-/// Inputs the fuzzer found a crash with that is not fixed yet: each has an ignored test below.
+/// Inputs of the `lint` target's crashes that are not fixed yet: each has an ignored test
+/// below. (None so far.)
 const OPEN_CRASHES: &[&str] = &[];
 
 /// What the fuzz target checks (fuzz/fuzz_targets/lint.rs), for one input.
@@ -551,9 +552,14 @@ fn lint_like_the_fuzzer(bytes: &[u8]) {
     }
 }
 
+/// The `.fuzz` files of testdata/fuzz-regressions.
 fn regressions() -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = fs::read_dir(root().join("testdata/fuzz-regressions"))
-        .map(|d| d.map(|e| e.unwrap().path()).collect())
+        .map(|d| {
+            d.map(|e| e.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|x| x == "fuzz"))
+                .collect()
+        })
         .unwrap_or_default();
     files.sort();
     files
@@ -563,7 +569,7 @@ fn regressions() -> Vec<PathBuf> {
 fn fuzz_regressions_lint_cleanly() {
     for path in regressions() {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        if OPEN_CRASHES.contains(&name.as_str()) || name == "README.md" {
+        if OPEN_CRASHES.contains(&name.as_str()) {
             continue;
         }
         let bytes = fs::read(&path).unwrap();
@@ -584,7 +590,7 @@ fn fuzz_regressions_through_the_binary() {
         .iter()
         .filter(|p| {
             let name = p.file_name().unwrap().to_string_lossy();
-            !OPEN_CRASHES.contains(&name.as_ref()) && name != "README.md"
+            !OPEN_CRASHES.contains(&name.as_ref())
         })
         .map(|p| p.to_string_lossy().into_owned())
         .collect();
@@ -600,4 +606,31 @@ fn fuzz_regressions_through_the_binary() {
         run.json
     );
     assert_eq!(run.code, 0);
+}
+
+/// The fast path reports what `--full-parse` reports (fuzz target `fast_full`), on `file`.
+fn fast_equals_full(file: &str) {
+    let path = format!("testdata/fuzz-regressions/{file}");
+    let fast = check(&root(), &["--select", "all", "--isolated", &path]);
+    let full = check(
+        &root(),
+        &["--select", "all", "--isolated", "--full-parse", &path],
+    );
+    assert_eq!(fast.json["findings"], full.json["findings"], "{file}");
+}
+
+#[test]
+#[ignore = "open: the fast path words the syntax error 'unexpected end of stream' where the full \
+            parse says 'unexpected document indicator' (same place): an unterminated quote runs \
+            into a `---` line that the document split cut at"]
+fn fast_path_unterminated_quote_before_document_marker() {
+    fast_equals_full("fast-path-unterminated-quote-before-document-marker.fuzz");
+}
+
+#[test]
+#[ignore = "open: a document of a skippable kind (ServiceAccount) is skipped by the fast path's \
+            line scan although a top-level line is not `key: value`: the full parse reports \
+            'simple key expected', the fast path nothing"]
+fn fast_path_hides_syntax_error_in_skipped_kind() {
+    fast_equals_full("fast-path-hides-syntax-error-in-skipped-kind.fuzz");
 }

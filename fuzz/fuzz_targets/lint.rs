@@ -1,0 +1,85 @@
+//! Arbitrary bytes → encoding check → YAML loader → model → every rule (all of them, even
+//! the opt-in ones) → cross-reference → every reporter. Asserts: no panic, no
+//! `internal-error`, and every span of every finding inside its source on char boundaries.
+
+#![no_main]
+
+use std::sync::LazyLock;
+
+use clap::ValueEnum;
+use libfuzzer_sys::fuzz_target;
+use taintlint::diagnostic::Finding;
+use taintlint::lint::{self, LintOptions};
+use taintlint::load::{self, ReadFailure, SourceFile, Span};
+use taintlint::report::{self, Format, HumanOptions, Summary};
+use taintlint::rules::RuleSet;
+
+/// Every rule; once with the default options and once parsing whole files (`--full-parse`).
+static OPTS: LazyLock<[LintOptions; 2]> = LazyLock::new(|| {
+    let opts = |fast| LintOptions {
+        rules: RuleSet::resolve(&["all".into(), "stateful-eviction-timeout".into()], &[])
+            .expect("every rule resolves"),
+        fast,
+        ..LintOptions::default()
+    };
+    [opts(true), opts(false)]
+});
+
+fn check_span(what: &str, text: &str, span: Span, f: &Finding) {
+    assert!(
+        span.start <= span.end && span.end <= text.len(),
+        "{what} span {span:?} outside the source ({} bytes): {f:?}",
+        text.len()
+    );
+    assert!(
+        text.is_char_boundary(span.start) && text.is_char_boundary(span.end),
+        "{what} span {span:?} not on char boundaries: {f:?}"
+    );
+}
+
+fuzz_target!(|data: &[u8]| {
+    // Text the loader would lint, or show in a snippet, for these bytes.
+    let text = match load::decode(data.to_vec()) {
+        Ok(text) => text,
+        Err(ReadFailure::InvalidUtf8 { lossy, .. }) => lossy,
+        Err(ReadFailure::Nul { text, .. }) => text.replace('\0', "\u{2400}"),
+        Err(_) => return,
+    };
+    let source = SourceFile::new("fuzz.yaml", text);
+    for opts in &*OPTS {
+        check(&source, opts);
+    }
+});
+
+fn check(source: &std::sync::Arc<SourceFile>, opts: &LintOptions) {
+    let report = lint::lint_source(source, opts);
+    let outcome = lint::finish(vec![report], Vec::new(), opts);
+    for f in &outcome.findings {
+        assert_ne!(f.rule, "internal-error", "{f:?}");
+        if let Some(src) = &f.source {
+            for label in f.primary.iter().chain(&f.secondary) {
+                check_span("label", &src.text, label.span, f);
+            }
+        }
+        for r in &f.related {
+            check_span("related", &r.source.text, r.span, f);
+        }
+    }
+    let mut summary = Summary {
+        files: 1,
+        documents: outcome.documents,
+        objects: outcome.objects,
+        ..Summary::default()
+    };
+    summary.count(&outcome.findings);
+    // Colour or not by the input's length: both paths get covered at half the cost.
+    let human = HumanOptions {
+        color: source.text.len() % 2 == 1,
+        ..HumanOptions::default()
+    };
+    for format in Format::value_variants() {
+        let mut out = Vec::new();
+        report::write(*format, &outcome.findings, &summary, &human, &mut out)
+            .expect("writing into a Vec cannot fail");
+    }
+}
