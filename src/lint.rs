@@ -375,6 +375,14 @@ pub fn lint_source(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
             continue;
         }
         let stream = load::yaml::parse_at(doc, range.start, opts.limits);
+        if stream.error.is_some() {
+            // The line split may have cut where the parser would not (an unterminated quote
+            // running into a `---` line): parse the rest of the file as one, as the slow path
+            // does, for its documents and its exact error.
+            let rest = load::yaml::parse_at(&text[range.start..], range.start, opts.limits);
+            lint_stream(&rest, source, opts, &mut report);
+            break;
+        }
         if lint_stream(&stream, source, opts, &mut report) {
             break;
         }

@@ -151,6 +151,9 @@ pub fn skippable(doc: &str) -> bool {
                 }
                 v
             }
+            // At the top level every line is a `key:` (a deeper one may continue a plain
+            // scalar); anything else is for the parser to judge.
+            None if indent == 0 && !rest.starts_with('-') => return false,
             None => value,
         };
         let v = value.trim();
