@@ -231,7 +231,12 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                 crate::analysis::inventory::LabelValues::OneOf(vs)
                     if vs.len() == 1 && !crate::analysis::inventory::is_well_known_label(k) =>
                 {
-                    Some(format!("{k}: {}", vs[0]))
+                    // An empty label value must be quoted to stay a string.
+                    Some(if vs[0].is_empty() {
+                        format!("{k}: \"\"")
+                    } else {
+                        format!("{k}: {}", vs[0])
+                    })
                 }
                 _ => None,
             });
