@@ -630,9 +630,6 @@ fn fast_path_hides_syntax_error_in_skipped_kind() {
 }
 
 #[test]
-#[ignore = "open: an indented line that is not `key: value` (`  broken` under `metadata:`) \
-            does not keep a ServiceAccount from being skipped: --full-parse stops with 'simple \
-            key expect :' at line 6, the fast path reports nothing there and lints the Pod after"]
 fn fast_path_hides_indented_non_key_line() {
     fast_equals_full("fast-path-hides-indented-non-key-line.fuzz");
 }

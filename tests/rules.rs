@@ -50,7 +50,11 @@ fn lint(rule: &str, path: &Path) -> (String, Vec<Finding>) {
     // A `taintlint.yaml` beside the fixtures is the config they run with (policies...).
     let cfg_path = path.with_file_name("taintlint.yaml");
     let cfg = if cfg_path.is_file() {
-        taintlint::config::load(&cfg_path).unwrap_or_else(|e| panic!("{e}"))
+        // Named by its path relative to the repository, so snapshots do not depend on where
+        // the checkout lives.
+        let text = std::fs::read_to_string(&cfg_path).unwrap_or_else(|e| panic!("{e}"));
+        let dir = cfg_path.parent().unwrap_or(Path::new("."));
+        taintlint::config::parse(&display(&cfg_path), text, dir).unwrap_or_else(|e| panic!("{e}"))
     } else {
         taintlint::config::Config::default()
     };

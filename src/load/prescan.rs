@@ -99,6 +99,8 @@ pub fn skippable(doc: &str) -> bool {
     let mut apis = 0;
     // Indentation of the key that opened a block scalar: deeper lines are its content.
     let mut block_scalar: Option<usize> = None;
+    // Indentation of the entry whose plain scalar value may continue on deeper lines.
+    let mut plain_open: Option<usize> = None;
     for line in doc.lines() {
         let body = line.trim_end_matches('\r');
         let indent = body.len() - body.trim_start_matches(' ').len();
@@ -136,6 +138,14 @@ pub fn skippable(doc: &str) -> bool {
                 api = Some(plain_value(v));
             }
         }
+        // A deeper line after `key: plain text` continues that scalar: it may hold no
+        // `: ` (nor end with `:`, nor start a comment), or the parser fails there.
+        if plain_open.is_some_and(|open| indent > open) {
+            if rest.contains(": ") || rest.ends_with(':') || rest.contains(" #") {
+                return false;
+            }
+            continue;
+        }
         // The value part: after `- ` items and `key:`.
         let mut value = rest;
         while let Some(v) = value.strip_prefix("- ") {
@@ -144,6 +154,7 @@ pub fn skippable(doc: &str) -> bool {
         if value == "-" {
             continue;
         }
+        let is_item = rest.starts_with("- ") || rest == "-";
         let value = match split_key(value) {
             Some((key, v)) => {
                 if !plain_token(key) {
@@ -151,15 +162,33 @@ pub fn skippable(doc: &str) -> bool {
                 }
                 v
             }
-            // At the top level every line is a `key:` (a deeper one may continue a plain
-            // scalar); anything else is for the parser to judge.
-            None if indent == 0 && !rest.starts_with('-') => return false,
+            // A line that is neither `key:` nor `- item` must continue the plain scalar of a
+            // shallower entry; anything else is for the parser to judge.
+            None if !is_item => return false,
             None => value,
         };
         let v = value.trim();
         let v = v.split(" #").next().unwrap_or(v).trim_end();
+        plain_open = None;
         if v.is_empty() {
             continue;
+        }
+        if !matches!(
+            v.as_bytes()[0],
+            b'|' | b'>'
+                | b'&'
+                | b'*'
+                | b'!'
+                | b'%'
+                | b'@'
+                | b'`'
+                | b'?'
+                | b'"'
+                | b'\''
+                | b'{'
+                | b'['
+        ) {
+            plain_open = Some(indent);
         }
         match v.as_bytes()[0] {
             b'|' | b'>' => block_scalar = Some(indent),
@@ -266,6 +295,12 @@ mod tests {
     }
 
     #[test]
+    fn plain_continuations_are_skippable() {
+        let doc = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  annotations:\n    note: a long\n      plain text\n";
+        assert!(skippable(doc));
+    }
+
+    #[test]
     fn unusual_documents_are_parsed() {
         for doc in [
             "apiVersion: v1\nkind: Secret\ndata:\n  code: %X%\n",
@@ -275,6 +310,8 @@ mod tests {
             "apiVersion: v1\nkind: ConfigMap\ndata:\n  x: \"a\n  b\"\n",
             "apiVersion: serving.knative.dev/v1\nkind: Service\n",
             "kind: ConfigMap\napiVersion: v1\nkind: Secret\n",
+            "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  broken\n",
+            "apiVersion: v1\nkind: ServiceAccount\ns\n",
         ] {
             assert!(!skippable(doc), "{doc}");
         }
