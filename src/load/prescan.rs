@@ -101,6 +101,10 @@ pub fn skippable(doc: &str) -> bool {
     let mut block_scalar: Option<usize> = None;
     // Indentation of the entry whose plain scalar value may continue on deeper lines.
     let mut plain_open: Option<usize> = None;
+    // Open block collections: (indentation, is a sequence); and the indentation of an entry
+    // without a value, whose nested block may follow.
+    let mut stack: Vec<(usize, bool)> = vec![(0, false)];
+    let mut open_child: Option<usize> = None;
     for line in doc.lines() {
         let body = line.trim_end_matches('\r');
         let indent = body.len() - body.trim_start_matches(' ').len();
@@ -146,15 +150,54 @@ pub fn skippable(doc: &str) -> bool {
             }
             continue;
         }
-        // The value part: after `- ` items and `key:`.
+        // The value part: after a `- ` item marker and `key:`.
         let mut value = rest;
-        while let Some(v) = value.strip_prefix("- ") {
+        if let Some(v) = value.strip_prefix("- ") {
             value = v.trim_start();
         }
-        if value == "-" {
-            continue;
+        if value.starts_with("- ") || value == "-" {
+            return false; // nested `- - x`: for the parser
         }
         let is_item = rest.starts_with("- ") || rest == "-";
+        let content_col = indent + (rest.len() - value.len());
+        let is_key = split_key(value).is_some();
+        let value_empty = split_key(value)
+            .map_or(value, |(_, v)| v)
+            .split(" #")
+            .next()
+            .unwrap_or("")
+            .trim()
+            .is_empty();
+        // Block structure: each line must sit at the indentation of an open mapping or
+        // sequence, or open a nested one under an entry without a value.
+        let mut placed = false;
+        if let Some(p) = open_child.take()
+            && (indent > p || (is_item && indent == p))
+        {
+            stack.push((indent, is_item));
+            placed = true;
+        }
+        if !placed {
+            while stack.last().is_some_and(|(i, _)| *i > indent) {
+                stack.pop();
+            }
+            // A sequence written at its key's indentation ends at the next key there.
+            if !is_item && stack.last().is_some_and(|&(i, seq)| seq && i == indent) {
+                stack.pop();
+            }
+            if !stack
+                .last()
+                .is_some_and(|&(i, seq)| i == indent && seq == is_item)
+            {
+                return false;
+            }
+        }
+        if is_item && is_key {
+            stack.push((content_col, false));
+        }
+        if value_empty && (is_key || is_item) {
+            open_child = Some(if is_key { content_col } else { indent });
+        }
         let value = match split_key(value) {
             Some((key, v)) => {
                 if !plain_token(key) {
@@ -193,13 +236,8 @@ pub fn skippable(doc: &str) -> bool {
         match v.as_bytes()[0] {
             b'|' | b'>' => block_scalar = Some(indent),
             b'&' | b'*' | b'!' | b'%' | b'@' | b'`' | b'?' => return false,
-            b'"' => {
-                if v.len() < 2 || !v.ends_with('"') || v.ends_with("\\\"") {
-                    return false;
-                }
-            }
-            b'\'' => {
-                if v.len() < 2 || !v.ends_with('\'') {
+            b'"' | b'\'' => {
+                if !quoted_to_end(v) {
                     return false;
                 }
             }
@@ -261,6 +299,28 @@ fn plain_value(v: &str) -> &str {
     v.trim_matches(|c| c == '"' || c == '\'')
 }
 
+/// A quoted scalar that closes on this line with nothing after it.
+fn quoted_to_end(v: &str) -> bool {
+    let b = v.as_bytes();
+    let q = b[0];
+    let mut i = 1;
+    while i < b.len() {
+        if q == b'"' && b[i] == b'\\' {
+            i += 2;
+            continue;
+        }
+        if b[i] == q {
+            if q == b'\'' && b.get(i + 1) == Some(&b'\'') {
+                i += 2;
+                continue;
+            }
+            return i + 1 == b.len();
+        }
+        i += 1;
+    }
+    false
+}
+
 /// A flow collection that opens and closes on one line, outside quotes.
 fn balanced(v: &str) -> bool {
     let mut depth = 0i32;
@@ -292,6 +352,19 @@ mod tests {
         assert_eq!(docs.len(), 2);
         assert!(skippable(&text[docs[0].clone()]));
         assert!(!skippable(&text[docs[1].clone()]));
+    }
+
+    #[test]
+    fn structure_is_checked() {
+        let ok = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: a\nrules:\n- apiGroups:\n  - \"\"\n  resources:\n  - pods\n  verbs: [get]\n- apiGroups: [apps]\n  resources:\n    - deployments\n";
+        assert!(skippable(ok));
+        for bad in [
+            "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: a\n  - apiGroups: [x]\n",
+            "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nrules:\n  - apiGroups: [x]\n    resources:\n      - s\n  0 verbs: [get]\n",
+            "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nrules:\n- verbs:\n  -\"get\n",
+        ] {
+            assert!(!skippable(bad), "{bad}");
+        }
     }
 
     #[test]
