@@ -1,19 +1,19 @@
-//! What goes wrong before validation: kubectl turns YAML into JSON with YAML 1.1 rules, and
-//! the server decodes that JSON into typed structs (SEMANTICS §6). Three rules share the
-//! schema of the scheduling fields below: `yaml-type-mismatch`, `unknown-field`,
-//! `duplicate-key`.
+//! What kubectl's YAML→JSON step and the server's typed decoding (SEMANTICS §6) do to the
+//! scheduling fields: the Go types of those fields and a walk that finds type mismatches,
+//! surprises (`010` is 8) and unknown fields. Shared by `yaml-type-mismatch`, `unknown-field`
+//! and `duplicate-key`, each in its own file.
 
-use crate::analysis::yaml11::{Resolved, resolve};
-use crate::diagnostic::{Finding, Fix, Severity};
-use crate::load::yaml::{Node, Value};
-use crate::model::{Object, Schema, join};
-use crate::util::nearest;
+pub(crate) use crate::analysis::yaml11::{Resolved, resolve};
+pub(crate) use crate::diagnostic::{Finding, Fix, Severity};
+pub(crate) use crate::load::yaml::{Node, Value};
+pub(crate) use crate::model::{Object, Schema, join};
+pub(crate) use crate::util::nearest;
 
-use super::{Category, Ctx, RuleMeta};
+pub(crate) use super::{Category, Ctx, RuleMeta};
 
 /// The Go type a field decodes into.
 #[derive(Clone, Copy)]
-enum Ty {
+pub(crate) enum Ty {
     Str,
     Int64,
     Int32,
@@ -27,7 +27,7 @@ enum Ty {
     Any,
 }
 
-struct Struct {
+pub(crate) struct Struct {
     /// Go type name without package (`Toleration`).
     name: &'static str,
     fields: &'static [(&'static str, Ty)],
@@ -206,7 +206,7 @@ static NODE_SPEC: Struct = Struct {
 };
 
 /// A problem found while walking a typed subtree.
-enum Problem<'a> {
+pub(crate) enum Problem<'a> {
     /// Wrong JSON type. `what` is Go's `number 1.5`, `bool`, ...
     Type {
         node: &'a Node,
@@ -240,7 +240,7 @@ enum Problem<'a> {
     },
 }
 
-struct Walk<'a> {
+pub(crate) struct Walk<'a> {
     problems: Vec<Problem<'a>>,
 }
 
@@ -405,7 +405,7 @@ impl<'a> Walk<'a> {
     }
 }
 
-fn collection_word(node: &Node) -> &'static str {
+pub(crate) fn collection_word(node: &Node) -> &'static str {
     match node.value {
         Value::Seq(_) => "array",
         _ => "object",
@@ -413,7 +413,7 @@ fn collection_word(node: &Node) -> &'static str {
 }
 
 /// Walks the typed scheduling subtrees of an object.
-fn walk<'a>(object: &'a Object<'a>) -> Vec<Problem<'a>> {
+pub(crate) fn walk<'a>(object: &'a Object<'a>) -> Vec<Problem<'a>> {
     let mut w = Walk {
         problems: Vec::new(),
     };
@@ -444,7 +444,7 @@ fn walk<'a>(object: &'a Object<'a>) -> Vec<Problem<'a>> {
 
 /// A mapping's entries as kubectl sends them: the last of duplicate keys wins, and keys are
 /// sorted (kubectl re-encodes a `map[string]interface{}`, which `encoding/json` sorts).
-fn json_order(entries: &[(Node, Node)]) -> Vec<(&str, &Node, &Node)> {
+pub(crate) fn json_order(entries: &[(Node, Node)]) -> Vec<(&str, &Node, &Node)> {
     let mut out: Vec<(&str, &Node, &Node)> = Vec::with_capacity(entries.len());
     for (k, v) in entries {
         let Some(key) = k.text() else { continue };
@@ -455,7 +455,7 @@ fn json_order(entries: &[(Node, Node)]) -> Vec<(&str, &Node, &Node)> {
     out
 }
 
-fn strip_indices(path: &str) -> String {
+pub(crate) fn strip_indices(path: &str) -> String {
     let mut out = String::with_capacity(path.len());
     let mut depth = 0;
     for c in path.chars() {
@@ -469,7 +469,7 @@ fn strip_indices(path: &str) -> String {
     out
 }
 
-fn decode_prefix(object: &Object<'_>) -> String {
+pub(crate) fn decode_prefix(object: &Object<'_>) -> String {
     format!(
         "{kind} in version {ver} cannot be handled as a {kind}: ",
         kind = object.kind,
@@ -477,16 +477,7 @@ fn decode_prefix(object: &Object<'_>) -> String {
     )
 }
 
-pub static TYPE_MISMATCH: RuleMeta = RuleMeta {
-    name: "yaml-type-mismatch",
-    summary: "A scheduling field that YAML 1.1 turns into the wrong JSON type (`value: yes`, `tolerationSeconds: \"300\"`)",
-    category: Category::Correctness,
-    severity: Severity::Error,
-    enabled: true,
-    docs: include_str!("../../rules/yaml-type-mismatch.md"),
-};
-
-fn describe(r: &Resolved, text: &str) -> String {
+pub(crate) fn describe(r: &Resolved, text: &str) -> String {
     match r {
         Resolved::Bool(b) => format!("YAML 1.1 reads `{text}` as the boolean {b}"),
         Resolved::Int(_) | Resolved::Uint(_) | Resolved::Float(_) => format!(
@@ -499,233 +490,7 @@ fn describe(r: &Resolved, text: &str) -> String {
     }
 }
 
-pub fn check_type_mismatch(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
-    // The server's decoder keeps only the first type error, in JSON document order.
-    let mut first_type_error = true;
-    for p in walk(ctx.object) {
-        match p {
-            Problem::Type {
-                node,
-                key,
-                what,
-                resolved,
-                go_struct,
-                dotted,
-                path,
-                go_type,
-            } => {
-                let text = node.text().unwrap_or("");
-                let (message, help) = match go_type {
-                    "string" => (
-                        format!(
-                            "{}, but `{}` must be a string",
-                            describe(&resolved, text),
-                            last(&path)
-                        ),
-                        if node.as_scalar().is_some() {
-                            format!("quote it: `\"{text}\"`")
-                        } else {
-                            "write a single string here".to_string()
-                        },
-                    ),
-                    "int64" | "int32" => (
-                        format!(
-                            "`{}` must be an integer, but this is {}",
-                            last(&path),
-                            match &resolved {
-                                Resolved::Str => format!("the string `{text}`"),
-                                Resolved::Float(_) => format!("the fraction {text}"),
-                                Resolved::Uint(_) | Resolved::Int(_) =>
-                                    format!("{text}, out of range for {go_type}"),
-                                Resolved::Bool(b) => format!("the boolean {b}"),
-                                _ => "not a number".to_string(),
-                            }
-                        ),
-                        if matches!(resolved, Resolved::Str) && text.trim().parse::<i64>().is_ok() {
-                            format!("remove the quotes: `{}`", text.trim())
-                        } else {
-                            "write a whole number of seconds, unquoted".to_string()
-                        },
-                    ),
-                    _ => (
-                        format!("`{}` must be a {go_type}, but this is {what}", last(&path)),
-                        "fix the structure of this field".to_string(),
-                    ),
-                };
-                // A string field written as a plain YAML 1.1 bool or number: quote it.
-                let fix = (go_type == "string"
-                    && matches!(
-                        resolved,
-                        Resolved::Bool(_)
-                            | Resolved::Int(_)
-                            | Resolved::Uint(_)
-                            | Resolved::Float(_)
-                    ))
-                .then(|| key.and_then(|k| crate::fix::quote_scalar(ctx.source, k, node)))
-                .flatten()
-                .map(|e| Fix::safe(format!("quote it: `\"{text}\"`"), vec![e]));
-                let mut f = Finding::new(TYPE_MISMATCH.name, TYPE_MISMATCH.severity, message)
-                    .primary(node.span, format!("decodes as {what}"))
-                    .help(help)
-                    .field(path)
-                    .fix(fix);
-                if matches!(ctx.object.schema, Schema::Builtin { .. })
-                    && std::mem::take(&mut first_type_error)
-                {
-                    f = f.api_error(format!(
-                        "{}json: cannot unmarshal {what} into Go struct field {go_struct}.{dotted} of type {go_type}",
-                        decode_prefix(ctx.object)
-                    ));
-                }
-                out.push(f);
-            }
-            Problem::Surprise { node, path, note } => {
-                let text = node.text().unwrap_or("");
-                out.push(
-                    Finding::new(TYPE_MISMATCH.name, Severity::Warning, note)
-                        .primary(node.span, "not decimal")
-                        .help(format!(
-                            "write the decimal number you mean; `{text}` with a leading zero is not decimal to YAML 1.1"
-                        ))
-                        .field(path),
-                );
-            }
-            Problem::NonFinite { node, path, what } => {
-                let text = node.text().unwrap_or("");
-                out.push(
-                    Finding::new(
-                        TYPE_MISMATCH.name,
-                        TYPE_MISMATCH.severity,
-                        format!("`{text}` is the YAML float {what}, which JSON cannot carry; kubectl fails before sending anything"),
-                    )
-                    .primary(node.span, "not representable in JSON")
-                    .help("quote it if you mean the string, or write a number")
-                    .field(path)
-                    .api_error(format!(
-                        "error: error parsing {}: error converting YAML to JSON: json: unsupported value: {what}",
-                        ctx.source.name
-                    )),
-                );
-            }
-            Problem::Unknown { .. } => {}
-        }
-    }
-}
-
-fn last(path: &str) -> &str {
+pub(crate) fn last(path: &str) -> &str {
     let tail = path.rsplit('.').next().unwrap_or(path);
     tail.split('[').next().unwrap_or(tail)
-}
-
-pub static UNKNOWN_FIELD: RuleMeta = RuleMeta {
-    name: "unknown-field",
-    summary: "A field the typed object does not have (`tolerationseconds`); kubectl's strict validation rejects it",
-    category: Category::Correctness,
-    severity: Severity::Error,
-    enabled: true,
-    docs: include_str!("../../rules/unknown-field.md"),
-};
-
-pub fn check_unknown_field(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
-    let unknown: Vec<_> = walk(ctx.object)
-        .into_iter()
-        .filter_map(|p| match p {
-            Problem::Unknown {
-                key,
-                path,
-                known,
-                go_struct,
-            } => Some((key, path, known, go_struct)),
-            _ => None,
-        })
-        .collect();
-    // The server lists every unknown field of the object in one strict-decoding error.
-    let api = matches!(ctx.object.schema, Schema::Builtin { .. }).then(|| {
-        let list: Vec<String> = unknown
-            .iter()
-            .map(|(_, path, _, _)| format!("unknown field \"{path}\""))
-            .collect();
-        format!(
-            "{}strict decoding error: {}",
-            decode_prefix(ctx.object),
-            list.join(", ")
-        )
-    });
-    for (i, (key, path, known, go_struct)) in unknown.iter().enumerate() {
-        let name = key.text().unwrap_or("");
-        let names: Vec<&str> = known.iter().map(|(n, _)| *n).collect();
-        let help = match nearest(name, &names, 3) {
-            Some(s) => format!("did you mean `{s}`? Field names are case-sensitive"),
-            None => format!("a {go_struct} has only: {}", names.join(", ")),
-        };
-        let mut f = Finding::new(
-            UNKNOWN_FIELD.name,
-            UNKNOWN_FIELD.severity,
-            format!("unknown field `{name}` in a {go_struct}"),
-        )
-        .primary(key.span, "unknown field")
-        .help(help)
-        .field(path.clone());
-        if i == 0
-            && let Some(a) = &api
-        {
-            f = f.api_error(a.clone());
-        }
-        out.push(f);
-    }
-}
-
-pub static DUPLICATE_KEY: RuleMeta = RuleMeta {
-    name: "duplicate-key",
-    summary: "A mapping key given twice; kubectl silently keeps the last one",
-    category: Category::Correctness,
-    severity: Severity::Warning,
-    enabled: true,
-    docs: include_str!("../../rules/duplicate-key.md"),
-};
-
-pub fn check_duplicate_key(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
-    // Kinds without scheduling fields are out of scope (the fast path does not parse them).
-    if crate::load::prescan::is_skippable_kind(ctx.object.kind, ctx.object.group) {
-        return;
-    }
-    duplicates(ctx.object.node, "", out, 0);
-}
-
-fn duplicates(node: &Node, path: &str, out: &mut Vec<Finding>, depth: usize) {
-    if depth > 200 {
-        return;
-    }
-    match &node.value {
-        Value::Map(entries) => {
-            for (i, (k, v)) in entries.iter().enumerate() {
-                let Some(key) = k.text() else { continue };
-                let child = join(path, key);
-                if let Some((wk, _)) = entries[i + 1..]
-                    .iter()
-                    .rev()
-                    .find(|(k2, _)| k2.text() == Some(key))
-                {
-                    out.push(
-                        Finding::new(
-                            DUPLICATE_KEY.name,
-                            DUPLICATE_KEY.severity,
-                            format!("key `{key}` is given more than once; kubectl keeps only the last one and drops this one"),
-                        )
-                        .primary(k.span, "ignored")
-                        .secondary(wk.span, "this one wins")
-                        .help("remove one of the keys, or merge their contents")
-                        .field(child.clone()),
-                    );
-                }
-                duplicates(v, &child, out, depth + 1);
-            }
-        }
-        Value::Seq(items) => {
-            for (i, item) in items.iter().enumerate() {
-                duplicates(item, &format!("{path}[{i}]"), out, depth + 1);
-            }
-        }
-        Value::Scalar(_) => {}
-    }
 }

@@ -12,8 +12,19 @@ mod decoding;
 mod dedicated_toleration_without_affinity;
 mod default_toleration_suppressed;
 mod deprecated_taint_key;
+mod duplicate_key;
+mod duplicate_taint;
 mod input;
+mod invalid_node_affinity;
+mod invalid_node_selector;
+mod invalid_taint_effect;
+mod invalid_taint_key;
 pub mod invalid_taint_spec;
+mod invalid_taint_value;
+mod invalid_toleration_effect;
+mod invalid_toleration_key;
+mod invalid_toleration_operator;
+mod invalid_toleration_value;
 mod node_selection;
 mod nodename_bypasses_taint;
 mod nodename_untolerated_noexecute;
@@ -24,12 +35,16 @@ mod taints;
 mod tolerates_all_effects;
 mod tolerates_all_taints;
 mod toleration_effect_mismatch;
+mod toleration_empty_key_requires_exists;
 mod toleration_exists_with_value;
 mod toleration_matches_no_taint;
 mod toleration_not_allowed;
 mod toleration_seconds_evicts_immediately;
+mod toleration_seconds_requires_noexecute;
 pub mod tolerations;
+mod unknown_field;
 mod unschedulable_workload;
+mod yaml_type_mismatch;
 
 /// The heuristic rule the cross-reference replaces when an inventory exists.
 pub const DEDICATED_HEURISTIC: &str = "dedicated-toleration-without-affinity";
@@ -202,13 +217,13 @@ pub static RULES: &[Rule] = &[
         cross: None,
     },
     Rule {
-        meta: &decoding::DUPLICATE_KEY,
-        check: Some(decoding::check_duplicate_key),
+        meta: &duplicate_key::DUPLICATE_KEY,
+        check: Some(duplicate_key::check_duplicate_key),
         cross: None,
     },
     Rule {
-        meta: &taints::DUPLICATE,
-        check: Some(taints::check_duplicate),
+        meta: &duplicate_taint::DUPLICATE,
+        check: Some(duplicate_taint::check_duplicate),
         cross: None,
     },
     Rule {
@@ -227,23 +242,23 @@ pub static RULES: &[Rule] = &[
         cross: None,
     },
     Rule {
-        meta: &node_selection::INVALID_NODE_AFFINITY,
-        check: Some(node_selection::check_node_affinity),
+        meta: &invalid_node_affinity::INVALID_NODE_AFFINITY,
+        check: Some(invalid_node_affinity::check_node_affinity),
         cross: None,
     },
     Rule {
-        meta: &node_selection::INVALID_NODE_SELECTOR,
-        check: Some(node_selection::check_node_selector),
+        meta: &invalid_node_selector::INVALID_NODE_SELECTOR,
+        check: Some(invalid_node_selector::check_node_selector),
         cross: None,
     },
     Rule {
-        meta: &taints::INVALID_EFFECT,
-        check: Some(taints::check_effect),
+        meta: &invalid_taint_effect::INVALID_EFFECT,
+        check: Some(invalid_taint_effect::check_effect),
         cross: None,
     },
     Rule {
-        meta: &taints::INVALID_KEY,
-        check: Some(taints::check_key),
+        meta: &invalid_taint_key::INVALID_KEY,
+        check: Some(invalid_taint_key::check_key),
         cross: None,
     },
     Rule {
@@ -252,28 +267,28 @@ pub static RULES: &[Rule] = &[
         cross: None,
     },
     Rule {
-        meta: &taints::INVALID_VALUE,
-        check: Some(taints::check_value),
+        meta: &invalid_taint_value::INVALID_VALUE,
+        check: Some(invalid_taint_value::check_value),
         cross: None,
     },
     Rule {
-        meta: &tolerations::INVALID_EFFECT,
-        check: Some(tolerations::check_effect),
+        meta: &invalid_toleration_effect::INVALID_EFFECT,
+        check: Some(invalid_toleration_effect::check_effect),
         cross: None,
     },
     Rule {
-        meta: &tolerations::INVALID_KEY,
-        check: Some(tolerations::check_key),
+        meta: &invalid_toleration_key::INVALID_KEY,
+        check: Some(invalid_toleration_key::check_key),
         cross: None,
     },
     Rule {
-        meta: &tolerations::INVALID_OPERATOR,
-        check: Some(tolerations::check_operator),
+        meta: &invalid_toleration_operator::INVALID_OPERATOR,
+        check: Some(invalid_toleration_operator::check_operator),
         cross: None,
     },
     Rule {
-        meta: &tolerations::INVALID_VALUE,
-        check: Some(tolerations::check_value),
+        meta: &invalid_toleration_value::INVALID_VALUE,
+        check: Some(invalid_toleration_value::check_value),
         cross: None,
     },
     Rule {
@@ -322,8 +337,8 @@ pub static RULES: &[Rule] = &[
         cross: Some(toleration_effect_mismatch::check),
     },
     Rule {
-        meta: &tolerations::EMPTY_KEY,
-        check: Some(tolerations::check_empty_key),
+        meta: &toleration_empty_key_requires_exists::EMPTY_KEY,
+        check: Some(toleration_empty_key_requires_exists::check_empty_key),
         cross: None,
     },
     Rule {
@@ -347,13 +362,13 @@ pub static RULES: &[Rule] = &[
         cross: None,
     },
     Rule {
-        meta: &tolerations::SECONDS,
-        check: Some(tolerations::check_seconds),
+        meta: &toleration_seconds_requires_noexecute::SECONDS,
+        check: Some(toleration_seconds_requires_noexecute::check_seconds),
         cross: None,
     },
     Rule {
-        meta: &decoding::UNKNOWN_FIELD,
-        check: Some(decoding::check_unknown_field),
+        meta: &unknown_field::UNKNOWN_FIELD,
+        check: Some(unknown_field::check_unknown_field),
         cross: None,
     },
     Rule {
@@ -382,8 +397,8 @@ pub static RULES: &[Rule] = &[
         cross: None,
     },
     Rule {
-        meta: &decoding::TYPE_MISMATCH,
-        check: Some(decoding::check_type_mismatch),
+        meta: &yaml_type_mismatch::TYPE_MISMATCH,
+        check: Some(yaml_type_mismatch::check_type_mismatch),
         cross: None,
     },
 ];

@@ -1,94 +1,38 @@
-//! API-server parity for `nodeSelector` and node affinity (`ValidateNodeSelector*`,
-//! SEMANTICS §5.2).
+//! What the node-selection rules share (`ValidateNodeSelector*`, SEMANTICS §5.2): the
+//! `api_error` plumbing and the walk over required and preferred node-affinity terms used by
+//! `invalid-node-affinity`. Each rule lives in its own file.
 
-use crate::analysis::validation::{
+pub(crate) use crate::analysis::validation::{
     dns1123_subdomain_errors, forbidden, go_quote, invalid, label_key_errors, label_value_errors,
     named_value, required,
 };
-use crate::diagnostic::{Finding, Severity};
-use crate::load::Span;
-use crate::load::yaml::Node;
-use crate::model::join;
+pub(crate) use crate::diagnostic::{Finding, Severity};
+pub(crate) use crate::load::Span;
+pub(crate) use crate::load::yaml::Node;
+pub(crate) use crate::model::join;
 
-use super::{Category, Ctx, RuleMeta};
+pub(crate) use super::invalid_node_affinity::INVALID_NODE_AFFINITY;
+pub(crate) use super::{Category, Ctx, RuleMeta};
 
-fn push(ctx: &Ctx<'_>, out: &mut Vec<Finding>, f: Finding, api: impl FnOnce() -> String) {
+pub(crate) fn push(
+    ctx: &Ctx<'_>,
+    out: &mut Vec<Finding>,
+    f: Finding,
+    api: impl FnOnce() -> String,
+) {
     out.push(match ctx.api(api) {
         Some(a) => f.api_error(a),
         None => f,
     });
 }
 
-pub static INVALID_NODE_SELECTOR: RuleMeta = RuleMeta {
-    name: "invalid-node-selector",
-    summary: "`nodeSelector` keys or values that are not valid labels",
-    category: Category::Correctness,
-    severity: Severity::Error,
-    enabled: true,
-    docs: include_str!("../../rules/invalid-node-selector.md"),
-};
-
-pub fn check_node_selector(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
-    for spec in &ctx.object.pod_specs {
-        let Some(sel) = spec.node_selector else {
-            continue;
-        };
-        let Some(entries) = sel.value.as_map() else {
-            continue;
-        };
-        let path = spec.field_path("nodeSelector");
-        for (k, v) in entries {
-            let Some(key) = k.text() else { continue };
-            for msg in label_key_errors(key, ctx.settings) {
-                let f = Finding::new(
-                    INVALID_NODE_SELECTOR.name,
-                    INVALID_NODE_SELECTOR.severity,
-                    format!("nodeSelector key `{key}` is not a valid label key: {msg}"),
-                )
-                .primary(k.span, "invalid label key")
-                .help(super::tolerations::key_help(key))
-                .field(join(&path, key));
-                push(ctx, out, f, || invalid(&path, &go_quote(key), &msg));
-            }
-            let value = if v.is_null() {
-                ""
-            } else {
-                v.text().unwrap_or("")
-            };
-            if v.as_scalar().is_none() {
-                continue;
-            }
-            for msg in label_value_errors(value, ctx.settings) {
-                let f = Finding::new(
-                    INVALID_NODE_SELECTOR.name,
-                    INVALID_NODE_SELECTOR.severity,
-                    format!("nodeSelector value `{value}` for `{key}` is not a valid label value: {msg}"),
-                )
-                .primary(v.span, "invalid label value")
-                .help("node labels can only hold label values: at most 63 characters of `A-Z a-z 0-9 - _ .`, starting and ending alphanumeric; no node can match this")
-                .field(join(&path, key));
-                push(ctx, out, f, || invalid(&path, &go_quote(value), &msg));
-            }
-        }
-    }
-}
-
-pub static INVALID_NODE_AFFINITY: RuleMeta = RuleMeta {
-    name: "invalid-node-affinity",
-    summary: "Node affinity the API server rejects (empty terms, bad operators, values, weights)",
-    category: Category::Correctness,
-    severity: Severity::Error,
-    enabled: true,
-    docs: include_str!("../../rules/invalid-node-affinity.md"),
-};
-
-struct Report<'c, 'a> {
-    ctx: &'c Ctx<'a>,
-    out: &'c mut Vec<Finding>,
+pub(crate) struct Report<'c, 'a> {
+    pub(crate) ctx: &'c Ctx<'a>,
+    pub(crate) out: &'c mut Vec<Finding>,
 }
 
 impl Report<'_, '_> {
-    fn add(
+    pub(crate) fn add(
         &mut self,
         span: Span,
         message: String,
@@ -109,83 +53,16 @@ impl Report<'_, '_> {
     }
 }
 
-fn str_of(n: Option<&Node>) -> &str {
+pub(crate) fn str_of(n: Option<&Node>) -> &str {
     match n {
         Some(n) if !n.is_null() => n.text().unwrap_or(""),
         _ => "",
     }
 }
 
-pub fn check_node_affinity(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
-    let mut r = Report { ctx, out };
-    for spec in &ctx.object.pod_specs {
-        let Some(aff) = spec.affinity else { continue };
-        let Some(na) = aff.value.get("nodeAffinity") else {
-            continue;
-        };
-        let na_path = join(&spec.field_path("affinity"), "nodeAffinity");
-        // A required block that is not a mapping is a decode error (`yaml-type-mismatch`).
-        if let Some((rk, req)) = na.entry("requiredDuringSchedulingIgnoredDuringExecution")
-            && req.as_map().is_some()
-        {
-            let e = join(&na_path, "requiredDuringSchedulingIgnoredDuringExecution");
-            let terms = req.get("nodeSelectorTerms");
-            let list = terms.and_then(Node::as_seq).unwrap_or_default();
-            if list.is_empty() {
-                let span = terms.map_or(rk.span, |t| t.span);
-                let p = join(&e, "nodeSelectorTerms");
-                r.add(
-                    span,
-                    "required node affinity has no `nodeSelectorTerms`".to_string(),
-                    "at least one term required",
-                    "add a term with `matchExpressions`, or remove `requiredDuringSchedulingIgnoredDuringExecution`",
-                    &p,
-                    required(&p, "must have at least one node selector term"),
-                );
-            }
-            for (i, term) in list.iter().enumerate() {
-                let tp = format!("{e}.nodeSelectorTerms[{i}]");
-                check_term(&mut r, term, &tp, false);
-            }
-        }
-        if let Some(pref) = na
-            .get("preferredDuringSchedulingIgnoredDuringExecution")
-            .and_then(Node::as_seq)
-        {
-            let base = join(&na_path, "preferredDuringSchedulingIgnoredDuringExecution");
-            for (i, term) in pref.iter().enumerate() {
-                let tp = format!("{base}[{i}]");
-                let w = term.get("weight").filter(|w| !w.is_null());
-                let weight = match w.map(crate::analysis::yaml11::resolve) {
-                    None => 0,
-                    // A weight that is not an integer is a decode error (`yaml-type-mismatch`).
-                    Some(v) => match v.as_i64() {
-                        Some(i) => i,
-                        None => continue,
-                    },
-                };
-                if !(1..=100).contains(&weight) {
-                    let p = join(&tp, "weight");
-                    r.add(
-                        w.map_or(term.span, |w| w.span),
-                        format!("preferred node affinity weight {weight} is outside 1-100"),
-                        "must be 1-100",
-                        "give each preferred term a `weight` from 1 to 100",
-                        &p,
-                        invalid(&p, &weight.to_string(), "must be in the range 1-100"),
-                    );
-                }
-                if let Some(pref) = term.get("preference") {
-                    check_term(&mut r, pref, &join(&tp, "preference"), true);
-                }
-            }
-        }
-    }
-}
-
 /// `ValidateNodeSelectorTerm`: expressions, then fields. `preferred` allows invalid label
 /// values.
-fn check_term(r: &mut Report<'_, '_>, term: &Node, tp: &str, preferred: bool) {
+pub(crate) fn check_term(r: &mut Report<'_, '_>, term: &Node, tp: &str, preferred: bool) {
     if let Some(exprs) = term.get("matchExpressions").and_then(Node::as_seq) {
         for (j, ex) in exprs.iter().enumerate() {
             let p = format!("{tp}.matchExpressions[{j}]");
@@ -200,7 +77,7 @@ fn check_term(r: &mut Report<'_, '_>, term: &Node, tp: &str, preferred: bool) {
     }
 }
 
-fn values_of(ex: &Node) -> (Option<&Node>, Vec<&Node>) {
+pub(crate) fn values_of(ex: &Node) -> (Option<&Node>, Vec<&Node>) {
     let v = ex.get("values").filter(|v| !v.is_null());
     let list = v
         .and_then(Node::as_seq)
@@ -209,7 +86,7 @@ fn values_of(ex: &Node) -> (Option<&Node>, Vec<&Node>) {
     (v, list)
 }
 
-fn check_expression(r: &mut Report<'_, '_>, ex: &Node, p: &str, preferred: bool) {
+pub(crate) fn check_expression(r: &mut Report<'_, '_>, ex: &Node, p: &str, preferred: bool) {
     let op_node = ex.get("operator");
     let op = str_of(op_node);
     let (values_node, values) = values_of(ex);
@@ -328,7 +205,7 @@ fn check_expression(r: &mut Report<'_, '_>, ex: &Node, p: &str, preferred: bool)
     }
 }
 
-fn check_field(r: &mut Report<'_, '_>, ex: &Node, p: &str) {
+pub(crate) fn check_field(r: &mut Report<'_, '_>, ex: &Node, p: &str) {
     let op_node = ex.get("operator");
     let op = str_of(op_node);
     let (values_node, values) = values_of(ex);

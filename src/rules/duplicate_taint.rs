@@ -1,0 +1,110 @@
+//! `duplicate-taint`: taints unique by (key, effect); Karpenter across taints and startupTaints (SEMANTICS §2.1 step 4, §8).
+
+use super::taints::*;
+
+pub static DUPLICATE: RuleMeta = RuleMeta {
+    name: "duplicate-taint",
+    summary: "Two taints with the same key and effect (the value does not matter)",
+    category: Category::Correctness,
+    severity: Severity::Error,
+    enabled: true,
+    docs: include_str!("../../rules/duplicate-taint.md"),
+};
+
+pub fn check_duplicate(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
+    // Karpenter checks (key, effect) across `taints` and `startupTaints` together.
+    let karpenter: Vec<&Taint<'_>> = ctx
+        .object
+        .taints
+        .iter()
+        .filter(|l| matches!(l.origin, TaintOrigin::Karpenter { .. }))
+        .flat_map(|l| l.taints.iter())
+        .collect();
+    for (i, t) in karpenter.iter().enumerate() {
+        let Some(first) = karpenter[..i]
+            .iter()
+            .find(|p| p.key() == t.key() && p.effect() == t.effect())
+        else {
+            continue;
+        };
+        out.push(
+            Finding::new(
+                DUPLICATE.name,
+                DUPLICATE.severity,
+                format!(
+                    "duplicate taint Key/Effect pair {}={}; Karpenter rejects the NodePool",
+                    t.key(),
+                    t.effect()
+                ),
+            )
+            .primary(t.node.span, "duplicate")
+            .secondary(first.node.span, "first taint with this key and effect")
+            .help("Karpenter requires (key, effect) pairs to be unique across `taints` and `startupTaints`: remove one")
+            .field(t.path.clone()),
+        );
+    }
+    for list in &ctx.object.taints {
+        if matches!(list.origin, TaintOrigin::Karpenter { .. }) {
+            continue;
+        }
+        for (i, t) in list.taints.iter().enumerate() {
+            let Some(first) = list.taints[..i]
+                .iter()
+                .find(|p| p.key() == t.key() && p.effect() == t.effect())
+            else {
+                continue;
+            };
+            let f = Finding::new(
+                DUPLICATE.name,
+                DUPLICATE.severity,
+                format!(
+                    "duplicate taint `{}:{}`; taints must be unique by key and effect",
+                    t.key(),
+                    t.effect()
+                ),
+            )
+            .primary(t.node.span, "duplicate")
+            .secondary(first.node.span, "first taint with this key and effect")
+            .help("remove one of them; to change the value, edit the first one (the value does not make taints distinct)")
+            .field(t.path.clone());
+            let rendered = render_taint(t, ctx);
+            push(ctx, out, f, || {
+                duplicate(
+                    &t.api_path,
+                    &rendered,
+                    "taints must be unique by key and effect pair",
+                )
+            });
+        }
+    }
+}
+
+/// The internal `core.Taint` struct as the server prints it: JSON since 1.34, `%#v` before.
+fn render_taint(t: &Taint<'_>, ctx: &Ctx<'_>) -> String {
+    let time = t
+        .node
+        .get("timeAdded")
+        .filter(|n| !n.is_null())
+        .and_then(|n| n.text());
+    if ctx.settings.minor >= 34 {
+        format!(
+            "{{\"Key\":{},\"Value\":{},\"Effect\":{},\"TimeAdded\":{}}}",
+            json_quote(t.key()),
+            json_quote(t.value()),
+            json_quote(t.effect()),
+            time.map_or_else(|| "null".to_string(), json_quote)
+        )
+    } else {
+        format!(
+            "core.Taint{{Key:{}, Value:{}, Effect:{}, TimeAdded:{}}}",
+            go_quote(t.key()),
+            go_quote(t.value()),
+            go_quote(t.effect()),
+            if time.is_some() {
+                "(*v1.Time)(0xc000000000)"
+            } else {
+                "<nil>"
+            }
+        )
+    }
+}

@@ -1,0 +1,54 @@
+//! `toleration-seconds-requires-noexecute`: `tolerationSeconds` needs `effect: NoExecute` (SEMANTICS §1.2 step 3).
+
+use super::tolerations::*;
+
+pub static SECONDS: RuleMeta = RuleMeta {
+    name: "toleration-seconds-requires-noexecute",
+    summary: "`tolerationSeconds` is only allowed with `effect: NoExecute`",
+    category: Category::Correctness,
+    severity: Severity::Error,
+    enabled: true,
+    docs: include_str!("../../rules/toleration-seconds-requires-noexecute.md"),
+};
+
+pub fn check_seconds(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
+    for (_, tol) in each(ctx) {
+        let Some(secs) = tol.seconds else { continue };
+        if secs.value.is_null() || tol.effect() == "NoExecute" {
+            continue;
+        }
+        let effect = tol.effect();
+        let mut f = Finding::new(
+            SECONDS.name,
+            SECONDS.severity,
+            if effect.is_empty() {
+                "`tolerationSeconds` is set but the toleration has no effect".to_string()
+            } else {
+                format!("`tolerationSeconds` is set but the effect is `{effect}`")
+            },
+        )
+        .primary(secs.span(), "only allowed for NoExecute")
+        .help(if effect.is_empty() {
+            "set `effect: NoExecute` (an empty effect is not enough), or remove `tolerationSeconds`"
+        } else {
+            "set `effect: NoExecute`, or remove `tolerationSeconds`: only NoExecute taints evict"
+        })
+        .field(tol.field_path("effect"))
+        .fix(
+            crate::fix::remove_entry(ctx.source, tol.node, secs.key)
+                .map(|edits| Fix::unsafe_("remove `tolerationSeconds`", edits)),
+        );
+        if let Some(e) = tol.effect {
+            f = f.secondary(e.span(), "not NoExecute");
+        }
+        let path = tol.field_path("effect");
+        let bad = named_value(effect, ctx.settings);
+        push(ctx, out, f, || {
+            invalid(
+                &path,
+                &bad,
+                "effect must be 'NoExecute' when `tolerationSeconds` is set",
+            )
+        });
+    }
+}

@@ -1,0 +1,125 @@
+//! `yaml-type-mismatch`: a scheduling field that YAML 1.1 turns into the wrong JSON type, with the server's 400 text (SEMANTICS §6).
+
+use super::decoding::*;
+
+pub static TYPE_MISMATCH: RuleMeta = RuleMeta {
+    name: "yaml-type-mismatch",
+    summary: "A scheduling field that YAML 1.1 turns into the wrong JSON type (`value: yes`, `tolerationSeconds: \"300\"`)",
+    category: Category::Correctness,
+    severity: Severity::Error,
+    enabled: true,
+    docs: include_str!("../../rules/yaml-type-mismatch.md"),
+};
+
+pub fn check_type_mismatch(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
+    // The server's decoder keeps only the first type error, in JSON document order.
+    let mut first_type_error = true;
+    for p in walk(ctx.object) {
+        match p {
+            Problem::Type {
+                node,
+                key,
+                what,
+                resolved,
+                go_struct,
+                dotted,
+                path,
+                go_type,
+            } => {
+                let text = node.text().unwrap_or("");
+                let (message, help) = match go_type {
+                    "string" => (
+                        format!(
+                            "{}, but `{}` must be a string",
+                            describe(&resolved, text),
+                            last(&path)
+                        ),
+                        if node.as_scalar().is_some() {
+                            format!("quote it: `\"{text}\"`")
+                        } else {
+                            "write a single string here".to_string()
+                        },
+                    ),
+                    "int64" | "int32" => (
+                        format!(
+                            "`{}` must be an integer, but this is {}",
+                            last(&path),
+                            match &resolved {
+                                Resolved::Str => format!("the string `{text}`"),
+                                Resolved::Float(_) => format!("the fraction {text}"),
+                                Resolved::Uint(_) | Resolved::Int(_) =>
+                                    format!("{text}, out of range for {go_type}"),
+                                Resolved::Bool(b) => format!("the boolean {b}"),
+                                _ => "not a number".to_string(),
+                            }
+                        ),
+                        if matches!(resolved, Resolved::Str) && text.trim().parse::<i64>().is_ok() {
+                            format!("remove the quotes: `{}`", text.trim())
+                        } else {
+                            "write a whole number of seconds, unquoted".to_string()
+                        },
+                    ),
+                    _ => (
+                        format!("`{}` must be a {go_type}, but this is {what}", last(&path)),
+                        "fix the structure of this field".to_string(),
+                    ),
+                };
+                // A string field written as a plain YAML 1.1 bool or number: quote it.
+                let fix = (go_type == "string"
+                    && matches!(
+                        resolved,
+                        Resolved::Bool(_)
+                            | Resolved::Int(_)
+                            | Resolved::Uint(_)
+                            | Resolved::Float(_)
+                    ))
+                .then(|| key.and_then(|k| crate::fix::quote_scalar(ctx.source, k, node)))
+                .flatten()
+                .map(|e| Fix::safe(format!("quote it: `\"{text}\"`"), vec![e]));
+                let mut f = Finding::new(TYPE_MISMATCH.name, TYPE_MISMATCH.severity, message)
+                    .primary(node.span, format!("decodes as {what}"))
+                    .help(help)
+                    .field(path)
+                    .fix(fix);
+                if matches!(ctx.object.schema, Schema::Builtin { .. })
+                    && std::mem::take(&mut first_type_error)
+                {
+                    f = f.api_error(format!(
+                        "{}json: cannot unmarshal {what} into Go struct field {go_struct}.{dotted} of type {go_type}",
+                        decode_prefix(ctx.object)
+                    ));
+                }
+                out.push(f);
+            }
+            Problem::Surprise { node, path, note } => {
+                let text = node.text().unwrap_or("");
+                out.push(
+                    Finding::new(TYPE_MISMATCH.name, Severity::Warning, note)
+                        .primary(node.span, "not decimal")
+                        .help(format!(
+                            "write the decimal number you mean; `{text}` with a leading zero is not decimal to YAML 1.1"
+                        ))
+                        .field(path),
+                );
+            }
+            Problem::NonFinite { node, path, what } => {
+                let text = node.text().unwrap_or("");
+                out.push(
+                    Finding::new(
+                        TYPE_MISMATCH.name,
+                        TYPE_MISMATCH.severity,
+                        format!("`{text}` is the YAML float {what}, which JSON cannot carry; kubectl fails before sending anything"),
+                    )
+                    .primary(node.span, "not representable in JSON")
+                    .help("quote it if you mean the string, or write a number")
+                    .field(path)
+                    .api_error(format!(
+                        "error: error parsing {}: error converting YAML to JSON: json: unsupported value: {what}",
+                        ctx.source.name
+                    )),
+                );
+            }
+            Problem::Unknown { .. } => {}
+        }
+    }
+}
