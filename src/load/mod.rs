@@ -89,7 +89,10 @@ pub fn decode(bytes: Vec<u8>) -> Result<String, ReadFailure> {
     }
     match String::from_utf8(bytes) {
         Ok(text) => {
-            if let Some(offset) = text.bytes().position(|b| b == 0) {
+            // `contains` is a memchr: scan byte by byte only when there is a NUL.
+            if text.as_bytes().contains(&0)
+                && let Some(offset) = text.bytes().position(|b| b == 0)
+            {
                 return Err(ReadFailure::Nul { offset, text });
             }
             Ok(text)

@@ -16,18 +16,40 @@ pub fn check_duplicate_key(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     if crate::load::prescan::is_skippable_kind(ctx.object.kind, ctx.object.group) {
         return;
     }
-    duplicates(ctx.object.node, "", out, 0);
+    duplicates(ctx.object.node, &mut Vec::new(), out);
 }
 
-fn duplicates(node: &Node, path: &str, out: &mut Vec<Finding>, depth: usize) {
-    if depth > 200 {
+/// A step of a field path, kept unformatted until a finding needs it.
+enum Step<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+fn path_text(path: &[Step<'_>]) -> String {
+    let mut s = String::new();
+    for step in path {
+        match step {
+            Step::Key(k) => {
+                if !s.is_empty() {
+                    s.push('.');
+                }
+                s.push_str(k);
+            }
+            Step::Index(i) => s.push_str(&format!("[{i}]")),
+        }
+    }
+    s
+}
+
+fn duplicates<'a>(node: &'a Node, path: &mut Vec<Step<'a>>, out: &mut Vec<Finding>) {
+    if path.len() > 200 {
         return;
     }
     match &node.value {
         Value::Map(entries) => {
             for (i, (k, v)) in entries.iter().enumerate() {
                 let Some(key) = k.text() else { continue };
-                let child = join(path, key);
+                path.push(Step::Key(key));
                 if let Some((wk, _)) = entries[i + 1..]
                     .iter()
                     .rev()
@@ -42,15 +64,18 @@ fn duplicates(node: &Node, path: &str, out: &mut Vec<Finding>, depth: usize) {
                         .primary(k.span, "ignored")
                         .secondary(wk.span, "this one wins")
                         .help("remove one of the keys, or merge their contents")
-                        .field(child.clone()),
+                        .field(path_text(path)),
                     );
                 }
-                duplicates(v, &child, out, depth + 1);
+                duplicates(v, path, out);
+                path.pop();
             }
         }
         Value::Seq(items) => {
             for (i, item) in items.iter().enumerate() {
-                duplicates(item, &format!("{path}[{i}]"), out, depth + 1);
+                path.push(Step::Index(i));
+                duplicates(item, path, out);
+                path.pop();
             }
         }
         Value::Scalar(_) => {}
