@@ -237,6 +237,22 @@ fn label_map(
     }
 }
 
+/// The labels (and their locations) of a node template's `metadata.labels`.
+fn template_labels(
+    tmpl: Option<&Node>,
+    source: &Arc<SourceFile>,
+) -> (BTreeMap<String, LabelValues>, BTreeMap<String, Loc>) {
+    let mut labels = BTreeMap::new();
+    let mut locs = BTreeMap::new();
+    label_map(
+        tmpl.and_then(|t| t.path(&["metadata", "labels"])),
+        source,
+        &mut labels,
+        &mut locs,
+    );
+    (labels, locs)
+}
+
 /// The control-plane taint kubeadm applies when `nodeRegistration.taints` is omitted.
 fn kubeadm_default_taint() -> PoolTaint {
     PoolTaint {
@@ -292,14 +308,7 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
         }
         ("NodePool", "karpenter.sh") => {
             let tmpl = node.path(&["spec", "template"]);
-            let mut labels = BTreeMap::new();
-            let mut locs = BTreeMap::new();
-            label_map(
-                tmpl.and_then(|t| t.path(&["metadata", "labels"])),
-                source,
-                &mut labels,
-                &mut locs,
-            );
+            let (mut labels, mut locs) = template_labels(tmpl, source);
             for req in tmpl
                 .and_then(|t| t.path(&["spec", "requirements"]))
                 .and_then(Node::as_seq)
@@ -433,14 +442,7 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
         }
         ("MachineSet" | "MachineDeployment", "cluster.x-k8s.io") => {
             let tmpl = node.path(&["spec", "template"]);
-            let mut labels = BTreeMap::new();
-            let mut locs = BTreeMap::new();
-            label_map(
-                tmpl.and_then(|t| t.path(&["metadata", "labels"])),
-                source,
-                &mut labels,
-                &mut locs,
-            );
+            let (labels, locs) = template_labels(tmpl, source);
             let taints = taint_list(
                 tmpl.and_then(|t| t.path(&["spec", "taints"])),
                 source,

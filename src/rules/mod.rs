@@ -176,6 +176,19 @@ impl Ctx<'_> {
 
 pub type CheckFn = fn(&Ctx<'_>, &mut Vec<Finding>);
 
+/// Reports `f`, with the server's message from `api` when the server validates this object.
+pub(crate) fn push(
+    ctx: &Ctx<'_>,
+    out: &mut Vec<Finding>,
+    f: Finding,
+    api: impl FnOnce() -> String,
+) {
+    out.push(match ctx.api(api) {
+        Some(a) => f.api_error(a),
+        None => f,
+    });
+}
+
 /// What a cross-reference check sees: every workload and node pool of the run.
 pub struct CrossCtx<'a> {
     pub inventory: &'a crate::analysis::crossref::Inventory,

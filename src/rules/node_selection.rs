@@ -14,17 +14,7 @@ pub(crate) use crate::model::join;
 pub(crate) use super::invalid_node_affinity::INVALID_NODE_AFFINITY;
 pub(crate) use super::{Category, Ctx, RuleMeta};
 
-pub(crate) fn push(
-    ctx: &Ctx<'_>,
-    out: &mut Vec<Finding>,
-    f: Finding,
-    api: impl FnOnce() -> String,
-) {
-    out.push(match ctx.api(api) {
-        Some(a) => f.api_error(a),
-        None => f,
-    });
-}
+pub(crate) use super::push;
 
 pub(crate) struct Report<'c, 'a> {
     pub(crate) ctx: &'c Ctx<'a>,

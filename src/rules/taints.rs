@@ -34,14 +34,4 @@ pub(crate) fn each<'a>(ctx: &'a Ctx<'a>) -> impl Iterator<Item = Tainted<'a>> {
     })
 }
 
-pub(crate) fn push(
-    ctx: &Ctx<'_>,
-    out: &mut Vec<Finding>,
-    f: Finding,
-    api: impl FnOnce() -> String,
-) {
-    out.push(match ctx.api(api) {
-        Some(a) => f.api_error(a),
-        None => f,
-    });
-}
+pub(crate) use super::push;

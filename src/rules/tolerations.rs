@@ -22,18 +22,7 @@ pub fn each<'a>(ctx: &'a Ctx<'a>) -> impl Iterator<Item = (&'a PodSpec<'a>, &'a 
         .flat_map(|s| s.tolerations.iter().map(move |t| (s, t)))
 }
 
-pub(crate) fn push(
-    ctx: &Ctx<'_>,
-    out: &mut Vec<Finding>,
-    f: Finding,
-    api: impl FnOnce() -> String,
-) {
-    let f = match ctx.api(api) {
-        Some(a) => f.api_error(a),
-        None => f,
-    };
-    out.push(f);
-}
+pub(crate) use super::push;
 
 /// Advice for a bad label key.
 pub fn key_help(key: &str) -> String {
