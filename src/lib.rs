@@ -298,9 +298,11 @@ pub fn gather_inputs(input: &InputArgs, cfg: &config::Config) -> Result<Gathered
             Err(e) => inputs.push(Input::Text { name, text: Err(e) }),
         }
     }
+    let t = std::time::Instant::now();
     for entry in walk::collect(&file_paths, &walk_opts).map_err(ToolError)? {
         inputs.push(Input::Entry(entry));
     }
+    lint::timing("walk", t.elapsed());
     let mut inventory_paths = input.inventory.clone();
     inventory_paths.extend(cfg.inventory_files.iter().filter(|p| p.exists()).cloned());
     Ok(Gathered {

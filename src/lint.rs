@@ -336,10 +336,27 @@ fn looks_templated(text: &str) -> bool {
 pub fn lint_source(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
     let mut report = FileReport::default();
     let text = &source.text;
+    let templated = looks_templated(text);
+    // `{{` in a file that is plain block YAML (alert rules, Argo workflows, rendered docs)
+    // is text, not a template: when the fast builder takes every document of it, there is
+    // no syntax error for the parser to find.
+    if opts.fast && templated {
+        let streams: Option<Vec<_>> = load::prescan::split_documents(text)
+            .into_iter()
+            .map(|range| load::fast_yaml::parse_at(&text[range.clone()], range.start, opts.limits))
+            .collect();
+        if let Some(streams) = streams {
+            report.suppressions = crate::suppress::scan_comments(source);
+            for stream in &streams {
+                lint_stream(stream, source, opts, &mut report);
+            }
+            return report;
+        }
+    }
     // Templates and the slow path parse the whole file at once.
-    if !opts.fast || looks_templated(text) {
+    if !opts.fast || templated {
         let stream = load::yaml::parse(text, opts.limits);
-        let templated = looks_templated(text)
+        let templated = templated
             && (matches!(stream.error, Some(LoadError::Syntax { .. }))
                 || stream.documents.iter().any(|d| d.has_complex_key));
         if templated {
@@ -374,7 +391,10 @@ pub fn lint_source(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
             report.objects += 1;
             continue;
         }
-        let stream = load::yaml::parse_at(doc, range.start, opts.limits);
+        // Plain block YAML is built directly from its lines; anything else, and every
+        // error, is the parser's.
+        let stream = load::fast_yaml::parse_at(doc, range.start, opts.limits)
+            .unwrap_or_else(|| load::yaml::parse_at(doc, range.start, opts.limits));
         if stream.error.is_some() {
             // The line split may have cut where the parser would not (an unterminated quote
             // running into a `---` line): parse the rest of the file as one, as the slow path

@@ -2,6 +2,7 @@
 //! Every failure here becomes a finding for that file; only a path named on the command line
 //! that does not exist is a tool error.
 
+pub mod fast_yaml;
 pub mod prescan;
 pub mod source;
 pub mod walk;

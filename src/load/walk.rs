@@ -100,7 +100,16 @@ struct Found {
 }
 
 impl Found {
-    fn file(path: PathBuf, root: &Path, canonical_root: Option<&Path>) -> Self {
+    /// A file found under `root`. Its canonical path is resolved only when another name may
+    /// reach it (`identify`): resolving costs a system call per path component.
+    fn file(path: PathBuf, root: &Path, canonical_root: Option<&Path>, identify: bool) -> Self {
+        if !identify {
+            return Found {
+                entry: Entry::File(path),
+                canonical: None,
+                direct: true,
+            };
+        }
         let canonical = std::fs::canonicalize(&path).ok();
         let direct = match (&canonical, canonical_root, path.strip_prefix(root)) {
             (Some(c), Some(r), Ok(rel)) => *c == r.join(rel),
@@ -128,6 +137,9 @@ impl Found {
 /// under several names: the name reached without a link wins, then the smallest path.
 pub fn collect(paths: &[PathBuf], opts: &WalkOptions) -> Result<Vec<Entry>, String> {
     let mut out: Vec<Found> = Vec::new();
+    // One directory walked without following links names every file once: only several
+    // paths or followed links can reach a file twice.
+    let identify = opts.follow_links || paths.len() > 1;
     for root in paths {
         let meta = std::fs::symlink_metadata(root)
             .map_err(|e| format!("{}: {}", root.display(), io_reason(&e)))?;
@@ -139,13 +151,17 @@ pub fn collect(paths: &[PathBuf], opts: &WalkOptions) -> Result<Vec<Entry>, Stri
         if !is_dir {
             // Named explicitly: always linted (unless excluded by the user).
             if !opts.excluded(root) {
-                let mut found = Found::file(root.clone(), root, None);
+                let mut found = Found::file(root.clone(), root, None, identify);
                 found.direct = !meta.file_type().is_symlink();
                 out.push(found);
             }
             continue;
         }
-        let canonical_root = std::fs::canonicalize(root).ok();
+        let canonical_root = if identify {
+            std::fs::canonicalize(root).ok()
+        } else {
+            None
+        };
         let walker = WalkDir::new(root)
             .follow_links(opts.follow_links)
             .sort_by_file_name()
@@ -183,7 +199,12 @@ pub fn collect(paths: &[PathBuf], opts: &WalkOptions) -> Result<Vec<Entry>, Stri
                     }
                     // FIFOs, sockets and devices are listed too, so a `x.yaml` that is not a
                     // regular file is reported; the reader checks the type and never opens it.
-                    out.push(Found::file(e.into_path(), root, canonical_root.as_deref()));
+                    out.push(Found::file(
+                        e.into_path(),
+                        root,
+                        canonical_root.as_deref(),
+                        identify,
+                    ));
                 }
                 Err(err) => {
                     let path = err.path().map_or_else(|| root.clone(), Path::to_path_buf);

@@ -44,7 +44,7 @@ impl Style {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Scalar {
     /// The scalar's content after YAML unescaping and folding.
     pub text: Box<str>,
@@ -53,7 +53,7 @@ pub struct Scalar {
     pub tag: Option<Box<str>>,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Value {
     Scalar(Scalar),
     Seq(Vec<Node>),
@@ -61,7 +61,7 @@ pub enum Value {
     Map(Vec<(Node, Node)>),
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Node {
     pub span: Span,
     pub value: Value,
@@ -143,7 +143,7 @@ impl Node {
 }
 
 /// One YAML document of a file.
-#[derive(Debug)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct Document {
     /// 0-based index of the document in its file.
     pub index: usize,
@@ -291,8 +291,10 @@ impl Builder {
                 anchor,
                 items,
             } => {
+                // saphyr's end event of a flow collection also covers the spaces and
+                // comment after the closing bracket: end at the bracket.
                 let end = if flow {
-                    end_span.end
+                    flow_end(end_span)
                 } else {
                     items.last().map_or(start, |n| n.span.end)
                 };
@@ -326,8 +328,10 @@ impl Builder {
                         },
                     ));
                 }
+                // saphyr's end event of a flow collection also covers the spaces and
+                // comment after the closing bracket: end at the bracket.
                 let end = if flow {
-                    end_span.end
+                    flow_end(end_span)
                 } else {
                     entries
                         .last()
@@ -343,6 +347,14 @@ impl Builder {
         };
         self.push_node(node);
         Some(())
+    }
+}
+
+fn flow_end(end_span: Span) -> usize {
+    if end_span.is_empty() {
+        end_span.end
+    } else {
+        end_span.start + 1
     }
 }
 
@@ -496,7 +508,9 @@ pub fn parse(text: &str, limits: Limits) -> Stream {
                     });
                     break;
                 }
-                let flow = is_flow_start(text, bspan.start);
+                // A block collection's start event is empty; an indentless sequence's may sit on the `[` of
+                // its first item.
+                let flow = !bspan.is_empty() && is_flow_start(text, bspan.start);
                 let frame = if matches!(event, Event::SequenceStart(..)) {
                     Frame::Seq {
                         start: bspan.start,
