@@ -386,7 +386,9 @@ pub fn lint_source(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
     report.suppressions = crate::suppress::scan_comments(source);
     for range in load::prescan::split_documents(text) {
         let doc = &text[range.clone()];
-        if load::prescan::skippable(doc) {
+        if load::prescan::skippable(doc, opts.limits, |kind| {
+            opts.settings.workload_kinds.iter().any(|k| k.kind == kind)
+        }) {
             report.documents += 1;
             report.objects += 1;
             continue;

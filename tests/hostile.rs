@@ -630,6 +630,16 @@ fn fast_path_hides_syntax_error_in_skipped_kind() {
 }
 
 #[test]
+fn fast_path_marker_followed_by_vertical_tab() {
+    fast_equals_full("fast-path-marker-followed-by-vertical-tab.fuzz");
+}
+
+#[test]
+fn fast_path_alias_to_anchor_of_another_document() {
+    fast_equals_full("fast-path-alias-to-anchor-of-another-document.fuzz");
+}
+
+#[test]
 fn fast_path_hides_indented_non_key_line() {
     fast_equals_full("fast-path-hides-indented-non-key-line.fuzz");
 }

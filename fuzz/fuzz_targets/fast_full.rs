@@ -1,5 +1,6 @@
-//! Differential: the fast path (documents of kinds without scheduling fields are skipped after
-//! a line scan) must report exactly what `--full-parse` reports, for any input.
+//! Differential: the fast path (documents built by the line-based builder, those of kinds
+//! without scheduling fields only checked, saphyr for the rest) must report exactly what
+//! `--full-parse` (saphyr for everything) reports, for any input.
 
 #![no_main]
 

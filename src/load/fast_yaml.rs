@@ -37,6 +37,8 @@ struct Fast<'a> {
     t: &'a str,
     depth: usize,
     max_depth: usize,
+    /// False when only checking: nodes below the top level are left empty.
+    build: bool,
 }
 
 /// Parses one document chunk (as [`super::prescan::split_documents`] cuts them) that starts
@@ -50,6 +52,7 @@ pub fn parse_at(chunk: &str, base: usize, limits: Limits) -> Option<Stream> {
         t: chunk,
         depth: 0,
         max_depth: limits.max_depth.min(128),
+        build: true,
     };
     let doc = p.document().ok()?;
     let mut stream = Stream::default();
@@ -74,10 +77,28 @@ pub fn why_not(chunk: &str) -> Option<String> {
         t: chunk,
         depth: 0,
         max_depth: 128,
+        build: true,
     };
     p.document()
         .err()
         .map(|Bail(at)| format!("line {}", at.line()))
+}
+
+/// Checks that a document chunk is plain block YAML the parser would accept, without
+/// building it: the root comes back with its top-level entries (so its `kind` and
+/// `apiVersion` can be read) and empty collections below them. `None` as for [`parse_at`].
+pub fn check(chunk: &str, limits: Limits) -> Option<Node> {
+    if !plain_bytes(chunk.as_bytes()) {
+        return None;
+    }
+    let mut p = Fast {
+        s: chunk.as_bytes(),
+        t: chunk,
+        depth: 0,
+        max_depth: limits.max_depth.min(128),
+        build: false,
+    };
+    p.document().ok()?.and_then(|d| d.root)
 }
 
 /// Printable characters and line feeds only: no tab, CR, control character, byte order mark,
@@ -118,14 +139,23 @@ fn shift(node: &mut Node, by: usize) {
     }
 }
 
-fn scalar(span: Span, text: &str, style: Style) -> Node {
-    Node {
-        span,
-        value: Value::Scalar(Scalar {
-            text: text.into(),
-            style,
-            tag: None,
-        }),
+/// A scalar's text, collected only when the builder keeps it.
+struct Text {
+    s: String,
+    on: bool,
+}
+
+impl Text {
+    fn push(&mut self, c: char) {
+        if self.on {
+            self.s.push(c);
+        }
+    }
+
+    fn push_str(&mut self, t: &str) {
+        if self.on {
+            self.s.push_str(t);
+        }
     }
 }
 
@@ -134,6 +164,34 @@ fn is_blank_or_eol(b: u8) -> bool {
 }
 
 impl<'a> Fast<'a> {
+    /// Whether nodes are built here: always when building, and at the top level of a
+    /// document when only checking it (for its `kind` and `apiVersion`).
+    fn keep(&self) -> bool {
+        self.build || self.depth <= 1
+    }
+
+    fn text(&self) -> Text {
+        Text {
+            s: String::new(),
+            on: self.keep(),
+        }
+    }
+
+    fn scalar(&self, span: Span, text: &str, style: Style) -> Node {
+        Node {
+            span,
+            value: Value::Scalar(Scalar {
+                text: if self.keep() {
+                    text.into()
+                } else {
+                    Box::default()
+                },
+                style,
+                tag: None,
+            }),
+        }
+    }
+
     /// The byte at `i`, or 0 past the end (the text holds no NUL).
     fn at(&self, i: usize) -> u8 {
         self.s.get(i).copied().unwrap_or(0)
@@ -292,10 +350,14 @@ impl<'a> Fast<'a> {
         let m = first.col;
         let mut entries: Vec<(Node, Node)> = Vec::new();
         let mut cur = first;
+        let mut end;
         loop {
             let (key, colon) = self.key(cur.pos)?;
             let (value, next) = self.map_value(colon, m)?;
-            entries.push((key, value));
+            end = key.span.end.max(value.span.end);
+            if self.keep() {
+                entries.push((key, value));
+            }
             if self.at_end(next) || next.col < m {
                 cur = next;
                 break;
@@ -306,9 +368,6 @@ impl<'a> Fast<'a> {
             cur = next;
         }
         self.depth -= 1;
-        let end = entries
-            .last()
-            .map_or(first.pos, |(k, v)| k.span.end.max(v.span.end));
         Ok((
             Node {
                 span: Span::new(first.pos, end.max(first.pos)),
@@ -341,7 +400,7 @@ impl<'a> Fast<'a> {
                     }
                 }
                 let text = self.t[pos..i].trim_end_matches(' ');
-                let node = scalar(Span::new(pos, pos + text.len()), text, Style::Plain);
+                let node = self.scalar(Span::new(pos, pos + text.len()), text, Style::Plain);
                 (node, i)
             }
         };
@@ -372,7 +431,7 @@ impl<'a> Fast<'a> {
                 } else if !self.at_end(next) && next.col == m && self.is_seq_entry(next.pos) {
                     self.block_seq(next, true)
                 } else {
-                    Ok((scalar(Span::empty(colon), "", Style::Plain), next))
+                    Ok((self.scalar(Span::empty(colon), "", Style::Plain), next))
                 }
             }
             _ => self.inline_value(i, m),
@@ -408,7 +467,7 @@ impl<'a> Fast<'a> {
 
     /// A plain scalar from `i` in block context, over the deeper lines that continue it.
     fn plain(&self, i: usize, indent: usize) -> R<(Node, Cur)> {
-        let mut text = String::new();
+        let mut text = self.text();
         let mut from = i;
         let mut end;
         loop {
@@ -461,7 +520,7 @@ impl<'a> Fast<'a> {
             }
             from = first;
         }
-        let node = scalar(Span::new(i, end), &text, Style::Plain);
+        let node = self.scalar(Span::new(i, end), &text.s, Style::Plain);
         let next = self.next_content((self.line_end(end) + 1).min(self.s.len()))?;
         Ok((node, next))
     }
@@ -470,6 +529,8 @@ impl<'a> Fast<'a> {
         self.enter()?;
         let d = first.col;
         let mut items: Vec<Node> = Vec::new();
+        let mut count = 0;
+        let mut end;
         let mut start = first.pos;
         let mut cur = first;
         loop {
@@ -478,17 +539,17 @@ impl<'a> Fast<'a> {
                 b'\n' | 0 | b'#' => {
                     let eol = self.line_end(i);
                     let next = self.next_content((eol + 1).min(self.s.len()))?;
-                    if items.is_empty() && indentless {
+                    if count == 0 && indentless {
                         start = eol;
                     }
                     if !self.at_end(next) && next.col > d {
                         self.deeper_node(next, d)?
                     } else {
-                        (scalar(Span::empty(eol), "", Style::Plain), next)
+                        (self.scalar(Span::empty(eol), "", Style::Plain), next)
                     }
                 }
                 _ => {
-                    if items.is_empty() && indentless {
+                    if count == 0 && indentless {
                         start = i;
                     }
                     let here = Cur {
@@ -504,7 +565,11 @@ impl<'a> Fast<'a> {
                     }
                 }
             };
-            items.push(item);
+            count += 1;
+            end = item.span.end;
+            if self.keep() {
+                items.push(item);
+            }
             cur = next;
             if self.at_end(next) || next.col < d {
                 break;
@@ -520,7 +585,6 @@ impl<'a> Fast<'a> {
             }
         }
         self.depth -= 1;
-        let end = items.last().map_or(start, |n| n.span.end);
         Ok((
             Node {
                 span: Span::new(start, end.max(start)),
@@ -559,7 +623,7 @@ impl<'a> Fast<'a> {
     /// YAML folds them; keys and flow scalars stay on one line.
     fn quoted(&self, pos: usize, block: Option<usize>) -> R<(Node, usize)> {
         let double = self.at(pos) == b'"';
-        let mut text = String::new();
+        let mut text = self.text();
         let mut i = pos + 1;
         let mut run = i;
         loop {
@@ -624,7 +688,7 @@ impl<'a> Fast<'a> {
             Node {
                 span,
                 value: Value::Scalar(Scalar {
-                    text: text.into_boxed_str(),
+                    text: text.s.into_boxed_str(),
                     style,
                     tag: None,
                 }),
@@ -636,7 +700,7 @@ impl<'a> Fast<'a> {
     /// Folds the line break at `br` inside a multi-line flow scalar: one space, or a line
     /// feed for each empty line after it. Returns the first character of the next line with
     /// text, which must be deeper than `indent`.
-    fn fold_break(&self, br: usize, indent: usize, text: &mut String) -> R<usize> {
+    fn fold_break(&self, br: usize, indent: usize, text: &mut Text) -> R<usize> {
         let mut line = br + 1;
         let mut empty = 0;
         loop {
@@ -745,11 +809,15 @@ impl<'a> Fast<'a> {
                     return bail();
                 }
                 let (value, after) = self.flow_item(v)?;
-                entries.push((key, value));
+                if self.keep() {
+                    entries.push((key, value));
+                }
                 i = self.skip_spaces(after);
             } else {
                 let (item, after) = self.flow_item(i)?;
-                items.push(item);
+                if self.keep() {
+                    items.push(item);
+                }
                 i = self.skip_spaces(after);
                 if self.at(i) == b':' {
                     return bail();
@@ -806,7 +874,7 @@ impl<'a> Fast<'a> {
             return bail();
         }
         Ok((
-            scalar(Span::new(i, i + text.len()), text, Style::Plain),
+            self.scalar(Span::new(i, i + text.len()), text, Style::Plain),
             i + text.len(),
         ))
     }
@@ -832,6 +900,7 @@ impl<'a> Fast<'a> {
         };
         // Content lines: the first one with text fixes the indentation.
         let mut line = header_end + 1;
+        let keep = self.keep();
         let mut lines: Vec<&str> = Vec::new();
         let mut k = 0;
         let mut start = 0;
@@ -846,7 +915,9 @@ impl<'a> Fast<'a> {
                 if k == 0 || spaces > k {
                     return bail();
                 }
-                lines.push("");
+                if keep {
+                    lines.push("");
+                }
                 line = eol + 1;
                 continue;
             }
@@ -864,7 +935,9 @@ impl<'a> Fast<'a> {
             if !literal && spaces > k {
                 return bail();
             }
-            lines.push(&self.t[line + k..eol]);
+            if keep {
+                lines.push(&self.t[line + k..eol]);
+            }
             line = eol + 1;
         }
         if k == 0 {
@@ -872,7 +945,7 @@ impl<'a> Fast<'a> {
         }
         let trailing = lines.iter().rev().take_while(|l| l.is_empty()).count();
         let body = &lines[..lines.len() - trailing];
-        let mut text = String::new();
+        let mut text = self.text();
         if literal {
             for (n, l) in body.iter().enumerate() {
                 if n > 0 {
@@ -921,7 +994,7 @@ impl<'a> Fast<'a> {
         let node = Node {
             span: Span::new(start, end),
             value: Value::Scalar(Scalar {
-                text: text.into_boxed_str(),
+                text: text.s.into_boxed_str(),
                 style,
                 tag: None,
             }),

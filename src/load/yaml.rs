@@ -574,6 +574,12 @@ fn syntax_error(conv: &CharToByte<'_>, err: &ScanError, limits: Limits) -> LoadE
             limit: limits.max_depth,
         };
     }
+    // saphyr knows anchors of earlier documents of the same stream, so an alias to one of
+    // them reaches our builder, which does not; parsed alone, the document fails in saphyr.
+    // Either way it is the same finding.
+    if err.info().contains("unknown anchor") {
+        return LoadError::UnknownAlias { offset };
+    }
     LoadError::Syntax {
         message: err.info().to_string(),
         offset,
