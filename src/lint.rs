@@ -329,7 +329,8 @@ fn read_failure(name: &str, failure: ReadFailure, opts: &LintOptions) -> FileRep
 
 /// Does the text look like an unrendered Go template?
 fn looks_templated(text: &str) -> bool {
-    text.contains("{{") && text.contains("}}")
+    let bytes = text.as_bytes();
+    memchr::memmem::find(bytes, b"{{").is_some() && memchr::memmem::find(bytes, b"}}").is_some()
 }
 
 /// Lints one loaded source.
@@ -622,11 +623,21 @@ pub fn finish(reports: Vec<FileReport>, extra: Vec<FileReport>, opts: &LintOptio
         eval: &eval,
         settings: &opts.settings,
     };
-    for (meta, check) in opts.rules.enabled_cross() {
-        let t = std::time::Instant::now();
-        check(&ctx, &mut findings);
-        timing(&format!("cross rule {}", meta.name), t.elapsed());
-    }
+    // The cross rules only read the inventory and the evaluation: they run side by side.
+    let cross: Vec<Vec<Finding>> = opts
+        .rules
+        .enabled_cross()
+        .collect::<Vec<_>>()
+        .into_par_iter()
+        .map(|(meta, check)| {
+            let t = std::time::Instant::now();
+            let mut found = Vec::new();
+            check(&ctx, &mut found);
+            timing(&format!("cross rule {}", meta.name), t.elapsed());
+            found
+        })
+        .collect();
+    findings.extend(cross.into_iter().flatten());
     timing("inventory", t1 - t0);
     timing(
         &format!(

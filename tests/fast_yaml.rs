@@ -222,10 +222,31 @@ fn same_trees_on_edge_cases() {
         "- a: 1\n  - b\n",
         "- a:\n  - b\n  c: 1\n",
         "a: 1\n...\n",
+        "a: 1\n...\n# c\n\n",
+        "a: 1\n... # c\n",
+        "a: 1\n...#c\n",
+        "a: 1\n...\nb: 2\n",
+        "a: 1\n...\n...\n",
+        "a: |\n  x\n...\n",
+        "a: |+\n  x\n\n...\n",
+        "a: >\n  x\n  y\n...\n",
+        "a: x\n...",
+        "a:\n  b: x\n...\n",
+        "- a\n...\n",
+        "a: \"x\n...\"\n",
+        "a: 'x\n... y'\n",
+        "a: x\n  ... y\n",
+        "a: x\n....\n",
         "a: 1\n--- \nb: 2\n",
         "%YAML 1.2\n---\na: 1\n",
         "--- a: 1\n",
         "---\n# c\n",
+        "---\n# c\n\n",
+        "--- # x\n",
+        "---",
+        "---\n...\n",
+        "---\n# c\n...\n",
+        "# a\n---\n  # b\n",
         "--- |\n  x\n",
         "a: |2\n   x\n",
         "a: |-2\n   x\n",
@@ -370,9 +391,17 @@ fn why_the_fast_builder_gives_up() {
         let Ok(text) = std::fs::read_to_string(&f) else {
             continue;
         };
-        if text.contains("{{") {
+        // A file with `{{` goes to the parser whole unless the builder takes every document.
+        if text.contains("{{")
+            && split_documents(&text)
+                .into_iter()
+                .any(|r| fast_yaml::why_not(&text[r]).is_some())
+        {
             let e = why.entry("templated file".into()).or_default();
             e.0 += text.len();
+            if e.1.is_empty() {
+                e.1 = f.display().to_string();
+            }
             continue;
         }
         for range in split_documents(&text) {
@@ -393,5 +422,21 @@ fn why_the_fast_builder_gives_up() {
     v.sort_by_key(|(_, (n, _))| std::cmp::Reverse(*n));
     for (reason, (bytes, example)) in v {
         eprintln!("{bytes:>10} {reason:<12} {example}");
+    }
+}
+
+/// Why the fast builder gives up on each document of the file in `WHY_FILE`.
+#[test]
+#[ignore = "debugging aid"]
+fn why_file() {
+    let Some(path) = std::env::var_os("WHY_FILE") else {
+        return;
+    };
+    let text = std::fs::read_to_string(path).unwrap();
+    for r in split_documents(&text) {
+        if let Some(why) = fast_yaml::why_not(&text[r.clone()]) {
+            let line = text[..r.start].matches('\n').count() + 1;
+            eprintln!("document at line {line}: {why}");
+        }
     }
 }

@@ -224,6 +224,10 @@ impl<'a> Fast<'a> {
                 0 => break,
                 c => {
                     if first == line && matches!(c, b'-' | b'.' | b'%') && self.is_marker(line) {
+                        // `...` ends the document; only comments may follow it here.
+                        if c == b'.' && self.only_comments_after(line) {
+                            break;
+                        }
                         return bail();
                     }
                     return Ok(Cur {
@@ -237,6 +241,28 @@ impl<'a> Fast<'a> {
             pos: self.s.len(),
             col: 0,
         })
+    }
+
+    /// After a `...` line at `line`: nothing but blank and comment lines (the line itself
+    /// may end in a comment).
+    fn only_comments_after(&self, line: usize) -> bool {
+        let after = self.skip_spaces(line + 3);
+        let mut next = match self.at(after) {
+            b'\n' => after + 1,
+            0 => return true,
+            b'#' if after > line + 3 => self.line_end(after) + 1,
+            _ => return false,
+        };
+        while next < self.s.len() {
+            let first = self.skip_spaces(next);
+            match self.at(first) {
+                b'\n' => next = first + 1,
+                b'#' => next = self.line_end(first) + 1,
+                0 => return true,
+                _ => return false,
+            }
+        }
+        true
     }
 
     /// `---`, `...` or a `%` directive at the start of a line.
@@ -306,10 +332,23 @@ impl<'a> Fast<'a> {
         }
         let cur = self.next_content(line)?;
         if self.at_end(cur) {
-            // Only comments: no document; a lone marker holds an empty one.
+            // Only comments: no document; a lone marker holds an empty one, a null scalar
+            // at the end of the chunk (at a `...` token: the parser's call).
+            let len = self.s.len();
             return match marker {
                 None => Ok(None),
-                Some(_) => bail(),
+                Some(_)
+                    if self.s.starts_with(b"...")
+                        || memchr::memmem::find(self.s, b"\n...").is_some() =>
+                {
+                    bail()
+                }
+                Some(m) => Ok(Some(Document {
+                    index: 0,
+                    span: Span::new(m.min(len), len),
+                    root: Some(self.scalar(Span::empty(len), "", Style::Plain)),
+                    has_complex_key: false,
+                })),
             };
         }
         let (root, next) = self.block_node(cur)?;
