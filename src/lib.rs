@@ -657,6 +657,7 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<ExitStatus, ToolError>
     } else {
         args.outputs.clone()
     };
+    let t = std::time::Instant::now();
     for (format, dest) in &outputs {
         match dest {
             None => {
@@ -678,6 +679,7 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<ExitStatus, ToolError>
             }
         }
     }
+    lint::timing("output", t.elapsed());
     let threshold = match args.fail_on {
         FailOn::Error => Some(Severity::Error),
         FailOn::Warning => Some(Severity::Warning),

@@ -398,10 +398,11 @@ pub fn lint_source(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
         // error, is the parser's.
         let stream = load::fast_yaml::parse_at(doc, range.start, opts.limits)
             .unwrap_or_else(|| load::yaml::parse_at(doc, range.start, opts.limits));
-        if stream.error.is_some() {
+        if stream.error.is_some() || stream.documents.iter().any(block_scalar_root) {
             // The line split may have cut where the parser would not (an unterminated quote
-            // running into a `---` line): parse the rest of the file as one, as the slow path
-            // does, for its documents and its exact error.
+            // running into a `---` line; saphyr also runs a top-level block scalar on over
+            // `---` lines): parse the rest of the file as one, as the slow path does, for its
+            // documents and its exact error.
             let rest = load::yaml::parse_at(&text[range.start..], range.start, opts.limits);
             lint_stream(&rest, source, opts, &mut report);
             break;
@@ -411,6 +412,19 @@ pub fn lint_source(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
         }
     }
     report
+}
+
+/// A document that is a literal or folded scalar (never a manifest).
+fn block_scalar_root(doc: &load::yaml::Document) -> bool {
+    doc.root
+        .as_ref()
+        .and_then(load::yaml::Node::as_scalar)
+        .is_some_and(|s| {
+            matches!(
+                s.style,
+                load::yaml::Style::Literal | load::yaml::Style::Folded
+            )
+        })
 }
 
 /// Lints the parsed documents of a stream; reports its error. True when there was one.
@@ -583,11 +597,13 @@ pub struct Outcome {
 /// sorts the findings.
 pub fn finish(reports: Vec<FileReport>, extra: Vec<FileReport>, opts: &LintOptions) -> Outcome {
     use crate::analysis::crossref::{Evaluation, Inventory};
-    let mut findings = Vec::new();
-    let mut nodes = Vec::new();
-    let mut workloads = Vec::new();
+    // Sized up front: growing by doubling would hold two copies at the peak.
+    let total = |f: fn(&FileReport) -> usize| reports.iter().chain(&extra).map(f).sum::<usize>();
+    let mut findings = Vec::with_capacity(total(|r| r.findings.len()));
+    let mut nodes = Vec::with_capacity(total(|r| r.nodes.len()));
+    let mut workloads = Vec::with_capacity(total(|r| r.workloads.len()));
+    let mut suppressions = Vec::with_capacity(total(|r| r.suppressions.len()));
     let (mut documents, mut objects) = (0, 0);
-    let mut suppressions = Vec::new();
     for r in reports {
         documents += r.documents;
         objects += r.objects;

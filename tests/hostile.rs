@@ -640,6 +640,11 @@ fn fast_path_alias_to_anchor_of_another_document() {
 }
 
 #[test]
+fn fast_path_top_level_block_scalar_over_markers() {
+    fast_equals_full("fast-path-top-level-block-scalar-over-markers.fuzz");
+}
+
+#[test]
 fn fast_path_hides_indented_non_key_line() {
     fast_equals_full("fast-path-hides-indented-non-key-line.fuzz");
 }
