@@ -951,7 +951,8 @@ impl<'a> Fast<'a> {
             if first == eol {
                 // A blank line: part of the scalar, unless more spaces than the content
                 // indentation make it text (or an error before the indentation is known).
-                if k == 0 || spaces > k {
+                // Spaces at the very end, with no line break: the parser's call.
+                if k == 0 || spaces > k || eol == self.s.len() {
                     return bail();
                 }
                 if keep {
