@@ -244,14 +244,44 @@ pub(crate) struct Walk<'a> {
     problems: Vec<Problem<'a>>,
 }
 
+/// Where the walk is, rendered only when a problem is found: most fields have none, and
+/// formatting every path would cost more than the walk.
+#[derive(Clone, Copy)]
+enum At<'p> {
+    /// The pod spec's own path, and Go's dotted form of it (no list indices).
+    Root { path: &'p str, dotted: &'p str },
+    Field(&'p At<'p>, &'p str),
+    Index(&'p At<'p>, usize),
+}
+
+impl At<'_> {
+    /// The field path, with list indices.
+    fn path(&self) -> String {
+        match self {
+            At::Root { path, .. } => (*path).to_string(),
+            At::Field(parent, name) => join(&parent.path(), name),
+            At::Index(parent, i) => format!("{}[{i}]", parent.path()),
+        }
+    }
+
+    /// Go's dotted path of the struct field: no list indices, no map keys.
+    fn dotted(&self) -> String {
+        match self {
+            At::Root { dotted, .. } => (*dotted).to_string(),
+            At::Field(parent, name) => join(&parent.dotted(), name),
+            At::Index(parent, _) => parent.dotted(),
+        }
+    }
+}
+
 impl<'a> Walk<'a> {
     fn value(
         &mut self,
         (key, node): (Option<&'a Node>, &'a Node),
         ty: Ty,
         go_struct: &'static str,
-        dotted: &str,
-        path: &str,
+        dotted: At<'_>,
+        at: At<'_>,
     ) {
         let r = resolve(node);
         if r == Resolved::Null {
@@ -260,7 +290,7 @@ impl<'a> Walk<'a> {
         if let Resolved::NonFinite(what) = r {
             self.problems.push(Problem::NonFinite {
                 node,
-                path: path.to_string(),
+                path: at.path(),
                 what,
             });
             return;
@@ -271,8 +301,8 @@ impl<'a> Walk<'a> {
             what,
             resolved: r,
             go_struct,
-            dotted: dotted.to_string(),
-            path: path.to_string(),
+            dotted: dotted.dotted(),
+            path: at.path(),
             go_type: ty.go_name(),
         };
         match ty {
@@ -290,7 +320,7 @@ impl<'a> Walk<'a> {
                 let fits = |i: i64| matches!(ty, Ty::Int64) || i32::try_from(i).is_ok();
                 match &r {
                     Resolved::Int(i) if fits(*i) => {
-                        self.octal_note(node, path, *i);
+                        self.octal_note(node, at, *i);
                     }
                     Resolved::Float(f) if f.fract() == 0.0 && r.as_i64().is_some_and(fits) => {}
                     Resolved::Int(_) | Resolved::Uint(_) | Resolved::Float(_) => {
@@ -319,13 +349,7 @@ impl<'a> Walk<'a> {
             Ty::List(elem, _) => match &node.value {
                 Value::Seq(items) => {
                     for (i, item) in items.iter().enumerate() {
-                        self.value(
-                            (None, item),
-                            *elem,
-                            go_struct,
-                            dotted,
-                            &format!("{path}[{i}]"),
-                        );
+                        self.value((None, item), *elem, go_struct, dotted, At::Index(&at, i));
                     }
                 }
                 _ => {
@@ -339,7 +363,7 @@ impl<'a> Walk<'a> {
             Ty::StrMap => match &node.value {
                 Value::Map(entries) => {
                     for (key, k, v) in json_order(entries) {
-                        self.value((Some(k), v), Ty::Str, go_struct, dotted, &join(path, key));
+                        self.value((Some(k), v), Ty::Str, go_struct, dotted, At::Field(&at, key));
                     }
                 }
                 _ => {
@@ -351,7 +375,7 @@ impl<'a> Walk<'a> {
                 }
             },
             Ty::Struct(s) => match &node.value {
-                Value::Map(_) => self.fields(node, s, dotted, path),
+                Value::Map(_) => self.fields(node, s, at),
                 _ => {
                     let what = match &r {
                         Resolved::Collection => collection_word(node).to_string(),
@@ -363,22 +387,17 @@ impl<'a> Walk<'a> {
         }
     }
 
-    fn fields(&mut self, node: &'a Node, s: &'static Struct, dotted: &str, path: &str) {
+    fn fields(&mut self, node: &'a Node, s: &'static Struct, at: At<'_>) {
         let Some(entries) = node.as_map() else { return };
         for (key, k, v) in json_order(entries) {
             match s.fields.iter().find(|(name, _)| *name == key) {
                 Some((name, ty)) => {
-                    self.value(
-                        (Some(k), v),
-                        *ty,
-                        s.name,
-                        &join(dotted, name),
-                        &join(path, name),
-                    );
+                    let here = At::Field(&at, name);
+                    self.value((Some(k), v), *ty, s.name, here, here);
                 }
                 None if s.closed => self.problems.push(Problem::Unknown {
                     key: k,
-                    path: join(path, key),
+                    path: At::Field(&at, key).path(),
                     known: s.fields,
                     go_struct: s.name,
                 }),
@@ -388,7 +407,7 @@ impl<'a> Walk<'a> {
     }
 
     /// `tolerationSeconds: 010` decodes as 8.
-    fn octal_note(&mut self, node: &'a Node, path: &str, value: i64) {
+    fn octal_note(&mut self, node: &'a Node, at: At<'_>, value: i64) {
         let Some(text) = node.text() else { return };
         let digits = text.trim_start_matches(['+', '-']);
         // `0x12C`, `0o17` and `0b101` say their base; only a bare leading zero surprises.
@@ -398,7 +417,7 @@ impl<'a> Walk<'a> {
         if implicit_octal {
             self.problems.push(Problem::Surprise {
                 node,
-                path: path.to_string(),
+                path: at.path(),
                 note: format!("`{text}` is read as octal: the API server receives {value}"),
             });
         }
@@ -420,7 +439,11 @@ pub(crate) fn walk<'a>(object: &'a Object<'a>) -> Vec<Problem<'a>> {
     match object.kind {
         "Node" => {
             if let Some(spec) = object.node.get("spec") {
-                w.fields(spec, &NODE_SPEC, "spec", "spec");
+                let at = At::Root {
+                    path: "spec",
+                    dotted: "spec",
+                };
+                w.fields(spec, &NODE_SPEC, at);
             }
         }
         _ => {
@@ -434,7 +457,11 @@ pub(crate) fn walk<'a>(object: &'a Object<'a>) -> Vec<Problem<'a>> {
                 };
                 // Go's dotted path drops list indices.
                 let dotted = strip_indices(&spec.path);
-                w.fields(spec.node, s, &dotted, &spec.path);
+                let at = At::Root {
+                    path: &spec.path,
+                    dotted: &dotted,
+                };
+                w.fields(spec.node, s, at);
             }
         }
     }
