@@ -245,14 +245,85 @@ impl Finding {
     }
 
     /// The order of output: file, line, column, rule, then message.
-    pub fn sort_key(&self) -> (String, usize, usize, &'static str, String) {
+    pub fn sort_key(&self) -> (&str, usize, usize, &'static str, &str) {
         let (start, _) = self.range();
         (
-            self.file.clone(),
+            &self.file,
             start.line,
             start.column,
             self.rule,
-            self.message.clone(),
+            &self.message,
         )
+    }
+}
+
+/// Sorts findings into output order (see [`Finding::sort_key`]), stably, without copying
+/// their file names and messages into keys: positions are computed once, an index order is
+/// sorted, and the findings are moved into it in place.
+pub fn sort_findings(findings: &mut [Finding]) {
+    let positions: Vec<(usize, usize)> = findings
+        .iter()
+        .map(|f| {
+            let (start, _) = f.range();
+            (start.line, start.column)
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..findings.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (fa, fb) = (&findings[a], &findings[b]);
+        fa.file
+            .cmp(&fb.file)
+            .then(positions[a].cmp(&positions[b]))
+            .then(fa.rule.cmp(fb.rule))
+            .then_with(|| fa.message.cmp(&fb.message))
+    });
+    // Slot k takes the finding at order[k]: follow each cycle of the permutation once.
+    let mut placed = vec![false; findings.len()];
+    for start in 0..findings.len() {
+        let mut k = start;
+        while !placed[k] {
+            placed[k] = true;
+            let from = order[k];
+            if from == start {
+                break;
+            }
+            findings.swap(k, from);
+            k = from;
+        }
+    }
+}
+
+#[cfg(test)]
+mod sort_tests {
+    use super::*;
+
+    #[test]
+    fn sort_findings_is_the_stable_sort_by_key() {
+        // A deterministic shuffle of findings with ties in every key part.
+        let mut findings = Vec::new();
+        let mut x: u32 = 7;
+        for i in 0..500 {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            let mut f = Finding::new(
+                ["b", "a", "c"][(x >> 8) as usize % 3],
+                Severity::Warning,
+                format!("m{}", (x >> 12) % 4),
+            );
+            f.file = format!("f{}", (x >> 16) % 5);
+            // Same key, different help: tells a stable sort from an unstable one.
+            f.help = Some(i.to_string());
+            findings.push(f);
+        }
+        let mut expected: Vec<(String, &str, String, Option<String>)> = findings
+            .iter()
+            .map(|f| (f.file.clone(), f.rule, f.message.clone(), f.help.clone()))
+            .collect();
+        expected.sort_by(|a, b| (&a.0, a.1, &a.2).cmp(&(&b.0, b.1, &b.2)));
+        sort_findings(&mut findings);
+        let got: Vec<(String, &str, String, Option<String>)> = findings
+            .iter()
+            .map(|f| (f.file.clone(), f.rule, f.message.clone(), f.help.clone()))
+            .collect();
+        assert_eq!(got, expected);
     }
 }

@@ -368,9 +368,7 @@ pub fn lint_gathered(
     let unmatched = cfg.unmatched_globs(&names);
     if !unmatched.is_empty() && opts.rules.is_enabled(rules::INVALID_CONFIG.name) {
         outcome.findings.extend(unmatched);
-        outcome
-            .findings
-            .sort_by_cached_key(diagnostic::Finding::sort_key);
+        diagnostic::sort_findings(&mut outcome.findings);
     }
     Ok(outcome)
 }

@@ -653,6 +653,7 @@ pub fn finish(reports: Vec<FileReport>, extra: Vec<FileReport>, opts: &LintOptio
             found
         })
         .collect();
+    findings.reserve_exact(cross.iter().map(Vec::len).sum());
     findings.extend(cross.into_iter().flatten());
     timing("inventory", t1 - t0);
     timing(
@@ -665,7 +666,7 @@ pub fn finish(reports: Vec<FileReport>, extra: Vec<FileReport>, opts: &LintOptio
     );
     crate::suppress::apply(&mut findings, &mut suppressions, &opts.rules);
     opts.apply_ignores(&mut findings);
-    findings.sort_by_cached_key(Finding::sort_key);
+    crate::diagnostic::sort_findings(&mut findings);
     findings.dedup_by(|a, b| {
         a.rule == b.rule && a.file == b.file && a.message == b.message && a.range() == b.range()
     });

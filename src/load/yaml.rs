@@ -282,7 +282,8 @@ impl Builder {
         }
     }
 
-    fn close(&mut self, end_span: Span) -> Option<()> {
+    /// Closes the open collection; a flow one ends at `flow_end_at`.
+    fn close(&mut self, flow_end_at: usize) -> Option<()> {
         let frame = self.stack.pop()?;
         let node = match frame {
             Frame::Seq {
@@ -294,7 +295,7 @@ impl Builder {
                 // saphyr's end event of a flow collection also covers the spaces and
                 // comment after the closing bracket: end at the bracket.
                 let end = if flow {
-                    flow_end(end_span)
+                    flow_end_at
                 } else {
                     items.last().map_or(start, |n| n.span.end)
                 };
@@ -331,7 +332,7 @@ impl Builder {
                 // saphyr's end event of a flow collection also covers the spaces and
                 // comment after the closing bracket: end at the bracket.
                 let end = if flow {
-                    flow_end(end_span)
+                    flow_end_at
                 } else {
                     entries
                         .last()
@@ -350,12 +351,22 @@ impl Builder {
     }
 }
 
-fn flow_end(end_span: Span) -> usize {
+/// Where a flow collection ends: after its closing bracket. saphyr's end event may start at
+/// a trailing comma (`{a: b,}`) and may run on over spaces and a comment after the bracket.
+fn flow_end(text: &str, end_span: Span) -> usize {
     if end_span.is_empty() {
-        end_span.end
-    } else {
-        end_span.start + 1
+        return end_span.end;
     }
+    let bytes = text.as_bytes();
+    let mut i = end_span.start;
+    while let Some(&c) = bytes.get(i) {
+        match c {
+            b']' | b'}' => return i + 1,
+            b',' | b' ' | b'\t' | b'\r' | b'\n' => i += 1,
+            _ => break,
+        }
+    }
+    end_span.start + 1
 }
 
 fn is_flow_start(text: &str, at: usize) -> bool {
@@ -531,7 +542,7 @@ pub fn parse(text: &str, limits: Limits) -> Stream {
             }
             Event::SequenceEnd | Event::MappingEnd => {
                 if let Some(b) = builder.as_mut() {
-                    b.close(bspan);
+                    b.close(flow_end(text, bspan));
                 }
             }
         }

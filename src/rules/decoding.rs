@@ -249,7 +249,10 @@ pub(crate) struct Walk<'a> {
 #[derive(Clone, Copy)]
 enum At<'p> {
     /// The pod spec's own path, and Go's dotted form of it (no list indices).
-    Root { path: &'p str, dotted: &'p str },
+    Root {
+        path: &'p str,
+        dotted: &'p str,
+    },
     Field(&'p At<'p>, &'p str),
     Index(&'p At<'p>, usize),
 }
@@ -363,7 +366,13 @@ impl<'a> Walk<'a> {
             Ty::StrMap => match &node.value {
                 Value::Map(entries) => {
                     for (key, k, v) in json_order(entries) {
-                        self.value((Some(k), v), Ty::Str, go_struct, dotted, At::Field(&at, key));
+                        self.value(
+                            (Some(k), v),
+                            Ty::Str,
+                            go_struct,
+                            dotted,
+                            At::Field(&at, key),
+                        );
                     }
                 }
                 _ => {
