@@ -60,7 +60,7 @@ fn lint_with(yaml: &str, settings: Settings, select: &[&str]) -> Vec<Finding> {
     };
     let source = SourceFile::new("test.yaml".to_string(), yaml.to_string());
     let mut findings = lint_source(&source, &opts).findings;
-    findings.sort_by_cached_key(Finding::sort_key);
+    taintlint::diagnostic::sort_findings(&mut findings);
     findings
 }
 

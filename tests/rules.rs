@@ -68,7 +68,7 @@ fn lint(rule: &str, path: &Path) -> (String, Vec<Finding>) {
         .into_iter()
         .filter(|f| f.rule == rule)
         .collect();
-    findings.sort_by_cached_key(Finding::sort_key);
+    taintlint::diagnostic::sort_findings(&mut findings);
     (text, findings)
 }
 
