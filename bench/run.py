@@ -114,15 +114,16 @@ def main():
 
     if not a.skip_scaling:
         print("\n## scaling (2 threads)")
-        print("| corpus | MB | seconds | s per 100 MB |")
-        print("|---|---:|---:|---:|")
+        print("| corpus | MB | seconds | s per 100 MB | peak RSS |")
+        print("|---|---:|---:|---:|---:|")
         for name, ns, nb in (("corpus-1x", 9000, 1000), ("corpus-2x", 18000, 2000),
                              ("corpus-4x", 36000, 4000)):
             path = corpus(a.work, name, ns, nb)
             nbytes, _ = size_and_docs(path)
-            secs, _ = median_run([BIN, "check", path, "--format", "json", "--threads", "2",
-                                  "--isolated"], max(1, a.runs // 2))
-            print(f"| {name} | {nbytes / 1e6:.0f} | {secs:.2f} | {secs / (nbytes / 1e8):.2f} |")
+            secs, rss = median_run([BIN, "check", path, "--format", "json", "--threads", "2",
+                                    "--isolated"], max(1, a.runs // 2))
+            print(f"| {name} | {nbytes / 1e6:.0f} | {secs:.2f} | {secs / (nbytes / 1e8):.2f} | "
+                  f"{rss:.0f} MB |")
 
     if not a.skip_xref:
         xref = os.path.join(a.work, "xref")

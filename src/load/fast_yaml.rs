@@ -904,6 +904,10 @@ impl<'a> Fast<'a> {
                 b',' | b']' | b'}' => break,
                 b':' if key && self.at(j + 1) == b' ' => break,
                 b':' | b'[' | b'{' | b'\n' | 0 => return bail(),
+                // saphyr rejects `-` before a flow indicator anywhere in a flow scalar.
+                b'-' if matches!(self.at(j + 1), b',' | b'[' | b']' | b'{' | b'}') => {
+                    return bail();
+                }
                 b'#' if self.at(j - 1) == b' ' => return bail(),
                 _ => j += 1,
             }
