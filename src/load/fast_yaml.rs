@@ -41,20 +41,25 @@ struct Fast<'a> {
     build: bool,
 }
 
-/// Parses one document chunk (as [`super::prescan::split_documents`] cuts them) that starts
-/// at byte `base` of its file, or `None` when the chunk needs the full parser.
-pub fn parse_at(chunk: &str, base: usize, limits: Limits) -> Option<Stream> {
+/// Runs the builder over one chunk: the document, or where it gave up.
+fn run(chunk: &str, max_depth: usize, build: bool) -> Result<Option<Document>, Bail> {
     if !plain_bytes(chunk.as_bytes()) {
-        return None;
+        return Err(Bail(std::panic::Location::caller()));
     }
-    let mut p = Fast {
+    Fast {
         s: chunk.as_bytes(),
         t: chunk,
         depth: 0,
-        max_depth: limits.max_depth.min(128),
-        build: true,
-    };
-    let doc = p.document().ok()?;
+        max_depth: max_depth.min(128),
+        build,
+    }
+    .document()
+}
+
+/// Parses one document chunk (as [`super::prescan::split_documents`] cuts them) that starts
+/// at byte `base` of its file, or `None` when the chunk needs the full parser.
+pub fn parse_at(chunk: &str, base: usize, limits: Limits) -> Option<Stream> {
+    let doc = run(chunk, limits.max_depth, true).ok()?;
     let mut stream = Stream::default();
     if let Some(mut doc) = doc {
         doc.span = Span::new(doc.span.start + base, doc.span.end + base);
@@ -66,20 +71,14 @@ pub fn parse_at(chunk: &str, base: usize, limits: Limits) -> Option<Stream> {
     Some(stream)
 }
 
-/// Why the fast builder leaves a chunk to the parser: the line of this file that gave up,
-/// or `None` when it takes the chunk. For measuring how much of a corpus it takes.
+/// Why the fast builder leaves a chunk to the parser: the line of this file that gave up
+/// (`bytes` for characters it never takes), or `None` when it takes the chunk. For measuring
+/// how much of a corpus it takes.
 pub fn why_not(chunk: &str) -> Option<String> {
     if !plain_bytes(chunk.as_bytes()) {
         return Some("bytes".into());
     }
-    let mut p = Fast {
-        s: chunk.as_bytes(),
-        t: chunk,
-        depth: 0,
-        max_depth: 128,
-        build: true,
-    };
-    p.document()
+    run(chunk, Limits::default().max_depth, true)
         .err()
         .map(|Bail(at)| format!("line {}", at.line()))
 }
@@ -88,17 +87,9 @@ pub fn why_not(chunk: &str) -> Option<String> {
 /// building it: the root comes back with its top-level entries (so its `kind` and
 /// `apiVersion` can be read) and empty collections below them. `None` as for [`parse_at`].
 pub fn check(chunk: &str, limits: Limits) -> Option<Node> {
-    if !plain_bytes(chunk.as_bytes()) {
-        return None;
-    }
-    let mut p = Fast {
-        s: chunk.as_bytes(),
-        t: chunk,
-        depth: 0,
-        max_depth: limits.max_depth.min(128),
-        build: false,
-    };
-    p.document().ok()?.and_then(|d| d.root)
+    run(chunk, limits.max_depth, false)
+        .ok()?
+        .and_then(|d| d.root)
 }
 
 /// Printable characters and line feeds only: no tab, CR, control character, byte order mark,
