@@ -257,26 +257,16 @@ impl Finding {
     }
 }
 
-/// Sorts findings into output order (see [`Finding::sort_key`]), stably, without copying
-/// their file names and messages into keys: positions are computed once, an index order is
-/// sorted, and the findings are moved into it in place.
+/// Sorts findings into output order ([`Finding::sort_key`]), stably, without copying their
+/// file names and messages: the borrowed keys (positions computed once) order an index
+/// list, and the findings are then moved into that order in place.
 pub fn sort_findings(findings: &mut [Finding]) {
-    let positions: Vec<(usize, usize)> = findings
-        .iter()
-        .map(|f| {
-            let (start, _) = f.range();
-            (start.line, start.column)
-        })
-        .collect();
-    let mut order: Vec<usize> = (0..findings.len()).collect();
-    order.sort_by(|&a, &b| {
-        let (fa, fb) = (&findings[a], &findings[b]);
-        fa.file
-            .cmp(&fb.file)
-            .then(positions[a].cmp(&positions[b]))
-            .then(fa.rule.cmp(fb.rule))
-            .then_with(|| fa.message.cmp(&fb.message))
-    });
+    let order: Vec<usize> = {
+        let keys: Vec<_> = findings.iter().map(Finding::sort_key).collect();
+        let mut order: Vec<usize> = (0..findings.len()).collect();
+        order.sort_by(|&a, &b| keys[a].cmp(&keys[b]));
+        order
+    };
     // Slot k takes the finding at order[k]: follow each cycle of the permutation once.
     let mut placed = vec![false; findings.len()];
     for start in 0..findings.len() {
