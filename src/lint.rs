@@ -683,6 +683,16 @@ pub fn finish(reports: Vec<FileReport>, extra: Vec<FileReport>, opts: &LintOptio
 /// Phase timings on stderr when `TAINTLINT_TIMING` is set (for the benchmark, never in tests).
 pub fn timing(what: &str, d: std::time::Duration) {
     if std::env::var_os("TAINTLINT_TIMING").is_some() {
-        eprintln!("timing: {what}: {:.3}s", d.as_secs_f64());
+        // Memory so far (Linux): current and peak resident set, for the benchmark.
+        let mem = std::fs::read_to_string("/proc/self/status")
+            .map(|s| {
+                s.lines()
+                    .filter(|l| l.starts_with("VmRSS") || l.starts_with("VmHWM"))
+                    .map(|l| l.split_whitespace().take(2).collect::<Vec<_>>().join(" "))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+            .unwrap_or_default();
+        eprintln!("timing: {what}: {:.3}s ({mem})", d.as_secs_f64());
     }
 }

@@ -272,6 +272,41 @@ proptest! {
         }
     }
 
+    /// Verdicts are computed once per class of pools that every workload sees alike
+    /// (`PoolClasses`); pools here repeat a few shapes, with what the class leaves out
+    /// (names, labels nobody selects) varied, so classes hold several pools.
+    #[test]
+    fn pool_classes_equal_all_pairs(
+        workloads in proptest::collection::vec(a_workload(), 1..5),
+        shapes in proptest::collection::vec(a_pool(), 1..4),
+        picks in proptest::collection::vec((0usize..4, 0usize..3), 1..12),
+        gate in any::<bool>(),
+    ) {
+        let pools: Vec<Pool> = picks
+            .iter()
+            .enumerate()
+            .map(|(n, (i, extra))| {
+                let mut p = shapes[i % shapes.len()].clone();
+                p.name = format!("pool-{n}");
+                p.labels.insert(
+                    "unselected.example.com/rack".to_string(),
+                    LabelValues::OneOf(vec![extra.to_string()]),
+                );
+                p
+            })
+            .collect();
+        let inventory = Inventory::from_pools(pools);
+        let settings = Settings { comparison_operators: gate, ..Settings::default() };
+        let eval = Evaluation::run(&inventory, &workloads, &settings);
+        prop_assert!(eval.classes.len() <= shapes.len());
+        for (w, fits) in workloads.iter().zip(&eval.fits) {
+            for (i, p) in inventory.pools.iter().enumerate() {
+                prop_assert_eq!(fits.admits(i), admits(w, p, gate), "pool {}", i);
+            }
+            prop_assert_eq!(fits.any(), inventory.pools.iter().any(|p| admits(w, p, gate)));
+        }
+    }
+
     /// Grouping Node objects into pools must not change where a pod can run: a pool admits a
     /// workload exactly when one of its nodes, evaluated alone, does.
     #[test]

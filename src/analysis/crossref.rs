@@ -129,6 +129,8 @@ pub struct Inventory {
     pub pools: Vec<Pool>,
     /// (pool, taint) indices by taint key: tolerations with a key only match taints with it.
     by_key: HashMap<String, Vec<(usize, usize)>>,
+    /// The pool of each Node object, by node name.
+    by_node: HashMap<String, usize>,
 }
 
 impl Inventory {
@@ -245,7 +247,17 @@ impl Inventory {
                     .push((p, t));
             }
         }
-        Inventory { pools, by_key }
+        let mut by_node = HashMap::new();
+        for (p, pool) in pools.iter().enumerate() {
+            for n in &pool.nodes {
+                by_node.entry(n.clone()).or_insert(p);
+            }
+        }
+        Inventory {
+            pools,
+            by_key,
+            by_node,
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -281,9 +293,7 @@ impl Inventory {
     }
 
     pub fn node_pool(&self, node: &str) -> Option<&Pool> {
-        self.pools
-            .iter()
-            .find(|p| p.nodes.iter().any(|n| n == node))
+        self.by_node.get(node).and_then(|&p| self.pools.get(p))
     }
 }
 
@@ -487,15 +497,99 @@ pub fn evaluate(w: &Workload, tols: &[WorkloadToleration], pool: &Pool, gate: bo
 pub struct Evaluation {
     /// `fits[w]`: which pools admit workload `w` (shared by workloads with one signature).
     pub fits: Vec<std::sync::Arc<Verdicts>>,
+    /// Pools that no workload of the run can tell apart.
+    pub classes: PoolClasses,
 }
 
-/// Which pools admit a workload: one bit per pool. The reasons a pool rejects it are
-/// recomputed on demand (`reasons`), so thousands of pools × thousands of signatures stay
-/// small.
+/// Pools grouped by everything a verdict depends on: their blocking taints (in order),
+/// cordon, the labels some workload selects on, open labels, and node names when some
+/// workload uses `matchFields`. Every workload gets the same verdict, with the same reasons
+/// in the same order, from every pool of a class, so each signature is evaluated once per
+/// class, not once per pool: generated or templated inventories with thousands of pools
+/// have few classes.
+#[derive(Debug, Default)]
+pub struct PoolClasses {
+    /// `of[p]`: the class of pool `p`.
+    pub of: std::sync::Arc<[u32]>,
+    /// The first pool of each class.
+    pub reps: Vec<usize>,
+    /// Pools per class.
+    pub sizes: Vec<usize>,
+}
+
+impl PoolClasses {
+    pub fn new(pools: &[Pool], workloads: &[Workload]) -> Self {
+        let mut relevant: std::collections::HashSet<&str> = std::collections::HashSet::new();
+        let mut fields = false;
+        for w in workloads {
+            relevant.extend(w.node_selector.iter().map(|(k, _)| k.as_str()));
+            for t in w.terms.iter().flatten() {
+                relevant.extend(t.expressions.iter().map(|r| r.key.as_str()));
+                fields |= !t.fields.is_empty();
+            }
+        }
+        type Key<'a> = (
+            Vec<&'a TaintSpec>,
+            bool,
+            bool,
+            Vec<(&'a str, &'a LabelValues)>,
+            &'a [String],
+        );
+        let mut index: HashMap<Key<'_>, u32> = HashMap::new();
+        let mut of = Vec::with_capacity(pools.len());
+        let (mut reps, mut sizes) = (Vec::new(), Vec::new());
+        for (p, pool) in pools.iter().enumerate() {
+            let key: Key<'_> = (
+                pool.blocking_taints().map(|(_, t)| &t.taint).collect(),
+                pool.unschedulable,
+                pool.open_labels,
+                pool.labels
+                    .iter()
+                    .filter(|(k, _)| relevant.contains(k.as_str()))
+                    .map(|(k, v)| (k.as_str(), v))
+                    .collect(),
+                if fields { &pool.nodes } else { &[] },
+            );
+            let next = u32::try_from(reps.len()).unwrap_or(u32::MAX);
+            let class = *index.entry(key).or_insert(next);
+            if class == next {
+                reps.push(p);
+                sizes.push(0);
+            }
+            if let Some(n) = sizes.get_mut(class as usize) {
+                *n += 1;
+            }
+            of.push(class);
+        }
+        PoolClasses {
+            of: of.into(),
+            reps,
+            sizes,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.reps.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.reps.is_empty()
+    }
+
+    /// The class of pool `p`.
+    pub fn class(&self, p: usize) -> usize {
+        self.of.get(p).map_or(usize::MAX, |&c| c as usize)
+    }
+}
+
+/// Which pools admit a workload: one bit per class of pools. The reasons a pool rejects it
+/// are recomputed on demand (`reasons`), so thousands of pools × thousands of signatures
+/// stay small.
 #[derive(Debug)]
 pub struct Verdicts {
     bits: Vec<u64>,
-    len: usize,
+    /// The class of each pool (shared by all verdicts of a run).
+    class_of: std::sync::Arc<[u32]>,
     /// The workload's tolerations after admission defaults.
     tolerations: Vec<WorkloadToleration>,
     gate: bool,
@@ -504,9 +598,16 @@ pub struct Verdicts {
 impl Verdicts {
     /// Does pool `p` admit the workload?
     pub fn admits(&self, p: usize) -> bool {
+        self.class_of
+            .get(p)
+            .is_some_and(|&c| self.class_admits(c as usize))
+    }
+
+    /// Do the pools of class `c` admit the workload?
+    pub fn class_admits(&self, c: usize) -> bool {
         self.bits
-            .get(p / 64)
-            .is_some_and(|word| word & (1u64 << (p % 64)) != 0)
+            .get(c / 64)
+            .is_some_and(|word| word & (1u64 << (c % 64)) != 0)
     }
 
     /// Does any pool admit it?
@@ -516,11 +617,11 @@ impl Verdicts {
 
     /// Number of pools.
     pub fn len(&self) -> usize {
-        self.len
+        self.class_of.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.class_of.is_empty()
     }
 
     /// Every reason `pool` rejects `w` (the workload these verdicts are for).
@@ -560,6 +661,7 @@ fn signature(w: &Workload) -> Signature {
 impl Evaluation {
     pub fn run(inv: &Inventory, workloads: &[Workload], settings: &Settings) -> Self {
         let gate = settings.comparison_operators;
+        let classes = PoolClasses::new(&inv.pools, workloads);
         let mut cache: HashMap<Signature, std::sync::Arc<Verdicts>> = HashMap::new();
         let fits = workloads
             .iter()
@@ -569,15 +671,17 @@ impl Evaluation {
                     return std::sync::Arc::clone(hit);
                 }
                 let tolerations = effective_tolerations(w);
-                let mut bits = vec![0u64; inv.pools.len().div_ceil(64)];
-                for (p, pool) in inv.pools.iter().enumerate() {
-                    if evaluate(w, &tolerations, pool, gate).is_empty() {
-                        bits[p / 64] |= 1u64 << (p % 64);
+                let mut bits = vec![0u64; classes.len().div_ceil(64)];
+                for (c, &rep) in classes.reps.iter().enumerate() {
+                    if let Some(pool) = inv.pools.get(rep)
+                        && evaluate(w, &tolerations, pool, gate).is_empty()
+                    {
+                        bits[c / 64] |= 1u64 << (c % 64);
                     }
                 }
                 let verdicts = std::sync::Arc::new(Verdicts {
                     bits,
-                    len: inv.pools.len(),
+                    class_of: std::sync::Arc::clone(&classes.of),
                     tolerations,
                     gate,
                 });
@@ -585,7 +689,7 @@ impl Evaluation {
                 verdicts
             })
             .collect();
-        Evaluation { fits }
+        Evaluation { fits, classes }
     }
 }
 

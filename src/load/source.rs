@@ -50,7 +50,9 @@ pub struct SourceFile {
     line_starts: Vec<usize>,
     /// A lite source keeps only the positions of the offsets findings need, so a run over a
     /// large tree does not keep every file's text in memory.
-    positions: Option<std::collections::BTreeMap<usize, Position>>,
+    /// Sorted by offset, deduplicated: (offset, line, column), packed (a large tree has
+    /// millions of them).
+    positions: Option<Box<[(u32, u32, u32)]>>,
 }
 
 impl SourceFile {
@@ -68,7 +70,17 @@ impl SourceFile {
     /// A copy that remembers only the positions of `offsets`: no text, no line index.
     /// Reporters that need a snippet read the file again.
     pub fn lite(&self, offsets: impl IntoIterator<Item = usize>) -> Arc<Self> {
-        let positions = offsets.into_iter().map(|o| (o, self.position(o))).collect();
+        let pack = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        let mut offsets: Vec<usize> = offsets.into_iter().collect();
+        offsets.sort_unstable();
+        offsets.dedup();
+        let positions = offsets
+            .into_iter()
+            .map(|o| {
+                let p = self.position(o);
+                (pack(o), pack(p.line), pack(p.column))
+            })
+            .collect();
         Arc::new(SourceFile {
             name: self.name.clone(),
             text: String::new(),
@@ -86,10 +98,15 @@ impl SourceFile {
     pub fn position(&self, offset: usize) -> Position {
         if let Some(table) = &self.positions {
             // Exact for recorded offsets; the nearest recorded one before it otherwise.
-            return table
-                .range(..=offset)
-                .next_back()
-                .map_or(Position { line: 1, column: 1 }, |(_, p)| *p);
+            let offset = u32::try_from(offset).unwrap_or(u32::MAX);
+            let i = table.partition_point(|&(o, _, _)| o <= offset);
+            return i.checked_sub(1).and_then(|i| table.get(i)).map_or(
+                Position { line: 1, column: 1 },
+                |&(_, line, column)| Position {
+                    line: line as usize,
+                    column: column as usize,
+                },
+            );
         }
         let offset = offset.min(self.text.len());
         let line_idx = match self.line_starts.binary_search(&offset) {

@@ -6,7 +6,15 @@ use crate::analysis::matching::{TaintRef, tolerates};
 use crate::diagnostic::{Finding, Related, Severity};
 use crate::util::edit_distance;
 
+use std::collections::HashMap;
+
+use crate::analysis::crossref::Pool;
+use crate::analysis::inventory::{PoolTaint, WorkloadToleration};
+
 use super::{Category, CrossCtx, RuleMeta};
+
+/// The taint a dead toleration most likely meant, with its pool.
+type Nearest<'a> = Option<(&'a Pool, &'a PoolTaint)>;
 
 pub static META: RuleMeta = RuleMeta {
     name: "toleration-matches-no-taint",
@@ -22,6 +30,8 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         return;
     }
     let gate = ctx.settings.comparison_operators;
+    let mut memo: HashMap<(&str, &str, &str), Option<Nearest<'_>>> = HashMap::new();
+    let mut keys: Option<Vec<&str>> = None;
     for w in ctx.workloads {
         for t in &w.tolerations {
             if t.key.is_empty() || is_well_known_key(&t.key) {
@@ -30,39 +40,13 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             if !matches!(t.operator.as_str(), "" | "Equal" | "Exists" | "Lt" | "Gt") {
                 continue;
             }
-            // Matching by key and value is enough here: a wrong effect is
-            // `toleration-effect-mismatch`'s finding.
-            let mut loose = t.tol();
-            loose.effect = "";
-            let matched = ctx.inventory.taints_with_key(&t.key).any(|(_, pt)| {
-                tolerates(
-                    &loose,
-                    &TaintRef {
-                        key: &pt.taint.key,
-                        value: &pt.taint.value,
-                        effect: &pt.taint.effect,
-                    },
-                    gate,
-                )
-            });
-            if matched {
+            // Tolerations repeat across replicas of one spec: answer once per toleration.
+            let answer = *memo
+                .entry((t.key.as_str(), t.operator.as_str(), t.value.as_str()))
+                .or_insert_with(|| lookup(ctx, t, gate, &mut keys));
+            let Some(nearest) = answer else {
                 continue;
-            }
-            // Did-you-mean: the nearest taint key, if close; then its first taint (a taint
-            // with the same key but another value is nearest of all).
-            let lower = t.key.to_ascii_lowercase();
-            let nearest_key = ctx
-                .inventory
-                .taint_keys()
-                .into_iter()
-                .map(|k| (edit_distance(&lower, &k.to_ascii_lowercase()), k))
-                .filter(|(d, k)| *d <= 3.max(k.len() / 5))
-                .min();
-            let nearest = nearest_key.and_then(|(_, k)| {
-                ctx.inventory
-                    .taints_with_key(k)
-                    .min_by(|a, b| a.1.taint.cmp(&b.1.taint))
-            });
+            };
             let mut f = Finding::new(
                 META.name,
                 META.severity,
@@ -97,4 +81,45 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             out.push(f);
         }
     }
+}
+
+/// `None` when the toleration matches a taint; otherwise the nearest taint, if any is close.
+fn lookup<'a>(
+    ctx: &CrossCtx<'a>,
+    t: &WorkloadToleration,
+    gate: bool,
+    keys: &mut Option<Vec<&'a str>>,
+) -> Option<Nearest<'a>> {
+    // Matching by key and value is enough here: a wrong effect is
+    // `toleration-effect-mismatch`'s finding.
+    let mut loose = t.tol();
+    loose.effect = "";
+    let matched = ctx.inventory.taints_with_key(&t.key).any(|(_, pt)| {
+        tolerates(
+            &loose,
+            &TaintRef {
+                key: &pt.taint.key,
+                value: &pt.taint.value,
+                effect: &pt.taint.effect,
+            },
+            gate,
+        )
+    });
+    if matched {
+        return None;
+    }
+    // Did-you-mean: the nearest taint key, if close; then its first taint (a taint with the
+    // same key but another value is nearest of all).
+    let lower = t.key.to_ascii_lowercase();
+    let nearest_key = keys
+        .get_or_insert_with(|| ctx.inventory.taint_keys())
+        .iter()
+        .map(|k| (edit_distance(&lower, &k.to_ascii_lowercase()), *k))
+        .filter(|(d, k)| *d <= 3.max(k.len() / 5))
+        .min();
+    Some(nearest_key.and_then(|(_, k)| {
+        ctx.inventory
+            .taints_with_key(k)
+            .min_by(|a, b| a.1.taint.cmp(&b.1.taint))
+    }))
 }

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::analysis::crossref::Reason;
+use crate::analysis::crossref::{Pool, PoolClasses, Reason};
 use crate::diagnostic::{Finding, Related, Severity};
 
 use super::{Category, CrossCtx, RuleMeta};
@@ -33,7 +33,7 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         let key = std::sync::Arc::as_ptr(fits) as usize;
         let (detail, selector_only, related) = cache
             .entry(key)
-            .or_insert_with(|| describe(pools, w, fits))
+            .or_insert_with(|| describe(pools, &ctx.eval.classes, w, fits))
             .clone();
         let span = if selector_only {
             w.selector_span.unwrap_or(w.anchor)
@@ -63,53 +63,86 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
 }
 
 /// The scheduler-style detail, whether only selectors failed, and the related locations.
+/// Every pool of a class fails alike (see `PoolClasses`): the first failing filter is found
+/// once per class, on its first pool, and counted for all of its pools.
 fn describe(
-    pools: &[crate::analysis::crossref::Pool],
+    pools: &[Pool],
+    classes: &PoolClasses,
     w: &crate::analysis::inventory::Workload,
     fits: &crate::analysis::crossref::Verdicts,
 ) -> (String, bool, Vec<Related>) {
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
-    let mut related = Vec::new();
-    for pool in pools {
+    // Per class: the first failing filter, a taint given by its place among the blocking ones.
+    let mut first: Vec<Option<First>> = Vec::with_capacity(classes.len());
+    for (&rep, &size) in classes.reps.iter().zip(&classes.sizes) {
+        let Some(pool) = pools.get(rep) else {
+            first.push(None);
+            continue;
+        };
         let reasons = fits.reasons(w, pool);
         // The scheduler stops at a node's first failing filter (NodeUnschedulable, then
         // TaintToleration, then NodeAffinity), so each pool counts once.
-        let first = reasons
+        let reason = reasons
             .iter()
             .find(|r| matches!(r, Reason::Unschedulable))
             .or_else(|| reasons.iter().find(|r| matches!(r, Reason::Taint(_))))
             .or_else(|| reasons.first());
-        if let Some(r) = first {
-            let (phrase, loc, note) = match r {
-                Reason::Taint(i) => {
-                    let t = &pool.taints[*i];
-                    (
-                        format!("untolerated taint {}", t.taint.scheduler_form()),
-                        t.loc.clone(),
-                        format!("taint `{}` of {}", t.taint.display(), pool.title()),
-                    )
-                }
-                Reason::Selector => (
-                    "didn't match the pod's node affinity/selector".to_string(),
-                    Some(pool.loc.clone()),
-                    format!("{} has no matching labels", pool.title()),
-                ),
-                Reason::Unschedulable => (
-                    "unschedulable (cordoned)".to_string(),
-                    Some(pool.loc.clone()),
-                    format!("{} is cordoned", pool.title()),
-                ),
-            };
-            *counts.entry(phrase).or_default() += 1;
-            if let Some(loc) = loc
-                && related.len() < 12
-            {
-                related.push(Related {
-                    source: loc.source,
-                    span: loc.span,
-                    message: note,
-                });
+        let found = match reason {
+            Some(Reason::Taint(i)) => pool
+                .blocking_taints()
+                .position(|(j, _)| j == *i)
+                .map(|k| (First::Taint(k), pool.taints[*i].taint.scheduler_form())),
+            Some(Reason::Selector) => Some((
+                First::Selector,
+                "didn't match the pod's node affinity/selector".to_string(),
+            )),
+            Some(Reason::Unschedulable) => {
+                Some((First::Unschedulable, "unschedulable (cordoned)".to_string()))
             }
+            None => None,
+        };
+        first.push(found.map(|(f, phrase)| {
+            let phrase = match f {
+                First::Taint(_) => format!("untolerated taint {phrase}"),
+                _ => phrase,
+            };
+            *counts.entry(phrase).or_default() += size;
+            f
+        }));
+    }
+    let mut related = Vec::new();
+    for (p, pool) in pools.iter().enumerate() {
+        if related.len() >= 12 {
+            break;
+        }
+        let Some(Some(f)) = first.get(classes.class(p)) else {
+            continue;
+        };
+        let (loc, note) = match f {
+            First::Taint(k) => {
+                let Some((_, t)) = pool.blocking_taints().nth(*k) else {
+                    continue;
+                };
+                (
+                    t.loc.clone(),
+                    format!("taint `{}` of {}", t.taint.display(), pool.title()),
+                )
+            }
+            First::Selector => (
+                Some(pool.loc.clone()),
+                format!("{} has no matching labels", pool.title()),
+            ),
+            First::Unschedulable => (
+                Some(pool.loc.clone()),
+                format!("{} is cordoned", pool.title()),
+            ),
+        };
+        if let Some(loc) = loc {
+            related.push(Related {
+                source: loc.source,
+                span: loc.span,
+                message: note,
+            });
         }
     }
     let mut parts: Vec<(usize, String)> = counts.into_iter().map(|(p, n)| (n, p)).collect();
@@ -134,4 +167,13 @@ fn describe(
         .join(", ");
     let selector_only = parts.iter().all(|(_, p)| p.starts_with("didn't"));
     (detail, selector_only, related)
+}
+
+/// The first filter that rejects the pods of a class of pools.
+#[derive(Clone, Copy)]
+enum First {
+    /// The k-th blocking taint.
+    Taint(usize),
+    Selector,
+    Unschedulable,
 }
