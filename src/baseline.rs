@@ -31,7 +31,7 @@ pub fn render(findings: &[Finding]) -> String {
         .iter()
         .map(|f| Entry {
             rule: f.rule.to_string(),
-            file: f.file.clone(),
+            file: f.file.to_string(),
             fingerprint: fingerprint(f),
             message: f.message.clone(),
         })
@@ -73,7 +73,7 @@ pub fn load(path: &std::path::Path) -> Result<Known, String> {
 /// Removes findings present in the baseline (each baseline entry hides one finding).
 pub fn filter(findings: &mut Vec<Finding>, mut known: Known) {
     findings.retain(|f| {
-        let key = (f.rule.to_string(), f.file.clone(), fingerprint(f));
+        let key = (f.rule.to_string(), f.file.to_string(), fingerprint(f));
         match known.get_mut(&key) {
             Some(n) if *n > 0 => {
                 *n -= 1;

@@ -1,6 +1,7 @@
 //! The finding: what a rule (or the loader) reports. One runtime type for every rule; the
 //! reporters in `report/` turn it into miette graphics, JSON and the other formats.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
@@ -55,7 +56,7 @@ impl fmt::Display for ObjectId {
 #[derive(Clone, Debug)]
 pub struct Label {
     pub span: Span,
-    pub text: String,
+    pub text: Cow<'static, str>,
 }
 
 /// A location in another file (or elsewhere in this one) that explains the finding.
@@ -148,15 +149,16 @@ pub struct Finding {
     pub rule: &'static str,
     pub severity: Severity,
     pub message: String,
-    pub help: Option<String>,
+    /// Mostly a fixed text: borrowed, not copied into every finding.
+    pub help: Option<Cow<'static, str>>,
     /// The file; `None` only before the finding is attached to one.
     pub source: Option<Arc<SourceFile>>,
     /// The file's name when there is no source text (unreadable files).
-    pub file: String,
+    pub file: Arc<str>,
     pub primary: Option<Label>,
     pub secondary: Vec<Label>,
     pub related: Vec<Related>,
-    pub object: Option<ObjectId>,
+    pub object: Option<Arc<ObjectId>>,
     pub field: Option<String>,
     pub api_error: Option<String>,
     /// A repair the rule can prove, as edits of the source text.
@@ -171,7 +173,7 @@ impl Finding {
             message: message.into(),
             help: None,
             source: None,
-            file: String::new(),
+            file: Arc::from(""),
             primary: None,
             secondary: Vec::new(),
             related: Vec::new(),
@@ -183,7 +185,7 @@ impl Finding {
     }
 
     #[must_use]
-    pub fn primary(mut self, span: Span, text: impl Into<String>) -> Self {
+    pub fn primary(mut self, span: Span, text: impl Into<Cow<'static, str>>) -> Self {
         self.primary = Some(Label {
             span,
             text: text.into(),
@@ -192,7 +194,7 @@ impl Finding {
     }
 
     #[must_use]
-    pub fn secondary(mut self, span: Span, text: impl Into<String>) -> Self {
+    pub fn secondary(mut self, span: Span, text: impl Into<Cow<'static, str>>) -> Self {
         self.secondary.push(Label {
             span,
             text: text.into(),
@@ -201,7 +203,7 @@ impl Finding {
     }
 
     #[must_use]
-    pub fn help(mut self, help: impl Into<String>) -> Self {
+    pub fn help(mut self, help: impl Into<Cow<'static, str>>) -> Self {
         self.help = Some(help.into());
         self
     }
@@ -299,20 +301,34 @@ mod sort_tests {
                 Severity::Warning,
                 format!("m{}", (x >> 12) % 4),
             );
-            f.file = format!("f{}", (x >> 16) % 5);
+            f.file = format!("f{}", (x >> 16) % 5).into();
             // Same key, different help: tells a stable sort from an unstable one.
-            f.help = Some(i.to_string());
+            f.help = Some(i.to_string().into());
             findings.push(f);
         }
         let mut expected: Vec<(String, &str, String, Option<String>)> = findings
             .iter()
-            .map(|f| (f.file.clone(), f.rule, f.message.clone(), f.help.clone()))
+            .map(|f| {
+                (
+                    f.file.to_string(),
+                    f.rule,
+                    f.message.clone(),
+                    f.help.as_deref().map(str::to_string),
+                )
+            })
             .collect();
         expected.sort_by(|a, b| (&a.0, a.1, &a.2).cmp(&(&b.0, b.1, &b.2)));
         sort_findings(&mut findings);
         let got: Vec<(String, &str, String, Option<String>)> = findings
             .iter()
-            .map(|f| (f.file.clone(), f.rule, f.message.clone(), f.help.clone()))
+            .map(|f| {
+                (
+                    f.file.to_string(),
+                    f.rule,
+                    f.message.clone(),
+                    f.help.as_deref().map(str::to_string),
+                )
+            })
             .collect();
         assert_eq!(got, expected);
     }

@@ -511,8 +511,8 @@ fn fix_loop(
             if !allowed
                 || src.is_lite()
                 || src.name != f.file
-                || !on_disk.contains_key(&f.file)
-                || stdin_names.contains(&f.file)
+                || !on_disk.contains_key(&*f.file)
+                || stdin_names.contains(&*f.file)
             {
                 continue;
             }

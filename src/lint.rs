@@ -118,7 +118,7 @@ pub fn lint_all(inputs: Vec<Input>, opts: &LintOptions) -> Vec<FileReport> {
                         format!("taintlint crashed while checking this file: {what}"),
                     )
                     .help("this is a bug in taintlint; please report it with the file attached");
-                    f.file = name;
+                    f.file = name.into();
                     FileReport {
                         findings: vec![f],
                         ..FileReport::default()
@@ -249,8 +249,8 @@ fn file_failure(
     let mut r = FileReport::default();
     if opts.rules.is_enabled(meta.name) {
         let mut f = Finding::new(meta.name, meta.severity, message);
-        f.help = help.map(str::to_string);
-        f.file = name.to_string();
+        f.help = help.map(|h| h.to_string().into());
+        f.file = name.into();
         r.findings.push(f);
     }
     r

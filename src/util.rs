@@ -33,3 +33,68 @@ pub fn nearest<'a>(word: &str, candidates: &[&'a str], max: usize) -> Option<&'a
         .min()
         .map(|(_, c)| c)
 }
+
+/// Entries an interning table keeps per thread; past it, values are shared no more (a
+/// corpus of unique values must not grow the table without bound).
+const INTERN_MAX: usize = 1 << 16;
+
+thread_local! {
+    static STRINGS: std::cell::RefCell<std::collections::HashSet<std::sync::Arc<str>>> =
+        std::cell::RefCell::new(std::collections::HashSet::new());
+    static TERMS: std::cell::RefCell<
+        std::collections::HashSet<std::sync::Arc<[crate::analysis::inventory::Term]>>,
+    > = std::cell::RefCell::new(std::collections::HashSet::new());
+}
+
+/// One shared copy of `s` per worker thread. The scheduling data kept for every workload
+/// until the cross-reference runs (keys, operators, effects, field paths) repeats across
+/// thousands of replicas of one spec; sharing it keeps that memory small.
+pub fn intern(s: &str) -> std::sync::Arc<str> {
+    STRINGS.with(|table| {
+        let Ok(mut table) = table.try_borrow_mut() else {
+            return std::sync::Arc::from(s);
+        };
+        if let Some(shared) = table.get(s) {
+            return std::sync::Arc::clone(shared);
+        }
+        let shared: std::sync::Arc<str> = std::sync::Arc::from(s);
+        if table.len() < INTERN_MAX {
+            table.insert(std::sync::Arc::clone(&shared));
+        }
+        shared
+    })
+}
+
+/// One shared copy of these node-affinity terms per worker thread (see [`intern`]).
+pub fn intern_terms(
+    terms: Vec<crate::analysis::inventory::Term>,
+) -> std::sync::Arc<[crate::analysis::inventory::Term]> {
+    TERMS.with(|table| {
+        let Ok(mut table) = table.try_borrow_mut() else {
+            return std::sync::Arc::from(terms);
+        };
+        if let Some(shared) = table.get(terms.as_slice()) {
+            return std::sync::Arc::clone(shared);
+        }
+        let shared: std::sync::Arc<[crate::analysis::inventory::Term]> =
+            std::sync::Arc::from(terms);
+        if table.len() < INTERN_MAX {
+            table.insert(std::sync::Arc::clone(&shared));
+        }
+        shared
+    })
+}
+
+#[cfg(test)]
+mod intern_tests {
+    use super::*;
+
+    #[test]
+    fn equal_strings_share_one_copy() {
+        let a = intern("node.kubernetes.io/not-ready");
+        let b = intern(&String::from("node.kubernetes.io/not-ready"));
+        assert!(std::sync::Arc::ptr_eq(&a, &b));
+        assert_eq!(&*a, "node.kubernetes.io/not-ready");
+        assert!(!std::sync::Arc::ptr_eq(&a, &intern("other")));
+    }
+}

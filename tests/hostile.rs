@@ -444,7 +444,7 @@ fn file_that_disappears_between_walk_and_read() {
         .iter()
         .flat_map(|r| &r.findings)
         .map(|f| {
-            let name = Path::new(&f.file).file_name().unwrap();
+            let name = Path::new(&*f.file).file_name().unwrap();
             (name.to_string_lossy().into_owned(), f.rule)
         })
         .collect();

@@ -118,7 +118,7 @@ fn affinity_operators() {
     ];
     for (what, terms, want) in cases {
         let mut w = workload(vec![]);
-        w.terms = Some(terms);
+        w.terms = Some(terms.into());
         let got: Vec<bool> = nodes.iter().map(|p| selector_matches(&w, p)).collect();
         assert_eq!(got, want, "{what}");
     }
@@ -131,16 +131,16 @@ fn node_selector_is_anded_with_affinity() {
         pool("b", &[("zone", "b"), ("disk", "ssd")], vec![], &["node-b"]),
     ];
     let mut w = workload(vec![]);
-    w.node_selector = vec![("disk".to_string(), "ssd".to_string())];
+    w.node_selector = vec![("disk".into(), "ssd".into())];
     assert!(nodes.iter().all(|p| selector_matches(&w, p)));
-    w.terms = Some(vec![term(vec![req("zone", "In", &["b"])], vec![])]);
+    w.terms = Some(vec![term(vec![req("zone", "In", &["b"])], vec![])].into());
     let got: Vec<bool> = nodes.iter().map(|p| selector_matches(&w, p)).collect();
     assert_eq!(got, [false, true]);
-    w.node_selector.push(("zone".to_string(), "a".to_string()));
+    w.node_selector.push(("zone".into(), "a".into()));
     assert!(nodes.iter().all(|p| !selector_matches(&w, p)));
     // A selector entry must equal the label exactly; an empty value is a value.
     let mut w = workload(vec![]);
-    w.node_selector = vec![("disk".to_string(), String::new())];
+    w.node_selector = vec![("disk".into(), "".into())];
     assert!(nodes.iter().all(|p| !selector_matches(&w, p)));
 }
 
@@ -150,7 +150,7 @@ fn has(
     effect: &str,
 ) -> bool {
     tols.iter()
-        .any(|t| t.key == key && t.operator == "Exists" && t.effect == effect)
+        .any(|t| &*t.key == key && &*t.operator == "Exists" && &*t.effect == effect)
 }
 
 #[test]
@@ -202,7 +202,7 @@ fn default_toleration_seconds() {
     assert_eq!(tols.len(), 2);
     assert!(
         tols.iter()
-            .all(|t| t.seconds == Some(300) && t.effect == "NoExecute")
+            .all(|t| t.seconds == Some(300) && &*t.effect == "NoExecute")
     );
     // Blocked by key + effect alone (§4.1): even a wrong-value Equal toleration.
     let tols = effective_tolerations(&workload(vec![tol(
@@ -251,7 +251,7 @@ fn scheduler_filters() {
     assert!(evaluate(&pod, &effective_tolerations(&pod), &tainted, false).is_empty());
     // Untolerated taint and selector mismatch are both reported.
     let mut pod = workload(vec![tol("dedicated", "Equal", "gpu", "NoSchedule")]);
-    pod.node_selector = vec![("pool".to_string(), "cpu".to_string())];
+    pod.node_selector = vec![("pool".into(), "cpu".into())];
     assert_eq!(
         evaluate(&pod, &effective_tolerations(&pod), &tainted, false),
         [Reason::Taint(0), Reason::Selector]
@@ -268,20 +268,26 @@ fn match_fields_are_checked_node_by_node() {
     // A pool of two nodes: `In [n1]` and `NotIn [n1]` in one term hold for no single node.
     let two = pool("pair", &[], vec![], &["n1", "n2"]);
     let mut w = workload(vec![]);
-    w.terms = Some(vec![term(
-        vec![],
-        vec![
-            req("metadata.name", "In", &["n1"]),
-            req("metadata.name", "NotIn", &["n1"]),
-        ],
-    )]);
+    w.terms = Some(
+        vec![term(
+            vec![],
+            vec![
+                req("metadata.name", "In", &["n1"]),
+                req("metadata.name", "NotIn", &["n1"]),
+            ],
+        )]
+        .into(),
+    );
     assert!(!selector_matches(&w, &two));
-    w.terms = Some(vec![term(
-        vec![],
-        vec![
-            req("metadata.name", "In", &["n2"]),
-            req("metadata.name", "NotIn", &["n1"]),
-        ],
-    )]);
+    w.terms = Some(
+        vec![term(
+            vec![],
+            vec![
+                req("metadata.name", "In", &["n2"]),
+                req("metadata.name", "NotIn", &["n1"]),
+            ],
+        )]
+        .into(),
+    );
     assert!(selector_matches(&w, &two));
 }

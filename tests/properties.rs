@@ -184,9 +184,9 @@ fn a_workload() -> impl Strategy<Value = Workload> {
             w.host_network = host_network;
             w.node_selector = selector
                 .into_iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .map(|(k, v)| (k.into(), v.into()))
                 .collect();
-            w.terms = terms;
+            w.terms = terms.map(Into::into);
             w
         })
 }

@@ -10,6 +10,8 @@ use crate::analysis::inventory::{
 };
 use crate::analysis::matching::{TaintRef, Tol, tolerates};
 use crate::settings::Settings;
+use crate::util::intern;
+use std::sync::Arc;
 
 /// Taints that come and go with node conditions and lifecycle; they never make a pool
 /// permanently unusable (SEMANTICS §3.5, §7).
@@ -139,8 +141,8 @@ impl Inventory {
     pub fn build(mut decls: Vec<NodeDecl>, workloads: &[Workload]) -> Self {
         let mut relevant: Vec<String> = POOL_NAME_LABELS.iter().map(|s| (*s).to_string()).collect();
         for w in workloads {
-            relevant.extend(w.node_selector.iter().map(|(k, _)| k.clone()));
-            for t in w.terms.iter().flatten() {
+            relevant.extend(w.node_selector.iter().map(|(k, _)| k.to_string()));
+            for t in w.terms.iter().flat_map(|t| t.iter()) {
                 relevant.extend(t.expressions.iter().map(|r| r.key.clone()));
             }
         }
@@ -303,13 +305,13 @@ pub fn effective_tolerations(w: &Workload) -> Vec<WorkloadToleration> {
     let mut out = w.tolerations.clone();
     let add = |out: &mut Vec<WorkloadToleration>, key: &str, effect: &str, seconds: Option<i64>| {
         out.push(WorkloadToleration {
-            key: key.to_string(),
-            operator: "Exists".to_string(),
-            value: String::new(),
-            effect: effect.to_string(),
+            key: intern(key),
+            operator: intern("Exists"),
+            value: intern(""),
+            effect: intern(effect),
             seconds,
             span: w.anchor,
-            path: String::new(),
+            path: intern(""),
         });
     };
     if w.daemonset {
@@ -347,7 +349,7 @@ pub fn effective_tolerations(w: &Workload) -> Vec<WorkloadToleration> {
             "node.kubernetes.io/unreachable",
         ] {
             let blocked = w.tolerations.iter().any(|t| {
-                (t.key == key || t.key.is_empty()) && matches!(t.effect.as_str(), "" | "NoExecute")
+                (&*t.key == key || t.key.is_empty()) && matches!(&*t.effect, "" | "NoExecute")
             });
             if !blocked {
                 add(&mut out, key, "NoExecute", Some(300));
@@ -460,7 +462,7 @@ fn term_matches(pool: &Pool, term: &Term) -> bool {
 pub fn selector_matches(w: &Workload, pool: &Pool) -> bool {
     let selector = w.node_selector.iter().all(|(k, v)| match pool.label(k) {
         Some(LabelValues::Any) => true,
-        Some(LabelValues::OneOf(vs)) => vs.contains(v),
+        Some(LabelValues::OneOf(vs)) => vs.iter().any(|x| x.as_str() == &**v),
         None => false,
     });
     selector
@@ -522,8 +524,8 @@ impl PoolClasses {
         let mut relevant: std::collections::HashSet<&str> = std::collections::HashSet::new();
         let mut fields = false;
         for w in workloads {
-            relevant.extend(w.node_selector.iter().map(|(k, _)| k.as_str()));
-            for t in w.terms.iter().flatten() {
+            relevant.extend(w.node_selector.iter().map(|(k, _)| &**k));
+            for t in w.terms.iter().flat_map(|t| t.iter()) {
                 relevant.extend(t.expressions.iter().map(|r| r.key.as_str()));
                 fields |= !t.fields.is_empty();
             }
@@ -631,11 +633,11 @@ impl Verdicts {
 }
 
 type Signature = (
-    Vec<(String, String, String, String)>,
+    Vec<(Arc<str>, Arc<str>, Arc<str>, Arc<str>)>,
     bool,
     bool,
-    Vec<(String, String)>,
-    Option<Vec<Term>>,
+    Vec<(Arc<str>, Arc<str>)>,
+    Option<Arc<[Term]>>,
 );
 
 fn signature(w: &Workload) -> Signature {

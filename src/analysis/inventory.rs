@@ -10,6 +10,7 @@ use crate::diagnostic::ObjectId;
 use crate::load::yaml::Node;
 use crate::load::{SourceFile, Span};
 use crate::model::{Object, PodSpec, Schema};
+use crate::util::{intern, intern_terms};
 
 /// A place in a file.
 #[derive(Clone, Debug)]
@@ -95,15 +96,18 @@ pub struct Term {
 }
 
 #[derive(Clone, Debug)]
+///
+/// Strings are shared (`util::intern`): a run keeps one per workload until the
+/// cross-reference, and replicas of one spec repeat them.
 pub struct WorkloadToleration {
-    pub key: String,
-    pub operator: String,
-    pub value: String,
-    pub effect: String,
+    pub key: Arc<str>,
+    pub operator: Arc<str>,
+    pub value: Arc<str>,
+    pub effect: Arc<str>,
     pub seconds: Option<i64>,
     /// The toleration's key (or the toleration) in its file.
     pub span: Span,
-    pub path: String,
+    pub path: Arc<str>,
 }
 
 impl WorkloadToleration {
@@ -120,9 +124,9 @@ impl WorkloadToleration {
         let mut s = if self.key.is_empty() {
             "*".to_string()
         } else {
-            self.key.clone()
+            self.key.to_string()
         };
-        match self.operator.as_str() {
+        match &*self.operator {
             "Exists" => {}
             "Lt" | "Gt" => {
                 s.push_str(&format!(" {} {}", self.operator, self.value));
@@ -145,8 +149,8 @@ impl WorkloadToleration {
 /// The scheduling signature of one pod spec.
 #[derive(Clone, Debug)]
 pub struct Workload {
-    pub object: ObjectId,
-    pub kind: String,
+    pub object: Arc<ObjectId>,
+    pub kind: Arc<str>,
     pub daemonset: bool,
     pub source: Arc<SourceFile>,
     /// Where to point when the whole workload is meant (its `kind`, or the tolerations).
@@ -154,11 +158,11 @@ pub struct Workload {
     /// The whole object, for `explain --at FILE:LINE`.
     pub object_span: Span,
     pub selector_span: Option<Span>,
-    pub spec_path: String,
+    pub spec_path: Arc<str>,
     pub tolerations: Vec<WorkloadToleration>,
-    pub node_selector: Vec<(String, String)>,
-    /// Required node affinity terms; `None` when absent.
-    pub terms: Option<Vec<Term>>,
+    pub node_selector: Vec<(Arc<str>, Arc<str>)>,
+    /// Required node affinity terms; `None` when absent (shared, see `util::intern_terms`).
+    pub terms: Option<Arc<[Term]>>,
     pub node_name: Option<(String, Span)>,
     pub host_network: bool,
 }
@@ -641,13 +645,13 @@ fn workload(object: &Object<'_>, spec: &PodSpec<'_>, source: &Arc<SourceFile>) -
         .tolerations
         .iter()
         .map(|t| WorkloadToleration {
-            key: t.key().to_string(),
-            operator: t.operator().to_string(),
-            value: t.value().to_string(),
-            effect: t.effect().to_string(),
+            key: intern(t.key()),
+            operator: intern(t.operator()),
+            value: intern(t.value()),
+            effect: intern(t.effect()),
             seconds: t.seconds(),
             span: t.key.map_or(t.node.span, |k| k.entry_span()),
-            path: t.path.clone(),
+            path: intern(&t.path),
         })
         .collect();
     let node_selector = spec
@@ -655,7 +659,7 @@ fn workload(object: &Object<'_>, spec: &PodSpec<'_>, source: &Arc<SourceFile>) -
         .and_then(|f| f.value.as_map())
         .unwrap_or_default()
         .iter()
-        .filter_map(|(k, v)| Some((k.text()?.to_string(), text(Some(v)))))
+        .filter_map(|(k, v)| Some((intern(k.text()?), intern(&text(Some(v))))))
         .collect();
     let terms = spec.required_affinity().map(|req| {
         req.get("nodeSelectorTerms")
@@ -666,8 +670,9 @@ fn workload(object: &Object<'_>, spec: &PodSpec<'_>, source: &Arc<SourceFile>) -
                 expressions: requirements(t.get("matchExpressions")),
                 fields: requirements(t.get("matchFields")),
             })
-            .collect()
+            .collect::<Vec<_>>()
     });
+    let terms = terms.map(intern_terms);
     let kind_span = object
         .node
         .entry("kind")
@@ -678,14 +683,14 @@ fn workload(object: &Object<'_>, spec: &PodSpec<'_>, source: &Arc<SourceFile>) -
         .map(|f| f.key.span)
         .or_else(|| spec.affinity.map(|f| f.key.span));
     Workload {
-        object: object.id.clone(),
-        kind: object.kind.to_string(),
+        object: Arc::clone(&object.id),
+        kind: intern(object.kind),
         daemonset: object.kind == "DaemonSet" && matches!(object.schema, Schema::Builtin { .. }),
         source: Arc::clone(source),
         anchor,
         object_span: object.node.span,
         selector_span,
-        spec_path: spec.path.clone(),
+        spec_path: intern(&spec.path),
         tolerations,
         node_selector,
         terms,

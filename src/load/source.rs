@@ -43,8 +43,8 @@ pub struct Position {
 
 #[derive(Debug)]
 pub struct SourceFile {
-    /// The path as the user gave it (or the stdin name).
-    pub name: String,
+    /// The path as the user gave it (or the stdin name); shared with the findings in it.
+    pub name: Arc<str>,
     /// The text; empty in a *lite* source (see [`SourceFile::lite`]).
     pub text: String,
     line_starts: Vec<usize>,
@@ -56,7 +56,7 @@ pub struct SourceFile {
 }
 
 impl SourceFile {
-    pub fn new(name: impl Into<String>, text: String) -> Arc<Self> {
+    pub fn new(name: impl Into<Arc<str>>, text: String) -> Arc<Self> {
         let mut line_starts = vec![0];
         line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
         Arc::new(SourceFile {

@@ -26,7 +26,7 @@ pub enum Schema {
 #[derive(Debug)]
 pub struct Object<'a> {
     pub node: &'a Node,
-    pub id: ObjectId,
+    pub id: std::sync::Arc<ObjectId>,
     pub kind: &'a str,
     pub api_version: &'a str,
     pub group: &'a str,
@@ -205,7 +205,7 @@ fn build_object<'a>(node: &'a Node, doc_path: String, kinds: &[WorkloadKind]) ->
     }
     Object {
         node,
-        id,
+        id: std::sync::Arc::new(id),
         kind,
         api_version,
         group,

@@ -56,7 +56,7 @@ impl SourceCode for Src {
             .text
             .read_span(span, context_lines_before, context_lines_after)?;
         Ok(Box::new(MietteSpanContents::new_named(
-            self.0.name.clone(),
+            self.0.name.to_string(),
             inner.data(),
             *inner.span(),
             inner.line(),
@@ -119,13 +119,13 @@ impl Diagnostic for View<'_> {
         let f = self.finding;
         let primary = f.primary.iter().map(|l| {
             LabeledSpan::new_primary_with_span(
-                Some(l.text.clone()),
+                Some(l.text.to_string()),
                 SourceSpan::from(l.span.start..l.span.end),
             )
         });
         let secondary = f.secondary.iter().map(|l| {
             LabeledSpan::new_with_span(
-                Some(l.text.clone()),
+                Some(l.text.to_string()),
                 SourceSpan::from(l.span.start..l.span.end),
             )
         });
@@ -134,7 +134,7 @@ impl Diagnostic for View<'_> {
 }
 
 fn view(f: &Finding, full: Option<Arc<SourceFile>>) -> View<'_> {
-    let mut help = f.help.clone();
+    let mut help = f.help.as_deref().map(str::to_string);
     if let Some(api) = &f.api_error {
         let line = format!("the API server answers: {api}");
         help = Some(match help {
@@ -201,9 +201,9 @@ fn full_source(
         return Some(Arc::clone(src));
     }
     cache
-        .entry(src.name.clone())
+        .entry(src.name.to_string())
         .or_insert_with(|| {
-            let bytes = std::fs::read(&src.name).ok()?;
+            let bytes = std::fs::read(&*src.name).ok()?;
             let text = crate::load::decode(bytes).ok()?;
             Some(SourceFile::new(src.name.clone(), text))
         })

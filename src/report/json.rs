@@ -73,7 +73,7 @@ pub fn write(findings: &[Finding], summary: &Summary, out: &mut dyn Write) -> io
                 column: start.column,
                 end_line: end.line,
                 end_column: end.column,
-                object: f.object.as_ref(),
+                object: f.object.as_deref(),
                 field: f.field.as_deref(),
                 api_error: f.api_error.as_deref(),
                 related: f

@@ -52,7 +52,7 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         )
         .primary(w.anchor, "not every pool")
         .help("if the agent must run on every node, tolerate those taints (or `operator: Exists` for all) and widen the selector")
-        .field(w.spec_path.clone())
+        .field(w.spec_path.to_string())
         .in_file(&w.source);
         f.object = Some(w.object.clone());
         out.push(f);

@@ -169,11 +169,11 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
     // Identical workloads share their verdicts (`fits`): cache the answer per verdicts and
     // toleration.
     type Answer = Option<(usize, usize, Vec<String>)>;
-    let mut cache: HashMap<(usize, String, String, String, String), Answer> = HashMap::new();
+    let mut cache: HashMap<(usize, &str, &str, &str, &str), Answer> = HashMap::new();
     for (w, fits) in ctx.workloads.iter().zip(&ctx.eval.fits) {
         let system = w.tolerations.iter().any(|t| {
             matches!(
-                t.key.as_str(),
+                &*t.key,
                 "node-role.kubernetes.io/control-plane"
                     | "node-role.kubernetes.io/master"
                     | "CriticalAddonsOnly"
@@ -186,16 +186,16 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             if t.key.is_empty()
                 || is_exempt(&t.key)
                 || is_configured_exempt(&t.key, &ctx.settings.dedicated_exempt_keys)
-                || !matches!(t.effect.as_str(), "" | "NoSchedule" | "NoExecute")
+                || !matches!(&*t.effect, "" | "NoSchedule" | "NoExecute")
             {
                 continue;
             }
             let key = (
                 std::sync::Arc::as_ptr(fits) as usize,
-                t.key.clone(),
-                t.operator.clone(),
-                t.value.clone(),
-                t.effect.clone(),
+                &*t.key,
+                &*t.operator,
+                &*t.value,
+                &*t.effect,
             );
             let answer = cache
                 .entry(key)
@@ -262,7 +262,7 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             )
             .primary(t.span, "opens the door to tainted nodes")
             .help(help)
-            .field(t.path.clone())
+            .field(t.path.to_string())
             .in_file(&w.source);
             if let Some(loc) = &taint.loc {
                 f.related.push(Related {

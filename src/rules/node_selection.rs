@@ -36,8 +36,8 @@ impl Report<'_, '_> {
             INVALID_NODE_AFFINITY.severity,
             message,
         )
-        .primary(span, label)
-        .help(help)
+        .primary(span, label.to_string())
+        .help(help.to_string())
         .field(path.to_string());
         push(self.ctx, self.out, f, || api);
     }

@@ -28,7 +28,7 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             loose.effect = "";
             let mut seen = Vec::new();
             for (pool, pt) in ctx.inventory.taints_with_key(&t.key) {
-                if pt.taint.effect == t.effect || pt.startup {
+                if *pt.taint.effect == *t.effect || pt.startup {
                     continue;
                 }
                 let taint = TaintRef {
@@ -69,7 +69,7 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                     "set `effect: {}`, or remove `effect` to tolerate every effect of this key",
                     pt.taint.effect
                 ))
-                .field(t.path.clone())
+                .field(t.path.to_string())
                 .in_file(&w.source);
                 if let Some(loc) = &pt.loc {
                     f.related.push(Related {

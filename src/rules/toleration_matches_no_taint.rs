@@ -37,12 +37,12 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             if t.key.is_empty() || is_well_known_key(&t.key) {
                 continue;
             }
-            if !matches!(t.operator.as_str(), "" | "Equal" | "Exists" | "Lt" | "Gt") {
+            if !matches!(&*t.operator, "" | "Equal" | "Exists" | "Lt" | "Gt") {
                 continue;
             }
             // Tolerations repeat across replicas of one spec: answer once per toleration.
             let answer = *memo
-                .entry((t.key.as_str(), t.operator.as_str(), t.value.as_str()))
+                .entry((&*t.key, &*t.operator, &*t.value))
                 .or_insert_with(|| lookup(ctx, t, gate, &mut keys));
             let Some(nearest) = answer else {
                 continue;
@@ -56,7 +56,7 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                 ),
             )
             .primary(t.span, "matches nothing")
-            .field(t.path.clone())
+            .field(t.path.to_string())
             .in_file(&w.source);
             match nearest {
                 Some((pool, pt)) => {

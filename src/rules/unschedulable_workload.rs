@@ -54,7 +54,7 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         } else {
             "tolerate the pool's taints (and select its labels), or add a pool this pod can use; run `taintlint explain` for the reasons per pool"
         })
-        .field(w.spec_path.clone())
+        .field(w.spec_path.to_string())
         .in_file(&w.source);
         f.object = Some(w.object.clone());
         f.related = related;

@@ -27,13 +27,13 @@ pub fn taint(key: &str, value: &str, effect: &str) -> TaintSpec {
 
 pub fn tol(key: &str, operator: &str, value: &str, effect: &str) -> WorkloadToleration {
     WorkloadToleration {
-        key: key.to_string(),
-        operator: operator.to_string(),
-        value: value.to_string(),
-        effect: effect.to_string(),
+        key: key.into(),
+        operator: operator.into(),
+        value: value.into(),
+        effect: effect.into(),
         seconds: None,
         span: Span::default(),
-        path: String::new(),
+        path: "".into(),
     }
 }
 
@@ -55,19 +55,19 @@ pub fn term(expressions: Vec<Requirement>, fields: Vec<Requirement>) -> Term {
 /// A pod (or, with `daemonset`, a DaemonSet) with these tolerations and nothing else.
 pub fn workload(tolerations: Vec<WorkloadToleration>) -> Workload {
     Workload {
-        object: ObjectId {
+        object: std::sync::Arc::new(ObjectId {
             api_version: "v1".to_string(),
             kind: "Pod".to_string(),
             namespace: None,
             name: Some("p".to_string()),
-        },
-        kind: "Pod".to_string(),
+        }),
+        kind: "Pod".into(),
         daemonset: false,
         source: source(),
         anchor: Span::default(),
         object_span: Span::default(),
         selector_span: None,
-        spec_path: "spec".to_string(),
+        spec_path: "spec".into(),
         tolerations,
         node_selector: Vec::new(),
         terms: None,
