@@ -164,12 +164,27 @@ fn applies(s: &Suppression, f: &Finding) -> bool {
 
 /// Drops suppressed findings and reports suppressions that suppressed nothing.
 pub fn apply(findings: &mut Vec<Finding>, suppressions: &mut [Suppression], enabled: &RuleSet) {
+    // A suppression only applies in its own file: look up the file's, not every one.
+    let mut by_file: std::collections::HashMap<Arc<str>, Vec<usize>> =
+        std::collections::HashMap::new();
+    for (i, s) in suppressions.iter().enumerate() {
+        by_file
+            .entry(Arc::clone(&s.source.name))
+            .or_default()
+            .push(i);
+    }
     findings.retain(|f| {
         if f.rule == rules::UNUSED_SUPPRESSION.name {
             return true;
         }
+        let Some(mine) = f.source.as_ref().and_then(|src| by_file.get(&src.name)) else {
+            return true;
+        };
         let mut suppressed = false;
-        for s in suppressions.iter_mut() {
+        for &i in mine {
+            let Some(s) = suppressions.get_mut(i) else {
+                continue;
+            };
             if !applies(s, f) {
                 continue;
             }
@@ -254,5 +269,23 @@ mod tests {
         assert_eq!(src.slice(s[0].rules[1].1), "r2");
         assert_eq!(s[1].scope, Scope::Line(4));
         assert_eq!(s[2].scope, Scope::File);
+    }
+
+    #[test]
+    fn suppressions_apply_only_in_their_own_file() {
+        let text = "a: 1 # taintlint: ignore[unschedulable-workload] known\nb: 2\n";
+        let a = SourceFile::new("a.yaml", text.to_string());
+        let b = SourceFile::new("b.yaml", text.to_string());
+        let mut suppressions = scan_comments(&a);
+        let finding = |src: &Arc<SourceFile>| {
+            Finding::new("unschedulable-workload", Severity::Error, "m")
+                .primary(Span::new(0, 1), "here")
+                .in_file(src)
+        };
+        let mut findings = vec![finding(&b), finding(&a), finding(&b)];
+        apply(&mut findings, &mut suppressions, &RuleSet::defaults());
+        let files: Vec<&str> = findings.iter().map(|f| &*f.file).collect();
+        assert_eq!(files, ["b.yaml", "b.yaml"]);
+        assert!(suppressions[0].used[0]);
     }
 }
