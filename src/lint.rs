@@ -155,6 +155,7 @@ fn lint_input(input: Input, opts: &LintOptions) -> FileReport {
             if on_disk && !opts.keep_sources {
                 report.make_lite(&source);
             }
+            report.shrink();
             report
         }
         Err(failure) => read_failure(&name, failure, opts),
@@ -162,6 +163,16 @@ fn lint_input(input: Input, opts: &LintOptions) -> FileReport {
 }
 
 impl FileReport {
+    /// Gives back the spare capacity of the report's vectors: they grew by pushing, and most
+    /// files have one or two findings or workloads, which would otherwise hold room for four
+    /// until the end of the run.
+    pub fn shrink(&mut self) {
+        self.findings.shrink_to_fit();
+        self.nodes.shrink_to_fit();
+        self.workloads.shrink_to_fit();
+        self.suppressions.shrink_to_fit();
+    }
+
     /// Replaces `source` everywhere in the report by a lite copy that keeps only the
     /// positions the report refers to, so the file's text can be freed.
     pub fn make_lite(&mut self, source: &Arc<SourceFile>) {
@@ -624,6 +635,7 @@ pub fn finish(reports: Vec<FileReport>, extra: Vec<FileReport>, opts: &LintOptio
             .filter(|f| opts.rules.is_enabled(f.rule))
             .cloned(),
     );
+    timing("merge", std::time::Duration::ZERO);
     let t0 = std::time::Instant::now();
     let inventory = Inventory::build(nodes, &workloads);
     let t1 = std::time::Instant::now();

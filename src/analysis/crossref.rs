@@ -139,15 +139,15 @@ impl Inventory {
     /// Groups Node objects with identical taints, cordon state and relevant labels; every
     /// template (NodePool, node group, ...) is a pool of its own.
     pub fn build(mut decls: Vec<NodeDecl>, workloads: &[Workload]) -> Self {
-        let mut relevant: Vec<String> = POOL_NAME_LABELS.iter().map(|s| (*s).to_string()).collect();
+        // Deduplicated as collected: thousands of workloads select on the same few keys.
+        let mut keys: std::collections::BTreeSet<&str> = POOL_NAME_LABELS.iter().copied().collect();
         for w in workloads {
-            relevant.extend(w.node_selector.iter().map(|(k, _)| k.to_string()));
+            keys.extend(w.node_selector.iter().map(|(k, _)| &**k));
             for t in w.terms.iter().flat_map(|t| t.iter()) {
-                relevant.extend(t.expressions.iter().map(|r| r.key.clone()));
+                keys.extend(t.expressions.iter().map(|r| r.key.as_str()));
             }
         }
-        relevant.sort();
-        relevant.dedup();
+        let mut relevant: Vec<String> = keys.into_iter().map(str::to_string).collect();
         // Every node has its own hostname: grouping by it would make each node a pool of its
         // own. Nodes are grouped without it, and the pool lists its nodes' hostnames.
         relevant.retain(|k| k != HOSTNAME);
@@ -190,11 +190,12 @@ impl Inventory {
                 .push(d);
         }
         for (_, members) in groups {
+            let count = members.len();
             let Some(first) = members.first() else {
                 continue;
             };
             // A single node is named by its name; a group by a label its nodes share.
-            let name = if members.len() == 1 {
+            let name = if count == 1 {
                 first.name.clone()
             } else {
                 POOL_NAME_LABELS
@@ -207,15 +208,29 @@ impl Inventory {
                     })
                     .unwrap_or_else(|| first.name.clone())
             };
-            let mut labels = first.labels.clone();
-            if members.len() > 1 {
-                let hosts: Vec<String> = members
+            let hosts: Vec<String> = if count > 1 {
+                members
                     .iter()
                     .filter_map(|m| match m.labels.get(HOSTNAME) {
                         Some(LabelValues::OneOf(v)) => v.first().cloned(),
                         _ => None,
                     })
-                    .collect();
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let unschedulable = members.iter().all(|m| m.unschedulable);
+            // The pool takes the first node's labels, locations and taints (moved, not
+            // copied: an inventory can have thousands of nodes) and every node's name.
+            let mut members = members.into_iter();
+            let Some(first) = members.next() else {
+                continue;
+            };
+            let mut nodes = Vec::with_capacity(count);
+            nodes.push(first.name);
+            nodes.extend(members.map(|m| m.name));
+            let mut labels = first.labels;
+            if count > 1 {
                 if hosts.is_empty() {
                     labels.remove(HOSTNAME);
                 } else {
@@ -226,12 +241,12 @@ impl Inventory {
                 name,
                 origin: "Node",
                 labels,
-                label_locs: first.label_locs.clone(),
-                taints: first.taints.clone(),
-                unschedulable: members.iter().all(|m| m.unschedulable),
+                label_locs: first.label_locs,
+                taints: first.taints,
+                unschedulable,
                 open_labels: false,
-                nodes: members.iter().map(|m| m.name.clone()).collect(),
-                loc: first.loc.clone(),
+                nodes,
+                loc: first.loc,
             });
         }
         pools.sort_by(|a, b| (&a.name, a.origin).cmp(&(&b.name, b.origin)));

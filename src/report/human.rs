@@ -1,7 +1,6 @@
 //! `--format human`: miette's graphical report for each finding (file:line:col, snippet with
 //! labelled spans, rule name, help, link) and a closing summary line.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::io::{self, Write};
 use std::sync::Arc;
@@ -51,17 +50,32 @@ impl SourceCode for Src {
         context_lines_before: usize,
         context_lines_after: usize,
     ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
-        let inner = self
+        // miette finds lines by scanning the text from its start: hand it the text from the
+        // first context line on (found with the line index), or a file with many findings
+        // is scanned once per finding.
+        let text = &self.0.text;
+        let offset = span.offset().min(text.len());
+        let first_line = self
             .0
-            .text
-            .read_span(span, context_lines_before, context_lines_after)?;
+            .position(offset)
+            .line
+            .saturating_sub(1 + context_lines_before);
+        let base = self.0.line_start(first_line + 1).unwrap_or(0);
+        let (window, base, first_line) = match text.get(base..) {
+            Some(window) if base <= offset => (window, base, first_line),
+            _ => (text.as_str(), 0, 0),
+        };
+        let local = SourceSpan::new((offset - base).into(), span.len());
+        let inner = window.read_span(&local, context_lines_before, context_lines_after)?;
         Ok(Box::new(MietteSpanContents::new_named(
             self.0.name.to_string(),
             inner.data(),
-            *inner.span(),
-            inner.line(),
+            SourceSpan::new((inner.span().offset() + base).into(), inner.span().len()),
+            inner.line() + first_line,
             inner.column(),
-            inner.line_count(),
+            // miette counts the lines from the start of the text it was given (and decides
+            // on merging snippets with it): count the lines before the window too.
+            inner.line_count() + first_line,
         )))
     }
 }
@@ -192,23 +206,27 @@ fn snippet_too_wide(f: &Finding, src: Option<&Arc<SourceFile>>) -> bool {
 
 /// The finding's source with its text: a lite source (see `SourceFile::lite`) is read back
 /// from disk, once per file. `None` when there is no text to show.
-fn full_source(
-    f: &Finding,
-    cache: &mut HashMap<String, Option<Arc<SourceFile>>>,
-) -> Option<Arc<SourceFile>> {
+/// Findings come sorted by file, so only the last file read is kept.
+fn full_source(f: &Finding, cache: &mut Option<ReadBack>) -> Option<Arc<SourceFile>> {
     let src = f.source.as_ref()?;
     if !src.is_lite() {
         return Some(Arc::clone(src));
     }
-    cache
-        .entry(src.name.to_string())
-        .or_insert_with(|| {
-            let bytes = std::fs::read(&*src.name).ok()?;
-            let text = crate::load::decode(bytes).ok()?;
-            Some(SourceFile::new(src.name.clone(), text))
-        })
-        .clone()
+    match cache {
+        Some((name, text)) if *name == src.name => text.clone(),
+        _ => {
+            let text = std::fs::read(&*src.name)
+                .ok()
+                .and_then(|bytes| crate::load::decode(bytes).ok())
+                .map(|text| SourceFile::new(src.name.clone(), text));
+            *cache = Some((src.name.clone(), text.clone()));
+            text
+        }
+    }
 }
+
+/// The file last read back for snippets: its name and text (`None`: unreadable now).
+type ReadBack = (Arc<str>, Option<Arc<SourceFile>>);
 
 pub fn write(
     findings: &[Finding],
@@ -225,7 +243,7 @@ pub fn write(
         .with_width(opts.width)
         .with_links(opts.links)
         .with_context_lines(1);
-    let mut cache: HashMap<String, Option<Arc<SourceFile>>> = HashMap::new();
+    let mut cache: Option<ReadBack> = None;
     {
         for f in findings {
             let mut s = String::new();

@@ -12,8 +12,18 @@ use super::Summary;
 #[derive(Serialize)]
 struct Output<'a> {
     version: u32,
-    findings: Vec<JsonFinding<'a>>,
+    findings: Findings<'a>,
     summary: &'a Summary,
+}
+
+/// The findings, converted one at a time as they are written (a run with many findings
+/// does not hold a second copy of them).
+struct Findings<'a>(&'a [Finding]);
+
+impl Serialize for Findings<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(json_finding))
+    }
 }
 
 #[derive(Serialize)]
@@ -59,59 +69,57 @@ struct JsonRelated<'a> {
 }
 
 pub fn write(findings: &[Finding], summary: &Summary, out: &mut dyn Write) -> io::Result<()> {
-    let findings = findings
-        .iter()
-        .map(|f| {
-            let (start, end) = f.range();
-            JsonFinding {
-                rule: f.rule,
-                severity: f.severity.as_str(),
-                message: &f.message,
-                help: f.help.as_deref(),
-                file: &f.file,
-                line: start.line,
-                column: start.column,
-                end_line: end.line,
-                end_column: end.column,
-                object: f.object.as_deref(),
-                field: f.field.as_deref(),
-                api_error: f.api_error.as_deref(),
-                related: f
-                    .related
-                    .iter()
-                    .map(|r| {
-                        let p = r.source.position(r.span.start);
-                        JsonRelated {
-                            file: &r.source.name,
-                            line: p.line,
-                            column: p.column,
-                            message: &r.message,
-                        }
-                    })
-                    .collect(),
-                fix: f.fix.as_ref().map(|x| JsonFix {
-                    applicability: x.applicability.as_str(),
-                    title: &x.title,
-                    edits: x
-                        .edits
-                        .iter()
-                        .map(|e| JsonEdit {
-                            line: e.start.line,
-                            column: e.start.column,
-                            end_line: e.end.line,
-                            end_column: e.end.column,
-                            replacement: &e.replacement,
-                        })
-                        .collect(),
-                }),
-            }
-        })
-        .collect();
     let doc = Output {
         version: 1,
-        findings,
+        findings: Findings(findings),
         summary,
     };
     serde_json::to_writer_pretty(&mut *out, &doc).map_err(io::Error::other)?;
     writeln!(out)
+}
+
+fn json_finding(f: &Finding) -> JsonFinding<'_> {
+    let (start, end) = f.range();
+    JsonFinding {
+        rule: f.rule,
+        severity: f.severity.as_str(),
+        message: &f.message,
+        help: f.help.as_deref(),
+        file: &f.file,
+        line: start.line,
+        column: start.column,
+        end_line: end.line,
+        end_column: end.column,
+        object: f.object.as_deref(),
+        field: f.field.as_deref(),
+        api_error: f.api_error.as_deref(),
+        related: f
+            .related
+            .iter()
+            .map(|r| {
+                let p = r.source.position(r.span.start);
+                JsonRelated {
+                    file: &r.source.name,
+                    line: p.line,
+                    column: p.column,
+                    message: &r.message,
+                }
+            })
+            .collect(),
+        fix: f.fix.as_ref().map(|x| JsonFix {
+            applicability: x.applicability.as_str(),
+            title: &x.title,
+            edits: x
+                .edits
+                .iter()
+                .map(|e| JsonEdit {
+                    line: e.start.line,
+                    column: e.start.column,
+                    end_line: e.end.line,
+                    end_column: e.end.column,
+                    replacement: &e.replacement,
+                })
+                .collect(),
+        }),
+    }
 }

@@ -161,27 +161,70 @@ pub fn write(findings: &[Finding], out: &mut dyn Write) -> io::Result<()> {
             })
         })
         .collect();
-    let results: Vec<Value> = findings
-        .iter()
-        .map(|f| {
-            let mut text = f.message.clone();
-            if let Some(h) = &f.help {
-                text.push_str("\nhelp: ");
-                text.push_str(h);
-            }
-            if let Some(api) = &f.api_error {
-                text.push_str("\nAPI server: ");
-                text.push_str(api);
-            }
-            let mut result = json!({
-                "ruleId": f.rule,
-                "ruleIndex": RULES.iter().position(|r| r.meta.name == f.rule).unwrap_or(0),
-                "level": level(f.severity),
-                "message": { "text": text },
-                "locations": [location(f)],
-                "partialFingerprints": { "taintlint/v1": fingerprint(f) },
-            });
-            let related: Vec<Value> = f
+    // Field order is the alphabetical order `json!` objects are written in.
+    #[derive(serde::Serialize)]
+    struct Doc<'a> {
+        #[serde(rename = "$schema")]
+        schema: &'static str,
+        runs: [Run<'a>; 1],
+        version: &'static str,
+    }
+    #[derive(serde::Serialize)]
+    struct Run<'a> {
+        #[serde(rename = "columnKind")]
+        column_kind: &'static str,
+        results: Results<'a>,
+        tool: Value,
+    }
+    let doc = Doc {
+        schema: "https://json.schemastore.org/sarif-2.1.0.json",
+        runs: [Run {
+            column_kind: "unicodeCodePoints",
+            results: Results(findings),
+            tool: json!({
+                "driver": {
+                    "name": "taintlint",
+                    "version": env!("CARGO_PKG_VERSION"),
+                    "informationUri": "https://taintlint.dev",
+                    "rules": rules,
+                }
+            }),
+        }],
+        version: "2.1.0",
+    };
+    serde_json::to_writer_pretty(&mut *out, &doc).map_err(io::Error::other)?;
+    writeln!(out)
+}
+
+/// The results, each built as it is written (a run with many findings does not hold them
+/// all as JSON values).
+struct Results<'a>(&'a [Finding]);
+
+impl serde::Serialize for Results<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(result))
+    }
+}
+
+fn result(f: &Finding) -> Value {
+    let mut text = f.message.clone();
+    if let Some(h) = &f.help {
+        text.push_str("\nhelp: ");
+        text.push_str(h);
+    }
+    if let Some(api) = &f.api_error {
+        text.push_str("\nAPI server: ");
+        text.push_str(api);
+    }
+    let mut result = json!({
+        "ruleId": f.rule,
+        "ruleIndex": RULES.iter().position(|r| r.meta.name == f.rule).unwrap_or(0),
+        "level": level(f.severity),
+        "message": { "text": text },
+        "locations": [location(f)],
+        "partialFingerprints": { "taintlint/v1": fingerprint(f) },
+    });
+    let related: Vec<Value> = f
                 .related
                 .iter()
                 .enumerate()
@@ -203,31 +246,11 @@ pub fn write(findings: &[Finding], out: &mut dyn Write) -> io::Result<()> {
                     })
                 })
                 .collect();
-            if !related.is_empty() {
-                result["relatedLocations"] = Value::Array(related);
-            }
-            if let Some(fix) = &f.fix {
-                result["fixes"] = json!([sarif_fix(f, fix)]);
-            }
-            result
-        })
-        .collect();
-    let doc = json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {
-                "driver": {
-                    "name": "taintlint",
-                    "version": env!("CARGO_PKG_VERSION"),
-                    "informationUri": "https://taintlint.dev",
-                    "rules": rules,
-                }
-            },
-            "columnKind": "unicodeCodePoints",
-            "results": results,
-        }]
-    });
-    serde_json::to_writer_pretty(&mut *out, &doc).map_err(io::Error::other)?;
-    writeln!(out)
+    if !related.is_empty() {
+        result["relatedLocations"] = Value::Array(related);
+    }
+    if let Some(fix) = &f.fix {
+        result["fixes"] = json!([sarif_fix(f, fix)]);
+    }
+    result
 }
