@@ -188,3 +188,63 @@ fn several_formats_from_one_run() {
     assert_eq!(code, 2);
     assert!(err.contains("stdout"), "{err}");
 }
+
+/// The human report hands miette a window of the text starting at the first context line;
+/// its line numbers, snippets and merged labels must be those of the whole text: each
+/// snippet header names the finding's JSON position, and the snippet shows that line's text,
+/// for LF, CRLF and lone-CR files deep into a long file.
+#[test]
+fn human_snippets_deep_in_a_file_name_the_right_lines() {
+    let doc = "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers: [{name: a, image: a}]\n  tolerations:\n    - key: dedicated\n      operator: Exists\n      value: gpu\n      effect: NoSchedule\n    - operator: Exists\n      key: dedicated\n      effect: NoSchedule\n";
+    let lf: String = (0..100).map(|_| doc).collect();
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (name, text) in [
+        ("lf.yaml", lf.clone()),
+        ("crlf.yaml", lf.replace('\n', "\r\n")),
+        ("cr.yaml", lf.replace('\n', "\r")),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, &text).expect("write");
+        let path = path.to_string_lossy().into_owned();
+        let (_, json, _) = taintlint(&["check", "--format", "json", &path]);
+        let json: serde_json::Value = serde_json::from_str(&json).expect("json");
+        let findings = json["findings"].as_array().expect("findings");
+        assert!(findings.len() >= 200, "{name}: {}", findings.len());
+        let (_, human, _) = taintlint(&["check", "--format", "human", &path]);
+        let headers: Vec<String> = human
+            .lines()
+            .filter_map(|l| l.trim_start().strip_prefix("╭─["))
+            .map(|l| l.trim_end_matches(']').to_string())
+            .collect();
+        let want: Vec<String> = findings
+            .iter()
+            .map(|f| format!("{path}:{}:{}", f["line"], f["column"]))
+            .collect();
+        if name == "cr.yaml" {
+            // Without `\n` the file is one line too wide for a snippet: each finding names
+            // its position instead.
+            assert!(headers.is_empty(), "{name}");
+            for w in &want {
+                assert!(human.contains(w.as_str()), "{name}: {w}");
+            }
+            continue;
+        }
+        assert_eq!(headers, want, "{name}");
+        // The numbered snippet lines are the file's own lines.
+        let lines: Vec<&str> = lf.lines().collect();
+        for l in human.lines() {
+            let Some((num, rest)) = l.trim_start().split_once(" │ ") else {
+                continue;
+            };
+            let Ok(n) = num.trim().parse::<usize>() else {
+                continue;
+            };
+            // (after the gutter, miette may draw label lines before the text)
+            let want = lines[n - 1].trim();
+            assert!(
+                rest.trim_end().ends_with(want),
+                "{name}: line {n}: {rest:?} vs {want:?}"
+            );
+        }
+    }
+}

@@ -35,11 +35,17 @@ impl Default for HumanOptions {
 }
 
 /// A source file as miette's `SourceCode`, named, without copying its text.
-struct Src(Arc<SourceFile>);
+///
+/// `windowed`: the text has no carriage return, so its lines are the `\n` lines of the
+/// line index and miette can be handed a window of it (see `read_span`).
+struct Src {
+    file: Arc<SourceFile>,
+    windowed: bool,
+}
 
 impl fmt::Debug for Src {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0.name)
+        f.write_str(&self.file.name)
     }
 }
 
@@ -53,22 +59,23 @@ impl SourceCode for Src {
         // miette finds lines by scanning the text from its start: hand it the text from the
         // first context line on (found with the line index), or a file with many findings
         // is scanned once per finding.
-        let text = &self.0.text;
+        // (miette also breaks lines at a lone `\r`: a text with one is given whole.)
+        let text = &self.file.text;
         let offset = span.offset().min(text.len());
         let first_line = self
-            .0
+            .file
             .position(offset)
             .line
             .saturating_sub(1 + context_lines_before);
-        let base = self.0.line_start(first_line + 1).unwrap_or(0);
+        let base = self.file.line_start(first_line + 1).unwrap_or(0);
         let (window, base, first_line) = match text.get(base..) {
-            Some(window) if base <= offset => (window, base, first_line),
+            Some(window) if self.windowed && base <= offset => (window, base, first_line),
             _ => (text.as_str(), 0, 0),
         };
         let local = SourceSpan::new((offset - base).into(), span.len());
         let inner = window.read_span(&local, context_lines_before, context_lines_after)?;
         Ok(Box::new(MietteSpanContents::new_named(
-            self.0.name.to_string(),
+            self.file.name.to_string(),
             inner.data(),
             SourceSpan::new((inner.span().offset() + base).into(), inner.span().len()),
             inner.line() + first_line,
@@ -147,7 +154,7 @@ impl Diagnostic for View<'_> {
     }
 }
 
-fn view(f: &Finding, full: Option<Arc<SourceFile>>) -> View<'_> {
+fn view(f: &Finding, full: Option<Src>) -> View<'_> {
     let mut help = f.help.as_deref().map(str::to_string);
     if let Some(api) = &f.api_error {
         let line = format!("the API server answers: {api}");
@@ -174,7 +181,10 @@ fn view(f: &Finding, full: Option<Arc<SourceFile>>) -> View<'_> {
             None => line,
         });
     }
-    let has_labels = f.primary.is_some() && full.is_some() && !snippet_too_wide(f, full.as_ref());
+    let has_labels = f.primary.is_some()
+        && full
+            .as_ref()
+            .is_some_and(|src| !snippet_too_wide(f, &src.file));
     let message = if has_labels {
         f.message.clone()
     } else if f.primary.is_some() && f.source.is_some() {
@@ -185,7 +195,7 @@ fn view(f: &Finding, full: Option<Arc<SourceFile>>) -> View<'_> {
     };
     View {
         finding: f,
-        src: if has_labels { full.map(Src) } else { None },
+        src: if has_labels { full } else { None },
         help,
         message,
     }
@@ -195,8 +205,7 @@ fn view(f: &Finding, full: Option<Arc<SourceFile>>) -> View<'_> {
 /// snippet; the finding names its position instead.
 const MAX_SNIPPET_LINE: usize = 500;
 
-fn snippet_too_wide(f: &Finding, src: Option<&Arc<SourceFile>>) -> bool {
-    let Some(src) = src else { return false };
+fn snippet_too_wide(f: &Finding, src: &SourceFile) -> bool {
     f.primary.iter().chain(&f.secondary).any(|l| {
         let first = src.position(l.span.start).line.saturating_sub(1).max(1);
         let last = src.position(l.span.end).line + 1;
@@ -207,26 +216,35 @@ fn snippet_too_wide(f: &Finding, src: Option<&Arc<SourceFile>>) -> bool {
 /// The finding's source with its text: a lite source (see `SourceFile::lite`) is read back
 /// from disk, once per file. `None` when there is no text to show.
 /// Findings come sorted by file, so only the last file read is kept.
-fn full_source(f: &Finding, cache: &mut Option<ReadBack>) -> Option<Arc<SourceFile>> {
+fn full_source(f: &Finding, cache: &mut Option<ReadBack>) -> Option<Src> {
     let src = f.source.as_ref()?;
+    let full = |file: Arc<SourceFile>| Src {
+        windowed: memchr::memchr(b'\r', file.text.as_bytes()).is_none(),
+        file,
+    };
     if !src.is_lite() {
-        return Some(Arc::clone(src));
+        return Some(full(Arc::clone(src)));
     }
-    match cache {
-        Some((name, text)) if *name == src.name => text.clone(),
+    let (name, text) = match cache.take() {
+        Some((name, text)) if name == src.name => (name, text),
         _ => {
             let text = std::fs::read(&*src.name)
                 .ok()
                 .and_then(|bytes| crate::load::decode(bytes).ok())
-                .map(|text| SourceFile::new(src.name.clone(), text));
-            *cache = Some((src.name.clone(), text.clone()));
-            text
+                .map(|text| full(SourceFile::new(src.name.clone(), text)));
+            (src.name.clone(), text)
         }
-    }
+    };
+    let found = text.as_ref().map(|t| Src {
+        file: Arc::clone(&t.file),
+        windowed: t.windowed,
+    });
+    *cache = Some((name, text));
+    found
 }
 
 /// The file last read back for snippets: its name and text (`None`: unreadable now).
-type ReadBack = (Arc<str>, Option<Arc<SourceFile>>);
+type ReadBack = (Arc<str>, Option<Src>);
 
 pub fn write(
     findings: &[Finding],
