@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """taintlint's benchmark (issue 7), run by hand, never by CI.
 
-    python3 bench/run.py [--runs 5] [--work DIR] [--skip-scaling] [--skip-xref] [--skip-peer]
+    python3 bench/run.py [--runs 5] [--work DIR] [--skip-scaling] [--skip-formats] [--skip-xref]
+                         [--skip-peer]
 
 It builds the release binary and the `parse_reference` example (a bare saphyr-parser event
 pass over the same files), generates the corpora it needs under --work (default
@@ -9,8 +10,9 @@ target/bench): the ~160 MB corpus from ../shared/bench/gen_big.py (needs PyYAML;
 into a throwaway venv under --work when missing), its 2x and 4x variants, and the
 cross-reference corpus of bench/gen_xref.py. It prints medians of --runs runs, the
 taintlint/reference time ratio, MB/s, documents/s and peak RSS (/usr/bin/time -v), the
-scaling series, a single-small-file startup time, and Checkov's Kubernetes framework on a
-subset as the peer a user would otherwise run."""
+scaling series, time and peak RSS of every output format, a single-small-file startup
+time, and Checkov's Kubernetes framework on a subset as the peer a user would otherwise
+run."""
 import argparse
 import json
 import os
@@ -100,6 +102,7 @@ def main():
     ap.add_argument("--skip-scaling", action="store_true")
     ap.add_argument("--skip-xref", action="store_true")
     ap.add_argument("--skip-peer", action="store_true")
+    ap.add_argument("--skip-formats", action="store_true")
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
     sh(["cargo", "build", "--release", "--quiet", "--bin", "taintlint", "--example",
@@ -124,6 +127,16 @@ def main():
                                     "--isolated"], max(1, a.runs // 2))
             print(f"| {name} | {nbytes / 1e6:.0f} | {secs:.2f} | {secs / (nbytes / 1e8):.2f} | "
                   f"{rss:.0f} MB |")
+
+    if not a.skip_formats:
+        # Every output format holds what it writes: the peak must not grow with the format.
+        print("\n## output formats on corpus-1x (2 threads)")
+        print("| format | seconds | peak RSS |")
+        print("|---|---:|---:|")
+        for fmt in ("json", "sarif", "human", "concise", "github", "markdown"):
+            secs, rss = median_run([BIN, "check", big, "--format", fmt, "--threads", "2",
+                                    "--isolated"], max(1, a.runs // 2))
+            print(f"| {fmt} | {secs:.2f} | {rss:.0f} MB |")
 
     if not a.skip_xref:
         xref = os.path.join(a.work, "xref")
