@@ -48,3 +48,20 @@ fn fast_path_equals_full_parse_on_the_real_corpus() {
 fn fast_path_equals_full_parse_on_fixtures() {
     same_both_ways("testdata");
 }
+
+#[test]
+fn fast_path_registers_suppressions_on_skipped_kinds() {
+    // A ConfigMap is skipped on the fast path; its `taintlint.dev/ignore` annotation must
+    // still be seen, and reported when it suppresses nothing, as the full parse does.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("cm.yaml");
+    std::fs::write(
+        &path,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  annotations:\n    taintlint.dev/ignore: unschedulable-workload\ndata:\n  a: b\n",
+    )
+    .expect("write");
+    let path = path.to_string_lossy().into_owned();
+    same_both_ways(&path);
+    let out = run(&["check", &path, "--format", "concise", "--isolated"]);
+    assert!(out.contains("unused-suppression"), "{out}");
+}
