@@ -398,17 +398,21 @@ pub fn lint_source(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
     report.suppressions = crate::suppress::scan_comments(source);
     for range in load::prescan::split_documents(text) {
         let doc = &text[range.clone()];
-        if load::prescan::skippable(doc, opts.limits, |kind| {
+        let plan = load::prescan::classify(doc, opts.limits, |kind| {
             opts.settings.workload_kinds.iter().any(|k| k.kind == kind)
-        }) {
+        });
+        if plan == load::prescan::Prescan::Skip {
             report.documents += 1;
             report.objects += 1;
             continue;
         }
         // Plain block YAML is built directly from its lines; anything else, and every
         // error, is the parser's.
-        let stream = load::fast_yaml::parse_at(doc, range.start, opts.limits)
-            .unwrap_or_else(|| load::yaml::parse_at(doc, range.start, opts.limits));
+        let built = match plan {
+            load::prescan::Prescan::Parse => None,
+            _ => load::fast_yaml::parse_at(doc, range.start, opts.limits),
+        };
+        let stream = built.unwrap_or_else(|| load::yaml::parse_at(doc, range.start, opts.limits));
         if stream.error.is_some() || stream.documents.iter().any(block_scalar_root) {
             // The line split may have cut where the parser would not (an unterminated quote
             // running into a `---` line; saphyr also runs a top-level block scalar on over

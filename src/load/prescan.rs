@@ -106,29 +106,50 @@ pub fn may_skip(doc: &str) -> bool {
     }
 }
 
+/// What to do with a document chunk ([`classify`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Prescan {
+    /// One object of a kind without scheduling fields, in YAML the parser accepts: it need
+    /// not be built nor linted.
+    Skip,
+    /// Build it with the fast builder (which may still hand it to the parser).
+    Build,
+    /// The fast builder already declined it: straight to the parser.
+    Parse,
+}
+
 /// Whether a document chunk holds one object of a kind without scheduling fields, written in
 /// YAML the parser accepts (checked by the fast builder without building it): such a document
 /// need not be built nor linted. The object's `kind` and `apiVersion` are read the way the
 /// model reads them, so the decision is the one linting the full tree would make;
 /// `configured(kind)` names the kinds the configuration makes workloads, never skipped.
-pub fn skippable(doc: &str, limits: Limits, configured: impl Fn(&str) -> bool) -> bool {
+pub fn classify(doc: &str, limits: Limits, configured: impl Fn(&str) -> bool) -> Prescan {
     if !may_skip(doc) {
-        return false;
+        return Prescan::Build;
     }
     // A `taintlint.dev/ignore` annotation is registered (and reported when unused) on any
     // object: such a document is linted whatever its kind.
     if memchr::memmem::find(doc.as_bytes(), b"taintlint").is_some() {
-        return false;
+        return Prescan::Build;
     }
     let Some(root) = super::fast_yaml::check(doc, limits) else {
-        return false;
+        return Prescan::Parse;
     };
     let text = |key: &str| root.get(key).and_then(Node::text);
     let (Some(kind), Some(api_version)) = (text("kind"), text("apiVersion")) else {
-        return false;
+        return Prescan::Build;
     };
     let (group, _) = crate::model::split_api_version(api_version);
-    is_skippable_kind(kind, group) && !configured(kind)
+    if is_skippable_kind(kind, group) && !configured(kind) {
+        Prescan::Skip
+    } else {
+        Prescan::Build
+    }
+}
+
+/// [`classify`] says [`Prescan::Skip`].
+pub fn skippable(doc: &str, limits: Limits, configured: impl Fn(&str) -> bool) -> bool {
+    classify(doc, limits, configured) == Prescan::Skip
 }
 
 #[cfg(test)]
@@ -207,6 +228,35 @@ mod tests {
         ] {
             assert!(!skippable(doc, Limits::default(), |_| false), "{doc}");
         }
+    }
+    #[test]
+    fn classify_says_what_to_do() {
+        let limits = Limits::default();
+        let plan = |d: &str| classify(d, limits, |_| false);
+        assert_eq!(
+            plan("apiVersion: v1\nkind: ConfigMap\ndata: {a: b}\n"),
+            Prescan::Skip
+        );
+        // An anchor is the parser's: the builder's check mode declines, no second try.
+        assert_eq!(
+            plan("apiVersion: v1\nkind: ConfigMap\ndata: &d {a: b}\n"),
+            Prescan::Parse
+        );
+        assert_eq!(
+            plan("apiVersion: apps/v1\nkind: Deployment\n"),
+            Prescan::Build
+        );
+        assert_eq!(
+            plan(
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  annotations:\n    taintlint.dev/ignore: x\n"
+            ),
+            Prescan::Build
+        );
+        assert_eq!(
+            classify("apiVersion: v1\nkind: ConfigMap\n", limits, |k| k
+                == "ConfigMap"),
+            Prescan::Build
+        );
     }
 }
 
