@@ -5,11 +5,11 @@ use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::load::{Position, SourceFile, Span};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     Info,
@@ -34,7 +34,7 @@ impl fmt::Display for Severity {
 }
 
 /// Identity of the Kubernetes object a finding is about.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct ObjectId {
     #[serde(rename = "apiVersion")]
     pub api_version: String,
@@ -53,22 +53,23 @@ impl fmt::Display for ObjectId {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Label {
     pub span: Span,
     pub text: Cow<'static, str>,
 }
 
 /// A location in another file (or elsewhere in this one) that explains the finding.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Related {
+    #[serde(with = "crate::spill::source")]
     pub source: Arc<SourceFile>,
     pub span: Span,
     pub message: String,
 }
 
 /// Whether a fix may be applied without the user's review.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Applicability {
     /// Applied by `--fix`: the repair is certain and keeps the meaning the author intended.
@@ -88,7 +89,7 @@ impl Applicability {
 
 /// One byte-range replacement in a file's text. The positions are those of `span` in the
 /// text the finding was made from (kept here because a lite source cannot compute them).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Edit {
     pub span: Span,
     pub replacement: String,
@@ -108,7 +109,7 @@ impl Edit {
 }
 
 /// A repair of a finding: edits of the finding's file that are applied together or not at all.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Fix {
     pub applicability: Applicability,
     /// What the fix does, imperative: "remove `value`".
@@ -144,14 +145,17 @@ impl Fix {
     }
 }
 
-#[derive(Clone, Debug)]
+/// Serialisable for spilling (`crate::spill`), not as an output format (see `report/`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Finding {
+    #[serde(with = "crate::spill::rule_name")]
     pub rule: &'static str,
     pub severity: Severity,
     pub message: String,
     /// Mostly a fixed text: borrowed, not copied into every finding.
     pub help: Option<Cow<'static, str>>,
     /// The file; `None` only before the finding is attached to one.
+    #[serde(with = "crate::spill::opt_source")]
     pub source: Option<Arc<SourceFile>>,
     /// The file's name when there is no source text (unreadable files).
     pub file: Arc<str>,

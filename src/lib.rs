@@ -16,6 +16,7 @@ pub mod model;
 pub mod report;
 pub mod rules;
 pub mod settings;
+pub mod spill;
 pub mod suppress;
 pub mod util;
 

@@ -12,7 +12,7 @@ use crate::rules::{self, RuleSet};
 
 pub const ANNOTATION: &str = "taintlint.dev/ignore";
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Scope {
     /// Findings whose primary span starts on this (1-based) line.
     Line(usize),
@@ -21,8 +21,9 @@ pub enum Scope {
     Object(Span),
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Suppression {
+    #[serde(with = "crate::spill::source")]
     pub source: Arc<SourceFile>,
     pub scope: Scope,
     /// Rule names with where each is written; empty = every rule.

@@ -131,23 +131,26 @@ pub struct Inventory {
     pub pools: Vec<Pool>,
     /// (pool, taint) indices by taint key: tolerations with a key only match taints with it.
     by_key: HashMap<String, Vec<(usize, usize)>>,
-    /// The pool of each Node object, by node name.
-    by_node: HashMap<String, usize>,
+    /// The pools of each Node object, by node name (one, unless a name is declared twice).
+    by_node: HashMap<String, Vec<usize>>,
 }
 
 impl Inventory {
     /// Groups Node objects with identical taints, cordon state and relevant labels; every
     /// template (NodePool, node group, ...) is a pool of its own.
-    pub fn build(mut decls: Vec<NodeDecl>, workloads: &[Workload]) -> Self {
-        // Deduplicated as collected: thousands of workloads select on the same few keys.
-        let mut keys: std::collections::BTreeSet<&str> = POOL_NAME_LABELS.iter().copied().collect();
-        for w in workloads {
-            keys.extend(w.node_selector.iter().map(|(k, _)| &**k));
-            for t in w.terms.iter().flat_map(|t| t.iter()) {
-                keys.extend(t.expressions.iter().map(|r| r.key.as_str()));
-            }
-        }
-        let mut relevant: Vec<String> = keys.into_iter().map(str::to_string).collect();
+    pub fn build(decls: Vec<NodeDecl>, workloads: &[Workload]) -> Self {
+        Inventory::build_for(decls, &Relevant::of(workloads))
+    }
+
+    /// [`Inventory::build`] with the label keys the workloads select on collected already.
+    pub fn build_for(mut decls: Vec<NodeDecl>, selected: &Relevant) -> Self {
+        let mut relevant: Vec<String> = POOL_NAME_LABELS
+            .iter()
+            .map(|s| (*s).to_string())
+            .chain(selected.keys.iter().cloned())
+            .collect();
+        relevant.sort();
+        relevant.dedup();
         // Every node has its own hostname: grouping by it would make each node a pool of its
         // own. Nodes are grouped without it, and the pool lists its nodes' hostnames.
         relevant.retain(|k| k != HOSTNAME);
@@ -264,10 +267,10 @@ impl Inventory {
                     .push((p, t));
             }
         }
-        let mut by_node = HashMap::new();
+        let mut by_node: HashMap<String, Vec<usize>> = HashMap::new();
         for (p, pool) in pools.iter().enumerate() {
             for n in &pool.nodes {
-                by_node.entry(n.clone()).or_insert(p);
+                by_node.entry(n.clone()).or_default().push(p);
             }
         }
         Inventory {
@@ -310,7 +313,14 @@ impl Inventory {
     }
 
     pub fn node_pool(&self, node: &str) -> Option<&Pool> {
-        self.by_node.get(node).and_then(|&p| self.pools.get(p))
+        self.node_pools(node)
+            .first()
+            .and_then(|&p| self.pools.get(p))
+    }
+
+    /// Indices of the pools with a Node object of this name.
+    pub fn node_pools(&self, node: &str) -> &[usize] {
+        self.by_node.get(node).map_or(&[], Vec::as_slice)
     }
 }
 
@@ -515,7 +525,7 @@ pub struct Evaluation {
     /// `fits[w]`: which pools admit workload `w` (shared by workloads with one signature).
     pub fits: Vec<std::sync::Arc<Verdicts>>,
     /// Pools that no workload of the run can tell apart.
-    pub classes: PoolClasses,
+    pub classes: Arc<PoolClasses>,
 }
 
 /// Pools grouped by everything a verdict depends on: their blocking taints (in order),
@@ -536,15 +546,13 @@ pub struct PoolClasses {
 
 impl PoolClasses {
     pub fn new(pools: &[Pool], workloads: &[Workload]) -> Self {
-        let mut relevant: std::collections::HashSet<&str> = std::collections::HashSet::new();
-        let mut fields = false;
-        for w in workloads {
-            relevant.extend(w.node_selector.iter().map(|(k, _)| &**k));
-            for t in w.terms.iter().flat_map(|t| t.iter()) {
-                relevant.extend(t.expressions.iter().map(|r| r.key.as_str()));
-                fields |= !t.fields.is_empty();
-            }
-        }
+        PoolClasses::for_relevant(pools, &Relevant::of(workloads))
+    }
+
+    /// [`PoolClasses::new`] with what the workloads select on collected already.
+    pub fn for_relevant(pools: &[Pool], selected: &Relevant) -> Self {
+        let relevant = &selected.keys;
+        let fields = selected.fields;
         type Key<'a> = (
             Vec<&'a TaintSpec>,
             bool,
@@ -677,36 +685,102 @@ fn signature(w: &Workload) -> Signature {
 
 impl Evaluation {
     pub fn run(inv: &Inventory, workloads: &[Workload], settings: &Settings) -> Self {
-        let gate = settings.comparison_operators;
-        let classes = PoolClasses::new(&inv.pools, workloads);
-        let mut cache: HashMap<Signature, std::sync::Arc<Verdicts>> = HashMap::new();
-        let fits = workloads
-            .iter()
-            .map(|w| {
-                let sig = signature(w);
-                if let Some(hit) = cache.get(&sig) {
-                    return std::sync::Arc::clone(hit);
+        let mut evaluator = Evaluator::new(inv, &Relevant::of(workloads), settings);
+        evaluator.evaluate(workloads)
+    }
+}
+
+/// What the workloads of a run select on: the label keys of their node selectors and
+/// affinity terms, and whether any uses `matchFields`. It decides how node pools group
+/// (`Inventory::build_for`, `PoolClasses`); a run collects it file by file.
+#[derive(Clone, Debug, Default)]
+pub struct Relevant {
+    pub keys: std::collections::BTreeSet<String>,
+    pub fields: bool,
+}
+
+impl Relevant {
+    pub fn of(workloads: &[Workload]) -> Self {
+        let mut r = Relevant::default();
+        for w in workloads {
+            r.add(w);
+        }
+        r
+    }
+
+    pub fn add(&mut self, w: &Workload) {
+        for (k, _) in &w.node_selector {
+            if !self.keys.contains(&**k) {
+                self.keys.insert(k.to_string());
+            }
+        }
+        for t in w.terms.iter().flat_map(|t| t.iter()) {
+            for r in &t.expressions {
+                if !self.keys.contains(&r.key) {
+                    self.keys.insert(r.key.clone());
                 }
-                let tolerations = effective_tolerations(w);
-                let mut bits = vec![0u64; classes.len().div_ceil(64)];
-                for (c, &rep) in classes.reps.iter().enumerate() {
-                    if let Some(pool) = inv.pools.get(rep)
-                        && evaluate(w, &tolerations, pool, gate).is_empty()
-                    {
-                        bits[c / 64] |= 1u64 << (c % 64);
-                    }
-                }
-                let verdicts = std::sync::Arc::new(Verdicts {
-                    bits,
-                    class_of: std::sync::Arc::clone(&classes.of),
-                    tolerations,
-                    gate,
-                });
-                cache.insert(sig, std::sync::Arc::clone(&verdicts));
-                verdicts
-            })
-            .collect();
-        Evaluation { fits, classes }
+            }
+            self.fields |= !t.fields.is_empty();
+        }
+    }
+
+    pub fn merge(&mut self, other: Relevant) {
+        self.keys.extend(other.keys);
+        self.fields |= other.fields;
+    }
+}
+
+/// Verdicts for workloads as they come (file by file in a streamed run): one evaluation per
+/// distinct scheduling signature, remembered for the run.
+pub struct Evaluator<'a> {
+    inv: &'a Inventory,
+    classes: Arc<PoolClasses>,
+    cache: HashMap<Signature, Arc<Verdicts>>,
+    gate: bool,
+}
+
+impl<'a> Evaluator<'a> {
+    pub fn new(inv: &'a Inventory, selected: &Relevant, settings: &Settings) -> Self {
+        Evaluator {
+            inv,
+            classes: Arc::new(PoolClasses::for_relevant(&inv.pools, selected)),
+            cache: HashMap::new(),
+            gate: settings.comparison_operators,
+        }
+    }
+
+    /// The verdicts of one workload.
+    pub fn verdicts(&mut self, w: &Workload) -> Arc<Verdicts> {
+        let sig = signature(w);
+        if let Some(hit) = self.cache.get(&sig) {
+            return Arc::clone(hit);
+        }
+        let tolerations = effective_tolerations(w);
+        let classes = &self.classes;
+        let mut bits = vec![0u64; classes.len().div_ceil(64)];
+        for (c, &rep) in classes.reps.iter().enumerate() {
+            if let Some(pool) = self.inv.pools.get(rep)
+                && evaluate(w, &tolerations, pool, self.gate).is_empty()
+            {
+                bits[c / 64] |= 1u64 << (c % 64);
+            }
+        }
+        let verdicts = Arc::new(Verdicts {
+            bits,
+            class_of: Arc::clone(&classes.of),
+            tolerations,
+            gate: self.gate,
+        });
+        self.cache.insert(sig, Arc::clone(&verdicts));
+        verdicts
+    }
+
+    /// The evaluation of these workloads (a whole run, or one file's).
+    pub fn evaluate(&mut self, workloads: &[Workload]) -> Evaluation {
+        Evaluation {
+            fits: workloads.iter().map(|w| self.verdicts(w)).collect(),
+            classes: Arc::clone(&self.classes),
+        }
     }
 }
 

@@ -82,23 +82,26 @@ pub struct NodeDecl {
     pub loc: Loc,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct Requirement {
     pub key: String,
     pub operator: String,
     pub values: Vec<String>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct Term {
     pub expressions: Vec<Requirement>,
     pub fields: Vec<Requirement>,
 }
 
-#[derive(Clone, Debug)]
-///
-/// Strings are shared (`util::intern`): a run keeps one per workload until the
-/// cross-reference, and replicas of one spec repeat them.
+/// One toleration of a workload. Strings are shared (`util::intern`): a run keeps one per
+/// workload until the cross-reference, and replicas of one spec repeat them.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct WorkloadToleration {
     pub key: Arc<str>,
     pub operator: Arc<str>,
@@ -147,11 +150,12 @@ impl WorkloadToleration {
 }
 
 /// The scheduling signature of one pod spec.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Workload {
     pub object: Arc<ObjectId>,
     pub kind: Arc<str>,
     pub daemonset: bool,
+    #[serde(with = "crate::spill::source")]
     pub source: Arc<SourceFile>,
     /// Where to point when the whole workload is meant (its `kind`, or the tolerations).
     pub anchor: Span,

@@ -4,7 +4,19 @@
 use std::sync::Arc;
 
 /// A byte range into a [`SourceFile`]'s text.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 pub struct Span {
     pub start: usize,
     pub end: usize,
@@ -35,11 +47,16 @@ impl Span {
 }
 
 /// A line/column position, both 1-based.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct Position {
     pub line: usize,
     pub column: usize,
 }
+
+/// A recorded position: byte offset, line, column (packed: a large tree has millions).
+pub type Packed = (u32, u32, u32);
 
 #[derive(Debug)]
 pub struct SourceFile {
@@ -52,7 +69,7 @@ pub struct SourceFile {
     /// large tree does not keep every file's text in memory.
     /// Sorted by offset, deduplicated: (offset, line, column), packed (a large tree has
     /// millions of them).
-    positions: Option<Box<[(u32, u32, u32)]>>,
+    positions: Option<Box<[Packed]>>,
 }
 
 impl SourceFile {
@@ -86,6 +103,21 @@ impl SourceFile {
             text: String::new(),
             line_starts: Vec::new(),
             positions: Some(positions),
+        })
+    }
+
+    /// A lite source's name and recorded positions (`None` for a source with its text).
+    pub fn lite_parts(&self) -> Option<(&Arc<str>, &[Packed])> {
+        self.positions.as_deref().map(|p| (&self.name, p))
+    }
+
+    /// The lite source these parts describe (see [`SourceFile::lite_parts`]).
+    pub fn from_lite_parts(name: Arc<str>, positions: Vec<Packed>) -> Arc<Self> {
+        Arc::new(SourceFile {
+            name,
+            text: String::new(),
+            line_starts: Vec::new(),
+            positions: Some(positions.into_boxed_slice()),
         })
     }
 

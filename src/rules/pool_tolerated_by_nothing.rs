@@ -14,30 +14,67 @@ pub static META: RuleMeta = RuleMeta {
 };
 
 pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
-    // Only meaningful when the run includes workloads other than node agents.
-    if !ctx.workloads.iter().any(|w| !w.daemonset) {
-        return;
+    let mut usage = Usage::new(ctx.inventory);
+    usage.add(ctx);
+    usage.report(ctx.inventory, out);
+}
+
+/// Which tainted pools some workload (other than a DaemonSet) uses, gathered over one or
+/// several batches of workloads (a streamed run sees them file by file).
+pub struct Usage {
+    used: Vec<bool>,
+    /// Some workload other than a DaemonSet was seen.
+    any: bool,
+    /// Verdicts already counted (workloads with one signature share them).
+    seen: std::collections::HashSet<usize>,
+}
+
+impl Usage {
+    pub fn new(inventory: &crate::analysis::crossref::Inventory) -> Self {
+        Usage {
+            used: vec![false; inventory.pools.len()],
+            any: false,
+            seen: std::collections::HashSet::new(),
+        }
     }
-    for (p, pool) in ctx.inventory.pools.iter().enumerate() {
-        if pool.blocking_taints().next().is_none() {
-            continue;
+
+    pub fn add(&mut self, ctx: &CrossCtx<'_>) {
+        for (w, fits) in ctx.workloads.iter().zip(&ctx.eval.fits) {
+            if w.daemonset {
+                continue;
+            }
+            self.any = true;
+            // A pod bound with `nodeName` to one of its nodes uses the pool too.
+            if let Some((n, _)) = &w.node_name {
+                for &p in ctx.inventory.node_pools(n) {
+                    if let Some(u) = self.used.get_mut(p) {
+                        *u = true;
+                    }
+                }
+            }
+            if self.seen.insert(std::sync::Arc::as_ptr(fits) as usize) {
+                for (p, u) in self.used.iter_mut().enumerate() {
+                    *u |= fits.admits(p);
+                }
+            }
         }
-        // A pod bound with `nodeName` to one of its nodes uses the pool too.
-        let used = ctx.workloads.iter().zip(&ctx.eval.fits).any(|(w, fits)| {
-            !w.daemonset
-                && (fits.admits(p)
-                    || w.node_name
-                        .as_ref()
-                        .is_some_and(|(n, _)| pool.nodes.iter().any(|m| m == n)))
-        });
-        if used {
-            continue;
+    }
+
+    pub fn report(&self, inventory: &crate::analysis::crossref::Inventory, out: &mut Vec<Finding>) {
+        // Only meaningful when the run includes workloads other than node agents.
+        if !self.any {
+            return;
         }
-        let taints: Vec<String> = pool
-            .blocking_taints()
-            .map(|(_, t)| format!("`{}`", t.taint.display()))
-            .collect();
-        let mut f = Finding::new(
+        for (p, pool) in inventory.pools.iter().enumerate() {
+            if pool.blocking_taints().next().is_none() || self.used.get(p).copied().unwrap_or(true)
+            {
+                continue;
+            }
+            let taints: Vec<String> = pool
+                .blocking_taints()
+                .map(|(_, t)| format!("`{}`", t.taint.display()))
+                .collect();
+            let mut f = Finding::new(
             META.name,
             META.severity,
             format!(
@@ -49,7 +86,8 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         .primary(pool.loc.span, "unused pool")
         .help("the workloads meant for it are elsewhere, or their tolerations do not match these taints")
         .in_file(&pool.loc.source);
-        f.object = None;
-        out.push(f);
+            f.object = None;
+            out.push(f);
+        }
     }
 }

@@ -1,0 +1,297 @@
+//! Spilling: what a run must keep until its end (each file's findings, workloads and
+//! suppressions, then the sorted findings) is encoded and moved out of memory — to a small
+//! in-memory buffer first, to an unlinked temporary file once that fills — so that peak memory
+//! does not grow with the number of files, findings or workloads.
+//!
+//! Records are JSON (serde; the domain types derive it). A record's sources are written once,
+//! as a table of lite sources (name and recorded positions, see `SourceFile::lite`), and every
+//! `Arc<SourceFile>` inside the record is written as an index into that table: the encoder
+//! and decoder find the table in a thread-local context for the duration of one call.
+//! A source that still holds its text (stdin, `--fix`) cannot be spilled: [`encode`] says so
+//! and the caller keeps that record in memory.
+
+use std::cell::RefCell;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::sync::Arc;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::load::SourceFile;
+use crate::load::source::Packed;
+
+thread_local! {
+    /// The sources met while encoding one record.
+    static ENCODING: RefCell<Option<Vec<Arc<SourceFile>>>> = const { RefCell::new(None) };
+    /// The sources of the record being decoded.
+    static DECODING: RefCell<Option<Vec<Arc<SourceFile>>>> = const { RefCell::new(None) };
+}
+
+/// The index of `source` in the record's table (added on first sight).
+fn source_index(source: &Arc<SourceFile>) -> Result<u32, &'static str> {
+    if !source.is_lite() {
+        return Err("a source with its text is not spilled");
+    }
+    ENCODING.with(|table| {
+        let mut table = table.borrow_mut();
+        let table = table.as_mut().ok_or("no record is being encoded")?;
+        let at = match table.iter().position(|s| Arc::ptr_eq(s, source)) {
+            Some(at) => at,
+            None => {
+                table.push(Arc::clone(source));
+                table.len() - 1
+            }
+        };
+        u32::try_from(at).map_err(|_| "too many sources in one record")
+    })
+}
+
+fn source_at(index: u32) -> Result<Arc<SourceFile>, &'static str> {
+    DECODING.with(|table| {
+        table
+            .borrow()
+            .as_ref()
+            .and_then(|t| t.get(index as usize).cloned())
+            .ok_or("a source index outside the record's table")
+    })
+}
+
+/// `#[serde(with = "crate::spill::source")]` for an `Arc<SourceFile>` field.
+pub mod source {
+    use super::*;
+
+    pub fn serialize<S: Serializer>(source: &Arc<SourceFile>, s: S) -> Result<S::Ok, S::Error> {
+        let at = source_index(source).map_err(serde::ser::Error::custom)?;
+        s.serialize_u32(at)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Arc<SourceFile>, D::Error> {
+        source_at(u32::deserialize(d)?).map_err(serde::de::Error::custom)
+    }
+}
+
+/// `#[serde(with = "crate::spill::opt_source")]` for an `Option<Arc<SourceFile>>` field.
+pub mod opt_source {
+    use super::*;
+
+    pub fn serialize<S: Serializer>(
+        source: &Option<Arc<SourceFile>>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        let at = source
+            .as_ref()
+            .map(source_index)
+            .transpose()
+            .map_err(serde::ser::Error::custom)?;
+        at.serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<Arc<SourceFile>>, D::Error> {
+        Option::<u32>::deserialize(d)?
+            .map(source_at)
+            .transpose()
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+/// `#[serde(with = "crate::spill::rule_name")]` for a rule name (`&'static str`, found again
+/// in the registry).
+pub mod rule_name {
+    use super::*;
+
+    pub fn serialize<S: Serializer>(name: &&'static str, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(name)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+        let name = String::deserialize(d)?;
+        crate::rules::find(&name)
+            .map(|r| r.meta.name)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown rule `{name}`")))
+    }
+}
+
+/// Encodes one record; `Err` when it cannot be spilled (a source with its text).
+pub fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, String> {
+    ENCODING.with(|t| *t.borrow_mut() = Some(Vec::new()));
+    let body = serde_json::to_vec(value);
+    let sources = ENCODING.with(|t| t.borrow_mut().take()).unwrap_or_default();
+    let body = body.map_err(|e| e.to_string())?;
+    let table: Vec<(&Arc<str>, &[Packed])> = sources
+        .iter()
+        .map(|s| s.lite_parts())
+        .collect::<Option<_>>()
+        .ok_or("a source with its text is not spilled")?;
+    let head = serde_json::to_vec(&table).map_err(|e| e.to_string())?;
+    let head_len = u32::try_from(head.len()).map_err(|_| "record too large".to_string())?;
+    let mut out = Vec::with_capacity(4 + head.len() + body.len());
+    out.extend_from_slice(&head_len.to_le_bytes());
+    out.extend_from_slice(&head);
+    out.extend_from_slice(&body);
+    Ok(out)
+}
+
+/// Decodes a record written by [`encode`].
+pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
+    let (len, rest) = bytes.split_first_chunk::<4>().ok_or("truncated record")?;
+    let head_len = u32::from_le_bytes(*len) as usize;
+    let (head, body) = rest.split_at_checked(head_len).ok_or("truncated record")?;
+    let table: Vec<(Arc<str>, Vec<Packed>)> =
+        serde_json::from_slice(head).map_err(|e| e.to_string())?;
+    let sources = table
+        .into_iter()
+        .map(|(name, positions)| SourceFile::from_lite_parts(name, positions))
+        .collect();
+    DECODING.with(|t| *t.borrow_mut() = Some(sources));
+    let value = serde_json::from_slice(body).map_err(|e| e.to_string());
+    DECODING.with(|t| t.borrow_mut().take());
+    value
+}
+
+/// Where encoded records go: a buffer in memory up to `budget` bytes, then an unlinked
+/// temporary file (when one cannot be made, everything stays in memory).
+pub struct Store {
+    buffer: Vec<u8>,
+    file: Option<File>,
+    /// The file's path when it could not be unlinked while open.
+    path: Option<std::path::PathBuf>,
+    /// Bytes written to the file.
+    on_disk: u64,
+    /// No file could be made or written: everything stays in memory.
+    disk_failed: bool,
+    budget: usize,
+}
+
+/// Where one record is in a [`Store`].
+#[derive(Clone, Copy, Debug)]
+pub struct Slot {
+    in_file: bool,
+    offset: u64,
+    len: usize,
+}
+
+/// Bytes kept in memory before records go to disk, unless `TAINTLINT_SPILL_BUDGET` (bytes;
+/// the tests set 0 to exercise the file) says otherwise.
+pub const DEFAULT_BUDGET: usize = 8 << 20;
+
+impl Store {
+    pub fn new() -> Self {
+        let budget = std::env::var("TAINTLINT_SPILL_BUDGET")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(DEFAULT_BUDGET);
+        Store {
+            buffer: Vec::new(),
+            file: None,
+            path: None,
+            on_disk: 0,
+            disk_failed: false,
+            budget,
+        }
+    }
+
+    pub fn put(&mut self, bytes: &[u8]) -> Slot {
+        if self.buffer.len() + bytes.len() > self.budget && !self.disk_failed {
+            if self.file.is_none() {
+                match temp_file() {
+                    Some((file, path)) => {
+                        self.file = Some(file);
+                        self.path = path;
+                    }
+                    None => self.disk_failed = true,
+                }
+            }
+            if let Some(file) = &mut self.file {
+                let offset = self.on_disk;
+                if file.write_all(bytes).is_ok() {
+                    self.on_disk += bytes.len() as u64;
+                    return Slot {
+                        in_file: true,
+                        offset,
+                        len: bytes.len(),
+                    };
+                }
+                // A failed write (disk full): the records already there stay readable; the
+                // rest stays in memory.
+                self.disk_failed = true;
+            }
+        }
+        let offset = self.buffer.len() as u64;
+        self.buffer.extend_from_slice(bytes);
+        Slot {
+            in_file: false,
+            offset,
+            len: bytes.len(),
+        }
+    }
+
+    pub fn get(&mut self, slot: Slot) -> Result<Vec<u8>, String> {
+        if !slot.in_file {
+            let start = usize::try_from(slot.offset).map_err(|e| e.to_string())?;
+            return self
+                .buffer
+                .get(start..start + slot.len)
+                .map(<[u8]>::to_vec)
+                .ok_or_else(|| "record outside the spill buffer".to_string());
+        }
+        let file = self
+            .file
+            .as_mut()
+            .ok_or("the spill file is gone".to_string())?;
+        let mut bytes = vec![0; slot.len];
+        file.seek(SeekFrom::Start(slot.offset))
+            .and_then(|_| file.read_exact(&mut bytes))
+            .map_err(|e| format!("cannot read the spill file: {e}"))?;
+        // Later writes append.
+        file.seek(SeekFrom::End(0))
+            .map_err(|e| format!("cannot read the spill file: {e}"))?;
+        Ok(bytes)
+    }
+}
+
+impl Default for Store {
+    fn default() -> Self {
+        Store::new()
+    }
+}
+
+/// A new temporary file, removed from its directory at once: Unix keeps an unlinked file
+/// until its handle closes. Where the removal fails (Windows), the path is returned too and
+/// the store removes it when dropped.
+fn temp_file() -> Option<(File, Option<std::path::PathBuf>)> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir();
+    for _ in 0..8 {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let path = dir.join(format!(
+            ".taintlint-spill-{}-{n}-{nanos}",
+            std::process::id()
+        ));
+        if let Ok(file) = File::options()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            let left = std::fs::remove_file(&path).is_err().then_some(path);
+            return Some((file, left));
+        }
+    }
+    None
+}
+
+impl Drop for Store {
+    fn drop(&mut self) {
+        self.file = None;
+        if let Some(path) = self.path.take() {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
