@@ -90,7 +90,7 @@ fn human(findings: &[Finding]) -> String {
     let mut buf = Vec::new();
     report::write(
         Format::Human,
-        findings,
+        &findings,
         &summary,
         &HumanOptions::default(),
         &mut buf,

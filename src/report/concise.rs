@@ -3,24 +3,22 @@
 
 use std::io::{self, Write};
 
-use crate::diagnostic::Finding;
-
-use super::Summary;
+use super::{FindingSource, Summary};
 
 pub fn write(
-    findings: &[Finding],
+    findings: &dyn FindingSource,
     summary: &Summary,
     quiet: bool,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    for f in findings {
+    findings.each(&mut |f| {
         let (start, _) = f.range();
         writeln!(
             out,
             "{}:{}:{}: {}[{}] {}",
             f.file, start.line, start.column, f.severity, f.rule, f.message
-        )?;
-    }
+        )
+    })?;
     if !quiet {
         writeln!(out, "{}", summary.line())?;
     }

@@ -5,6 +5,8 @@ use std::io::{self, Write};
 
 use crate::diagnostic::{Finding, Severity};
 
+use super::FindingSource;
+
 /// Escaping of a command's message (`%`, CR, LF).
 pub fn escape_data(s: &str) -> String {
     s.replace('%', "%25")
@@ -17,8 +19,8 @@ pub fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
-pub fn write(findings: &[Finding], out: &mut dyn Write) -> io::Result<()> {
-    for f in findings {
+pub fn write(findings: &dyn FindingSource, out: &mut dyn Write) -> io::Result<()> {
+    findings.each(&mut |f: &Finding| {
         let level = match f.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
@@ -47,9 +49,8 @@ pub fn write(findings: &[Finding], out: &mut dyn Write) -> io::Result<()> {
             "::{level} {}::{}",
             props.join(","),
             escape_data(&message)
-        )?;
-    }
-    Ok(())
+        )
+    })
 }
 
 #[cfg(test)]

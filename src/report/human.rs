@@ -13,7 +13,7 @@ use miette::{
 use crate::diagnostic::{Applicability, Finding, Severity};
 use crate::load::SourceFile;
 
-use super::{Summary, rule_url};
+use super::{FindingSource, Summary, rule_url};
 
 #[derive(Clone, Debug)]
 pub struct HumanOptions {
@@ -247,7 +247,7 @@ fn full_source(f: &Finding, cache: &mut Option<ReadBack>) -> Option<Src> {
 type ReadBack = (Arc<str>, Option<Src>);
 
 pub fn write(
-    findings: &[Finding],
+    findings: &dyn FindingSource,
     summary: &Summary,
     opts: &HumanOptions,
     out: &mut dyn Write,
@@ -262,36 +262,24 @@ pub fn write(
         .with_links(opts.links)
         .with_context_lines(1);
     let mut cache: Option<ReadBack> = None;
-    {
-        for f in findings {
-            let mut s = String::new();
-            let v = view(f, full_source(f, &mut cache));
-            if handler.render_report(&mut s, &v).is_err() {
-                s = format!("{}[{}]: {}: {}\n", f.severity, f.rule, f.file, f.message);
-            }
-            out.write_all(s.as_bytes())?;
-            writeln!(out)?;
+    let (mut safe, mut unsafe_) = (0, 0);
+    findings.each(&mut |f| {
+        match f.fix.as_ref().map(|x| x.applicability) {
+            Some(Applicability::Safe) => safe += 1,
+            Some(Applicability::Unsafe) => unsafe_ += 1,
+            None => {}
         }
-    }
+        let mut s = String::new();
+        let v = view(f, full_source(f, &mut cache));
+        if handler.render_report(&mut s, &v).is_err() {
+            s = format!("{}[{}]: {}: {}\n", f.severity, f.rule, f.file, f.message);
+        }
+        out.write_all(s.as_bytes())?;
+        writeln!(out)
+    })?;
     if opts.quiet {
         return Ok(());
     }
-    let safe = findings
-        .iter()
-        .filter(|f| {
-            f.fix
-                .as_ref()
-                .is_some_and(|x| x.applicability == Applicability::Safe)
-        })
-        .count();
-    let unsafe_ = findings
-        .iter()
-        .filter(|f| {
-            f.fix
-                .as_ref()
-                .is_some_and(|x| x.applicability == Applicability::Unsafe)
-        })
-        .count();
     // The hint comes before the summary, which stays the last line.
     match (safe, unsafe_) {
         (0, 0) => {}

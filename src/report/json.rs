@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::diagnostic::{Finding, ObjectId};
 
-use super::Summary;
+use super::{FindingSource, Summary};
 
 #[derive(Serialize)]
 struct Output<'a> {
@@ -18,11 +18,13 @@ struct Output<'a> {
 
 /// The findings, converted one at a time as they are written (a run with many findings
 /// does not hold a second copy of them).
-struct Findings<'a>(&'a [Finding]);
+struct Findings<'a>(&'a dyn FindingSource);
 
 impl Serialize for Findings<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.iter().map(json_finding))
+        super::serialize_seq(self.0, serializer, |seq, f| {
+            serde::ser::SerializeSeq::serialize_element(seq, &json_finding(f))
+        })
     }
 }
 
@@ -68,7 +70,11 @@ struct JsonRelated<'a> {
     message: &'a str,
 }
 
-pub fn write(findings: &[Finding], summary: &Summary, out: &mut dyn Write) -> io::Result<()> {
+pub fn write(
+    findings: &dyn FindingSource,
+    summary: &Summary,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     let doc = Output {
         version: 1,
         findings: Findings(findings),

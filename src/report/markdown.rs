@@ -5,16 +5,20 @@ use std::io::{self, Write};
 
 use crate::diagnostic::{Finding, Severity};
 
-use super::{Summary, rule_url};
+use super::{FindingSource, Summary, rule_url};
 
 fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', "<br>")
 }
 
-pub fn write(findings: &[Finding], summary: &Summary, out: &mut dyn Write) -> io::Result<()> {
+pub fn write(
+    findings: &dyn FindingSource,
+    summary: &Summary,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     writeln!(out, "## taintlint")?;
     writeln!(out)?;
-    if findings.is_empty() {
+    if summary.errors + summary.warnings + summary.infos == 0 {
         writeln!(out, "✅ {}", summary.line())?;
         return Ok(());
     }
@@ -26,7 +30,7 @@ pub fn write(findings: &[Finding], summary: &Summary, out: &mut dyn Write) -> io
     writeln!(out)?;
     writeln!(out, "| | rule | location | message |")?;
     writeln!(out, "|---|---|---|---|")?;
-    for f in findings {
+    findings.each(&mut |f: &Finding| {
         let icon = match f.severity {
             Severity::Error => "❌",
             Severity::Warning => "⚠️",
@@ -42,7 +46,6 @@ pub fn write(findings: &[Finding], summary: &Summary, out: &mut dyn Write) -> io
             start.line,
             start.column,
             cell(&f.message)
-        )?;
-    }
-    Ok(())
+        )
+    })
 }

@@ -88,10 +88,56 @@ impl Summary {
     }
 }
 
+/// Findings for the reporters, in output order: a vector, or a run's spilled findings read
+/// back one file at a time (`lint::SpilledFindings`).
+pub trait FindingSource {
+    /// Calls `f` with every finding, in order; stops at its first error.
+    fn each(&self, f: &mut dyn FnMut(&Finding) -> io::Result<()>) -> io::Result<()>;
+}
+
+impl FindingSource for Vec<Finding> {
+    fn each(&self, f: &mut dyn FnMut(&Finding) -> io::Result<()>) -> io::Result<()> {
+        self.iter().try_for_each(f)
+    }
+}
+
+impl FindingSource for &[Finding] {
+    fn each(&self, f: &mut dyn FnMut(&Finding) -> io::Result<()>) -> io::Result<()> {
+        self.iter().try_for_each(f)
+    }
+}
+
+/// Serialises every finding of a source as one JSON array, each written by `element` as it
+/// comes (the findings are never all in memory as output values).
+pub(crate) fn serialize_seq<S, F>(
+    findings: &dyn FindingSource,
+    serializer: S,
+    element: F,
+) -> Result<S::Ok, S::Error>
+where
+    S: serde::Serializer,
+    F: Fn(&mut S::SerializeSeq, &Finding) -> Result<(), S::Error>,
+{
+    use serde::ser::{Error, SerializeSeq};
+    let mut seq = serializer.serialize_seq(None)?;
+    let mut failed = None;
+    let read = findings.each(&mut |f| {
+        element(&mut seq, f).map_err(|e| {
+            failed = Some(e);
+            io::Error::other("serialisation failed")
+        })
+    });
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    read.map_err(S::Error::custom)?;
+    seq.end()
+}
+
 /// Writes the findings (already sorted) in `format`.
 pub fn write(
     format: Format,
-    findings: &[Finding],
+    findings: &dyn FindingSource,
     summary: &Summary,
     human: &HumanOptions,
     out: &mut dyn Write,

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use crate::diagnostic::{Finding, Fix, Severity};
 use crate::rules::{RULES, RuleMeta};
 
-use super::rule_url;
+use super::{FindingSource, rule_url};
 
 fn level(s: Severity) -> &'static str {
     match s {
@@ -142,7 +142,7 @@ fn sarif_fix(f: &Finding, fix: &Fix) -> Value {
     })
 }
 
-pub fn write(findings: &[Finding], out: &mut dyn Write) -> io::Result<()> {
+pub fn write(findings: &dyn FindingSource, out: &mut dyn Write) -> io::Result<()> {
     let rules: Vec<Value> = RULES
         .iter()
         .map(|r| {
@@ -198,11 +198,13 @@ pub fn write(findings: &[Finding], out: &mut dyn Write) -> io::Result<()> {
 
 /// The results, each built as it is written (a run with many findings does not hold them
 /// all as JSON values).
-struct Results<'a>(&'a [Finding]);
+struct Results<'a>(&'a dyn FindingSource);
 
 impl serde::Serialize for Results<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.iter().map(result))
+        super::serialize_seq(self.0, serializer, |seq, f| {
+            serde::ser::SerializeSeq::serialize_element(seq, &result(f))
+        })
     }
 }
 
