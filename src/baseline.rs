@@ -72,6 +72,11 @@ pub fn load(path: &std::path::Path) -> Result<Known, String> {
 
 /// Removes findings present in the baseline (each baseline entry hides one finding).
 pub fn filter(findings: &mut Vec<Finding>, mut known: Known) {
+    filter_with(findings, &mut known);
+}
+
+/// [`filter`] for findings that come in batches (in output order): `known` keeps count.
+pub fn filter_with(findings: &mut Vec<Finding>, known: &mut Known) {
     findings.retain(|f| {
         let key = (f.rule.to_string(), f.file.to_string(), fingerprint(f));
         match known.get_mut(&key) {

@@ -146,9 +146,8 @@ impl Fix {
 }
 
 /// Serialisable for spilling (`crate::spill`), not as an output format (see `report/`).
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize)]
 pub struct Finding {
-    #[serde(with = "crate::spill::rule_name")]
     pub rule: &'static str,
     pub severity: Severity,
     pub message: String,
@@ -167,6 +166,46 @@ pub struct Finding {
     pub api_error: Option<String>,
     /// A repair the rule can prove, as edits of the source text.
     pub fix: Option<Fix>,
+}
+
+impl<'de> Deserialize<'de> for Finding {
+    /// Read back from a spill: as derived, but the rule name is looked up in the registry
+    /// (a derived impl would borrow `&'static str` from the input).
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Data {
+            rule: String,
+            severity: Severity,
+            message: String,
+            help: Option<Cow<'static, str>>,
+            #[serde(with = "crate::spill::opt_source")]
+            source: Option<Arc<SourceFile>>,
+            file: Arc<str>,
+            primary: Option<Label>,
+            secondary: Vec<Label>,
+            related: Vec<Related>,
+            object: Option<Arc<ObjectId>>,
+            field: Option<String>,
+            api_error: Option<String>,
+            fix: Option<Fix>,
+        }
+        let x = Data::deserialize(d)?;
+        Ok(Finding {
+            rule: crate::spill::rule_name(&x.rule)?,
+            severity: x.severity,
+            message: x.message,
+            help: x.help,
+            source: x.source,
+            file: x.file,
+            primary: x.primary,
+            secondary: x.secondary,
+            related: x.related,
+            object: x.object,
+            field: x.field,
+            api_error: x.api_error,
+            fix: x.fix,
+        })
+    }
 }
 
 impl Finding {

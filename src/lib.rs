@@ -17,6 +17,7 @@ pub mod report;
 pub mod rules;
 pub mod settings;
 pub mod spill;
+pub mod streamed;
 pub mod suppress;
 pub mod util;
 
@@ -313,15 +314,20 @@ pub fn gather_inputs(input: &InputArgs, cfg: &config::Config) -> Result<Gathered
     })
 }
 
-/// Lints gathered inputs (consumed) and runs the cross-reference.
-pub fn lint_gathered(
-    inputs: Vec<Input>,
+/// What both ways of linting gathered inputs set up: the `--inventory` inputs, the options
+/// (with a progress bar where a person watches) and the worker threads.
+struct Prepared {
+    inventory_inputs: Vec<Input>,
+    opts: LintOptions,
+    pool: rayon::ThreadPool,
+}
+
+fn prepare(
+    inputs: &[Input],
     gathered: &Gathered,
     input: &InputArgs,
     opts: &LintOptions,
-    cfg: &config::Config,
-) -> Result<lint::Outcome, ToolError> {
-    let names: Vec<String> = inputs.iter().map(Input::name).collect();
+) -> Result<Prepared, ToolError> {
     let mut inventory_inputs = Vec::new();
     if !gathered.inventory_paths.is_empty() {
         for entry in
@@ -334,25 +340,54 @@ pub fn lint_gathered(
     let show_progress = io::stderr().is_terminal()
         && std::env::var_os("CI").is_none()
         && inputs.len() >= PROGRESS_MIN_FILES;
-    let progress_opts;
-    let opts = if show_progress {
+    let mut opts = opts.clone();
+    if show_progress {
         let bar = indicatif::ProgressBar::new(inputs.len() as u64);
         bar.set_style(
             indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} files {elapsed}")
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
         );
-        progress_opts = LintOptions {
-            progress: Some(bar),
-            ..opts.clone()
-        };
-        &progress_opts
-    } else {
-        opts
-    };
+        opts.progress = Some(bar);
+    }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(input.threads.unwrap_or(0))
         .build()
         .map_err(|e| ToolError(format!("cannot start worker threads: {e}")))?;
+    Ok(Prepared {
+        inventory_inputs,
+        opts,
+        pool,
+    })
+}
+
+/// The configuration's globs that matched no input, as findings (when that rule runs).
+fn unmatched_globs(
+    cfg: &config::Config,
+    names: &[String],
+    opts: &LintOptions,
+) -> Vec<diagnostic::Finding> {
+    if opts.rules.is_enabled(rules::INVALID_CONFIG.name) {
+        cfg.unmatched_globs(names)
+    } else {
+        Vec::new()
+    }
+}
+
+/// Lints gathered inputs (consumed) and runs the cross-reference.
+pub fn lint_gathered(
+    inputs: Vec<Input>,
+    gathered: &Gathered,
+    input: &InputArgs,
+    opts: &LintOptions,
+    cfg: &config::Config,
+) -> Result<lint::Outcome, ToolError> {
+    let names: Vec<String> = inputs.iter().map(Input::name).collect();
+    let Prepared {
+        inventory_inputs,
+        opts,
+        pool,
+    } = prepare(&inputs, gathered, input, opts)?;
+    let opts = &opts;
     let mut outcome = pool.install(|| {
         let t = std::time::Instant::now();
         let reports = lint::lint_all(inputs, opts);
@@ -366,12 +401,48 @@ pub fn lint_gathered(
     if let Some(bar) = &opts.progress {
         bar.finish_and_clear();
     }
-    let unmatched = cfg.unmatched_globs(&names);
-    if !unmatched.is_empty() && opts.rules.is_enabled(rules::INVALID_CONFIG.name) {
+    let unmatched = unmatched_globs(cfg, &names, opts);
+    if !unmatched.is_empty() {
         outcome.findings.extend(unmatched);
         diagnostic::sort_findings(&mut outcome.findings);
     }
     Ok(outcome)
+}
+
+/// [`lint_gathered`] in bounded memory (`streamed`): each file's results are spilled as they
+/// come and the cross-reference runs file by file; `known` (a baseline) filters the output.
+/// Returns the findings, read back by the reporters, and the document and object counts.
+pub fn lint_gathered_streamed(
+    inputs: Vec<Input>,
+    gathered: &Gathered,
+    input: &InputArgs,
+    opts: &LintOptions,
+    cfg: &config::Config,
+    known: Option<baseline::Known>,
+) -> Result<(streamed::SpilledFindings, usize, usize), ToolError> {
+    let names: Vec<String> = inputs.iter().map(Input::name).collect();
+    let Prepared {
+        inventory_inputs,
+        opts,
+        pool,
+    } = prepare(&inputs, gathered, input, opts)?;
+    let opts = &opts;
+    let late = unmatched_globs(cfg, &names, opts);
+    drop(names);
+    let result = pool.install(|| {
+        let t = std::time::Instant::now();
+        let spilled = streamed::lint_spilled(inputs, inventory_inputs, opts);
+        lint::timing("per-file lint", t.elapsed());
+        let (documents, objects) = (spilled.documents, spilled.objects);
+        let t = std::time::Instant::now();
+        let findings = streamed::finish_spilled(spilled, opts, late, known);
+        lint::timing("finish (cross-reference, suppressions, sort)", t.elapsed());
+        findings.map(|f| (f, documents, objects))
+    });
+    if let Some(bar) = &opts.progress {
+        bar.finish_and_clear();
+    }
+    result.map_err(|e| ToolError(format!("cannot read back this run's spilled results: {e}")))
 }
 
 /// Walks, reads and lints the inputs, then runs the cross-reference. Returns the outcome and
@@ -574,6 +645,22 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<ExitStatus, ToolError>
     };
     let mut gathered = gather_inputs(&args.input, &cfg)?;
     let files = gathered.inputs.len();
+    if !fixing && args.write_baseline.is_none() && streaming() {
+        // The usual run: bounded memory (see `streamed`).
+        let inputs = std::mem::take(&mut gathered.inputs);
+        let (findings, documents, objects) =
+            lint_gathered_streamed(inputs, &gathered, &args.input, &opts, &cfg, known)?;
+        let summary = Summary {
+            files,
+            documents,
+            objects,
+            errors: findings.errors,
+            warnings: findings.warnings,
+            infos: findings.infos,
+        };
+        let failing = fail_threshold(args).is_some_and(|t| findings.any_at_least(t));
+        return emit(args, &findings, &summary, failing, out);
+    }
     let (outcome, findings) = if fixing {
         let run = fix_loop(args, &gathered, &opts, &cfg, known.as_ref())?;
         let changed: Vec<&FixedFile> = run
@@ -637,7 +724,34 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<ExitStatus, ToolError>
         ..Summary::default()
     };
     summary.count(&findings);
+    let failing = fail_threshold(args).is_some_and(|t| findings.iter().any(|f| f.severity >= t));
+    emit(args, &findings, &summary, failing, out)
+}
 
+/// `TAINTLINT_SPILL=off` makes `check` keep everything in memory (`lint::finish`), as `--fix`
+/// does: the tests compare both ways.
+fn streaming() -> bool {
+    std::env::var_os("TAINTLINT_SPILL").is_none_or(|v| v != "off")
+}
+
+/// The severity at and above which findings fail the run (`--fail-on`).
+fn fail_threshold(args: &CheckArgs) -> Option<Severity> {
+    match args.fail_on {
+        FailOn::Error => Some(Severity::Error),
+        FailOn::Warning => Some(Severity::Warning),
+        FailOn::Info => Some(Severity::Info),
+        FailOn::Never => None,
+    }
+}
+
+/// Writes the findings in every requested format; the exit status says whether they fail.
+fn emit(
+    args: &CheckArgs,
+    findings: &dyn report::FindingSource,
+    summary: &Summary,
+    failing: bool,
+    out: &mut dyn Write,
+) -> Result<ExitStatus, ToolError> {
     let color = match args.color {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
@@ -660,7 +774,7 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<ExitStatus, ToolError>
     for (format, dest) in &outputs {
         match dest {
             None => {
-                if let Err(e) = report::write(*format, &findings, &summary, &human, out)
+                if let Err(e) = report::write(*format, findings, summary, &human, out)
                     && e.kind() != io::ErrorKind::BrokenPipe
                 {
                     return Err(io_err(e));
@@ -671,21 +785,14 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<ExitStatus, ToolError>
                     color: false,
                     ..human.clone()
                 };
-                let mut buf = Vec::new();
-                report::write(*format, &findings, &summary, &plain, &mut buf).map_err(io_err)?;
-                write_atomic(path, &buf)
-                    .map_err(|e| ToolError(format!("cannot write {}: {e}", path.display())))?;
+                write_atomic_with(path, &mut |w| {
+                    report::write(*format, findings, summary, &plain, w)
+                })
+                .map_err(|e| ToolError(format!("cannot write {}: {e}", path.display())))?;
             }
         }
     }
     lint::timing("output", t.elapsed());
-    let threshold = match args.fail_on {
-        FailOn::Error => Some(Severity::Error),
-        FailOn::Warning => Some(Severity::Warning),
-        FailOn::Info => Some(Severity::Info),
-        FailOn::Never => None,
-    };
-    let failing = threshold.is_some_and(|t| findings.iter().any(|f| f.severity >= t));
     Ok(if failing {
         ExitStatus::Findings
     } else {
@@ -740,6 +847,14 @@ pub fn pair_outputs(
 /// Writes via a temporary file in the same folder and a rename, so readers never see a
 /// half-written file.
 pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> io::Result<()> {
+    write_atomic_with(path, &mut |w| w.write_all(bytes))
+}
+
+/// [`write_atomic`] of what `write` writes, streamed to the temporary file.
+pub fn write_atomic_with(
+    path: &std::path::Path,
+    write: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -748,8 +863,14 @@ pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> io::Result<()> {
         .file_name()
         .map_or_else(|| "output".into(), |n| n.to_string_lossy().into_owned());
     let tmp = dir.join(format!(".{name}.taintlint-{}.tmp", std::process::id()));
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })
+    let written = std::fs::File::create(&tmp).and_then(|file| {
+        let mut w = io::BufWriter::new(file);
+        write(&mut w)?;
+        w.flush()
+    });
+    written
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .inspect_err(|_| {
+            let _ = std::fs::remove_file(&tmp);
+        })
 }

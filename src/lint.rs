@@ -99,34 +99,37 @@ pub fn display_path(p: &Path) -> String {
 pub fn lint_all(inputs: Vec<Input>, opts: &LintOptions) -> Vec<FileReport> {
     inputs
         .into_par_iter()
-        .map(|input| {
-            let name = input.name();
-            if let Some(bar) = &opts.progress {
-                bar.inc(1);
-            }
-            match catch_unwind(AssertUnwindSafe(|| lint_input(input, opts))) {
-                Ok(r) => r,
-                Err(panic) => {
-                    let what = panic
-                        .downcast_ref::<&str>()
-                        .map(|s| (*s).to_string())
-                        .or_else(|| panic.downcast_ref::<String>().cloned())
-                        .unwrap_or_else(|| "unknown panic".to_string());
-                    let mut f = Finding::new(
-                        rules::INTERNAL_ERROR.name,
-                        Severity::Error,
-                        format!("taintlint crashed while checking this file: {what}"),
-                    )
-                    .help("this is a bug in taintlint; please report it with the file attached");
-                    f.file = name.into();
-                    FileReport {
-                        findings: vec![f],
-                        ..FileReport::default()
-                    }
-                }
-            }
-        })
+        .map(|input| lint_one(input, opts))
         .collect()
+}
+
+/// One input's report; a panic becomes an `internal-error` finding on the file.
+pub fn lint_one(input: Input, opts: &LintOptions) -> FileReport {
+    let name = input.name();
+    if let Some(bar) = &opts.progress {
+        bar.inc(1);
+    }
+    match catch_unwind(AssertUnwindSafe(|| lint_input(input, opts))) {
+        Ok(r) => r,
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_string());
+            let mut f = Finding::new(
+                rules::INTERNAL_ERROR.name,
+                Severity::Error,
+                format!("taintlint crashed while checking this file: {what}"),
+            )
+            .help("this is a bug in taintlint; please report it with the file attached");
+            f.file = name.into();
+            FileReport {
+                findings: vec![f],
+                ..FileReport::default()
+            }
+        }
+    }
 }
 
 enum InputKind {

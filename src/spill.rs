@@ -97,21 +97,11 @@ pub mod opt_source {
     }
 }
 
-/// `#[serde(with = "crate::spill::rule_name")]` for a rule name (`&'static str`, found again
-/// in the registry).
-pub mod rule_name {
-    use super::*;
-
-    pub fn serialize<S: Serializer>(name: &&'static str, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(name)
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
-        let name = String::deserialize(d)?;
-        crate::rules::find(&name)
-            .map(|r| r.meta.name)
-            .ok_or_else(|| serde::de::Error::custom(format!("unknown rule `{name}`")))
-    }
+/// A rule name read back: the registry's `&'static str`.
+pub fn rule_name<E: serde::de::Error>(name: &str) -> Result<&'static str, E> {
+    crate::rules::find(name)
+        .map(|r| r.meta.name)
+        .ok_or_else(|| E::custom(format!("unknown rule `{name}`")))
 }
 
 /// Encodes one record; `Err` when it cannot be spilled (a source with its text).
@@ -175,7 +165,7 @@ pub struct Slot {
 
 /// Bytes kept in memory before records go to disk, unless `TAINTLINT_SPILL_BUDGET` (bytes;
 /// the tests set 0 to exercise the file) says otherwise.
-pub const DEFAULT_BUDGET: usize = 8 << 20;
+pub const DEFAULT_BUDGET: usize = 1 << 20;
 
 impl Store {
     pub fn new() -> Self {
@@ -228,7 +218,7 @@ impl Store {
         }
     }
 
-    pub fn get(&mut self, slot: Slot) -> Result<Vec<u8>, String> {
+    pub fn get(&self, slot: Slot) -> Result<Vec<u8>, String> {
         if !slot.in_file {
             let start = usize::try_from(slot.offset).map_err(|e| e.to_string())?;
             return self
@@ -237,16 +227,16 @@ impl Store {
                 .map(<[u8]>::to_vec)
                 .ok_or_else(|| "record outside the spill buffer".to_string());
         }
-        let file = self
+        // `&File` reads and seeks: reading back needs no exclusive access (writes append at
+        // the end, see `put`).
+        let mut file: &File = self
             .file
-            .as_mut()
-            .ok_or("the spill file is gone".to_string())?;
+            .as_ref()
+            .ok_or_else(|| "the spill file is gone".to_string())?;
         let mut bytes = vec![0; slot.len];
         file.seek(SeekFrom::Start(slot.offset))
             .and_then(|_| file.read_exact(&mut bytes))
-            .map_err(|e| format!("cannot read the spill file: {e}"))?;
-        // Later writes append.
-        file.seek(SeekFrom::End(0))
+            .and_then(|()| file.seek(SeekFrom::End(0)).map(drop))
             .map_err(|e| format!("cannot read the spill file: {e}"))?;
         Ok(bytes)
     }

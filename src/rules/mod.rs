@@ -28,7 +28,7 @@ mod invalid_toleration_value;
 mod node_selection;
 mod nodename_bypasses_taint;
 mod nodename_untolerated_noexecute;
-mod pool_tolerated_by_nothing;
+pub mod pool_tolerated_by_nothing;
 mod shadowed_toleration;
 mod stateful_eviction_timeout;
 mod taints;

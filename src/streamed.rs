@@ -1,0 +1,388 @@
+//! The bounded-memory run behind `taintlint check`.
+//!
+//! The cross-reference needs every node pool before it can judge any workload, and the output
+//! is sorted across files, so a run cannot write a file's findings as soon as it has linted
+//! it. Instead of keeping every file's results in memory until the end, each file's report is
+//! encoded (`crate::spill`) as it comes out of the parallel per-file phase — its workloads in
+//! one record, its findings and suppressions in another — and only the node declarations
+//! (the inventory), what the workloads select on, and one small index entry per file stay.
+//!
+//! Then, file by file in output order: the file's records are read back, its workloads are
+//! evaluated (verdicts are remembered per distinct signature for the whole run) and the
+//! cross-reference rules run on them, its suppressions and the configuration's ignores are
+//! applied, its findings are sorted, and the result is spilled again, to be read back by the
+//! reporters one file at a time. `pool-tolerated-by-nothing`, the one rule that looks at all
+//! workloads at once, gathers its usage in a first pass over the workload records.
+//!
+//! The result is the one `lint::finish` computes over everything in memory (used by `--fix`,
+//! `explain` and the tests); `tests/streamed.rs` checks that both agree on the corpus.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io;
+use std::sync::{Arc, Mutex};
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::analysis::crossref::{Evaluator, Inventory, Relevant};
+use crate::analysis::inventory::{NodeDecl, Workload};
+use crate::diagnostic::{Finding, Severity};
+use crate::lint::{FileReport, Input, LintOptions, lint_one};
+use crate::report::FindingSource;
+use crate::rules::{self, CrossCtx, pool_tolerated_by_nothing};
+use crate::spill::{self, Slot, Store};
+use crate::suppress::Suppression;
+
+/// A file's findings and suppressions, as spilled.
+#[derive(Serialize)]
+struct RestRef<'a> {
+    findings: &'a [Finding],
+    suppressions: &'a [Suppression],
+}
+
+/// [`RestRef`] read back.
+#[derive(Deserialize)]
+struct Rest {
+    findings: Vec<Finding>,
+    suppressions: Vec<Suppression>,
+}
+
+enum Content {
+    /// Records in the store (`None`: nothing of that kind).
+    Spilled {
+        workloads: Option<Slot>,
+        rest: Option<Slot>,
+    },
+    /// A report whose source keeps its text (stdin): it cannot be spilled and stays.
+    Kept(Box<FileReport>),
+}
+
+struct Entry {
+    name: Arc<str>,
+    /// Input order, for ties between equal names and for the order of node declarations.
+    index: usize,
+    /// An `--inventory` file: its workloads are not linted.
+    inventory_only: bool,
+    content: Content,
+}
+
+/// The per-file phase's results, spilled.
+pub struct Spilled {
+    store: Store,
+    entries: Vec<Entry>,
+    nodes: Vec<(usize, NodeDecl)>,
+    relevant: Relevant,
+    pub documents: usize,
+    pub objects: usize,
+}
+
+/// Lints `inputs` (then the `--inventory` files, whose workloads are ignored) in parallel and
+/// spills each report as it comes.
+pub fn lint_spilled(inputs: Vec<Input>, inventory: Vec<Input>, opts: &LintOptions) -> Spilled {
+    let shared = Mutex::new(Spilled {
+        store: Store::new(),
+        entries: Vec::new(),
+        nodes: Vec::new(),
+        relevant: Relevant::default(),
+        documents: 0,
+        objects: 0,
+    });
+    let all: Vec<(usize, bool, Input)> = inputs
+        .into_iter()
+        .map(|i| (false, i))
+        .chain(inventory.into_iter().map(|i| (true, i)))
+        .enumerate()
+        .map(|(n, (inv, i))| (n, inv, i))
+        .collect();
+    all.into_par_iter()
+        .for_each(|(index, inventory_only, input)| {
+            let name: Arc<str> = input.name().into();
+            let mut report = lint_one(input, opts);
+            if inventory_only {
+                report.workloads.clear();
+            }
+            let nodes = std::mem::take(&mut report.nodes);
+            let relevant = Relevant::of(&report.workloads);
+            let (documents, objects) = (report.documents, report.objects);
+            let encoded = encode(&report);
+            let mut s = shared
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            // `--inventory` files are not inputs: their documents are not counted.
+            if !inventory_only {
+                s.documents += documents;
+                s.objects += objects;
+            }
+            s.nodes.extend(nodes.into_iter().map(|n| (index, n)));
+            s.relevant.merge(relevant);
+            let content = match encoded {
+                Ok((workloads, rest)) => Content::Spilled {
+                    workloads: workloads.map(|b| s.store.put(&b)),
+                    rest: rest.map(|b| s.store.put(&b)),
+                },
+                Err(()) => Content::Kept(Box::new(report)),
+            };
+            s.entries.push(Entry {
+                name,
+                index,
+                inventory_only,
+                content,
+            });
+        });
+    shared
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// A report's two records, its workloads and the rest (`None`: nothing of that kind).
+type Records = (Option<Vec<u8>>, Option<Vec<u8>>);
+
+/// The records of a report; `Err` when it cannot be spilled.
+fn encode(report: &FileReport) -> Result<Records, ()> {
+    let workloads = if report.workloads.is_empty() {
+        None
+    } else {
+        Some(spill::encode(&report.workloads).map_err(|_| ())?)
+    };
+    let rest = if report.findings.is_empty() && report.suppressions.is_empty() {
+        None
+    } else {
+        Some(
+            spill::encode(&RestRef {
+                findings: &report.findings,
+                suppressions: &report.suppressions,
+            })
+            .map_err(|_| ())?,
+        )
+    };
+    Ok((workloads, rest))
+}
+
+/// One file's output: spilled, or kept when a source still holds its text (stdin).
+enum Out {
+    Spilled(Slot),
+    Kept(Vec<Finding>),
+}
+
+/// The sorted findings of a streamed run, spilled, with their counts.
+pub struct SpilledFindings {
+    store: Store,
+    slots: Vec<Out>,
+    pub errors: usize,
+    pub warnings: usize,
+    pub infos: usize,
+}
+
+impl SpilledFindings {
+    /// Is any finding at or above `severity`?
+    pub fn any_at_least(&self, severity: Severity) -> bool {
+        match severity {
+            Severity::Error => self.errors > 0,
+            Severity::Warning => self.errors + self.warnings > 0,
+            Severity::Info => self.errors + self.warnings + self.infos > 0,
+        }
+    }
+}
+
+impl FindingSource for SpilledFindings {
+    fn each(&self, f: &mut dyn FnMut(&Finding) -> io::Result<()>) -> io::Result<()> {
+        for out in &self.slots {
+            match out {
+                Out::Spilled(slot) => {
+                    let bytes = self.store.get(*slot).map_err(io::Error::other)?;
+                    let findings: Vec<Finding> = spill::decode(&bytes).map_err(io::Error::other)?;
+                    findings.iter().try_for_each(&mut *f)?;
+                }
+                Out::Kept(findings) => findings.iter().try_for_each(&mut *f)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Runs the cross-reference file by file over the spilled reports and spills the sorted,
+/// suppressed, filtered findings. `late` findings (the configuration's unmatched globs) join
+/// the output as they are; `known` is the baseline, whose findings are dropped.
+pub fn finish_spilled(
+    spilled: Spilled,
+    opts: &LintOptions,
+    late: Vec<Finding>,
+    mut known: Option<crate::baseline::Known>,
+) -> Result<SpilledFindings, String> {
+    let Spilled {
+        store,
+        mut entries,
+        mut nodes,
+        relevant,
+        ..
+    } = spilled;
+    nodes.sort_by_key(|(i, _)| *i);
+    let mut decls: Vec<NodeDecl> = nodes.into_iter().map(|(_, n)| n).collect();
+    decls.extend(opts.extra_nodes.iter().cloned());
+    let inventory = Inventory::build_for(decls, &relevant);
+    let mut evaluator = Evaluator::new(&inventory, &relevant, &opts.settings);
+    entries.sort_by(|a, b| (&a.name, a.index).cmp(&(&b.name, b.index)));
+    let cross: Vec<_> = opts.rules.enabled_cross().collect();
+    let is_pool_rule = |name: &str| name == pool_tolerated_by_nothing::META.name;
+
+    // Findings that belong to no spilled file or join one: the pool rule's (after a first
+    // pass over every workload), the configuration's, and the late ones.
+    let mut loose: BTreeMap<Arc<str>, Vec<Finding>> = BTreeMap::new();
+    let t = std::time::Instant::now();
+    if cross.iter().any(|(m, _)| is_pool_rule(m.name))
+        && inventory
+            .pools
+            .iter()
+            .any(|p| p.blocking_taints().next().is_some())
+    {
+        let mut usage = pool_tolerated_by_nothing::Usage::new(&inventory);
+        for e in entries.iter().filter(|e| !e.inventory_only) {
+            let workloads = workloads_of(&store, e)?;
+            let eval = evaluator.evaluate(&workloads);
+            usage.add(&CrossCtx {
+                inventory: &inventory,
+                workloads: &workloads,
+                eval: &eval,
+                settings: &opts.settings,
+            });
+        }
+        let mut found = Vec::new();
+        usage.report(&inventory, &mut found);
+        for f in found {
+            loose.entry(Arc::clone(&f.file)).or_default().push(f);
+        }
+    }
+    for f in opts
+        .config_findings
+        .iter()
+        .filter(|f| opts.rules.is_enabled(f.rule))
+    {
+        loose
+            .entry(Arc::clone(&f.file))
+            .or_default()
+            .push(f.clone());
+    }
+    crate::lint::timing("pool usage pass", t.elapsed());
+    let (mut t_read, mut t_cross, mut t_rest, mut t_write) = Default::default();
+    let mut late_by_file: BTreeMap<Arc<str>, Vec<Finding>> = BTreeMap::new();
+    for f in late {
+        late_by_file.entry(Arc::clone(&f.file)).or_default().push(f);
+    }
+    let names: BTreeSet<Arc<str>> = entries
+        .iter()
+        .map(|e| Arc::clone(&e.name))
+        .chain(loose.keys().cloned())
+        .chain(late_by_file.keys().cloned())
+        .collect();
+
+    let mut out = SpilledFindings {
+        store: Store::new(),
+        slots: Vec::new(),
+        errors: 0,
+        warnings: 0,
+        infos: 0,
+    };
+    let mut entries = entries.into_iter().peekable();
+    for name in names {
+        let t = std::time::Instant::now();
+        let mut findings = Vec::new();
+        let mut suppressions = Vec::new();
+        let mut workloads = Vec::new();
+        while let Some(e) = entries.next_if(|e| e.name == name) {
+            let inventory_only = e.inventory_only;
+            match e.content {
+                Content::Spilled { workloads: w, rest } => {
+                    if let Some(slot) = rest {
+                        let rest: Rest = spill::decode(&store.get(slot)?)?;
+                        findings.extend(rest.findings);
+                        suppressions.extend(rest.suppressions);
+                    }
+                    if let (Some(slot), false) = (w, inventory_only) {
+                        let w: Vec<Workload> = spill::decode(&store.get(slot)?)?;
+                        workloads.extend(w);
+                    }
+                }
+                Content::Kept(report) => {
+                    let report = *report;
+                    findings.extend(report.findings);
+                    suppressions.extend(report.suppressions);
+                    if !inventory_only {
+                        workloads.extend(report.workloads);
+                    }
+                }
+            }
+        }
+        t_read += t.elapsed();
+        let t = std::time::Instant::now();
+        findings.extend(loose.remove(&name).unwrap_or_default());
+        if !inventory.is_empty() {
+            // With an inventory, the heuristic gives way to the inventory-based check.
+            findings.retain(|f| f.rule != rules::DEDICATED_HEURISTIC);
+        }
+        if !workloads.is_empty() {
+            let eval = evaluator.evaluate(&workloads);
+            let ctx = CrossCtx {
+                inventory: &inventory,
+                workloads: &workloads,
+                eval: &eval,
+                settings: &opts.settings,
+            };
+            for (meta, check) in &cross {
+                if !is_pool_rule(meta.name) {
+                    check(&ctx, &mut findings);
+                }
+            }
+        }
+        t_cross += t.elapsed();
+        let t = std::time::Instant::now();
+        crate::suppress::apply(&mut findings, &mut suppressions, &opts.rules);
+        opts.apply_ignores(&mut findings);
+        crate::diagnostic::sort_findings(&mut findings);
+        findings.dedup_by(|a, b| {
+            a.rule == b.rule && a.file == b.file && a.message == b.message && a.range() == b.range()
+        });
+        if let Some(late) = late_by_file.remove(&name) {
+            findings.extend(late);
+            crate::diagnostic::sort_findings(&mut findings);
+        }
+        if let Some(known) = &mut known {
+            crate::baseline::filter_with(&mut findings, known);
+        }
+        if findings.is_empty() {
+            continue;
+        }
+        for f in &findings {
+            match f.severity {
+                Severity::Error => out.errors += 1,
+                Severity::Warning => out.warnings += 1,
+                Severity::Info => out.infos += 1,
+            }
+        }
+        t_rest += t.elapsed();
+        let t = std::time::Instant::now();
+        let kept = match spill::encode(&findings) {
+            Ok(bytes) => Out::Spilled(out.store.put(&bytes)),
+            Err(_) => Out::Kept(findings),
+        };
+        out.slots.push(kept);
+        t_write += t.elapsed();
+    }
+    crate::lint::timing("read back", t_read);
+    crate::lint::timing("cross rules", t_cross);
+    crate::lint::timing("suppress, sort", t_rest);
+    crate::lint::timing("spill output", t_write);
+    Ok(out)
+}
+
+fn workloads_of(store: &Store, e: &Entry) -> Result<Vec<Workload>, String> {
+    match &e.content {
+        Content::Spilled {
+            workloads: Some(slot),
+            ..
+        } => spill::decode(&store.get(*slot)?),
+        Content::Spilled {
+            workloads: None, ..
+        } => Ok(Vec::new()),
+        Content::Kept(report) => Ok(report.workloads.clone()),
+    }
+}
