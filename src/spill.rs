@@ -3,7 +3,7 @@
 //! in-memory buffer first, to an unlinked temporary file once that fills — so that peak memory
 //! does not grow with the number of files, findings or workloads.
 //!
-//! Records are JSON (serde; the domain types derive it). A record's sources are written once,
+//! Records are postcard (a compact binary serde format; the domain types derive serde). A record's sources are written once,
 //! as a table of lite sources (name and recorded positions, see `SourceFile::lite`), and every
 //! `Arc<SourceFile>` inside the record is written as an index into that table: the encoder
 //! and decoder find the table in a thread-local context for the duration of one call.
@@ -107,7 +107,7 @@ pub fn rule_name<E: serde::de::Error>(name: &str) -> Result<&'static str, E> {
 /// Encodes one record; `Err` when it cannot be spilled (a source with its text).
 pub fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, String> {
     ENCODING.with(|t| *t.borrow_mut() = Some(Vec::new()));
-    let body = serde_json::to_vec(value);
+    let body = postcard::to_stdvec(value);
     let sources = ENCODING.with(|t| t.borrow_mut().take()).unwrap_or_default();
     let body = body.map_err(|e| e.to_string())?;
     let table: Vec<(&Arc<str>, &[Packed])> = sources
@@ -115,7 +115,7 @@ pub fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, String> {
         .map(|s| s.lite_parts())
         .collect::<Option<_>>()
         .ok_or("a source with its text is not spilled")?;
-    let head = serde_json::to_vec(&table).map_err(|e| e.to_string())?;
+    let head = postcard::to_stdvec(&table).map_err(|e| e.to_string())?;
     let head_len = u32::try_from(head.len()).map_err(|_| "record too large".to_string())?;
     let mut out = Vec::with_capacity(4 + head.len() + body.len());
     out.extend_from_slice(&head_len.to_le_bytes());
@@ -130,13 +130,13 @@ pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
     let head_len = u32::from_le_bytes(*len) as usize;
     let (head, body) = rest.split_at_checked(head_len).ok_or("truncated record")?;
     let table: Vec<(Arc<str>, Vec<Packed>)> =
-        serde_json::from_slice(head).map_err(|e| e.to_string())?;
+        postcard::from_bytes(head).map_err(|e| e.to_string())?;
     let sources = table
         .into_iter()
         .map(|(name, positions)| SourceFile::from_lite_parts(name, positions))
         .collect();
     DECODING.with(|t| *t.borrow_mut() = Some(sources));
-    let value = serde_json::from_slice(body).map_err(|e| e.to_string());
+    let value = postcard::from_bytes(body).map_err(|e| e.to_string());
     DECODING.with(|t| t.borrow_mut().take());
     value
 }

@@ -360,6 +360,7 @@ pub fn finish_spilled(
         }
         t_rest += t.elapsed();
         let t = std::time::Instant::now();
+        trim_foreign_sources(&mut findings);
         let kept = match spill::encode(&findings) {
             Ok(bytes) => Out::Spilled(out.store.put(&bytes)),
             Err(_) => Out::Kept(findings),
@@ -384,5 +385,39 @@ fn workloads_of(store: &Store, e: &Entry) -> Result<Vec<Workload>, String> {
             workloads: None, ..
         } => Ok(Vec::new()),
         Content::Kept(report) => Ok(report.workloads.clone()),
+    }
+}
+
+/// Cross-reference findings point at taints and pools in other files (`related`); those
+/// files' sources hold the positions of everything their own report needed. Before the
+/// findings are spilled, each such source is replaced by a copy with only the positions these
+/// findings use, so a record does not carry whole position tables of node files.
+fn trim_foreign_sources(findings: &mut [Finding]) {
+    use std::collections::HashMap;
+    let mut wanted: HashMap<usize, (Arc<crate::load::SourceFile>, Vec<usize>)> = HashMap::new();
+    for f in findings.iter() {
+        for r in &f.related {
+            if f.source
+                .as_ref()
+                .is_some_and(|own| Arc::ptr_eq(own, &r.source))
+            {
+                continue;
+            }
+            let entry = wanted
+                .entry(Arc::as_ptr(&r.source) as usize)
+                .or_insert_with(|| (Arc::clone(&r.source), Vec::new()));
+            entry.1.extend([r.span.start, r.span.end.max(r.span.start)]);
+        }
+    }
+    let trimmed: HashMap<usize, Arc<crate::load::SourceFile>> = wanted
+        .into_iter()
+        .map(|(at, (source, offsets))| (at, source.lite(offsets)))
+        .collect();
+    for f in findings.iter_mut() {
+        for r in &mut f.related {
+            if let Some(t) = trimmed.get(&(Arc::as_ptr(&r.source) as usize)) {
+                r.source = Arc::clone(t);
+            }
+        }
     }
 }

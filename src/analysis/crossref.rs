@@ -526,6 +526,47 @@ pub struct Evaluation {
     pub fits: Vec<std::sync::Arc<Verdicts>>,
     /// Pools that no workload of the run can tell apart.
     pub classes: Arc<PoolClasses>,
+    /// What the cross rules work out per verdict, kept for the run (see [`Memo`]).
+    pub memo: Arc<Memo>,
+}
+
+/// Answers the cross rules work out once per verdict (a message naming pools, the pools a
+/// toleration opens), kept as long as the verdicts: a streamed run calls each rule once per
+/// file, and the same verdicts come back in many files. Keyed by rule, the verdicts' address
+/// (stable while the evaluator keeps them) and a rule-chosen text.
+#[derive(Default)]
+pub struct Memo {
+    answers: std::sync::Mutex<MemoMap>,
+}
+
+type MemoMap = HashMap<(&'static str, usize, String), Arc<dyn std::any::Any + Send + Sync>>;
+
+impl Memo {
+    /// The remembered answer for `key`, or `compute`'s, remembered.
+    pub fn get_or<T: Clone + Send + Sync + 'static>(
+        &self,
+        rule: &'static str,
+        verdicts: &Arc<Verdicts>,
+        key: &str,
+        compute: impl FnOnce() -> T,
+    ) -> T {
+        let k = (rule, Arc::as_ptr(verdicts) as usize, key.to_string());
+        let found = self
+            .answers
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&k)
+            .and_then(|a| a.downcast_ref::<T>().cloned());
+        if let Some(found) = found {
+            return found;
+        }
+        let answer = compute();
+        self.answers
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(k, Arc::new(answer.clone()));
+        answer
+    }
 }
 
 /// Pools grouped by everything a verdict depends on: their blocking taints (in order),
@@ -735,6 +776,7 @@ impl Relevant {
 pub struct Evaluator<'a> {
     inv: &'a Inventory,
     classes: Arc<PoolClasses>,
+    memo: Arc<Memo>,
     cache: HashMap<Signature, Arc<Verdicts>>,
     gate: bool,
 }
@@ -744,6 +786,7 @@ impl<'a> Evaluator<'a> {
         Evaluator {
             inv,
             classes: Arc::new(PoolClasses::for_relevant(&inv.pools, selected)),
+            memo: Arc::new(Memo::default()),
             cache: HashMap::new(),
             gate: settings.comparison_operators,
         }
@@ -780,6 +823,7 @@ impl<'a> Evaluator<'a> {
         Evaluation {
             fits: workloads.iter().map(|w| self.verdicts(w)).collect(),
             classes: Arc::clone(&self.classes),
+            memo: Arc::clone(&self.memo),
         }
     }
 }

@@ -17,8 +17,6 @@ pub static META: RuleMeta = RuleMeta {
 
 pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
     let pools = &ctx.inventory.pools;
-    let mut cache: std::collections::HashMap<usize, (usize, Vec<String>)> =
-        std::collections::HashMap::new();
     for (w, fits) in ctx.workloads.iter().zip(&ctx.eval.fits) {
         if !w.daemonset {
             continue;
@@ -28,11 +26,10 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             continue;
         }
         // Identical DaemonSets share their verdicts: list the pools once per verdicts.
-        let key = std::sync::Arc::as_ptr(fits) as usize;
-        let (missed_count, missed) = cache
-            .entry(key)
-            .or_insert_with(|| missed_pools(pools, w, fits))
-            .clone();
+        let (missed_count, missed) = ctx
+            .eval
+            .memo
+            .get_or(META.name, fits, "", || missed_pools(pools, w, fits));
         if missed_count == 0 {
             continue;
         }

@@ -5,8 +5,6 @@
 
 use crate::diagnostic::{Finding, Fix, Severity};
 
-use std::collections::HashMap;
-
 use crate::analysis::crossref::is_transient_taint;
 use crate::analysis::matching::{TaintRef, tolerates};
 use crate::diagnostic::Related;
@@ -168,8 +166,6 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
     let pools = &ctx.inventory.pools;
     // Identical workloads share their verdicts (`fits`): cache the answer per verdicts and
     // toleration.
-    type Answer = Option<(usize, usize, Vec<String>)>;
-    let mut cache: HashMap<(usize, &str, &str, &str, &str), Answer> = HashMap::new();
     for (w, fits) in ctx.workloads.iter().zip(&ctx.eval.fits) {
         let system = w.tolerations.iter().any(|t| {
             matches!(
@@ -190,38 +186,33 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             {
                 continue;
             }
-            let key = (
-                std::sync::Arc::as_ptr(fits) as usize,
-                &*t.key,
-                &*t.operator,
-                &*t.value,
-                &*t.effect,
-            );
-            let answer = cache
-                .entry(key)
-                .or_insert_with(|| {
-                    // Pools with a taint this toleration tolerates: only those with its key.
-                    let mut tainted: Vec<(usize, usize)> = Vec::new();
-                    for &(p, _) in ctx.inventory.taint_indices(&t.key) {
-                        if tainted.iter().any(|(q, _)| *q == p) {
-                            continue;
-                        }
-                        if let Some(ti) = matching_taint(&pools[p], t, gate) {
-                            tainted.push((p, ti));
-                        }
+            // Length-prefixed: any text may appear in a key or value.
+            let key = [&t.key, &t.operator, &t.value, &t.effect]
+                .iter()
+                .map(|x| format!("{}:{x}", x.len()))
+                .collect::<String>();
+            let answer = ctx.eval.memo.get_or(META.name, fits, &key, || {
+                // Pools with a taint this toleration tolerates: only those with its key.
+                let mut tainted: Vec<(usize, usize)> = Vec::new();
+                for &(p, _) in ctx.inventory.taint_indices(&t.key) {
+                    if tainted.iter().any(|(q, _)| *q == p) {
+                        continue;
                     }
-                    let &(dp, dt) = tainted.first()?;
-                    let others: Vec<usize> = (0..pools.len())
-                        .filter(|p| fits.admits(*p) && !tainted.iter().any(|(q, _)| q == p))
-                        .collect();
-                    let mut elsewhere: Vec<String> =
-                        others.iter().take(8).map(|&p| pools[p].title()).collect();
-                    if others.len() > 8 {
-                        elsewhere.push(format!("{} more", others.len() - 8));
+                    if let Some(ti) = matching_taint(&pools[p], t, gate) {
+                        tainted.push((p, ti));
                     }
-                    (!elsewhere.is_empty()).then_some((dp, dt, elsewhere))
-                })
-                .clone();
+                }
+                let &(dp, dt) = tainted.first()?;
+                let others: Vec<usize> = (0..pools.len())
+                    .filter(|p| fits.admits(*p) && !tainted.iter().any(|(q, _)| q == p))
+                    .collect();
+                let mut elsewhere: Vec<String> =
+                    others.iter().take(8).map(|&p| pools[p].title()).collect();
+                if others.len() > 8 {
+                    elsewhere.push(format!("{} more", others.len() - 8));
+                }
+                (!elsewhere.is_empty()).then_some((dp, dt, elsewhere))
+            });
             let Some((dp, dt, elsewhere)) = answer else {
                 continue;
             };

@@ -2,7 +2,7 @@
 //! the scheduler's shape (`0/3 node pools can run this pod: ...`), and related locations
 //! point at each blocking taint or label.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use crate::analysis::crossref::{Pool, PoolClasses, Reason};
 use crate::diagnostic::{Finding, Related, Severity};
@@ -23,18 +23,15 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
     if pools.is_empty() {
         return;
     }
-    let mut cache: HashMap<usize, (String, bool, Vec<Related>)> = HashMap::new();
     for (w, fits) in ctx.workloads.iter().zip(&ctx.eval.fits) {
         // Pods bound with nodeName bypass the scheduler (see the nodename rules).
         if w.node_name.is_some() || fits.any() {
             continue;
         }
         // Identical workloads share their verdicts: build the message once per verdicts.
-        let key = std::sync::Arc::as_ptr(fits) as usize;
-        let (detail, selector_only, related) = cache
-            .entry(key)
-            .or_insert_with(|| describe(pools, &ctx.eval.classes, w, fits))
-            .clone();
+        let (detail, selector_only, related) = ctx.eval.memo.get_or(META.name, fits, "", || {
+            describe(pools, &ctx.eval.classes, w, fits)
+        });
         let span = if selector_only {
             w.selector_span.unwrap_or(w.anchor)
         } else {
