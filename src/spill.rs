@@ -285,3 +285,65 @@ impl Drop for Store {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostic::{Finding, Related, Severity};
+    use crate::load::Span;
+
+    fn findings() -> Vec<Finding> {
+        let text = "a: 1\nb: 2\nc: 3\n".to_string();
+        let own = SourceFile::new("own.yaml", text.clone()).lite([0, 5, 8, 10]);
+        let other = SourceFile::new("other.yaml", text).lite([10]);
+        let mut f = Finding::new("unschedulable-workload", Severity::Error, "m")
+            .primary(Span::new(5, 8), "here")
+            .help("fixed text")
+            .in_file(&own);
+        f.related.push(Related {
+            source: Arc::clone(&other),
+            span: Span::new(10, 10),
+            message: "there".to_string(),
+        });
+        let mut g = Finding::new("unreadable-file", Severity::Warning, "n");
+        g.file = "gone.yaml".into();
+        vec![f, g]
+    }
+
+    #[test]
+    fn records_read_back_as_written() {
+        let before = findings();
+        let bytes = encode(&before).expect("lite sources spill");
+        let after: Vec<Finding> = decode(&bytes).expect("decodes");
+        assert_eq!(format!("{before:?}"), format!("{after:?}"));
+        assert_eq!(after[0].range(), before[0].range());
+        assert_eq!(
+            after[0].related[0].source.position(10),
+            before[0].related[0].source.position(10)
+        );
+        assert!(decode::<Vec<Finding>>(&bytes[..bytes.len() - 3]).is_err());
+    }
+
+    #[test]
+    fn a_source_with_its_text_is_not_spilled() {
+        let src = SourceFile::new("stdin", "a: 1\n".to_string());
+        let f = Finding::new("unschedulable-workload", Severity::Error, "m").in_file(&src);
+        assert!(encode(&vec![f]).is_err());
+    }
+
+    #[test]
+    fn the_store_moves_to_a_file_past_its_budget() {
+        let mut store = Store::new();
+        store.budget = 8;
+        let slots: Vec<Slot> = [&b"12345"[..], b"6789", b"abcdefgh"]
+            .iter()
+            .map(|b| store.put(b))
+            .collect();
+        assert!(!slots[0].in_file);
+        assert_eq!(store.get(slots[2]).expect("read"), b"abcdefgh");
+        assert_eq!(store.get(slots[0]).expect("read"), b"12345");
+        assert_eq!(store.get(slots[1]).expect("read"), b"6789");
+        let late = store.put(b"z");
+        assert_eq!(store.get(late).expect("read"), b"z");
+    }
+}

@@ -83,6 +83,21 @@ fn streamed_equals_in_memory_on_fixtures() {
 }
 
 #[test]
+fn without_a_writable_temporary_directory_records_stay_in_memory() {
+    let args = ["check", "testdata/rules", "--format", "json", "--isolated"];
+    let memory = run(&args, &[("TAINTLINT_SPILL", "off")]);
+    let streamed = run(
+        &args,
+        &[
+            ("TAINTLINT_SPILL_BUDGET", "0"),
+            ("TMPDIR", "/nonexistent/taintlint-test"),
+        ],
+    );
+    assert_eq!(streamed.0, memory.0, "{}", streamed.2);
+    assert!(streamed.1 == memory.1, "output differs");
+}
+
+#[test]
 fn streamed_applies_a_baseline_like_the_in_memory_run() {
     let dir = tempfile::tempdir().expect("tempdir");
     let baseline = dir.path().join("baseline.json");
