@@ -12,7 +12,9 @@
 
 use std::cell::RefCell;
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::Write;
+#[cfg(not(unix))]
+use std::io::{Read, Seek, SeekFrom};
 use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
@@ -141,6 +143,35 @@ pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
     value
 }
 
+/// Reads `buf.len()` bytes at `offset` without moving the handle's position, so threads can
+/// read back side by side (and writes keep appending at the end).
+#[cfg(unix)]
+fn read_at(
+    file: &File,
+    buf: &mut [u8],
+    offset: u64,
+    _lock: &std::sync::Mutex<()>,
+) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+/// Elsewhere: seek, read and seek back to the end, one thread at a time.
+#[cfg(not(unix))]
+fn read_at(
+    file: &File,
+    buf: &mut [u8],
+    offset: u64,
+    lock: &std::sync::Mutex<()>,
+) -> std::io::Result<()> {
+    let _one = lock
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut f: &File = file;
+    f.seek(SeekFrom::Start(offset))?;
+    f.read_exact(buf)?;
+    f.seek(SeekFrom::End(0)).map(drop)
+}
+
 /// Where encoded records go: a buffer in memory up to `budget` bytes, then an unlinked
 /// temporary file (when one cannot be made, everything stays in memory).
 pub struct Store {
@@ -152,6 +183,8 @@ pub struct Store {
     on_disk: u64,
     /// No file could be made or written: everything stays in memory.
     disk_failed: bool,
+    /// Serialises reads where they move the handle's position (not on Unix).
+    reading: std::sync::Mutex<()>,
     budget: usize,
 }
 
@@ -163,22 +196,31 @@ pub struct Slot {
     len: usize,
 }
 
-/// Bytes kept in memory before records go to disk, unless `TAINTLINT_SPILL_BUDGET` (bytes;
-/// the tests set 0 to exercise the file) says otherwise.
-pub const DEFAULT_BUDGET: usize = 1 << 20;
+/// Bytes of encoded records a store keeps in memory before it moves to its file.
+pub const BUFFER: usize = 1 << 20;
+
+/// Bytes of results a run keeps as they are, unencoded, before it spills
+/// (`TAINTLINT_SPILL_BUDGET` overrides it: the tests set 0 to spill everything to disk).
+pub const DEFAULT_BUDGET: usize = 16 << 20;
+
+/// The run's budget (see [`DEFAULT_BUDGET`]).
+pub fn budget() -> usize {
+    std::env::var("TAINTLINT_SPILL_BUDGET")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(DEFAULT_BUDGET)
+}
 
 impl Store {
     pub fn new() -> Self {
-        let budget = std::env::var("TAINTLINT_SPILL_BUDGET")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(DEFAULT_BUDGET);
+        let budget = budget().min(BUFFER);
         Store {
             buffer: Vec::new(),
             file: None,
             path: None,
             on_disk: 0,
             disk_failed: false,
+            reading: std::sync::Mutex::new(()),
             budget,
         }
     }
@@ -227,16 +269,12 @@ impl Store {
                 .map(<[u8]>::to_vec)
                 .ok_or_else(|| "record outside the spill buffer".to_string());
         }
-        // `&File` reads and seeks: reading back needs no exclusive access (writes append at
-        // the end, see `put`).
-        let mut file: &File = self
+        let file = self
             .file
             .as_ref()
             .ok_or_else(|| "the spill file is gone".to_string())?;
         let mut bytes = vec![0; slot.len];
-        file.seek(SeekFrom::Start(slot.offset))
-            .and_then(|_| file.read_exact(&mut bytes))
-            .and_then(|()| file.seek(SeekFrom::End(0)).map(drop))
+        read_at(file, &mut bytes, slot.offset, &self.reading)
             .map_err(|e| format!("cannot read the spill file: {e}"))?;
         Ok(bytes)
     }

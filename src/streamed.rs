@@ -19,6 +19,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
@@ -94,6 +95,9 @@ pub fn lint_spilled(inputs: Vec<Input>, inventory: Vec<Input>, opts: &LintOption
         .enumerate()
         .map(|(n, (inv, i))| (n, inv, i))
         .collect();
+    // Reports stay as they are while they fit the budget; past it they are encoded.
+    let kept = AtomicUsize::new(0);
+    let budget = spill::budget();
     all.into_par_iter()
         .for_each(|(index, inventory_only, input)| {
             let name: Arc<str> = input.name().into();
@@ -104,7 +108,13 @@ pub fn lint_spilled(inputs: Vec<Input>, inventory: Vec<Input>, opts: &LintOption
             let nodes = std::mem::take(&mut report.nodes);
             let relevant = Relevant::of(&report.workloads);
             let (documents, objects) = (report.documents, report.objects);
-            let encoded = encode(&report);
+            let size = estimate(&report);
+            let encoded = if kept.fetch_add(size, Ordering::Relaxed) + size <= budget {
+                Err(())
+            } else {
+                kept.fetch_sub(size, Ordering::Relaxed);
+                encode(&report)
+            };
             let mut s = shared
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -133,6 +143,17 @@ pub fn lint_spilled(inputs: Vec<Input>, inventory: Vec<Input>, opts: &LintOption
         .into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
+
+/// Roughly what a report holds in memory (for the budget; sizes measured on the corpus).
+fn estimate(report: &FileReport) -> usize {
+    report.findings.len() * 700
+        + report.workloads.len() * 900
+        + report.suppressions.len() * 200
+        + 200
+}
+
+/// Roughly what a finding holds in memory.
+const FINDING_SIZE: usize = 700;
 
 /// A report's two records, its workloads and the rest (`None`: nothing of that kind).
 type Records = (Option<Vec<u8>>, Option<Vec<u8>>);
@@ -202,7 +223,8 @@ impl FindingSource for SpilledFindings {
 
 /// Runs the cross-reference file by file over the spilled reports and spills the sorted,
 /// suppressed, filtered findings. `late` findings (the configuration's unmatched globs) join
-/// the output as they are; `known` is the baseline, whose findings are dropped.
+/// the output as they are; `known` is the baseline, whose findings are dropped. Files are
+/// worked on in parallel, a batch at a time, and their results kept in output order.
 pub fn finish_spilled(
     spilled: Spilled,
     opts: &LintOptions,
@@ -220,10 +242,17 @@ pub fn finish_spilled(
     let mut decls: Vec<NodeDecl> = nodes.into_iter().map(|(_, n)| n).collect();
     decls.extend(opts.extra_nodes.iter().cloned());
     let inventory = Inventory::build_for(decls, &relevant);
-    let mut evaluator = Evaluator::new(&inventory, &relevant, &opts.settings);
+    let evaluator = Evaluator::new(&inventory, &relevant, &opts.settings);
     entries.sort_by(|a, b| (&a.name, a.index).cmp(&(&b.name, b.index)));
     let cross: Vec<_> = opts.rules.enabled_cross().collect();
     let is_pool_rule = |name: &str| name == pool_tolerated_by_nothing::META.name;
+    let run = Run {
+        store: &store,
+        inventory: &inventory,
+        evaluator: &evaluator,
+        cross: &cross,
+        opts,
+    };
 
     // Findings that belong to no spilled file or join one: the pool rule's (after a first
     // pass over every workload), the configuration's, and the late ones.
@@ -235,23 +264,34 @@ pub fn finish_spilled(
             .iter()
             .any(|p| p.blocking_taints().next().is_some())
     {
-        let mut usage = pool_tolerated_by_nothing::Usage::new(&inventory);
-        for e in entries.iter().filter(|e| !e.inventory_only) {
-            let workloads = workloads_of(&store, e)?;
-            let eval = evaluator.evaluate(&workloads);
-            usage.add(&CrossCtx {
-                inventory: &inventory,
-                workloads: &workloads,
-                eval: &eval,
-                settings: &opts.settings,
-            });
-        }
+        let usage = entries
+            .par_iter()
+            .filter(|e| !e.inventory_only)
+            .try_fold(
+                || pool_tolerated_by_nothing::Usage::new(&inventory),
+                |mut usage, e| {
+                    let workloads = workloads_of(&store, e)?;
+                    let eval = evaluator.evaluate(&workloads);
+                    usage.add(&CrossCtx {
+                        inventory: &inventory,
+                        workloads: &workloads,
+                        eval: &eval,
+                        settings: &opts.settings,
+                    });
+                    Ok::<_, String>(usage)
+                },
+            )
+            .try_reduce(
+                || pool_tolerated_by_nothing::Usage::new(&inventory),
+                |a, b| Ok(a.merge(b)),
+            )?;
         let mut found = Vec::new();
         usage.report(&inventory, &mut found);
         for f in found {
             loose.entry(Arc::clone(&f.file)).or_default().push(f);
         }
     }
+    crate::lint::timing("pool usage pass", t.elapsed());
     for f in opts
         .config_findings
         .iter()
@@ -262,8 +302,6 @@ pub fn finish_spilled(
             .or_default()
             .push(f.clone());
     }
-    crate::lint::timing("pool usage pass", t.elapsed());
-    let (mut t_read, mut t_cross, mut t_rest, mut t_write) = Default::default();
     let mut late_by_file: BTreeMap<Arc<str>, Vec<Finding>> = BTreeMap::new();
     for f in late {
         late_by_file.entry(Arc::clone(&f.file)).or_default().push(f);
@@ -275,6 +313,23 @@ pub fn finish_spilled(
         .chain(late_by_file.keys().cloned())
         .collect();
 
+    // The files in output order, each with its entries and loose findings.
+    let mut groups: Vec<Group> = Vec::with_capacity(names.len());
+    let mut entries = entries.into_iter().peekable();
+    for name in names {
+        let mut mine = Vec::new();
+        while let Some(e) = entries.next_if(|e| e.name == name) {
+            mine.push(e);
+        }
+        let loose = loose.remove(&name).unwrap_or_default();
+        let late = late_by_file.remove(&name).unwrap_or_default();
+        groups.push(Group {
+            entries: mine,
+            loose,
+            late,
+        });
+    }
+
     let mut out = SpilledFindings {
         store: Store::new(),
         slots: Vec::new(),
@@ -282,23 +337,90 @@ pub fn finish_spilled(
         warnings: 0,
         infos: 0,
     };
-    let mut entries = entries.into_iter().peekable();
-    for name in names {
-        let t = std::time::Instant::now();
+    let t = std::time::Instant::now();
+    // Half the budget for the output (the reports' part is mostly freed by now).
+    let (budget, mut kept) = (spill::budget() / 2, 0usize);
+    while !groups.is_empty() {
+        let rest = groups.split_off(groups.len().min(BATCH));
+        let batch = std::mem::replace(&mut groups, rest);
+        let done: Vec<Vec<Finding>> = batch
+            .into_par_iter()
+            .map(|g| run.file(g))
+            .collect::<Result<_, String>>()?;
+        for mut findings in done {
+            if let Some(known) = &mut known {
+                crate::baseline::filter_with(&mut findings, known);
+            }
+            if findings.is_empty() {
+                continue;
+            }
+            for f in &findings {
+                match f.severity {
+                    Severity::Error => out.errors += 1,
+                    Severity::Warning => out.warnings += 1,
+                    Severity::Info => out.infos += 1,
+                }
+            }
+            kept += findings.len() * FINDING_SIZE;
+            let slot = if kept <= budget {
+                Out::Kept(findings)
+            } else {
+                trim_foreign_sources(&mut findings);
+                match spill::encode(&findings) {
+                    Ok(bytes) => Out::Spilled(out.store.put(&bytes)),
+                    Err(_) => Out::Kept(findings),
+                }
+            };
+            out.slots.push(slot);
+        }
+    }
+    crate::lint::timing("files, cross-reference and output records", t.elapsed());
+    Ok(out)
+}
+
+/// Files worked on side by side before their findings are spilled (bounds what is held).
+const BATCH: usize = 64;
+
+/// One output file: its entries (itself, the same path given twice, an `--inventory` copy),
+/// the findings other parts of the run made for it, and the late ones.
+struct Group {
+    entries: Vec<Entry>,
+    loose: Vec<Finding>,
+    late: Vec<Finding>,
+}
+
+/// What working on one file needs of the run.
+struct Run<'a> {
+    store: &'a Store,
+    inventory: &'a Inventory,
+    evaluator: &'a Evaluator<'a>,
+    cross: &'a [(&'static rules::RuleMeta, rules::CrossFn)],
+    opts: &'a LintOptions,
+}
+
+impl Run<'_> {
+    /// One file's final findings: its own, the cross-reference's on its workloads, the loose
+    /// ones; suppressed, filtered, sorted and deduplicated as `lint::finish` does.
+    fn file(&self, group: Group) -> Result<Vec<Finding>, String> {
+        let Group {
+            entries,
+            loose,
+            late,
+        } = group;
         let mut findings = Vec::new();
         let mut suppressions = Vec::new();
         let mut workloads = Vec::new();
-        while let Some(e) = entries.next_if(|e| e.name == name) {
+        for e in entries {
             let inventory_only = e.inventory_only;
             match e.content {
                 Content::Spilled { workloads: w, rest } => {
                     if let Some(slot) = rest {
-                        let rest: Rest = spill::decode(&store.get(slot)?)?;
+                        let rest: Rest = spill::decode(&self.store.get(slot)?)?;
                         findings.extend(rest.findings);
                         suppressions.extend(rest.suppressions);
                     }
                     if let (Some(slot), false) = (w, inventory_only) {
-                        let w: Vec<Workload> = spill::decode(&store.get(slot)?)?;
+                        let w: Vec<Workload> = spill::decode(&self.store.get(slot)?)?;
                         workloads.extend(w);
                     }
                 }
@@ -312,67 +434,37 @@ pub fn finish_spilled(
                 }
             }
         }
-        t_read += t.elapsed();
-        let t = std::time::Instant::now();
-        findings.extend(loose.remove(&name).unwrap_or_default());
-        if !inventory.is_empty() {
+        findings.extend(loose);
+        if !self.inventory.is_empty() {
             // With an inventory, the heuristic gives way to the inventory-based check.
             findings.retain(|f| f.rule != rules::DEDICATED_HEURISTIC);
         }
         if !workloads.is_empty() {
-            let eval = evaluator.evaluate(&workloads);
+            let eval = self.evaluator.evaluate(&workloads);
             let ctx = CrossCtx {
-                inventory: &inventory,
+                inventory: self.inventory,
                 workloads: &workloads,
                 eval: &eval,
-                settings: &opts.settings,
+                settings: &self.opts.settings,
             };
-            for (meta, check) in &cross {
-                if !is_pool_rule(meta.name) {
+            for (meta, check) in self.cross {
+                if meta.name != pool_tolerated_by_nothing::META.name {
                     check(&ctx, &mut findings);
                 }
             }
         }
-        t_cross += t.elapsed();
-        let t = std::time::Instant::now();
-        crate::suppress::apply(&mut findings, &mut suppressions, &opts.rules);
-        opts.apply_ignores(&mut findings);
+        crate::suppress::apply(&mut findings, &mut suppressions, &self.opts.rules);
+        self.opts.apply_ignores(&mut findings);
         crate::diagnostic::sort_findings(&mut findings);
         findings.dedup_by(|a, b| {
             a.rule == b.rule && a.file == b.file && a.message == b.message && a.range() == b.range()
         });
-        if let Some(late) = late_by_file.remove(&name) {
+        if !late.is_empty() {
             findings.extend(late);
             crate::diagnostic::sort_findings(&mut findings);
         }
-        if let Some(known) = &mut known {
-            crate::baseline::filter_with(&mut findings, known);
-        }
-        if findings.is_empty() {
-            continue;
-        }
-        for f in &findings {
-            match f.severity {
-                Severity::Error => out.errors += 1,
-                Severity::Warning => out.warnings += 1,
-                Severity::Info => out.infos += 1,
-            }
-        }
-        t_rest += t.elapsed();
-        let t = std::time::Instant::now();
-        trim_foreign_sources(&mut findings);
-        let kept = match spill::encode(&findings) {
-            Ok(bytes) => Out::Spilled(out.store.put(&bytes)),
-            Err(_) => Out::Kept(findings),
-        };
-        out.slots.push(kept);
-        t_write += t.elapsed();
+        Ok(findings)
     }
-    crate::lint::timing("read back", t_read);
-    crate::lint::timing("cross rules", t_cross);
-    crate::lint::timing("suppress, sort", t_rest);
-    crate::lint::timing("spill output", t_write);
-    Ok(out)
 }
 
 fn workloads_of(store: &Store, e: &Entry) -> Result<Vec<Workload>, String> {

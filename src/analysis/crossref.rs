@@ -726,8 +726,7 @@ fn signature(w: &Workload) -> Signature {
 
 impl Evaluation {
     pub fn run(inv: &Inventory, workloads: &[Workload], settings: &Settings) -> Self {
-        let mut evaluator = Evaluator::new(inv, &Relevant::of(workloads), settings);
-        evaluator.evaluate(workloads)
+        Evaluator::new(inv, &Relevant::of(workloads), settings).evaluate(workloads)
     }
 }
 
@@ -777,7 +776,8 @@ pub struct Evaluator<'a> {
     inv: &'a Inventory,
     classes: Arc<PoolClasses>,
     memo: Arc<Memo>,
-    cache: HashMap<Signature, Arc<Verdicts>>,
+    /// Shared by the threads of a streamed run.
+    cache: std::sync::Mutex<HashMap<Signature, Arc<Verdicts>>>,
     gate: bool,
 }
 
@@ -787,15 +787,20 @@ impl<'a> Evaluator<'a> {
             inv,
             classes: Arc::new(PoolClasses::for_relevant(&inv.pools, selected)),
             memo: Arc::new(Memo::default()),
-            cache: HashMap::new(),
+            cache: std::sync::Mutex::new(HashMap::new()),
             gate: settings.comparison_operators,
         }
     }
 
     /// The verdicts of one workload.
-    pub fn verdicts(&mut self, w: &Workload) -> Arc<Verdicts> {
+    pub fn verdicts(&self, w: &Workload) -> Arc<Verdicts> {
         let sig = signature(w);
-        if let Some(hit) = self.cache.get(&sig) {
+        let cache = || {
+            self.cache
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        };
+        if let Some(hit) = cache().get(&sig) {
             return Arc::clone(hit);
         }
         let tolerations = effective_tolerations(w);
@@ -814,12 +819,13 @@ impl<'a> Evaluator<'a> {
             tolerations,
             gate: self.gate,
         });
-        self.cache.insert(sig, Arc::clone(&verdicts));
-        verdicts
+        // Two threads may have worked out the same signature: the first one kept wins, so
+        // that one signature has one verdicts (rules remember answers by its address).
+        Arc::clone(cache().entry(sig).or_insert(verdicts))
     }
 
     /// The evaluation of these workloads (a whole run, or one file's).
-    pub fn evaluate(&mut self, workloads: &[Workload]) -> Evaluation {
+    pub fn evaluate(&self, workloads: &[Workload]) -> Evaluation {
         Evaluation {
             fits: workloads.iter().map(|w| self.verdicts(w)).collect(),
             classes: Arc::clone(&self.classes),
