@@ -126,10 +126,19 @@ pub fn lint_spilled(inputs: Vec<Input>, inventory: Vec<Input>, opts: &LintOption
             s.nodes.extend(nodes.into_iter().map(|n| (index, n)));
             s.relevant.merge(relevant);
             let content = match encoded {
+                // Most files have nothing to report: they need no entry.
+                Ok((None, None)) => return,
                 Ok((workloads, rest)) => Content::Spilled {
                     workloads: workloads.map(|b| s.store.put(&b)),
                     rest: rest.map(|b| s.store.put(&b)),
                 },
+                Err(())
+                    if report.findings.is_empty()
+                        && report.workloads.is_empty()
+                        && report.suppressions.is_empty() =>
+                {
+                    return;
+                }
                 Err(()) => Content::Kept(Box::new(report)),
             };
             s.entries.push(Entry {
@@ -146,10 +155,11 @@ pub fn lint_spilled(inputs: Vec<Input>, inventory: Vec<Input>, opts: &LintOption
 
 /// Roughly what a report holds in memory (for the budget; sizes measured on the corpus).
 fn estimate(report: &FileReport) -> usize {
-    report.findings.len() * 700
+    let items = report.findings.len() * FINDING_SIZE
         + report.workloads.len() * 900
-        + report.suppressions.len() * 200
-        + 200
+        + report.suppressions.len() * 200;
+    // A file with nothing to report keeps no entry.
+    if items == 0 { 0 } else { items + 200 }
 }
 
 /// Roughly what a finding holds in memory.
