@@ -208,9 +208,6 @@ impl FileReport {
         }
         for n in &self.nodes {
             span(n.loc.span, &mut offsets);
-            for l in n.label_locs.values() {
-                span(l.span, &mut offsets);
-            }
             for t in n.taints.iter().filter_map(|t| t.loc.as_ref()) {
                 span(t.span, &mut offsets);
             }
@@ -240,9 +237,6 @@ impl FileReport {
         }
         for n in &mut self.nodes {
             relink(&mut n.loc.source);
-            for l in n.label_locs.values_mut() {
-                relink(&mut l.source);
-            }
             for t in n.taints.iter_mut().filter_map(|t| t.loc.as_mut()) {
                 relink(&mut t.source);
             }

@@ -335,7 +335,6 @@ proptest! {
                 name: NODE_NAMES[i].to_string(),
                 is_node: true,
                 labels: labels.clone(),
-                label_locs: BTreeMap::new(),
                 taints: taints
                     .iter()
                     .map(|t| PoolTaint { taint: t.clone(), loc: None, startup: false })

@@ -73,7 +73,6 @@ pub struct NodeDecl {
     /// A real Node object (its name is a node name).
     pub is_node: bool,
     pub labels: BTreeMap<String, LabelValues>,
-    pub label_locs: BTreeMap<String, Loc>,
     pub taints: Vec<PoolTaint>,
     pub unschedulable: bool,
     /// Well-known labels (`kubernetes.io/hostname`, zone, instance type...) that a template
@@ -232,33 +231,21 @@ fn taint_list(list: Option<&Node>, source: &Arc<SourceFile>, startup: bool) -> V
         .collect()
 }
 
-fn label_map(
-    map: Option<&Node>,
-    source: &Arc<SourceFile>,
-    labels: &mut BTreeMap<String, LabelValues>,
-    locs: &mut BTreeMap<String, Loc>,
-) {
+fn label_map(map: Option<&Node>, labels: &mut BTreeMap<String, LabelValues>) {
     for (k, v) in map.and_then(Node::as_map).unwrap_or_default() {
         let Some(key) = k.text() else { continue };
         labels.insert(key.to_string(), LabelValues::OneOf(vec![text(Some(v))]));
-        locs.insert(key.to_string(), loc(source, k.span.cover(v.span)));
     }
 }
 
-/// The labels (and their locations) of a node template's `metadata.labels`.
-fn template_labels(
-    tmpl: Option<&Node>,
-    source: &Arc<SourceFile>,
-) -> (BTreeMap<String, LabelValues>, BTreeMap<String, Loc>) {
+/// The labels of a node template's `metadata.labels`.
+fn template_labels(tmpl: Option<&Node>) -> BTreeMap<String, LabelValues> {
     let mut labels = BTreeMap::new();
-    let mut locs = BTreeMap::new();
     label_map(
         tmpl.and_then(|t| t.path(&["metadata", "labels"])),
-        source,
         &mut labels,
-        &mut locs,
     );
-    (labels, locs)
+    labels
 }
 
 /// The control-plane taint kubeadm applies when `nodeRegistration.taints` is omitted.
@@ -288,7 +275,6 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
                     name: String,
                     is_node: bool,
                     labels: BTreeMap<String, LabelValues>,
-                    label_locs: BTreeMap<String, Loc>,
                     taints: Vec<PoolTaint>,
                     at: Loc| {
         out.push(NodeDecl {
@@ -296,7 +282,6 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
             name,
             is_node,
             labels,
-            label_locs,
             taints,
             unschedulable: false,
             open_labels: !is_node,
@@ -306,17 +291,16 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
     match (object.kind, object.group) {
         ("Node", "") => {
             let mut labels = BTreeMap::new();
-            let mut locs = BTreeMap::new();
-            label_map(object.labels, source, &mut labels, &mut locs);
+            label_map(object.labels, &mut labels);
             let taints = taint_list(node.path(&["spec", "taints"]), source, false);
-            decl("Node", name, true, labels, locs, taints, obj_loc);
+            decl("Node", name, true, labels, taints, obj_loc);
             if let Some(last) = out.last_mut() {
                 last.unschedulable = object.unschedulable.and_then(Node::text) == Some("true");
             }
         }
         ("NodePool", "karpenter.sh") => {
             let tmpl = node.path(&["spec", "template"]);
-            let (mut labels, mut locs) = template_labels(tmpl, source);
+            let mut labels = template_labels(tmpl);
             for req in tmpl
                 .and_then(|t| t.path(&["spec", "requirements"]))
                 .and_then(Node::as_seq)
@@ -339,7 +323,6 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
                     }
                     _ => continue,
                 }
-                locs.insert(key, loc(source, req.span));
             }
             labels.insert(
                 "karpenter.sh/nodepool".to_string(),
@@ -352,7 +335,7 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
                 source,
                 true,
             ));
-            decl("NodePool", name, false, labels, locs, taints, obj_loc);
+            decl("NodePool", name, false, labels, taints, obj_loc);
         }
         ("ClusterConfig", "eksctl.io") => {
             for (list, origin) in [
@@ -362,8 +345,7 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
                 for ng in node.get(list).and_then(Node::as_seq).unwrap_or_default() {
                     let ng_name = text(ng.get("name"));
                     let mut labels = BTreeMap::new();
-                    let mut locs = BTreeMap::new();
-                    label_map(ng.get("labels"), source, &mut labels, &mut locs);
+                    label_map(ng.get("labels"), &mut labels);
                     labels.insert(
                         "alpha.eksctl.io/nodegroup-name".to_string(),
                         LabelValues::OneOf(vec![ng_name.clone()]),
@@ -376,7 +358,7 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
                     }
                     let taints = eksctl_taints(ng.get("taints"), source);
                     let at = loc(source, ng.get("name").map_or(ng.span, |n| n.span));
-                    decl(origin, ng_name, false, labels, locs, taints, at);
+                    decl(origin, ng_name, false, labels, taints, at);
                 }
             }
         }
@@ -407,15 +389,7 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
             } else {
                 node_name
             };
-            decl(
-                "kubeadm",
-                pool_name,
-                false,
-                BTreeMap::new(),
-                BTreeMap::new(),
-                taints,
-                at,
-            );
+            decl("kubeadm", pool_name, false, BTreeMap::new(), taints, at);
         }
         ("KubeletConfiguration", "kubelet.config.k8s.io") => {
             if let Some(list) = node.get("registerWithTaints") {
@@ -430,7 +404,6 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
                     },
                     false,
                     BTreeMap::new(),
-                    BTreeMap::new(),
                     taints,
                     at,
                 );
@@ -443,14 +416,13 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
                 name,
                 false,
                 BTreeMap::new(),
-                BTreeMap::new(),
                 taints,
                 obj_loc,
             );
         }
         ("MachineSet" | "MachineDeployment", "cluster.x-k8s.io") => {
             let tmpl = node.path(&["spec", "template"]);
-            let (labels, locs) = template_labels(tmpl, source);
+            let labels = template_labels(tmpl);
             let taints = taint_list(
                 tmpl.and_then(|t| t.path(&["spec", "taints"])),
                 source,
@@ -461,7 +433,7 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
             } else {
                 "Cluster API MachineDeployment"
             };
-            decl(origin, name, false, labels, locs, taints, obj_loc);
+            decl(origin, name, false, labels, taints, obj_loc);
         }
         ("KubeadmConfigTemplate", "bootstrap.cluster.x-k8s.io") => {
             let reg = node.path(&[
@@ -477,7 +449,6 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
                     "KubeadmConfigTemplate",
                     name,
                     false,
-                    BTreeMap::new(),
                     BTreeMap::new(),
                     taints,
                     obj_loc,
@@ -497,7 +468,6 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
                 "KubeadmControlPlane",
                 name,
                 false,
-                BTreeMap::new(),
                 BTreeMap::new(),
                 taints,
                 obj_loc,
@@ -519,8 +489,7 @@ pub fn inventory_pools(pools: &Node, source: &Arc<SourceFile>) -> Vec<NodeDecl> 
     for pool in pools.as_seq().unwrap_or_default() {
         let pool_name = text(pool.get("name"));
         let mut labels = BTreeMap::new();
-        let mut locs = BTreeMap::new();
-        label_map(pool.get("labels"), source, &mut labels, &mut locs);
+        label_map(pool.get("labels"), &mut labels);
         let mut taints = Vec::new();
         for t in pool
             .get("taints")
@@ -540,7 +509,6 @@ pub fn inventory_pools(pools: &Node, source: &Arc<SourceFile>) -> Vec<NodeDecl> 
             name: pool_name,
             is_node: false,
             labels,
-            label_locs: locs,
             taints,
             unschedulable: false,
             open_labels: true,

@@ -93,7 +93,6 @@ pub fn pool(name: &str, labels: &[(&str, &str)], taints: Vec<TaintSpec>, nodes: 
             .iter()
             .map(|(k, v)| ((*k).to_string(), LabelValues::OneOf(vec![(*v).to_string()])))
             .collect::<BTreeMap<_, _>>(),
-        label_locs: BTreeMap::new(),
         taints: taints
             .into_iter()
             .map(|taint| PoolTaint {
