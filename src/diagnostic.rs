@@ -349,30 +349,23 @@ mod sort_tests {
             f.help = Some(i.to_string().into());
             findings.push(f);
         }
-        let mut expected: Vec<(String, &str, String, Option<String>)> = findings
-            .iter()
-            .map(|f| {
-                (
-                    f.file.to_string(),
-                    f.rule,
-                    f.message.clone(),
-                    f.help.as_deref().map(str::to_string),
-                )
-            })
-            .collect();
+        let keys = |findings: &[Finding]| -> Vec<(String, &str, String, Option<String>)> {
+            findings
+                .iter()
+                .map(|f| {
+                    (
+                        f.file.to_string(),
+                        f.rule,
+                        f.message.clone(),
+                        f.help.as_deref().map(str::to_string),
+                    )
+                })
+                .collect()
+        };
+        let mut expected = keys(&findings);
         expected.sort_by(|a, b| (&a.0, a.1, &a.2).cmp(&(&b.0, b.1, &b.2)));
         sort_findings(&mut findings);
-        let got: Vec<(String, &str, String, Option<String>)> = findings
-            .iter()
-            .map(|f| {
-                (
-                    f.file.to_string(),
-                    f.rule,
-                    f.message.clone(),
-                    f.help.as_deref().map(str::to_string),
-                )
-            })
-            .collect();
+        let got = keys(&findings);
         assert_eq!(got, expected);
     }
 }

@@ -314,9 +314,11 @@ pub fn gather_inputs(input: &InputArgs, cfg: &config::Config) -> Result<Gathered
     })
 }
 
-/// What both ways of linting gathered inputs set up: the `--inventory` inputs, the options
-/// (with a progress bar where a person watches) and the worker threads.
+/// What both ways of linting gathered inputs set up: the inputs' names, the `--inventory`
+/// inputs, the options (with a progress bar where a person watches) and the worker threads.
 struct Prepared {
+    /// The inputs' names (for the configuration's unmatched globs).
+    names: Vec<String>,
     inventory_inputs: Vec<Input>,
     opts: LintOptions,
     pool: rayon::ThreadPool,
@@ -354,6 +356,7 @@ fn prepare(
         .build()
         .map_err(|e| ToolError(format!("cannot start worker threads: {e}")))?;
     Ok(Prepared {
+        names: inputs.iter().map(Input::name).collect(),
         inventory_inputs,
         opts,
         pool,
@@ -381,8 +384,8 @@ pub fn lint_gathered(
     opts: &LintOptions,
     cfg: &config::Config,
 ) -> Result<lint::Outcome, ToolError> {
-    let names: Vec<String> = inputs.iter().map(Input::name).collect();
     let Prepared {
+        names,
         inventory_inputs,
         opts,
         pool,
@@ -420,8 +423,8 @@ pub fn lint_gathered_streamed(
     cfg: &config::Config,
     known: Option<baseline::Known>,
 ) -> Result<(streamed::SpilledFindings, usize, usize), ToolError> {
-    let names: Vec<String> = inputs.iter().map(Input::name).collect();
     let Prepared {
+        names,
         inventory_inputs,
         opts,
         pool,

@@ -15,6 +15,7 @@ use crate::load::{self, ReadFailure, SourceFile, Span};
 use crate::model;
 use crate::rules::{self, Ctx, RuleSet};
 use crate::settings::Settings;
+use crate::suppress::Suppression;
 
 /// Everything a run needs to check files.
 #[derive(Clone)]
@@ -636,7 +637,6 @@ pub fn finish(reports: Vec<FileReport>, extra: Vec<FileReport>, opts: &LintOptio
             .filter(|f| opts.rules.is_enabled(f.rule))
             .cloned(),
     );
-    timing("merge", std::time::Duration::ZERO);
     let t0 = std::time::Instant::now();
     let inventory = Inventory::build(nodes, &workloads);
     let t1 = std::time::Instant::now();
@@ -677,12 +677,7 @@ pub fn finish(reports: Vec<FileReport>, extra: Vec<FileReport>, opts: &LintOptio
         ),
         t2 - t1,
     );
-    crate::suppress::apply(&mut findings, &mut suppressions, &opts.rules);
-    opts.apply_ignores(&mut findings);
-    crate::diagnostic::sort_findings(&mut findings);
-    findings.dedup_by(|a, b| {
-        a.rule == b.rule && a.file == b.file && a.message == b.message && a.range() == b.range()
-    });
+    settle(&mut findings, &mut suppressions, opts);
     Outcome {
         findings,
         documents,
@@ -691,6 +686,17 @@ pub fn finish(reports: Vec<FileReport>, extra: Vec<FileReport>, opts: &LintOptio
         workloads,
         eval,
     }
+}
+
+/// The last steps of every run, over all findings or one file's: suppressions (reporting
+/// unused ones), the configuration's ignores and severities, output order, duplicates.
+pub fn settle(findings: &mut Vec<Finding>, suppressions: &mut [Suppression], opts: &LintOptions) {
+    crate::suppress::apply(findings, suppressions, &opts.rules);
+    opts.apply_ignores(findings);
+    crate::diagnostic::sort_findings(findings);
+    findings.dedup_by(|a, b| {
+        a.rule == b.rule && a.file == b.file && a.message == b.message && a.range() == b.range()
+    });
 }
 
 /// Phase timings on stderr when `TAINTLINT_TIMING` is set (for the benchmark, never in tests).

@@ -3,20 +3,23 @@
 //! The cross-reference needs every node pool before it can judge any workload, and the output
 //! is sorted across files, so a run cannot write a file's findings as soon as it has linted
 //! it. Instead of keeping every file's results in memory until the end, each file's report is
-//! encoded (`crate::spill`) as it comes out of the parallel per-file phase — its workloads in
-//! one record, its findings and suppressions in another — and only the node declarations
-//! (the inventory), what the workloads select on, and one small index entry per file stay.
+//! kept as it is while the run's results fit a budget and past it encoded (`crate::spill`) as
+//! it comes out of the parallel per-file phase — its workloads in one record, its findings and
+//! suppressions in another — so that beyond the budget only the node declarations (the
+//! inventory), what the workloads select on, and one small index entry per file with results
+//! stay.
 //!
 //! Then, file by file in output order: the file's records are read back, its workloads are
 //! evaluated (verdicts are remembered per distinct signature for the whole run) and the
 //! cross-reference rules run on them, its suppressions and the configuration's ignores are
-//! applied, its findings are sorted, and the result is spilled again, to be read back by the
-//! reporters one file at a time. `pool-tolerated-by-nothing`, the one rule that looks at all
+//! applied, its findings are sorted, and the result is set aside the same way, to be read
+//! back by the reporters one file at a time. `pool-tolerated-by-nothing`, the one rule that looks at all
 //! workloads at once, gathers its usage in a first pass over the workload records.
 //!
 //! The result is the one `lint::finish` computes over everything in memory (used by `--fix`,
 //! `explain` and the tests); `tests/streamed.rs` checks that both agree on the corpus.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -54,7 +57,8 @@ enum Content {
         workloads: Option<Slot>,
         rest: Option<Slot>,
     },
-    /// A report whose source keeps its text (stdin): it cannot be spilled and stays.
+    /// A report kept as it is: within the budget, or one whose source keeps its text (stdin),
+    /// which cannot be spilled.
     Kept(Box<FileReport>),
 }
 
@@ -95,7 +99,7 @@ pub fn lint_spilled(inputs: Vec<Input>, inventory: Vec<Input>, opts: &LintOption
         .enumerate()
         .map(|(n, (inv, i))| (n, inv, i))
         .collect();
-    // Reports stay as they are while they fit the budget; past it they are encoded.
+    // Estimated bytes of the reports kept as they are.
     let kept = AtomicUsize::new(0);
     let budget = spill::budget();
     all.into_par_iter()
@@ -108,12 +112,14 @@ pub fn lint_spilled(inputs: Vec<Input>, inventory: Vec<Input>, opts: &LintOption
             let nodes = std::mem::take(&mut report.nodes);
             let relevant = Relevant::of(&report.workloads);
             let (documents, objects) = (report.documents, report.objects);
+            // Reports stay as they are within the budget (`None`); past it they are encoded
+            // (also `None` when they cannot be: a source with its text).
             let size = estimate(&report);
-            let encoded = if kept.fetch_add(size, Ordering::Relaxed) + size <= budget {
-                Err(())
+            let encoded = if size == 0 || kept.fetch_add(size, Ordering::Relaxed) + size <= budget {
+                None
             } else {
                 kept.fetch_sub(size, Ordering::Relaxed);
-                encode(&report)
+                encode(&report).ok()
             };
             let mut s = shared
                 .lock()
@@ -125,21 +131,16 @@ pub fn lint_spilled(inputs: Vec<Input>, inventory: Vec<Input>, opts: &LintOption
             }
             s.nodes.extend(nodes.into_iter().map(|n| (index, n)));
             s.relevant.merge(relevant);
+            // Most files have nothing to report: they need no entry.
+            if size == 0 {
+                return;
+            }
             let content = match encoded {
-                // Most files have nothing to report: they need no entry.
-                Ok((None, None)) => return,
-                Ok((workloads, rest)) => Content::Spilled {
+                Some((workloads, rest)) => Content::Spilled {
                     workloads: workloads.map(|b| s.store.put(&b)),
                     rest: rest.map(|b| s.store.put(&b)),
                 },
-                Err(())
-                    if report.findings.is_empty()
-                        && report.workloads.is_empty()
-                        && report.suppressions.is_empty() =>
-                {
-                    return;
-                }
-                Err(()) => Content::Kept(Box::new(report)),
+                None => Content::Kept(Box::new(report)),
             };
             s.entries.push(Entry {
                 name,
@@ -189,7 +190,8 @@ fn encode(report: &FileReport) -> Result<Records, ()> {
     Ok((workloads, rest))
 }
 
-/// One file's output: spilled, or kept when a source still holds its text (stdin).
+/// One file's output: kept within the budget (or when a source still holds its text, as
+/// stdin's does), spilled past it.
 enum Out {
     Spilled(Slot),
     Kept(Vec<Finding>),
@@ -463,12 +465,7 @@ impl Run<'_> {
                 }
             }
         }
-        crate::suppress::apply(&mut findings, &mut suppressions, &self.opts.rules);
-        self.opts.apply_ignores(&mut findings);
-        crate::diagnostic::sort_findings(&mut findings);
-        findings.dedup_by(|a, b| {
-            a.rule == b.rule && a.file == b.file && a.message == b.message && a.range() == b.range()
-        });
+        crate::lint::settle(&mut findings, &mut suppressions, self.opts);
         if !late.is_empty() {
             findings.extend(late);
             crate::diagnostic::sort_findings(&mut findings);
@@ -477,16 +474,17 @@ impl Run<'_> {
     }
 }
 
-fn workloads_of(store: &Store, e: &Entry) -> Result<Vec<Workload>, String> {
+/// An entry's workloads: read back, or borrowed from a kept report.
+fn workloads_of<'a>(store: &Store, e: &'a Entry) -> Result<Cow<'a, [Workload]>, String> {
     match &e.content {
         Content::Spilled {
             workloads: Some(slot),
             ..
-        } => spill::decode(&store.get(*slot)?),
+        } => spill::decode::<Vec<Workload>>(&store.get(*slot)?).map(Cow::Owned),
         Content::Spilled {
             workloads: None, ..
-        } => Ok(Vec::new()),
-        Content::Kept(report) => Ok(report.workloads.clone()),
+        } => Ok(Cow::Borrowed(&[])),
+        Content::Kept(report) => Ok(Cow::Borrowed(&report.workloads)),
     }
 }
 

@@ -583,12 +583,8 @@ pub struct PoolClasses {
 }
 
 impl PoolClasses {
-    pub fn new(pools: &[Pool], workloads: &[Workload]) -> Self {
-        PoolClasses::for_relevant(pools, &Relevant::of(workloads))
-    }
-
-    /// [`PoolClasses::new`] with what the workloads select on collected already.
-    pub fn for_relevant(pools: &[Pool], selected: &Relevant) -> Self {
+    /// The classes of these pools for workloads that select on `selected`.
+    pub fn new(pools: &[Pool], selected: &Relevant) -> Self {
         let relevant = &selected.keys;
         let fields = selected.fields;
         type Key<'a> = (
@@ -782,7 +778,7 @@ impl<'a> Evaluator<'a> {
     pub fn new(inv: &'a Inventory, selected: &Relevant, settings: &Settings) -> Self {
         Evaluator {
             inv,
-            classes: Arc::new(PoolClasses::for_relevant(&inv.pools, selected)),
+            classes: Arc::new(PoolClasses::new(&inv.pools, selected)),
             memo: Arc::new(Memo::default()),
             cache: std::sync::Mutex::new(HashMap::new()),
             gate: settings.comparison_operators,

@@ -28,14 +28,7 @@ pub fn write(findings: &dyn FindingSource, out: &mut dyn Write) -> io::Result<()
         };
         let (start, end) = f.range();
         let mut message = format!("{}:{}:{}: {}", f.file, start.line, start.column, f.message);
-        if let Some(h) = &f.help {
-            message.push_str("\nhelp: ");
-            message.push_str(h);
-        }
-        if let Some(api) = &f.api_error {
-            message.push_str("\nAPI server: ");
-            message.push_str(api);
-        }
+        super::push_help_and_api(&mut message, f);
         let mut props = vec![format!("file={}", escape_property(&f.file))];
         if f.primary.is_some() {
             props.push(format!("line={}", start.line));

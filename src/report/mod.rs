@@ -134,6 +134,19 @@ where
     seq.end()
 }
 
+/// Appends the finding's help and the API server's answer, each on a line of its own, as the
+/// plain-text formats (SARIF, GitHub annotations) give them.
+pub(crate) fn push_help_and_api(text: &mut String, f: &Finding) {
+    if let Some(h) = &f.help {
+        text.push_str("\nhelp: ");
+        text.push_str(h);
+    }
+    if let Some(api) = &f.api_error {
+        text.push_str("\nAPI server: ");
+        text.push_str(api);
+    }
+}
+
 /// Writes the findings (already sorted) in `format`.
 pub fn write(
     format: Format,

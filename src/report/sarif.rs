@@ -210,14 +210,7 @@ impl serde::Serialize for Results<'_> {
 
 fn result(f: &Finding) -> Value {
     let mut text = f.message.clone();
-    if let Some(h) = &f.help {
-        text.push_str("\nhelp: ");
-        text.push_str(h);
-    }
-    if let Some(api) = &f.api_error {
-        text.push_str("\nAPI server: ");
-        text.push_str(api);
-    }
+    super::push_help_and_api(&mut text, f);
     let mut result = json!({
         "ruleId": f.rule,
         "ruleIndex": RULES.iter().position(|r| r.meta.name == f.rule).unwrap_or(0),
