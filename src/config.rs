@@ -400,31 +400,76 @@ impl Validator<'_> {
 }
 
 impl Config {
-    /// Reports `per-file-ignores` and `exclude` globs that match none of `files`.
+    /// Reports `per-file-ignores` globs that match none of `files`.
     pub fn unmatched_globs(&self, files: &[String]) -> Vec<Finding> {
+        let seen = self.glob_usage();
+        files.iter().for_each(|f| seen.see(f));
+        self.unmatched_in(&seen)
+    }
+
+    /// A record of which `per-file-ignores` globs the linted files match, filled as files
+    /// come (a streamed run keeps no list of its files).
+    pub fn glob_usage(&self) -> GlobUsage {
+        GlobUsage {
+            globs: self
+                .per_file_ignores
+                .iter()
+                .map(|(glob, _, _)| {
+                    let m = globset::Glob::new(glob).ok().map(|g| g.compile_matcher());
+                    (m, std::sync::atomic::AtomicBool::new(false))
+                })
+                .collect(),
+        }
+    }
+
+    /// The `per-file-ignores` globs `usage` saw match nothing, as findings.
+    pub fn unmatched_in(&self, usage: &GlobUsage) -> Vec<Finding> {
         let Some(source) = &self.source else {
             return Vec::new();
         };
         let mut out = Vec::new();
-        for (glob, _, span) in &self.per_file_ignores {
-            let Ok(g) = globset::Glob::new(glob) else {
+        for ((glob, _, span), (m, matched)) in self.per_file_ignores.iter().zip(&usage.globs) {
+            if m.is_none() || matched.load(std::sync::atomic::Ordering::Relaxed) {
                 continue;
-            };
-            let m = g.compile_matcher();
-            if !files.iter().any(|f| path_matches(&m, f)) {
-                out.push(
-                    Finding::new(
-                        rules::INVALID_CONFIG.name,
-                        Severity::Warning,
-                        format!("`per-file-ignores` glob `{glob}` matches no linted file"),
-                    )
-                    .primary(*span, "matches nothing")
-                    .help("remove the entry, or fix the glob (it is matched against paths as given, and their suffixes)")
-                    .in_file(source),
-                );
             }
+            out.push(
+                Finding::new(
+                    rules::INVALID_CONFIG.name,
+                    Severity::Warning,
+                    format!("`per-file-ignores` glob `{glob}` matches no linted file"),
+                )
+                .primary(*span, "matches nothing")
+                .help("remove the entry, or fix the glob (it is matched against paths as given, and their suffixes)")
+                .in_file(source),
+            );
         }
         out
+    }
+}
+
+/// Which `per-file-ignores` globs matched a linted file (see [`Config::glob_usage`]).
+pub struct GlobUsage {
+    /// Each glob's matcher (`None`: it does not compile, reported elsewhere) and whether a
+    /// file matched it.
+    globs: Vec<(Option<globset::GlobMatcher>, std::sync::atomic::AtomicBool)>,
+}
+
+impl GlobUsage {
+    /// No globs to look for.
+    pub fn is_empty(&self) -> bool {
+        self.globs.is_empty()
+    }
+
+    /// Records a linted file's name. Safe to call from several threads.
+    pub fn see(&self, file: &str) {
+        for (m, matched) in &self.globs {
+            if let Some(m) = m
+                && !matched.load(std::sync::atomic::Ordering::Relaxed)
+                && path_matches(m, file)
+            {
+                matched.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
     }
 }
 

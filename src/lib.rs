@@ -272,13 +272,28 @@ fn split_helm(name: &str, text: String) -> Vec<Input> {
 
 /// The inputs of a run, gathered once: `--fix` lints them again after each round of fixes.
 pub struct Gathered {
+    /// Standard input's parts, then the walked files (unless they are left in `walk`).
     pub inputs: Vec<Input>,
+    /// The files still to be walked, for a streamed run ([`gather_streamed`]).
+    walk: Option<walk::Walk>,
     pub inventory_paths: Vec<std::path::PathBuf>,
     walk_opts: WalkOptions,
 }
 
 /// Walks the paths and reads standard input.
 pub fn gather_inputs(input: &InputArgs, cfg: &config::Config) -> Result<Gathered, ToolError> {
+    let mut gathered = gather_streamed(input, cfg)?;
+    let t = std::time::Instant::now();
+    if let Some(walk) = gathered.walk.take() {
+        gathered.inputs.extend(walk.map(Input::Entry));
+    }
+    lint::timing("walk", t.elapsed());
+    Ok(gathered)
+}
+
+/// Reads standard input and checks the paths, leaving the walk itself to the run: a
+/// streamed run lints files as they are found and keeps no list of them.
+pub fn gather_streamed(input: &InputArgs, cfg: &config::Config) -> Result<Gathered, ToolError> {
     let mut exclude = input.exclude.clone();
     exclude.extend(cfg.exclude.iter().cloned());
     let walk_opts =
@@ -300,32 +315,29 @@ pub fn gather_inputs(input: &InputArgs, cfg: &config::Config) -> Result<Gathered
             Err(e) => inputs.push(Input::Text { name, text: Err(e) }),
         }
     }
-    let t = std::time::Instant::now();
-    for entry in walk::collect(&file_paths, &walk_opts).map_err(ToolError)? {
-        inputs.push(Input::Entry(entry));
-    }
-    lint::timing("walk", t.elapsed());
+    let walk = walk::stream(&file_paths, &walk_opts).map_err(ToolError)?;
     let mut inventory_paths = input.inventory.clone();
     inventory_paths.extend(cfg.inventory_files.iter().filter(|p| p.exists()).cloned());
     Ok(Gathered {
         inputs,
+        walk: Some(walk),
         inventory_paths,
         walk_opts,
     })
 }
 
-/// What both ways of linting gathered inputs set up: the inputs' names, the `--inventory`
-/// inputs, the options (with a progress bar where a person watches) and the worker threads.
+/// What both ways of linting gathered inputs set up: the `--inventory` inputs, the options
+/// (with a progress bar where a person watches) and the worker threads.
 struct Prepared {
-    /// The inputs' names (for the configuration's unmatched globs).
-    names: Vec<String>,
     inventory_inputs: Vec<Input>,
     opts: LintOptions,
     pool: rayon::ThreadPool,
 }
 
+/// `files`: how many inputs there are, `None` when they are still being walked (the progress
+/// bar then grows with the walk and shows itself once the run is large enough).
 fn prepare(
-    inputs: &[Input],
+    files: Option<usize>,
     gathered: &Gathered,
     input: &InputArgs,
     opts: &LintOptions,
@@ -339,12 +351,15 @@ fn prepare(
         }
     }
     // A progress bar only where a person watches: stderr is a terminal, not CI, many files.
-    let show_progress = io::stderr().is_terminal()
-        && std::env::var_os("CI").is_none()
-        && inputs.len() >= PROGRESS_MIN_FILES;
+    let watched = io::stderr().is_terminal() && std::env::var_os("CI").is_none();
     let mut opts = opts.clone();
-    if show_progress {
-        let bar = indicatif::ProgressBar::new(inputs.len() as u64);
+    if watched && files.is_none_or(|n| n >= PROGRESS_MIN_FILES) {
+        let target = if files.is_some() {
+            indicatif::ProgressDrawTarget::stderr()
+        } else {
+            indicatif::ProgressDrawTarget::hidden()
+        };
+        let bar = indicatif::ProgressBar::with_draw_target(Some(files.unwrap_or(0) as u64), target);
         bar.set_style(
             indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} files {elapsed}")
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
@@ -356,24 +371,10 @@ fn prepare(
         .build()
         .map_err(|e| ToolError(format!("cannot start worker threads: {e}")))?;
     Ok(Prepared {
-        names: inputs.iter().map(Input::name).collect(),
         inventory_inputs,
         opts,
         pool,
     })
-}
-
-/// The configuration's globs that matched no input, as findings (when that rule runs).
-fn unmatched_globs(
-    cfg: &config::Config,
-    names: &[String],
-    opts: &LintOptions,
-) -> Vec<diagnostic::Finding> {
-    if opts.rules.is_enabled(rules::INVALID_CONFIG.name) {
-        cfg.unmatched_globs(names)
-    } else {
-        Vec::new()
-    }
 }
 
 /// Lints gathered inputs (consumed) and runs the cross-reference.
@@ -385,12 +386,17 @@ pub fn lint_gathered(
     cfg: &config::Config,
 ) -> Result<lint::Outcome, ToolError> {
     let Prepared {
-        names,
         inventory_inputs,
         opts,
         pool,
-    } = prepare(&inputs, gathered, input, opts)?;
+    } = prepare(Some(inputs.len()), gathered, input, opts)?;
     let opts = &opts;
+    let unmatched = if opts.rules.is_enabled(rules::INVALID_CONFIG.name) {
+        let names: Vec<String> = inputs.iter().map(Input::name).collect();
+        cfg.unmatched_globs(&names)
+    } else {
+        Vec::new()
+    };
     let mut outcome = pool.install(|| {
         let t = std::time::Instant::now();
         let reports = lint::lint_all(inputs, opts);
@@ -404,7 +410,6 @@ pub fn lint_gathered(
     if let Some(bar) = &opts.progress {
         bar.finish_and_clear();
     }
-    let unmatched = unmatched_globs(cfg, &names, opts);
     if !unmatched.is_empty() {
         outcome.findings.extend(unmatched);
         diagnostic::sort_findings(&mut outcome.findings);
@@ -412,35 +417,68 @@ pub fn lint_gathered(
     Ok(outcome)
 }
 
-/// [`lint_gathered`] in bounded memory (`streamed`): each file's results are spilled as they
-/// come and the cross-reference runs file by file; `known` (a baseline) filters the output.
-/// Returns the findings, read back by the reporters, and the document and object counts.
+/// What a streamed run gives: the findings, read back by the reporters, and the counts.
+pub struct StreamedRun {
+    pub findings: streamed::SpilledFindings,
+    pub files: usize,
+    pub documents: usize,
+    pub objects: usize,
+}
+
+/// [`lint_gathered`] in bounded memory (`streamed`): the walk goes on while files are linted
+/// (no list of them is kept), each file's results are spilled as they come and the
+/// cross-reference runs file by file; `known` (a baseline) filters the output.
 pub fn lint_gathered_streamed(
-    inputs: Vec<Input>,
-    gathered: &Gathered,
+    mut gathered: Gathered,
     input: &InputArgs,
     opts: &LintOptions,
     cfg: &config::Config,
     known: Option<baseline::Known>,
-) -> Result<(streamed::SpilledFindings, usize, usize), ToolError> {
+) -> Result<StreamedRun, ToolError> {
+    let listed = gathered.walk.is_none();
+    let files = listed.then_some(gathered.inputs.len());
     let Prepared {
-        names,
         inventory_inputs,
         opts,
         pool,
-    } = prepare(&inputs, gathered, input, opts)?;
+    } = prepare(files, &gathered, input, opts)?;
     let opts = &opts;
-    let late = unmatched_globs(cfg, &names, opts);
-    drop(names);
+    let usage = cfg.glob_usage();
+    // A bar for a run still being walked grows with the walk and shows itself once the run
+    // has enough files.
+    let growing = opts.progress.as_ref().filter(|_| !listed);
+    let stdin = std::mem::take(&mut gathered.inputs);
+    let walked = gathered.walk.take().into_iter().flatten().map(Input::Entry);
+    let inputs = stdin.into_iter().chain(walked).inspect(|i| {
+        if !usage.is_empty() {
+            usage.see(&i.name());
+        }
+        if let Some(bar) = growing {
+            bar.inc_length(1);
+            if bar.length() == Some(PROGRESS_MIN_FILES as u64) {
+                bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+            }
+        }
+    });
     let result = pool.install(|| {
         let t = std::time::Instant::now();
         let spilled = streamed::lint_spilled(inputs, inventory_inputs, opts);
-        lint::timing("per-file lint", t.elapsed());
-        let (documents, objects) = (spilled.documents, spilled.objects);
+        lint::timing("walk and per-file lint", t.elapsed());
+        let (files, documents, objects) = (spilled.files, spilled.documents, spilled.objects);
+        let late = if opts.rules.is_enabled(rules::INVALID_CONFIG.name) {
+            cfg.unmatched_in(&usage)
+        } else {
+            Vec::new()
+        };
         let t = std::time::Instant::now();
         let findings = streamed::finish_spilled(spilled, opts, late, known);
         lint::timing("finish (cross-reference, suppressions, sort)", t.elapsed());
-        findings.map(|f| (f, documents, objects))
+        findings.map(|findings| StreamedRun {
+            findings,
+            files,
+            documents,
+            objects,
+        })
     });
     if let Some(bar) = &opts.progress {
         bar.finish_and_clear();
@@ -646,24 +684,24 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<ExitStatus, ToolError>
         Some(path) => Some(baseline::load(path).map_err(ToolError)?),
         None => None,
     };
-    let mut gathered = gather_inputs(&args.input, &cfg)?;
-    let files = gathered.inputs.len();
     if !fixing && args.write_baseline.is_none() && streaming() {
         // The usual run: bounded memory (see `streamed`).
-        let inputs = std::mem::take(&mut gathered.inputs);
-        let (findings, documents, objects) =
-            lint_gathered_streamed(inputs, &gathered, &args.input, &opts, &cfg, known)?;
+        let gathered = gather_streamed(&args.input, &cfg)?;
+        let run = lint_gathered_streamed(gathered, &args.input, &opts, &cfg, known)?;
+        let findings = &run.findings;
         let summary = Summary {
-            files,
-            documents,
-            objects,
+            files: run.files,
+            documents: run.documents,
+            objects: run.objects,
             errors: findings.errors,
             warnings: findings.warnings,
             infos: findings.infos,
         };
         let failing = fail_threshold(args).is_some_and(|t| findings.any_at_least(t));
-        return emit(args, &findings, &summary, failing, out);
+        return emit(args, findings, &summary, failing, out);
     }
+    let mut gathered = gather_inputs(&args.input, &cfg)?;
+    let files = gathered.inputs.len();
     let (outcome, findings) = if fixing {
         let run = fix_loop(args, &gathered, &opts, &cfg, known.as_ref())?;
         let changed: Vec<&FixedFile> = run

@@ -1,5 +1,8 @@
 //! The bounded-memory run behind `taintlint check`.
 //!
+//! Files are linted as the walk finds them (`walk::stream`): worker threads take the next
+//! file from the walk, so the run never holds a list of its paths.
+//!
 //! The cross-reference needs every node pool before it can judge any workload, and the output
 //! is sorted across files, so a run cannot write a file's findings as soon as it has linted
 //! it. Instead of keeping every file's results in memory until the end, each file's report is
@@ -20,7 +23,7 @@
 //! `explain` and the tests); `tests/streamed.rs` checks that both agree on the corpus.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::io;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -77,78 +80,85 @@ pub struct Spilled {
     entries: Vec<Entry>,
     nodes: Vec<(usize, NodeDecl)>,
     relevant: Relevant,
+    /// Inputs linted (not counting `--inventory` files).
+    pub files: usize,
     pub documents: usize,
     pub objects: usize,
 }
 
 /// Lints `inputs` (then the `--inventory` files, whose workloads are ignored) in parallel and
-/// spills each report as it comes.
-pub fn lint_spilled(inputs: Vec<Input>, inventory: Vec<Input>, opts: &LintOptions) -> Spilled {
+/// spills each report as it comes. `inputs` may still be walking: worker threads take the
+/// next input from it as they become free, so no list of the inputs is ever held. Numbers
+/// in input order tie equal names and order the node declarations.
+pub fn lint_spilled(
+    inputs: impl Iterator<Item = Input> + Send,
+    inventory: Vec<Input>,
+    opts: &LintOptions,
+) -> Spilled {
     let shared = Mutex::new(Spilled {
         store: Store::new(),
         entries: Vec::new(),
         nodes: Vec::new(),
         relevant: Relevant::default(),
+        files: 0,
         documents: 0,
         objects: 0,
     });
-    let all: Vec<(usize, bool, Input)> = inputs
-        .into_iter()
+    let all = inputs
         .map(|i| (false, i))
         .chain(inventory.into_iter().map(|i| (true, i)))
         .enumerate()
-        .map(|(n, (inv, i))| (n, inv, i))
-        .collect();
+        .map(|(n, (inv, i))| (n, inv, i));
     // Estimated bytes of the reports kept as they are.
     let kept = AtomicUsize::new(0);
     let budget = spill::budget();
-    all.into_par_iter()
-        .for_each(|(index, inventory_only, input)| {
-            let name: Arc<str> = input.name().into();
-            let mut report = lint_one(input, opts);
-            if inventory_only {
-                report.workloads.clear();
-            }
-            let nodes = std::mem::take(&mut report.nodes);
-            let relevant = Relevant::of(&report.workloads);
-            let (documents, objects) = (report.documents, report.objects);
-            // Reports stay as they are within the budget (`None`); past it they are encoded
-            // (also `None` when they cannot be: a source with its text).
-            let size = estimate(&report);
-            let encoded = if size == 0 || kept.fetch_add(size, Ordering::Relaxed) + size <= budget {
-                None
-            } else {
-                kept.fetch_sub(size, Ordering::Relaxed);
-                encode(&report).ok()
-            };
-            let mut s = shared
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            // `--inventory` files are not inputs: their documents are not counted.
-            if !inventory_only {
-                s.documents += documents;
-                s.objects += objects;
-            }
-            s.nodes.extend(nodes.into_iter().map(|n| (index, n)));
-            s.relevant.merge(relevant);
-            // Most files have nothing to report: they need no entry.
-            if size == 0 {
-                return;
-            }
-            let content = match encoded {
-                Some((workloads, rest)) => Content::Spilled {
-                    workloads: workloads.map(|b| s.store.put(&b)),
-                    rest: rest.map(|b| s.store.put(&b)),
-                },
-                None => Content::Kept(Box::new(report)),
-            };
-            s.entries.push(Entry {
-                name,
-                index,
-                inventory_only,
-                content,
-            });
+    all.par_bridge().for_each(|(index, inventory_only, input)| {
+        let name: Arc<str> = input.name().into();
+        let mut report = lint_one(input, opts);
+        if inventory_only {
+            report.workloads.clear();
+        }
+        let nodes = std::mem::take(&mut report.nodes);
+        let relevant = Relevant::of(&report.workloads);
+        let (documents, objects) = (report.documents, report.objects);
+        // Reports stay as they are within the budget (`None`); past it they are encoded
+        // (also `None` when they cannot be: a source with its text).
+        let size = estimate(&report);
+        let encoded = if size == 0 || kept.fetch_add(size, Ordering::Relaxed) + size <= budget {
+            None
+        } else {
+            kept.fetch_sub(size, Ordering::Relaxed);
+            encode(&report).ok()
+        };
+        let mut s = shared
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        // `--inventory` files are not inputs: their documents are not counted.
+        if !inventory_only {
+            s.files += 1;
+            s.documents += documents;
+            s.objects += objects;
+        }
+        s.nodes.extend(nodes.into_iter().map(|n| (index, n)));
+        s.relevant.merge(relevant);
+        // Most files have nothing to report: they need no entry.
+        if size == 0 {
+            return;
+        }
+        let content = match encoded {
+            Some((workloads, rest)) => Content::Spilled {
+                workloads: workloads.map(|b| s.store.put(&b)),
+                rest: rest.map(|b| s.store.put(&b)),
+            },
+            None => Content::Kept(Box::new(report)),
+        };
+        s.entries.push(Entry {
+            name,
+            index,
+            inventory_only,
+            content,
         });
+    });
     shared
         .into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -318,29 +328,13 @@ pub fn finish_spilled(
     for f in late {
         late_by_file.entry(Arc::clone(&f.file)).or_default().push(f);
     }
-    let names: BTreeSet<Arc<str>> = entries
-        .iter()
-        .map(|e| Arc::clone(&e.name))
-        .chain(loose.keys().cloned())
-        .chain(late_by_file.keys().cloned())
-        .collect();
-
-    // The files in output order, each with its entries and loose findings.
-    let mut groups: Vec<Group> = Vec::with_capacity(names.len());
-    let mut entries = entries.into_iter().peekable();
-    for name in names {
-        let mut mine = Vec::new();
-        while let Some(e) = entries.next_if(|e| e.name == name) {
-            mine.push(e);
-        }
-        let loose = loose.remove(&name).unwrap_or_default();
-        let late = late_by_file.remove(&name).unwrap_or_default();
-        groups.push(Group {
-            entries: mine,
-            loose,
-            late,
-        });
-    }
+    // The files in output order, each with its entries and loose findings, made a batch at
+    // a time (a list of every file would grow with the run).
+    let mut groups = Groups {
+        entries: entries.into_iter().peekable(),
+        loose,
+        late: late_by_file,
+    };
 
     let mut out = SpilledFindings {
         store: Store::new(),
@@ -352,9 +346,11 @@ pub fn finish_spilled(
     let t = std::time::Instant::now();
     // Half the budget for the output (the reports' part is mostly freed by now).
     let (budget, mut kept) = (spill::budget() / 2, 0usize);
-    while !groups.is_empty() {
-        let rest = groups.split_off(groups.len().min(BATCH));
-        let batch = std::mem::replace(&mut groups, rest);
+    loop {
+        let batch: Vec<Group> = groups.by_ref().take(BATCH).collect();
+        if batch.is_empty() {
+            break;
+        }
         let done: Vec<Vec<Finding>> = batch
             .into_par_iter()
             .map(|g| run.file(g))
@@ -399,6 +395,39 @@ struct Group {
     entries: Vec<Entry>,
     loose: Vec<Finding>,
     late: Vec<Finding>,
+}
+
+/// The output files in order: the sorted entries merged with the files that only have loose
+/// or late findings.
+struct Groups {
+    entries: std::iter::Peekable<std::vec::IntoIter<Entry>>,
+    loose: BTreeMap<Arc<str>, Vec<Finding>>,
+    late: BTreeMap<Arc<str>, Vec<Finding>>,
+}
+
+impl Iterator for Groups {
+    type Item = Group;
+
+    fn next(&mut self) -> Option<Group> {
+        let name = [
+            self.entries.peek().map(|e| &e.name),
+            self.loose.keys().next(),
+            self.late.keys().next(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+        .cloned()?;
+        let mut entries = Vec::new();
+        while let Some(e) = self.entries.next_if(|e| e.name == name) {
+            entries.push(e);
+        }
+        Some(Group {
+            entries,
+            loose: self.loose.remove(&name).unwrap_or_default(),
+            late: self.late.remove(&name).unwrap_or_default(),
+        })
+    }
 }
 
 /// What working on one file needs of the run.
