@@ -196,7 +196,7 @@ fn labels() -> impl Strategy<Value = BTreeMap<String, LabelValues>> {
         s(LABEL_KEYS).prop_map(str::to_string),
         prop_oneof![
             4 => proptest::collection::vec(s(LABEL_VALUES).prop_map(str::to_string), 1..3)
-                .prop_map(LabelValues::OneOf),
+                .prop_map(LabelValues::of),
             1 => Just(LabelValues::Any),
         ],
         0..3,
@@ -213,7 +213,7 @@ fn a_pool() -> impl Strategy<Value = Pool> {
     )
         .prop_map(|(labels, taints, unschedulable, open_labels, nodes)| {
             let mut p = pool("p", &[], vec![], &nodes);
-            p.labels = labels;
+            p.labels = labels.into_iter().collect();
             p.taints = taints
                 .into_iter()
                 .map(|(taint, startup)| PoolTaint {
@@ -288,10 +288,7 @@ proptest! {
             .map(|(n, (i, extra))| {
                 let mut p = shapes[i % shapes.len()].clone();
                 p.name = format!("pool-{n}");
-                p.labels.insert(
-                    "unselected.example.com/rack".to_string(),
-                    LabelValues::OneOf(vec![extra.to_string()]),
-                );
+                p.labels.insert("unselected.example.com/rack", LabelValues::one(&extra.to_string()));
                 p
             })
             .collect();
@@ -316,7 +313,7 @@ proptest! {
                 // Few labels and taints, so that nodes often group.
                 proptest::collection::btree_map(
                     s(&LABEL_KEYS[..2]).prop_map(str::to_string),
-                    s(&LABEL_VALUES[..2]).prop_map(|v| LabelValues::OneOf(vec![v.to_string()])),
+                    s(&LABEL_VALUES[..2]).prop_map(LabelValues::one),
                     0..2,
                 ),
                 proptest::collection::vec(taint_spec(), 0..2),
@@ -334,7 +331,7 @@ proptest! {
                 origin: "Node",
                 name: NODE_NAMES[i].to_string(),
                 is_node: true,
-                labels: labels.clone(),
+                labels: labels.iter().map(|(k, v)| (k, v.clone())).collect(),
                 taints: taints
                     .iter()
                     .map(|t| PoolTaint { taint: t.clone(), loc: None, startup: false })

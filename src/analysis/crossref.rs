@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::analysis::inventory::{
-    LabelValues, Loc, NodeDecl, POOL_NAME_LABELS, PoolTaint, Requirement, TaintSpec, Term,
+    LabelValues, Labels, Loc, NodeDecl, POOL_NAME_LABELS, PoolTaint, Requirement, TaintSpec, Term,
     Workload, WorkloadToleration, is_well_known_label,
 };
 use crate::analysis::matching::{TaintRef, Tol, tolerates};
@@ -79,7 +79,7 @@ const HOSTNAME: &str = "kubernetes.io/hostname";
 pub struct Pool {
     pub name: String,
     pub origin: &'static str,
-    pub labels: BTreeMap<String, LabelValues>,
+    pub labels: Labels,
     pub taints: Vec<PoolTaint>,
     pub unschedulable: bool,
     pub open_labels: bool,
@@ -155,7 +155,7 @@ impl Inventory {
         relevant.retain(|k| k != HOSTNAME);
         decls.sort_by(|a, b| (a.origin, &a.name).cmp(&(b.origin, &b.name)));
 
-        type Key = (Vec<TaintSpec>, bool, Vec<(String, LabelValues)>);
+        type Key = (Vec<TaintSpec>, bool, Vec<(Arc<str>, LabelValues)>);
         let mut groups: BTreeMap<Key, Vec<NodeDecl>> = BTreeMap::new();
         let mut pools = Vec::new();
         for d in decls {
@@ -182,8 +182,8 @@ impl Inventory {
             let labels = d
                 .labels
                 .iter()
-                .filter(|(k, _)| relevant.binary_search(k).is_ok())
-                .map(|(k, v)| (k.clone(), v.clone()))
+                .filter(|(k, _)| relevant.binary_search_by(|r| r.as_str().cmp(k)).is_ok())
+                .map(|(k, v)| (Arc::clone(k), v.clone()))
                 .collect();
             groups
                 .entry((taints, d.unschedulable, labels))
@@ -201,15 +201,15 @@ impl Inventory {
             } else {
                 POOL_NAME_LABELS
                     .iter()
-                    .find_map(|l| match first.labels.get(*l) {
+                    .find_map(|l| match first.labels.get(l) {
                         Some(LabelValues::OneOf(v)) if v.len() == 1 && !v[0].is_empty() => {
-                            Some(v[0].clone())
+                            Some(v[0].to_string())
                         }
                         _ => None,
                     })
                     .unwrap_or_else(|| first.name.clone())
             };
-            let hosts: Vec<String> = if count > 1 {
+            let hosts: Vec<Arc<str>> = if count > 1 {
                 members
                     .iter()
                     .filter_map(|m| match m.labels.get(HOSTNAME) {
@@ -235,7 +235,7 @@ impl Inventory {
                 if hosts.is_empty() {
                     labels.remove(HOSTNAME);
                 } else {
-                    labels.insert(HOSTNAME.to_string(), LabelValues::OneOf(hosts));
+                    labels.insert(HOSTNAME, LabelValues::OneOf(hosts.into()));
                 }
             }
             pools.push(Pool {
@@ -413,12 +413,12 @@ fn requirement_matches(pool: &Pool, r: &Requirement) -> bool {
     match r.operator.as_str() {
         "In" => match label {
             Some(LabelValues::Any) => true,
-            Some(LabelValues::OneOf(vs)) => vs.iter().any(|v| r.values.contains(v)),
+            Some(LabelValues::OneOf(vs)) => vs.iter().any(|v| r.values.iter().any(|x| **x == **v)),
             None => false,
         },
         "NotIn" => match label {
             None | Some(LabelValues::Any) => true,
-            Some(LabelValues::OneOf(vs)) => vs.iter().any(|v| !r.values.contains(v)),
+            Some(LabelValues::OneOf(vs)) => vs.iter().any(|v| r.values.iter().all(|x| **x != **v)),
         },
         "Exists" => label.is_some(),
         "DoesNotExist" => label.is_none(),
@@ -484,7 +484,7 @@ fn term_matches(pool: &Pool, term: &Term) -> bool {
 pub fn selector_matches(w: &Workload, pool: &Pool) -> bool {
     let selector = w.node_selector.iter().all(|(k, v)| match pool.label(k) {
         Some(LabelValues::Any) => true,
-        Some(LabelValues::OneOf(vs)) => vs.iter().any(|x| x.as_str() == &**v),
+        Some(LabelValues::OneOf(vs)) => vs.iter().any(|x| **x == **v),
         None => false,
     });
     selector
@@ -604,8 +604,8 @@ impl PoolClasses {
                 pool.open_labels,
                 pool.labels
                     .iter()
-                    .filter(|(k, _)| relevant.contains(k.as_str()))
-                    .map(|(k, v)| (k.as_str(), v))
+                    .filter(|(k, _)| relevant.contains(&***k))
+                    .map(|(k, v)| (&**k, v))
                     .collect(),
                 if fields { &pool.nodes } else { &[] },
             );

@@ -3,7 +3,6 @@
 //! machines, taintlint's own Inventory files) and the scheduling signature of every workload.
 //! Extracted per file into owned values, so a file's YAML tree can be dropped right away.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::diagnostic::ObjectId;
@@ -60,8 +59,91 @@ pub struct PoolTaint {
 pub enum LabelValues {
     /// Present, with a value the declaration does not fix.
     Any,
-    /// Present, with one of these values.
-    OneOf(Vec<String>),
+    /// Present, with one of these values (shared strings: see [`Labels`]).
+    OneOf(Box<[Arc<str>]>),
+}
+
+impl LabelValues {
+    /// Present with exactly this value.
+    pub fn one(value: &str) -> Self {
+        LabelValues::OneOf(Box::new([intern(value)]))
+    }
+
+    /// Present with one of these values.
+    pub fn of<S: AsRef<str>>(values: impl IntoIterator<Item = S>) -> Self {
+        LabelValues::OneOf(values.into_iter().map(|v| intern(v.as_ref())).collect())
+    }
+}
+
+/// A node's or template's labels, sorted by key. Keys and values are shared strings
+/// (`util::intern`) in one vector: an inventory can declare thousands of pools with the same
+/// few keys, and the cross-reference keeps every pool for the whole run.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Labels(Vec<(Arc<str>, LabelValues)>);
+
+impl Labels {
+    pub fn new() -> Self {
+        Labels(Vec::new())
+    }
+
+    fn find(&self, key: &str) -> Result<usize, usize> {
+        self.0.binary_search_by(|(k, _)| (**k).cmp(key))
+    }
+
+    pub fn get(&self, key: &str) -> Option<&LabelValues> {
+        self.find(key).ok().map(|i| &self.0[i].1)
+    }
+
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.find(key).is_ok()
+    }
+
+    /// Sets `key` to `values`, replacing what it had.
+    pub fn insert(&mut self, key: &str, values: LabelValues) {
+        match self.find(key) {
+            Ok(i) => self.0[i].1 = values,
+            Err(i) => self.0.insert(i, (intern(key), values)),
+        }
+    }
+
+    /// Sets `key` to `values` unless it has a value already.
+    pub fn insert_absent(&mut self, key: &str, values: LabelValues) {
+        if let Err(i) = self.find(key) {
+            self.0.insert(i, (intern(key), values));
+        }
+    }
+
+    pub fn remove(&mut self, key: &str) -> Option<LabelValues> {
+        self.find(key).ok().map(|i| self.0.remove(i).1)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&Arc<str>, &LabelValues)> {
+        self.0.iter().map(|(k, v)| (k, v))
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Gives back the room left over from building.
+    pub fn shrink_to_fit(&mut self) {
+        self.0.shrink_to_fit();
+    }
+}
+
+impl<K: AsRef<str>> FromIterator<(K, LabelValues)> for Labels {
+    fn from_iter<I: IntoIterator<Item = (K, LabelValues)>>(iter: I) -> Self {
+        let mut labels = Labels::new();
+        for (k, v) in iter {
+            labels.insert(k.as_ref(), v);
+        }
+        labels.shrink_to_fit();
+        labels
+    }
 }
 
 /// One declared node or node template, before grouping into pools.
@@ -72,7 +154,7 @@ pub struct NodeDecl {
     pub name: String,
     /// A real Node object (its name is a node name).
     pub is_node: bool,
-    pub labels: BTreeMap<String, LabelValues>,
+    pub labels: Labels,
     pub taints: Vec<PoolTaint>,
     pub unschedulable: bool,
     /// Well-known labels (`kubernetes.io/hostname`, zone, instance type...) that a template
@@ -231,16 +313,16 @@ fn taint_list(list: Option<&Node>, source: &Arc<SourceFile>, startup: bool) -> V
         .collect()
 }
 
-fn label_map(map: Option<&Node>, labels: &mut BTreeMap<String, LabelValues>) {
+fn label_map(map: Option<&Node>, labels: &mut Labels) {
     for (k, v) in map.and_then(Node::as_map).unwrap_or_default() {
         let Some(key) = k.text() else { continue };
-        labels.insert(key.to_string(), LabelValues::OneOf(vec![text(Some(v))]));
+        labels.insert(key, LabelValues::one(&text(Some(v))));
     }
 }
 
 /// The labels of a node template's `metadata.labels`.
-fn template_labels(tmpl: Option<&Node>) -> BTreeMap<String, LabelValues> {
-    let mut labels = BTreeMap::new();
+fn template_labels(tmpl: Option<&Node>) -> Labels {
+    let mut labels = Labels::new();
     label_map(
         tmpl.and_then(|t| t.path(&["metadata", "labels"])),
         &mut labels,
@@ -274,9 +356,10 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
     let mut decl = |origin: &'static str,
                     name: String,
                     is_node: bool,
-                    labels: BTreeMap<String, LabelValues>,
+                    mut labels: Labels,
                     taints: Vec<PoolTaint>,
                     at: Loc| {
+        labels.shrink_to_fit();
         out.push(NodeDecl {
             origin,
             name,
@@ -290,7 +373,7 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
     };
     match (object.kind, object.group) {
         ("Node", "") => {
-            let mut labels = BTreeMap::new();
+            let mut labels = Labels::new();
             label_map(object.labels, &mut labels);
             let taints = taint_list(node.path(&["spec", "taints"]), source, false);
             decl("Node", name, true, labels, taints, obj_loc);
@@ -316,18 +399,15 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
                     .collect();
                 match text(req.get("operator")).as_str() {
                     "In" if !values.is_empty() => {
-                        labels.insert(key.clone(), LabelValues::OneOf(values));
+                        labels.insert(&key, LabelValues::of(values));
                     }
                     "Exists" | "NotIn" | "Gt" | "Lt" => {
-                        labels.entry(key.clone()).or_insert(LabelValues::Any);
+                        labels.insert_absent(&key, LabelValues::Any);
                     }
                     _ => continue,
                 }
             }
-            labels.insert(
-                "karpenter.sh/nodepool".to_string(),
-                LabelValues::OneOf(vec![name.clone()]),
-            );
+            labels.insert("karpenter.sh/nodepool", LabelValues::one(&name));
             let spec = tmpl.and_then(|t| t.get("spec"));
             let mut taints = taint_list(spec.and_then(|s| s.get("taints")), source, false);
             taints.extend(taint_list(
@@ -344,17 +424,11 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
             ] {
                 for ng in node.get(list).and_then(Node::as_seq).unwrap_or_default() {
                     let ng_name = text(ng.get("name"));
-                    let mut labels = BTreeMap::new();
+                    let mut labels = Labels::new();
                     label_map(ng.get("labels"), &mut labels);
-                    labels.insert(
-                        "alpha.eksctl.io/nodegroup-name".to_string(),
-                        LabelValues::OneOf(vec![ng_name.clone()]),
-                    );
+                    labels.insert("alpha.eksctl.io/nodegroup-name", LabelValues::one(&ng_name));
                     if origin == "eksctl managedNodeGroup" {
-                        labels.insert(
-                            "eks.amazonaws.com/nodegroup".to_string(),
-                            LabelValues::OneOf(vec![ng_name.clone()]),
-                        );
+                        labels.insert("eks.amazonaws.com/nodegroup", LabelValues::one(&ng_name));
                     }
                     let taints = eksctl_taints(ng.get("taints"), source);
                     let at = loc(source, ng.get("name").map_or(ng.span, |n| n.span));
@@ -389,7 +463,7 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
             } else {
                 node_name
             };
-            decl("kubeadm", pool_name, false, BTreeMap::new(), taints, at);
+            decl("kubeadm", pool_name, false, Labels::new(), taints, at);
         }
         ("KubeletConfiguration", "kubelet.config.k8s.io") => {
             if let Some(list) = node.get("registerWithTaints") {
@@ -403,7 +477,7 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
                         name
                     },
                     false,
-                    BTreeMap::new(),
+                    Labels::new(),
                     taints,
                     at,
                 );
@@ -415,7 +489,7 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
                 "Cluster API Machine",
                 name,
                 false,
-                BTreeMap::new(),
+                Labels::new(),
                 taints,
                 obj_loc,
             );
@@ -449,7 +523,7 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
                     "KubeadmConfigTemplate",
                     name,
                     false,
-                    BTreeMap::new(),
+                    Labels::new(),
                     taints,
                     obj_loc,
                 );
@@ -468,7 +542,7 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
                 "KubeadmControlPlane",
                 name,
                 false,
-                BTreeMap::new(),
+                Labels::new(),
                 taints,
                 obj_loc,
             );
@@ -488,7 +562,7 @@ pub fn inventory_pools(pools: &Node, source: &Arc<SourceFile>) -> Vec<NodeDecl> 
     let mut out = Vec::new();
     for pool in pools.as_seq().unwrap_or_default() {
         let pool_name = text(pool.get("name"));
-        let mut labels = BTreeMap::new();
+        let mut labels = Labels::new();
         label_map(pool.get("labels"), &mut labels);
         let mut taints = Vec::new();
         for t in pool
@@ -504,6 +578,7 @@ pub fn inventory_pools(pools: &Node, source: &Arc<SourceFile>) -> Vec<NodeDecl> 
                 });
             }
         }
+        labels.shrink_to_fit();
         out.push(NodeDecl {
             origin: "Inventory pool",
             name: pool_name,

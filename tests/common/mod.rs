@@ -3,7 +3,6 @@
 
 #![allow(dead_code)] // each test crate uses a part
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use taintlint::analysis::crossref::Pool;
@@ -91,8 +90,8 @@ pub fn pool(name: &str, labels: &[(&str, &str)], taints: Vec<TaintSpec>, nodes: 
         },
         labels: labels
             .iter()
-            .map(|(k, v)| ((*k).to_string(), LabelValues::OneOf(vec![(*v).to_string()])))
-            .collect::<BTreeMap<_, _>>(),
+            .map(|(k, v)| (*k, LabelValues::one(v)))
+            .collect(),
         taints: taints
             .into_iter()
             .map(|taint| PoolTaint {
