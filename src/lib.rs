@@ -360,8 +360,15 @@ fn prepare(
             indicatif::ProgressDrawTarget::hidden()
         };
         let bar = indicatif::ProgressBar::with_draw_target(Some(files.unwrap_or(0) as u64), target);
+        // Files linted as they are walked are counted: the walk stays just ahead of the
+        // workers, so a bar against the files found so far would always look full.
+        let template = if files.is_some() {
+            "{bar:40} {pos}/{len} files {elapsed}"
+        } else {
+            "{spinner} {pos} files checked {elapsed}"
+        };
         bar.set_style(
-            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} files {elapsed}")
+            indicatif::ProgressStyle::with_template(template)
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
         );
         opts.progress = Some(bar);
