@@ -400,13 +400,6 @@ impl Validator<'_> {
 }
 
 impl Config {
-    /// Reports `per-file-ignores` globs that match none of `files`.
-    pub fn unmatched_globs(&self, files: &[String]) -> Vec<Finding> {
-        let seen = self.glob_usage();
-        files.iter().for_each(|f| seen.see(f));
-        self.unmatched_in(&seen)
-    }
-
     /// A record of which `per-file-ignores` globs the linted files match, filled as files
     /// come (a streamed run keeps no list of its files).
     pub fn glob_usage(&self) -> GlobUsage {

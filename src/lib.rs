@@ -384,6 +384,19 @@ fn prepare(
     })
 }
 
+/// The configuration's globs that matched no input, as findings (when that rule runs).
+fn unmatched_globs(
+    cfg: &config::Config,
+    usage: &config::GlobUsage,
+    opts: &LintOptions,
+) -> Vec<diagnostic::Finding> {
+    if opts.rules.is_enabled(rules::INVALID_CONFIG.name) {
+        cfg.unmatched_in(usage)
+    } else {
+        Vec::new()
+    }
+}
+
 /// Lints gathered inputs (consumed) and runs the cross-reference.
 pub fn lint_gathered(
     inputs: Vec<Input>,
@@ -398,12 +411,11 @@ pub fn lint_gathered(
         pool,
     } = prepare(Some(inputs.len()), gathered, input, opts)?;
     let opts = &opts;
-    let unmatched = if opts.rules.is_enabled(rules::INVALID_CONFIG.name) {
-        let names: Vec<String> = inputs.iter().map(Input::name).collect();
-        cfg.unmatched_globs(&names)
-    } else {
-        Vec::new()
-    };
+    let usage = cfg.glob_usage();
+    if !usage.is_empty() {
+        inputs.iter().for_each(|i| usage.see(&i.name()));
+    }
+    let unmatched = unmatched_globs(cfg, &usage, opts);
     let mut outcome = pool.install(|| {
         let t = std::time::Instant::now();
         let reports = lint::lint_all(inputs, opts);
@@ -442,18 +454,15 @@ pub fn lint_gathered_streamed(
     cfg: &config::Config,
     known: Option<baseline::Known>,
 ) -> Result<StreamedRun, ToolError> {
-    let listed = gathered.walk.is_none();
-    let files = listed.then_some(gathered.inputs.len());
     let Prepared {
         inventory_inputs,
         opts,
         pool,
-    } = prepare(files, &gathered, input, opts)?;
+    } = prepare(None, &gathered, input, opts)?;
     let opts = &opts;
     let usage = cfg.glob_usage();
-    // A bar for a run still being walked grows with the walk and shows itself once the run
-    // has enough files.
-    let growing = opts.progress.as_ref().filter(|_| !listed);
+    // The bar grows with the walk and shows itself once the run has enough files.
+    let growing = opts.progress.as_ref();
     let stdin = std::mem::take(&mut gathered.inputs);
     let walked = gathered.walk.take().into_iter().flatten().map(Input::Entry);
     let inputs = stdin.into_iter().chain(walked).inspect(|i| {
@@ -472,11 +481,7 @@ pub fn lint_gathered_streamed(
         let spilled = streamed::lint_spilled(inputs, inventory_inputs, opts);
         lint::timing("walk and per-file lint", t.elapsed());
         let (files, documents, objects) = (spilled.files, spilled.documents, spilled.objects);
-        let late = if opts.rules.is_enabled(rules::INVALID_CONFIG.name) {
-            cfg.unmatched_in(&usage)
-        } else {
-            Vec::new()
-        };
+        let late = unmatched_globs(cfg, &usage, opts);
         let t = std::time::Instant::now();
         let findings = streamed::finish_spilled(spilled, opts, late, known);
         lint::timing("finish (cross-reference, suppressions, sort)", t.elapsed());
