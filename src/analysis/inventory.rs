@@ -94,10 +94,6 @@ impl Labels {
         self.find(key).ok().map(|i| &self.0[i].1)
     }
 
-    pub fn contains_key(&self, key: &str) -> bool {
-        self.find(key).is_ok()
-    }
-
     /// Sets `key` to `values`, replacing what it had.
     pub fn insert(&mut self, key: &str, values: LabelValues) {
         match self.find(key) {
@@ -119,14 +115,6 @@ impl Labels {
 
     pub fn iter(&self) -> impl Iterator<Item = (&Arc<str>, &LabelValues)> {
         self.0.iter().map(|(k, v)| (k, v))
-    }
-
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
     }
 
     /// Gives back the room left over from building.

@@ -153,26 +153,13 @@ pub fn collect(paths: &[PathBuf], opts: &WalkOptions) -> Result<Vec<Entry>, Stri
 }
 
 /// The files of a walk, produced as the walk goes (see [`stream`]).
-pub struct Walk {
-    inner: WalkInner,
-}
-
-enum WalkInner {
-    /// Listed up front: several paths, or links followed (they need the whole list to name
-    /// each file once).
-    Listed(std::vec::IntoIter<Entry>),
-    /// One directory, walked lazily.
-    Tree(Box<dyn Iterator<Item = Entry> + Send>),
-}
+pub struct Walk(Box<dyn Iterator<Item = Entry> + Send>);
 
 impl Iterator for Walk {
     type Item = Entry;
 
     fn next(&mut self) -> Option<Entry> {
-        match &mut self.inner {
-            WalkInner::Listed(it) => it.next(),
-            WalkInner::Tree(it) => it.next(),
-        }
+        self.0.next()
     }
 }
 
@@ -182,29 +169,13 @@ impl Iterator for Walk {
 /// and a run over a large tree keeps no list of its paths. Several paths or `--follow-links`
 /// are collected (and deduplicated) first. A path that does not exist is an `Err` up front.
 pub fn stream(paths: &[PathBuf], opts: &WalkOptions) -> Result<Walk, String> {
-    let [root] = paths else {
-        return Ok(Walk {
-            inner: WalkInner::Listed(collect(paths, opts)?.into_iter()),
-        });
+    let ([root], false) = (paths, opts.follow_links) else {
+        return Ok(Walk(Box::new(collect(paths, opts)?.into_iter())));
     };
-    if opts.follow_links {
-        return Ok(Walk {
-            inner: WalkInner::Listed(collect(paths, opts)?.into_iter()),
-        });
-    }
-    let inner = match Root::open(root, opts, false)? {
-        Root::File(found) => WalkInner::Listed(
-            found
-                .map(|f| f.entry)
-                .into_iter()
-                .collect::<Vec<_>>()
-                .into_iter(),
-        ),
-        Root::Dir(dir) => WalkInner::Tree(Box::new(
-            dir.into_found(Arc::new(opts.clone())).map(|f| f.entry),
-        )),
-    };
-    Ok(Walk { inner })
+    Ok(Walk(match Root::open(root, opts, false)? {
+        Root::File(found) => Box::new(found.map(|f| f.entry).into_iter()),
+        Root::Dir(dir) => Box::new(dir.into_found(Arc::new(opts.clone())).map(|f| f.entry)),
+    }))
 }
 
 /// One command-line path, checked.
