@@ -189,7 +189,7 @@ pub struct Store {
 }
 
 /// Where one record is in a [`Store`].
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 pub struct Slot {
     in_file: bool,
     offset: u64,

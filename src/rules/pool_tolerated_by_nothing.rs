@@ -60,14 +60,13 @@ impl Usage {
         }
     }
 
-    /// Both batches' usage.
-    pub fn merge(mut self, other: Usage) -> Usage {
+    /// Adds another batch's usage.
+    pub fn merge(&mut self, other: Usage) {
         for (u, o) in self.used.iter_mut().zip(other.used) {
             *u |= o;
         }
         self.any |= other.any;
         self.seen.extend(other.seen);
-        self
     }
 
     pub fn report(&self, inventory: &crate::analysis::crossref::Inventory, out: &mut Vec<Finding>) {

@@ -9,8 +9,8 @@
 //! kept as it is while the run's results fit a budget and past it encoded (`crate::spill`) as
 //! it comes out of the parallel per-file phase — its workloads in one record, its findings and
 //! suppressions in another — so that beyond the budget only the node declarations (the
-//! inventory), what the workloads select on, and one small index entry per file with results
-//! stay.
+//! inventory) and what the workloads select on stay. The index of the files with results is
+//! sorted externally (`index`): runs of it go to the same store.
 //!
 //! Then, file by file in output order: the file's records are read back, its workloads are
 //! evaluated (verdicts are remembered per distinct signature for the whole run) and the
@@ -39,6 +39,9 @@ use crate::report::FindingSource;
 use crate::rules::{self, CrossCtx, pool_tolerated_by_nothing};
 use crate::spill::{self, Slot, Store};
 use crate::suppress::Suppression;
+
+mod index;
+use index::{Index, Sorted};
 
 /// A file's findings and suppressions, as spilled.
 #[derive(Serialize)]
@@ -77,7 +80,8 @@ struct Entry {
 /// The per-file phase's results, spilled.
 pub struct Spilled {
     store: Store,
-    entries: Vec<Entry>,
+    /// One entry per file with results, sorted externally.
+    index: Index,
     nodes: Vec<(usize, NodeDecl)>,
     relevant: Relevant,
     /// Inputs linted (not counting `--inventory` files).
@@ -95,9 +99,10 @@ pub fn lint_spilled(
     inventory: Vec<Input>,
     opts: &LintOptions,
 ) -> Spilled {
+    let budget = spill::budget();
     let shared = Mutex::new(Spilled {
         store: Store::new(),
-        entries: Vec::new(),
+        index: Index::new(budget),
         nodes: Vec::new(),
         relevant: Relevant::default(),
         files: 0,
@@ -111,7 +116,6 @@ pub fn lint_spilled(
         .map(|(n, (inv, i))| (n, inv, i));
     // Estimated bytes of the reports kept as they are.
     let kept = AtomicUsize::new(0);
-    let budget = spill::budget();
     all.par_bridge().for_each(|(index, inventory_only, input)| {
         let name: Arc<str> = input.name().into();
         let mut report = lint_one(input, opts);
@@ -130,9 +134,10 @@ pub fn lint_spilled(
             kept.fetch_sub(size, Ordering::Relaxed);
             encode(&report).ok()
         };
-        let mut s = shared
+        let mut guard = shared
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let s = &mut *guard;
         // `--inventory` files are not inputs: their documents are not counted.
         if !inventory_only {
             s.files += 1;
@@ -152,12 +157,15 @@ pub fn lint_spilled(
             },
             None => Content::Kept(Box::new(report)),
         };
-        s.entries.push(Entry {
-            name,
-            index,
-            inventory_only,
-            content,
-        });
+        s.index.push(
+            Entry {
+                name,
+                index,
+                inventory_only,
+                content,
+            },
+            &mut s.store,
+        );
     });
     shared
         .into_inner()
@@ -255,7 +263,7 @@ pub fn finish_spilled(
 ) -> Result<SpilledFindings, String> {
     let Spilled {
         store,
-        mut entries,
+        index,
         mut nodes,
         relevant,
         ..
@@ -265,7 +273,6 @@ pub fn finish_spilled(
     decls.extend(opts.extra_nodes.iter().cloned());
     let inventory = Inventory::build_for(decls, &relevant);
     let evaluator = Evaluator::new(&inventory, &relevant, &opts.settings);
-    entries.sort_by(|a, b| (&a.name, a.index).cmp(&(&b.name, b.index)));
     let cross: Vec<_> = opts.rules.enabled_cross().collect();
     let is_pool_rule = |name: &str| name == pool_tolerated_by_nothing::META.name;
     let run = Run {
@@ -286,27 +293,35 @@ pub fn finish_spilled(
             .iter()
             .any(|p| p.blocking_taints().next().is_some())
     {
-        let usage = entries
-            .par_iter()
-            .filter(|e| !e.inventory_only)
-            .try_fold(
-                || pool_tolerated_by_nothing::Usage::new(&inventory),
-                |mut usage, e| {
-                    let workloads = workloads_of(&store, e)?;
-                    let eval = evaluator.evaluate(&workloads);
-                    usage.add(&CrossCtx {
-                        inventory: &inventory,
-                        workloads: &workloads,
-                        eval: &eval,
-                        settings: &opts.settings,
-                    });
-                    Ok::<_, String>(usage)
-                },
-            )
-            .try_reduce(
-                || pool_tolerated_by_nothing::Usage::new(&inventory),
-                |a, b| Ok(a.merge(b)),
-            )?;
+        let mut usage = pool_tolerated_by_nothing::Usage::new(&inventory);
+        index.for_each_batch(&store, |batch| {
+            let part = batch
+                .par_iter()
+                .filter(|e| !e.inventory_only)
+                .try_fold(
+                    || pool_tolerated_by_nothing::Usage::new(&inventory),
+                    |mut usage, e| {
+                        let workloads = workloads_of(&store, e)?;
+                        let eval = evaluator.evaluate(&workloads);
+                        usage.add(&CrossCtx {
+                            inventory: &inventory,
+                            workloads: &workloads,
+                            eval: &eval,
+                            settings: &opts.settings,
+                        });
+                        Ok::<_, String>(usage)
+                    },
+                )
+                .try_reduce(
+                    || pool_tolerated_by_nothing::Usage::new(&inventory),
+                    |mut a, b| {
+                        a.merge(b);
+                        Ok(a)
+                    },
+                )?;
+            usage.merge(part);
+            Ok(())
+        })?;
         let mut found = Vec::new();
         usage.report(&inventory, &mut found);
         for f in found {
@@ -331,7 +346,7 @@ pub fn finish_spilled(
     // The files in output order, each with its entries and loose findings, made a batch at
     // a time (a list of every file would grow with the run).
     let mut groups = Groups {
-        entries: entries.into_iter().peekable(),
+        entries: index.into_sorted(&store)?,
         loose,
         late: late_by_file,
     };
@@ -347,7 +362,7 @@ pub fn finish_spilled(
     // Half the budget for the output (the reports' part is mostly freed by now).
     let (budget, mut kept) = (spill::budget() / 2, 0usize);
     loop {
-        let batch: Vec<Group> = groups.by_ref().take(BATCH).collect();
+        let batch: Vec<Group> = groups.by_ref().take(BATCH).collect::<Result<_, _>>()?;
         if batch.is_empty() {
             break;
         }
@@ -399,18 +414,18 @@ struct Group {
 
 /// The output files in order: the sorted entries merged with the files that only have loose
 /// or late findings.
-struct Groups {
-    entries: std::iter::Peekable<std::vec::IntoIter<Entry>>,
+struct Groups<'a> {
+    entries: Sorted<'a>,
     loose: BTreeMap<Arc<str>, Vec<Finding>>,
     late: BTreeMap<Arc<str>, Vec<Finding>>,
 }
 
-impl Iterator for Groups {
-    type Item = Group;
+impl Iterator for Groups<'_> {
+    type Item = Result<Group, String>;
 
-    fn next(&mut self) -> Option<Group> {
+    fn next(&mut self) -> Option<Self::Item> {
         let name = [
-            self.entries.peek().map(|e| &e.name),
+            self.entries.peek_name(),
             self.loose.keys().next(),
             self.late.keys().next(),
         ]
@@ -419,14 +434,18 @@ impl Iterator for Groups {
         .min()
         .cloned()?;
         let mut entries = Vec::new();
-        while let Some(e) = self.entries.next_if(|e| e.name == name) {
-            entries.push(e);
+        while self.entries.peek_name() == Some(&name) {
+            match self.entries.next() {
+                Some(Ok(e)) => entries.push(e),
+                Some(Err(e)) => return Some(Err(e)),
+                None => break,
+            }
         }
-        Some(Group {
+        Some(Ok(Group {
             entries,
             loose: self.loose.remove(&name).unwrap_or_default(),
             late: self.late.remove(&name).unwrap_or_default(),
-        })
+        }))
     }
 }
 
