@@ -94,7 +94,7 @@ impl Pool {
         self.taints.iter().enumerate().filter(|(_, t)| {
             !t.startup
                 && !is_transient_taint(&t.taint.key)
-                && matches!(t.taint.effect.as_str(), "NoSchedule" | "NoExecute")
+                && matches!(&*t.taint.effect, "NoSchedule" | "NoExecute")
         })
     }
 
@@ -138,11 +138,16 @@ impl Inventory {
     /// Groups Node objects with identical taints, cordon state and relevant labels; every
     /// template (NodePool, node group, ...) is a pool of its own.
     pub fn build(decls: Vec<NodeDecl>, workloads: &[Workload]) -> Self {
-        Inventory::build_for(decls, &Relevant::of(workloads))
+        Inventory::build_for(
+            decls.into_iter().map(Box::new).collect(),
+            &Relevant::of(workloads),
+        )
     }
 
     /// [`Inventory::build`] with the label keys the workloads select on collected already.
-    pub fn build_for(mut decls: Vec<NodeDecl>, selected: &Relevant) -> Self {
+    /// The declarations come boxed: each is moved into its pool and freed, so a large
+    /// inventory is not held twice while it is built.
+    pub fn build_for(mut decls: Vec<Box<NodeDecl>>, selected: &Relevant) -> Self {
         let mut relevant: Vec<String> = POOL_NAME_LABELS
             .iter()
             .map(|s| (*s).to_string())
@@ -156,14 +161,18 @@ impl Inventory {
         decls.sort_by(|a, b| (a.origin, &a.name).cmp(&(b.origin, &b.name)));
 
         type Key = (Vec<TaintSpec>, bool, Vec<(Arc<str>, LabelValues)>);
-        let mut groups: BTreeMap<Key, Vec<NodeDecl>> = BTreeMap::new();
-        let mut pools = Vec::new();
+        let mut groups: BTreeMap<Key, Vec<Box<NodeDecl>>> = BTreeMap::new();
+        // Pools are kept for the whole run: the vector is made to size, and equal label sets
+        // (templates copied from one another) share one copy.
+        let mut pools = Vec::with_capacity(decls.iter().filter(|d| !d.is_node).count());
+        let mut label_sets = std::collections::HashSet::new();
         for d in decls {
             if !d.is_node {
+                let d = *d;
                 pools.push(Pool {
                     name: d.name,
                     origin: d.origin,
-                    labels: d.labels,
+                    labels: d.labels.share(&mut label_sets),
                     taints: d.taints,
                     unschedulable: d.unschedulable,
                     open_labels: d.open_labels,
@@ -190,6 +199,7 @@ impl Inventory {
                 .or_default()
                 .push(d);
         }
+        pools.reserve_exact(groups.len());
         for (_, members) in groups {
             let count = members.len();
             let Some(first) = members.first() else {
@@ -241,7 +251,7 @@ impl Inventory {
             pools.push(Pool {
                 name,
                 origin: "Node",
-                labels,
+                labels: labels.share(&mut label_sets),
                 taints: first.taints,
                 unschedulable,
                 open_labels: false,
@@ -259,7 +269,7 @@ impl Inventory {
         for (p, pool) in pools.iter().enumerate() {
             for (t, taint) in pool.taints.iter().enumerate() {
                 by_key
-                    .entry(taint.taint.key.clone())
+                    .entry(taint.taint.key.to_string())
                     .or_default()
                     .push((p, t));
             }
@@ -502,11 +512,7 @@ pub fn evaluate(w: &Workload, tols: &[WorkloadToleration], pool: &Pool, gate: bo
         }
     }
     if pool.unschedulable {
-        let cordon = TaintSpec {
-            key: "node.kubernetes.io/unschedulable".to_string(),
-            value: String::new(),
-            effect: "NoSchedule".to_string(),
-        };
+        let cordon = TaintSpec::new("node.kubernetes.io/unschedulable", "", "NoSchedule");
         if !tolerated(tols, &cordon, gate) {
             reasons.push(Reason::Unschedulable);
         }
@@ -775,6 +781,11 @@ pub struct Evaluator<'a> {
 }
 
 impl<'a> Evaluator<'a> {
+    /// Classes of pools (pools that every workload judges alike).
+    pub fn classes(&self) -> usize {
+        self.classes.len()
+    }
+
     pub fn new(inv: &'a Inventory, selected: &Relevant, settings: &Settings) -> Self {
         Evaluator {
             inv,

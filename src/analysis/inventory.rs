@@ -20,15 +20,25 @@ pub struct Loc {
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct TaintSpec {
-    pub key: String,
-    pub value: String,
-    pub effect: String,
+    pub key: Arc<str>,
+    pub value: Arc<str>,
+    pub effect: Arc<str>,
 }
 
 impl TaintSpec {
+    /// A taint of shared strings (`util::intern`): the inventory keeps every pool's taints
+    /// for the whole run, and copies of a template repeat them.
+    pub fn new(key: &str, value: &str, effect: &str) -> Self {
+        TaintSpec {
+            key: intern(key),
+            value: intern(value),
+            effect: intern(effect),
+        }
+    }
+
     /// `key=value:Effect`, as `kubectl taint` writes it.
     pub fn display(&self) -> String {
-        let mut s = self.key.clone();
+        let mut s = self.key.to_string();
         if !self.value.is_empty() {
             s.push('=');
             s.push_str(&self.value);
@@ -76,14 +86,25 @@ impl LabelValues {
 }
 
 /// A node's or template's labels, sorted by key. Keys and values are shared strings
-/// (`util::intern`) in one vector: an inventory can declare thousands of pools with the same
-/// few keys, and the cross-reference keeps every pool for the whole run.
+/// (`util::intern`) in one shared vector: an inventory can declare thousands of pools with
+/// the same few labels, and the cross-reference keeps every pool for the whole run, so the
+/// inventory keeps one copy of each label set ([`Labels::share`]). Changing shared labels
+/// copies them first.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Labels(Vec<(Arc<str>, LabelValues)>);
+pub struct Labels(Arc<Vec<(Arc<str>, LabelValues)>>);
 
 impl Labels {
     pub fn new() -> Self {
-        Labels(Vec::new())
+        Labels::default()
+    }
+
+    /// These labels, as the copy in `table` when it holds an equal set (added otherwise).
+    pub fn share(self, table: &mut std::collections::HashSet<Labels>) -> Labels {
+        if let Some(shared) = table.get(&self) {
+            return shared.clone();
+        }
+        table.insert(self.clone());
+        self
     }
 
     fn find(&self, key: &str) -> Result<usize, usize> {
@@ -97,20 +118,21 @@ impl Labels {
     /// Sets `key` to `values`, replacing what it had.
     pub fn insert(&mut self, key: &str, values: LabelValues) {
         match self.find(key) {
-            Ok(i) => self.0[i].1 = values,
-            Err(i) => self.0.insert(i, (intern(key), values)),
+            Ok(i) => Arc::make_mut(&mut self.0)[i].1 = values,
+            Err(i) => Arc::make_mut(&mut self.0).insert(i, (intern(key), values)),
         }
     }
 
     /// Sets `key` to `values` unless it has a value already.
     pub fn insert_absent(&mut self, key: &str, values: LabelValues) {
         if let Err(i) = self.find(key) {
-            self.0.insert(i, (intern(key), values));
+            Arc::make_mut(&mut self.0).insert(i, (intern(key), values));
         }
     }
 
     pub fn remove(&mut self, key: &str) -> Option<LabelValues> {
-        self.find(key).ok().map(|i| self.0.remove(i).1)
+        let i = self.find(key).ok()?;
+        Some(Arc::make_mut(&mut self.0).remove(i).1)
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&Arc<str>, &LabelValues)> {
@@ -119,7 +141,9 @@ impl Labels {
 
     /// Gives back the room left over from building.
     pub fn shrink_to_fit(&mut self) {
-        self.0.shrink_to_fit();
+        if let Some(labels) = Arc::get_mut(&mut self.0) {
+            labels.shrink_to_fit();
+        }
     }
 }
 
@@ -290,11 +314,11 @@ fn taint_list(list: Option<&Node>, source: &Arc<SourceFile>, startup: bool) -> V
         .iter()
         .filter(|t| t.as_map().is_some())
         .map(|t| PoolTaint {
-            taint: TaintSpec {
-                key: text(t.get("key")),
-                value: text(t.get("value")),
-                effect: text(t.get("effect")),
-            },
+            taint: TaintSpec::new(
+                &text(t.get("key")),
+                &text(t.get("value")),
+                &text(t.get("effect")),
+            ),
             loc: Some(loc(source, t.span)),
             startup,
         })
@@ -321,11 +345,7 @@ fn template_labels(tmpl: Option<&Node>) -> Labels {
 /// The control-plane taint kubeadm applies when `nodeRegistration.taints` is omitted.
 fn kubeadm_default_taint() -> PoolTaint {
     PoolTaint {
-        taint: TaintSpec {
-            key: "node-role.kubernetes.io/control-plane".to_string(),
-            value: String::new(),
-            effect: "NoSchedule".to_string(),
-        },
+        taint: TaintSpec::new("node-role.kubernetes.io/control-plane", "", "NoSchedule"),
         loc: None,
         startup: false,
     }
@@ -595,11 +615,7 @@ fn eksctl_taints(node: Option<&Node>, source: &Arc<SourceFile>) -> Vec<PoolTaint
             let raw = text(Some(v));
             let (value, effect) = raw.rsplit_once(':').unwrap_or((raw.as_str(), ""));
             PoolTaint {
-                taint: TaintSpec {
-                    key: k.text().unwrap_or("").to_string(),
-                    value: value.to_string(),
-                    effect: effect.to_string(),
-                },
+                taint: TaintSpec::new(k.text().unwrap_or(""), value, effect),
                 loc: Some(loc(source, k.span.cover(v.span))),
                 startup: false,
             }
@@ -637,11 +653,7 @@ pub fn parse_taint_spec(spec: &str) -> Result<TaintSpec, String> {
     if !errs.is_empty() {
         return Err(format!("invalid taint spec: {spec}, {}", errs.join("; ")));
     }
-    Ok(TaintSpec {
-        key: key.to_string(),
-        value: value.to_string(),
-        effect: effect.to_string(),
-    })
+    Ok(TaintSpec::new(key, value, effect))
 }
 
 fn requirements(list: Option<&Node>) -> Vec<Requirement> {

@@ -254,7 +254,7 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
                     "      transient taint `{}` (node condition or lifecycle) ignored",
                     t.taint.display()
                 );
-            } else if t.taint.effect == "PreferNoSchedule"
+            } else if *t.taint.effect == *"PreferNoSchedule"
                 && first_tolerating(&tols, &t.taint, gate).is_none()
             {
                 let _ = writeln!(
@@ -262,7 +262,7 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
                     "      scores lower: untolerated PreferNoSchedule taint `{}`",
                     t.taint.display()
                 );
-            } else if t.taint.effect == "NoExecute" && reasons.is_empty() {
+            } else if *t.taint.effect == *"NoExecute" && reasons.is_empty() {
                 let _ = writeln!(
                     s,
                     "      NoExecute taint `{}`: {}",
@@ -278,11 +278,7 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
         "node.kubernetes.io/not-ready",
         "node.kubernetes.io/unreachable",
     ] {
-        let taint = TaintSpec {
-            key: key.to_string(),
-            value: String::new(),
-            effect: "NoExecute".to_string(),
-        };
+        let taint = TaintSpec::new(key, "", "NoExecute");
         let _ = writeln!(s, "  {key}:NoExecute — {}", eviction(&tols, &taint, gate));
     }
 }

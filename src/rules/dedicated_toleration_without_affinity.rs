@@ -277,7 +277,7 @@ fn matching_taint(
     pool.taints.iter().position(|pt| {
         !pt.startup
             && !is_transient_taint(&pt.taint.key)
-            && matches!(pt.taint.effect.as_str(), "NoSchedule" | "NoExecute")
+            && matches!(&*pt.taint.effect, "NoSchedule" | "NoExecute")
             && tolerates(
                 &t.tol(),
                 &TaintRef {

@@ -36,7 +36,7 @@ pub fn check_effect(
         };
         let tols = effective_tolerations(w);
         for pt in &pool.taints {
-            if pt.taint.effect != effect || is_transient_taint(&pt.taint.key) {
+            if *pt.taint.effect != *effect || is_transient_taint(&pt.taint.key) {
                 continue;
             }
             if first_tolerating(&tols, &pt.taint, gate).is_some() {

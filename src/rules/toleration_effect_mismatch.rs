@@ -47,7 +47,7 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                     continue;
                 }
                 seen.push(pt.taint.clone());
-                let consequence = match pt.taint.effect.as_str() {
+                let consequence = match &*pt.taint.effect {
                     "NoExecute" => "the taint still keeps the pod off these nodes and evicts it",
                     "NoSchedule" => "the taint still keeps the pod off these nodes",
                     _ => "the scheduler still prefers other nodes",

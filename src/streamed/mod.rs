@@ -82,7 +82,11 @@ pub struct Spilled {
     store: Store,
     /// One entry per file with results, sorted externally.
     index: Index,
-    nodes: Vec<(usize, NodeDecl)>,
+    /// Node declarations with their inputs' numbers (boxed: the inventory moves them out one
+    /// by one, so they are not held twice while it is built).
+    nodes: Vec<(usize, Box<NodeDecl>)>,
+    /// The label sets of the node declarations: copies of a template share one.
+    label_sets: std::collections::HashSet<crate::analysis::inventory::Labels>,
     relevant: Relevant,
     /// Inputs linted (not counting `--inventory` files).
     pub files: usize,
@@ -104,6 +108,7 @@ pub fn lint_spilled(
         store: Store::new(),
         index: Index::new(budget),
         nodes: Vec::new(),
+        label_sets: std::collections::HashSet::new(),
         relevant: Relevant::default(),
         files: 0,
         documents: 0,
@@ -144,7 +149,10 @@ pub fn lint_spilled(
             s.documents += documents;
             s.objects += objects;
         }
-        s.nodes.extend(nodes.into_iter().map(|n| (index, n)));
+        for mut n in nodes {
+            n.labels = std::mem::take(&mut n.labels).share(&mut s.label_sets);
+            s.nodes.push((index, Box::new(n)));
+        }
         s.relevant.merge(relevant);
         // Most files have nothing to report: they need no entry.
         if size == 0 {
@@ -266,13 +274,25 @@ pub fn finish_spilled(
         index,
         mut nodes,
         relevant,
+        label_sets,
         ..
     } = spilled;
+    drop(label_sets);
     nodes.sort_by_key(|(i, _)| *i);
-    let mut decls: Vec<NodeDecl> = nodes.into_iter().map(|(_, n)| n).collect();
-    decls.extend(opts.extra_nodes.iter().cloned());
+    let mut decls: Vec<Box<NodeDecl>> = nodes.into_iter().map(|(_, n)| n).collect();
+    decls.extend(opts.extra_nodes.iter().cloned().map(Box::new));
+    let declared = decls.len();
+    let t = std::time::Instant::now();
     let inventory = Inventory::build_for(decls, &relevant);
     let evaluator = Evaluator::new(&inventory, &relevant, &opts.settings);
+    crate::lint::timing(
+        &format!(
+            "inventory ({declared} node declarations, {} pools, {} classes)",
+            inventory.pools.len(),
+            evaluator.classes()
+        ),
+        t.elapsed(),
+    );
     let cross: Vec<_> = opts.rules.enabled_cross().collect();
     let is_pool_rule = |name: &str| name == pool_tolerated_by_nothing::META.name;
     let run = Run {

@@ -17,11 +17,7 @@ pub fn source() -> Arc<SourceFile> {
 }
 
 pub fn taint(key: &str, value: &str, effect: &str) -> TaintSpec {
-    TaintSpec {
-        key: key.to_string(),
-        value: value.to_string(),
-        effect: effect.to_string(),
-    }
+    TaintSpec::new(key, value, effect)
 }
 
 pub fn tol(key: &str, operator: &str, value: &str, effect: &str) -> WorkloadToleration {
