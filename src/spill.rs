@@ -173,10 +173,14 @@ fn read_at(
 }
 
 /// Where encoded records go: a buffer in memory up to `budget` bytes, then an unlinked
-/// temporary file (when one cannot be made, everything stays in memory).
+/// temporary file (when one cannot be made, everything stays in memory). Records bound for
+/// the file are gathered and written [`WRITE`] bytes at a time; a record not yet written is
+/// read from what is gathered.
 pub struct Store {
     buffer: Vec<u8>,
     file: Option<File>,
+    /// Records past the end of the file, not yet written (kept for good if a write fails).
+    pending: Vec<u8>,
     /// The file's path when it could not be unlinked while open.
     path: Option<std::path::PathBuf>,
     /// Bytes written to the file.
@@ -199,9 +203,12 @@ pub struct Slot {
 /// Bytes of encoded records a store keeps in memory before it moves to its file.
 pub const BUFFER: usize = 1 << 20;
 
+/// Bytes of records gathered before one write to the file.
+const WRITE: usize = 64 << 10;
+
 /// Bytes of results a run keeps as they are, unencoded, before it spills
 /// (`TAINTLINT_SPILL_BUDGET` overrides it: the tests set 0 to spill everything to disk).
-pub const DEFAULT_BUDGET: usize = 16 << 20;
+pub const DEFAULT_BUDGET: usize = 2 << 20;
 
 /// The run's budget (see [`DEFAULT_BUDGET`]).
 pub fn budget() -> usize {
@@ -217,6 +224,7 @@ impl Store {
         Store {
             buffer: Vec::new(),
             file: None,
+            pending: Vec::new(),
             path: None,
             on_disk: 0,
             disk_failed: false,
@@ -237,19 +245,29 @@ impl Store {
                 }
             }
             if let Some(file) = &mut self.file {
-                let offset = self.on_disk;
-                if file.write_all(bytes).is_ok() {
-                    self.on_disk += bytes.len() as u64;
-                    return Slot {
-                        in_file: true,
-                        offset,
-                        len: bytes.len(),
-                    };
+                let offset = self.on_disk + self.pending.len() as u64;
+                self.pending.extend_from_slice(bytes);
+                if self.pending.len() >= WRITE {
+                    if file.write_all(&self.pending).is_ok() {
+                        self.on_disk += self.pending.len() as u64;
+                        self.pending.clear();
+                    } else {
+                        // A failed write (disk full): the records already there stay
+                        // readable, the gathered ones stay where they are, and the rest
+                        // stays in memory.
+                        self.disk_failed = true;
+                    }
                 }
-                // A failed write (disk full): the records already there stay readable; the
-                // rest stays in memory.
-                self.disk_failed = true;
+                return Slot {
+                    in_file: true,
+                    offset,
+                    len: bytes.len(),
+                };
             }
+        }
+        if self.buffer.capacity() == 0 {
+            // The buffer's full size at once: grown by doubling, it could take twice that.
+            self.buffer.reserve_exact(self.budget.max(bytes.len()));
         }
         let offset = self.buffer.len() as u64;
         self.buffer.extend_from_slice(bytes);
@@ -268,6 +286,14 @@ impl Store {
                 .get(start..start + slot.len)
                 .map(<[u8]>::to_vec)
                 .ok_or_else(|| "record outside the spill buffer".to_string());
+        }
+        if slot.offset >= self.on_disk {
+            let start = usize::try_from(slot.offset - self.on_disk).map_err(|e| e.to_string())?;
+            return self
+                .pending
+                .get(start..start + slot.len)
+                .map(<[u8]>::to_vec)
+                .ok_or_else(|| "record outside the spill file".to_string());
         }
         let file = self
             .file
@@ -383,5 +409,31 @@ mod tests {
         assert_eq!(store.get(slots[1]).expect("read"), b"6789");
         let late = store.put(b"z");
         assert_eq!(store.get(late).expect("read"), b"z");
+    }
+
+    #[test]
+    fn records_read_back_whether_written_or_still_gathered() {
+        let mut store = Store::new();
+        store.budget = 0;
+        // Records of many sizes, past several writes; some are read back before the next
+        // write, some after.
+        let records: Vec<Vec<u8>> = (0..400usize)
+            .map(|i| vec![(i % 251) as u8; (i * 397) % 2000 + 1])
+            .collect();
+        let mut slots = Vec::new();
+        for r in &records {
+            let slot = store.put(r);
+            assert!(slot.in_file);
+            assert_eq!(&store.get(slot).expect("just put"), r);
+            slots.push(slot);
+        }
+        assert!(store.on_disk > 0, "some records were written");
+        assert!(
+            !store.pending.is_empty(),
+            "the last ones are still gathered"
+        );
+        for (slot, r) in slots.iter().zip(&records) {
+            assert_eq!(&store.get(*slot).expect("read"), r);
+        }
     }
 }
