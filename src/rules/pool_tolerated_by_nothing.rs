@@ -69,6 +69,15 @@ impl Usage {
         self.seen.extend(other.seen);
     }
 
+    /// Can more workloads change the report? Not once some workload other than a DaemonSet
+    /// was seen and every tainted pool is used.
+    pub fn settled(&self, inventory: &crate::analysis::crossref::Inventory) -> bool {
+        self.any
+            && inventory.pools.iter().enumerate().all(|(p, pool)| {
+                pool.blocking_taints().next().is_none() || self.used.get(p).copied().unwrap_or(true)
+            })
+    }
+
     pub fn report(&self, inventory: &crate::analysis::crossref::Inventory, out: &mut Vec<Finding>) {
         // Only meaningful when the run includes workloads other than node agents.
         if !self.any {

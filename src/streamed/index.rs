@@ -69,37 +69,40 @@ impl Index {
         let mut chunk = std::mem::take(&mut self.chunk);
         chunk.sort_by(by_name);
         let mut run = Vec::with_capacity(chunk.len().div_ceil(BLOCK));
+        let mut written = 0;
         for block in chunk.chunks(BLOCK) {
             let records: Option<Vec<Record>> = block.iter().map(Record::of).collect();
             match records.map(|r| spill::encode(&r)) {
                 Some(Ok(bytes)) => run.push(store.put(&bytes)),
-                // Never expected: spilled entries hold only slots and names.
-                _ => {
-                    self.kept.extend(chunk);
-                    self.runs.push(run);
-                    return;
-                }
+                // Never expected (spilled entries hold only slots and names): the entries
+                // not written stay in memory.
+                _ => break,
             }
+            written += block.len();
         }
+        self.kept.extend(chunk.into_iter().skip(written));
         self.runs.push(run);
     }
 
     /// Every entry in no particular order, a batch at a time: those in memory as they are,
-    /// those in runs read back.
+    /// those in runs read back; until `f` says it has seen enough (`Ok(false)`).
     pub fn for_each_batch(
         &self,
         store: &Store,
-        mut f: impl FnMut(&[Entry]) -> Result<(), String>,
+        mut f: impl FnMut(&[Entry]) -> Result<bool, String>,
     ) -> Result<(), String> {
-        f(&self.chunk)?;
-        f(&self.kept)?;
+        if !f(&self.kept)? || !f(&self.chunk)? {
+            return Ok(());
+        }
         for run in &self.runs {
             for blocks in run.chunks(8) {
                 let mut batch = Vec::with_capacity(blocks.len() * BLOCK);
                 for &slot in blocks {
                     batch.extend(read_block(store, slot)?);
                 }
-                f(&batch)?;
+                if !f(&batch)? {
+                    return Ok(());
+                }
             }
         }
         Ok(())
@@ -279,7 +282,7 @@ mod tests {
             index
                 .for_each_batch(&store, |batch| {
                     seen += batch.len();
-                    Ok(())
+                    Ok(true)
                 })
                 .unwrap();
             assert_eq!(seen, n);
@@ -292,6 +295,23 @@ mod tests {
                 .collect();
             assert_eq!(got, expected, "budget {budget}, {n} entries");
         }
+    }
+
+    #[test]
+    fn a_pass_over_every_entry_stops_when_asked() {
+        let mut store = Store::new();
+        let mut index = Index::new(0);
+        for (name, i) in names(100) {
+            index.push(entry(&name, i), &mut store);
+        }
+        let mut batches = 0;
+        index
+            .for_each_batch(&store, |_| {
+                batches += 1;
+                Ok(batches < 3)
+            })
+            .unwrap();
+        assert_eq!(batches, 3);
     }
 
     #[test]

@@ -340,7 +340,8 @@ pub fn finish_spilled(
                     },
                 )?;
             usage.merge(part);
-            Ok(())
+            // Once every tainted pool is used, the other workloads need not be read.
+            Ok(!usage.settled(&inventory))
         })?;
         let mut found = Vec::new();
         usage.report(&inventory, &mut found);
