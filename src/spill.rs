@@ -280,20 +280,10 @@ impl Store {
 
     pub fn get(&self, slot: Slot) -> Result<Vec<u8>, String> {
         if !slot.in_file {
-            let start = usize::try_from(slot.offset).map_err(|e| e.to_string())?;
-            return self
-                .buffer
-                .get(start..start + slot.len)
-                .map(<[u8]>::to_vec)
-                .ok_or_else(|| "record outside the spill buffer".to_string());
+            return copy_out(&self.buffer, slot.offset, slot.len);
         }
         if slot.offset >= self.on_disk {
-            let start = usize::try_from(slot.offset - self.on_disk).map_err(|e| e.to_string())?;
-            return self
-                .pending
-                .get(start..start + slot.len)
-                .map(<[u8]>::to_vec)
-                .ok_or_else(|| "record outside the spill file".to_string());
+            return copy_out(&self.pending, slot.offset - self.on_disk, slot.len);
         }
         let file = self
             .file
@@ -304,6 +294,15 @@ impl Store {
             .map_err(|e| format!("cannot read the spill file: {e}"))?;
         Ok(bytes)
     }
+}
+
+/// The `len` bytes at `start` of records held in memory.
+fn copy_out(bytes: &[u8], start: u64, len: usize) -> Result<Vec<u8>, String> {
+    let start = usize::try_from(start).map_err(|e| e.to_string())?;
+    bytes
+        .get(start..start.saturating_add(len))
+        .map(<[u8]>::to_vec)
+        .ok_or_else(|| "a record outside the spilled bytes".to_string())
 }
 
 impl Default for Store {

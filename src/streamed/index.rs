@@ -262,6 +262,16 @@ mod tests {
             .collect()
     }
 
+    /// An index of `n` entries with everything spilled.
+    fn spilled(n: usize) -> (Store, Index) {
+        let mut store = Store::new();
+        let mut index = Index::new(0);
+        for (name, i) in names(n) {
+            index.push(entry(&name, i), &mut store);
+        }
+        (store, index)
+    }
+
     #[test]
     fn merges_runs_and_memory_in_order() {
         for (budget, n) in [(0, 0), (0, 1), (0, 7), (0, 8), (0, 1000), (1 << 24, 1000)] {
@@ -299,11 +309,7 @@ mod tests {
 
     #[test]
     fn a_pass_over_every_entry_stops_when_asked() {
-        let mut store = Store::new();
-        let mut index = Index::new(0);
-        for (name, i) in names(100) {
-            index.push(entry(&name, i), &mut store);
-        }
+        let (store, index) = spilled(100);
         let mut batches = 0;
         index
             .for_each_batch(&store, |_| {
@@ -316,11 +322,7 @@ mod tests {
 
     #[test]
     fn small_budgets_write_runs() {
-        let mut store = Store::new();
-        let mut index = Index::new(0);
-        for (name, i) in names(100) {
-            index.push(entry(&name, i), &mut store);
-        }
+        let (_store, index) = spilled(100);
         assert_eq!(index.runs.len(), 12);
         assert_eq!(index.chunk.len(), 4);
     }
