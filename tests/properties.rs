@@ -332,6 +332,7 @@ proptest! {
                 name: NODE_NAMES[i].to_string(),
                 is_node: true,
                 labels: labels.iter().map(|(k, v)| (k, v.clone())).collect(),
+                self_labels: &[],
                 taints: taints
                     .iter()
                     .map(|t| PoolTaint { taint: t.clone(), loc: None, startup: false })

@@ -265,5 +265,22 @@ fn karpenter_startup_taints_need_no_toleration() {
         .filter(|f| f["rule"] == "unschedulable-workload")
         .map(|f| f["object"]["name"].as_str().unwrap())
         .collect();
-    assert_eq!(unschedulable, ["gpu-etl"], "{all:#?}");
+    assert_eq!(unschedulable, ["gpu-etl", "pinned-typo"], "{all:#?}");
+}
+
+#[test]
+fn karpenter_nodes_carry_their_nodepool_name() {
+    // `karpenter.sh/nodepool` is the NodePool's name on its nodes, whatever the template says.
+    let all = findings(&run("karpenter").1);
+    let pinned: Vec<&Value> = all
+        .iter()
+        .filter(|f| f["object"]["name"] == "pinned" || f["object"]["name"] == "pinned-typo")
+        .collect();
+    assert_eq!(pinned.len(), 1, "{pinned:#?}");
+    let message = pinned[0]["message"].as_str().unwrap();
+    assert_eq!(pinned[0]["object"]["name"], "pinned-typo");
+    assert!(
+        message.contains("didn't match the pod's node affinity/selector"),
+        "{message}"
+    );
 }

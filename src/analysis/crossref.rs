@@ -80,6 +80,8 @@ pub struct Pool {
     pub name: String,
     pub origin: &'static str,
     pub labels: Labels,
+    /// Label keys whose value is the pool's name (see `NodeDecl::self_labels`).
+    pub self_labels: &'static [&'static str],
     pub taints: Vec<PoolTaint>,
     pub unschedulable: bool,
     pub open_labels: bool,
@@ -99,11 +101,34 @@ impl Pool {
     }
 
     pub fn label(&self, key: &str) -> Option<LabelValues> {
+        if self.self_labels.contains(&key) {
+            // Not interned: pool names are many and each is looked up rarely.
+            return Some(LabelValues::OneOf(Box::new([Arc::from(
+                self.name.as_str(),
+            )])));
+        }
         match self.labels.get(key) {
             Some(v) => Some(v.clone()),
             None if self.open_labels && is_well_known_label(key) => Some(LabelValues::Any),
             None => None,
         }
+    }
+
+    /// Every label the pool's nodes carry, sorted by key: `labels` with the self labels.
+    pub fn all_labels(&self) -> Vec<(Arc<str>, LabelValues)> {
+        let mut all: Vec<(Arc<str>, LabelValues)> = self
+            .labels
+            .iter()
+            .filter(|(k, _)| !self.self_labels.iter().any(|s| *s == &***k))
+            .map(|(k, v)| (Arc::clone(k), v.clone()))
+            .collect();
+        for key in self.self_labels {
+            if let Some(values) = self.label(key) {
+                all.push((intern(key), values));
+            }
+        }
+        all.sort_by(|a, b| a.0.cmp(&b.0));
+        all
     }
 
     /// `NodePool gpu`, `node ml-1`, `p3.2xlarge (2 nodes)`.
@@ -173,6 +198,7 @@ impl Inventory {
                     name: d.name,
                     origin: d.origin,
                     labels: d.labels.share(&mut label_sets),
+                    self_labels: d.self_labels,
                     taints: d.taints,
                     unschedulable: d.unschedulable,
                     open_labels: d.open_labels,
@@ -252,6 +278,7 @@ impl Inventory {
                 name,
                 origin: "Node",
                 labels: labels.share(&mut label_sets),
+                self_labels: first.self_labels,
                 taints: first.taints,
                 unschedulable,
                 open_labels: false,
@@ -597,7 +624,7 @@ impl PoolClasses {
             Vec<&'a TaintSpec>,
             bool,
             bool,
-            Vec<(&'a str, &'a LabelValues)>,
+            Vec<(Arc<str>, LabelValues)>,
             &'a [String],
         );
         let mut index: HashMap<Key<'_>, u32> = HashMap::new();
@@ -608,10 +635,9 @@ impl PoolClasses {
                 pool.blocking_taints().map(|(_, t)| &t.taint).collect(),
                 pool.unschedulable,
                 pool.open_labels,
-                pool.labels
-                    .iter()
-                    .filter(|(k, _)| relevant.contains(&***k))
-                    .map(|(k, v)| (&**k, v))
+                pool.all_labels()
+                    .into_iter()
+                    .filter(|(k, _)| relevant.contains(&**k))
                     .collect(),
                 if fields { &pool.nodes } else { &[] },
             );
@@ -784,6 +810,14 @@ impl<'a> Evaluator<'a> {
     /// Classes of pools (pools that every workload judges alike).
     pub fn classes(&self) -> usize {
         self.classes.len()
+    }
+
+    /// Distinct scheduling signatures evaluated so far.
+    pub fn signatures(&self) -> usize {
+        self.cache
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .len()
     }
 
     pub fn new(inv: &'a Inventory, selected: &Relevant, settings: &Settings) -> Self {

@@ -167,6 +167,10 @@ pub struct NodeDecl {
     /// A real Node object (its name is a node name).
     pub is_node: bool,
     pub labels: Labels,
+    /// Label keys whose value is `name` (a NodePool's `karpenter.sh/nodepool`, a node
+    /// group's name labels). They are kept out of `labels`, which copies of one template then
+    /// share (see [`Labels::share`]); they take precedence over `labels`.
+    pub self_labels: &'static [&'static str],
     pub taints: Vec<PoolTaint>,
     pub unschedulable: bool,
     /// Well-known labels (`kubernetes.io/hostname`, zone, instance type...) that a template
@@ -364,15 +368,19 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
     let mut decl = |origin: &'static str,
                     name: String,
                     is_node: bool,
-                    mut labels: Labels,
+                    (mut labels, self_labels): (Labels, &'static [&'static str]),
                     taints: Vec<PoolTaint>,
                     at: Loc| {
+        for key in self_labels {
+            labels.remove(key);
+        }
         labels.shrink_to_fit();
         out.push(NodeDecl {
             origin,
             name,
             is_node,
             labels,
+            self_labels,
             taints,
             unschedulable: false,
             open_labels: !is_node,
@@ -384,7 +392,7 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
             let mut labels = Labels::new();
             label_map(object.labels, &mut labels);
             let taints = taint_list(node.path(&["spec", "taints"]), source, false);
-            decl("Node", name, true, labels, taints, obj_loc);
+            decl("Node", name, true, (labels, &[]), taints, obj_loc);
             if let Some(last) = out.last_mut() {
                 last.unschedulable = object.unschedulable.and_then(Node::text) == Some("true");
             }
@@ -415,7 +423,6 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
                     _ => continue,
                 }
             }
-            labels.insert("karpenter.sh/nodepool", LabelValues::one(&name));
             let spec = tmpl.and_then(|t| t.get("spec"));
             let mut taints = taint_list(spec.and_then(|s| s.get("taints")), source, false);
             taints.extend(taint_list(
@@ -423,7 +430,8 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
                 source,
                 true,
             ));
-            decl("NodePool", name, false, labels, taints, obj_loc);
+            let named: &[&str] = &["karpenter.sh/nodepool"];
+            decl("NodePool", name, false, (labels, named), taints, obj_loc);
         }
         ("ClusterConfig", "eksctl.io") => {
             for (list, origin) in [
@@ -434,13 +442,17 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
                     let ng_name = text(ng.get("name"));
                     let mut labels = Labels::new();
                     label_map(ng.get("labels"), &mut labels);
-                    labels.insert("alpha.eksctl.io/nodegroup-name", LabelValues::one(&ng_name));
-                    if origin == "eksctl managedNodeGroup" {
-                        labels.insert("eks.amazonaws.com/nodegroup", LabelValues::one(&ng_name));
-                    }
+                    let named: &[&str] = if origin == "eksctl managedNodeGroup" {
+                        &[
+                            "alpha.eksctl.io/nodegroup-name",
+                            "eks.amazonaws.com/nodegroup",
+                        ]
+                    } else {
+                        &["alpha.eksctl.io/nodegroup-name"]
+                    };
                     let taints = eksctl_taints(ng.get("taints"), source);
                     let at = loc(source, ng.get("name").map_or(ng.span, |n| n.span));
-                    decl(origin, ng_name, false, labels, taints, at);
+                    decl(origin, ng_name, false, (labels, named), taints, at);
                 }
             }
         }
@@ -471,7 +483,14 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
             } else {
                 node_name
             };
-            decl("kubeadm", pool_name, false, Labels::new(), taints, at);
+            decl(
+                "kubeadm",
+                pool_name,
+                false,
+                (Labels::new(), &[]),
+                taints,
+                at,
+            );
         }
         ("KubeletConfiguration", "kubelet.config.k8s.io") => {
             if let Some(list) = node.get("registerWithTaints") {
@@ -485,7 +504,7 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
                         name
                     },
                     false,
-                    Labels::new(),
+                    (Labels::new(), &[]),
                     taints,
                     at,
                 );
@@ -497,7 +516,7 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
                 "Cluster API Machine",
                 name,
                 false,
-                Labels::new(),
+                (Labels::new(), &[]),
                 taints,
                 obj_loc,
             );
@@ -515,7 +534,7 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
             } else {
                 "Cluster API MachineDeployment"
             };
-            decl(origin, name, false, labels, taints, obj_loc);
+            decl(origin, name, false, (labels, &[]), taints, obj_loc);
         }
         ("KubeadmConfigTemplate", "bootstrap.cluster.x-k8s.io") => {
             let reg = node.path(&[
@@ -531,7 +550,7 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
                     "KubeadmConfigTemplate",
                     name,
                     false,
-                    Labels::new(),
+                    (Labels::new(), &[]),
                     taints,
                     obj_loc,
                 );
@@ -550,7 +569,7 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
                 "KubeadmControlPlane",
                 name,
                 false,
-                Labels::new(),
+                (Labels::new(), &[]),
                 taints,
                 obj_loc,
             );
@@ -592,6 +611,7 @@ pub fn inventory_pools(pools: &Node, source: &Arc<SourceFile>) -> Vec<NodeDecl> 
             name: pool_name,
             is_node: false,
             labels,
+            self_labels: &[],
             taints,
             unschedulable: false,
             open_labels: true,

@@ -218,7 +218,8 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             };
             let dedicated = &pools[dp];
             let taint = &dedicated.taints[dt];
-            let label = dedicated.labels.iter().find_map(|(k, v)| match v {
+            let labels = dedicated.all_labels();
+            let label = labels.iter().find_map(|(k, v)| match v {
                 crate::analysis::inventory::LabelValues::OneOf(vs)
                     if vs.len() == 1 && !crate::analysis::inventory::is_well_known_label(k) =>
                 {

@@ -418,7 +418,13 @@ pub fn finish_spilled(
             out.slots.push(slot);
         }
     }
-    crate::lint::timing("files, cross-reference and output records", t.elapsed());
+    crate::lint::timing(
+        &format!(
+            "files, cross-reference and output records ({} signatures)",
+            evaluator.signatures()
+        ),
+        t.elapsed(),
+    );
     Ok(out)
 }
 

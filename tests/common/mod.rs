@@ -88,6 +88,7 @@ pub fn pool(name: &str, labels: &[(&str, &str)], taints: Vec<TaintSpec>, nodes: 
             .iter()
             .map(|(k, v)| (*k, LabelValues::one(v)))
             .collect(),
+        self_labels: &[],
         taints: taints
             .into_iter()
             .map(|taint| PoolTaint {
