@@ -226,13 +226,67 @@ enum Out {
 /// The sorted findings of a streamed run, spilled, with their counts.
 pub struct SpilledFindings {
     store: Store,
+    /// In output order: the first files' findings as they are, then records of findings of
+    /// consecutive files (one slot per file would grow with the run).
     slots: Vec<Out>,
+    /// Findings gathered for the next record (empty once the run is finished).
+    pending: Vec<Finding>,
+    /// Findings per record.
+    per_record: usize,
     pub errors: usize,
     pub warnings: usize,
     pub infos: usize,
 }
 
 impl SpilledFindings {
+    fn new(budget: usize) -> Self {
+        SpilledFindings {
+            store: Store::new(),
+            slots: Vec::new(),
+            pending: Vec::new(),
+            // Small records with a small budget, so that the tests cross many boundaries.
+            per_record: (budget / 16_384).clamp(4, 128),
+            errors: 0,
+            warnings: 0,
+            infos: 0,
+        }
+    }
+
+    /// Adds the next file's findings: kept as they are (`keep`, within the budget) or
+    /// gathered into the next record.
+    fn push(&mut self, mut findings: Vec<Finding>, keep: bool) {
+        for f in &findings {
+            match f.severity {
+                Severity::Error => self.errors += 1,
+                Severity::Warning => self.warnings += 1,
+                Severity::Info => self.infos += 1,
+            }
+        }
+        if keep {
+            self.flush();
+            self.slots.push(Out::Kept(findings));
+            return;
+        }
+        self.pending.append(&mut findings);
+        if self.pending.len() >= self.per_record {
+            self.flush();
+        }
+    }
+
+    /// Writes the gathered findings as one record (kept as they are if they cannot be).
+    fn flush(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let mut findings = std::mem::take(&mut self.pending);
+        trim_foreign_sources(&mut findings);
+        let out = match spill::encode(&findings) {
+            Ok(bytes) => Out::Spilled(self.store.put(&bytes)),
+            Err(_) => Out::Kept(findings),
+        };
+        self.slots.push(out);
+    }
+
     /// Is any finding at or above `severity`?
     pub fn any_at_least(&self, severity: Severity) -> bool {
         match severity {
@@ -372,16 +426,10 @@ pub fn finish_spilled(
         late: late_by_file,
     };
 
-    let mut out = SpilledFindings {
-        store: Store::new(),
-        slots: Vec::new(),
-        errors: 0,
-        warnings: 0,
-        infos: 0,
-    };
-    let t = std::time::Instant::now();
     // Half the budget for the output (the reports' part is mostly freed by now).
     let (budget, mut kept) = (spill::budget() / 2, 0usize);
+    let mut out = SpilledFindings::new(budget);
+    let t = std::time::Instant::now();
     loop {
         let batch: Vec<Group> = groups.by_ref().take(BATCH).collect::<Result<_, _>>()?;
         if batch.is_empty() {
@@ -398,26 +446,11 @@ pub fn finish_spilled(
             if findings.is_empty() {
                 continue;
             }
-            for f in &findings {
-                match f.severity {
-                    Severity::Error => out.errors += 1,
-                    Severity::Warning => out.warnings += 1,
-                    Severity::Info => out.infos += 1,
-                }
-            }
             kept += findings.len() * FINDING_SIZE;
-            let slot = if kept <= budget {
-                Out::Kept(findings)
-            } else {
-                trim_foreign_sources(&mut findings);
-                match spill::encode(&findings) {
-                    Ok(bytes) => Out::Spilled(out.store.put(&bytes)),
-                    Err(_) => Out::Kept(findings),
-                }
-            };
-            out.slots.push(slot);
+            out.push(findings, kept <= budget);
         }
     }
+    out.flush();
     crate::lint::timing(
         &format!(
             "files, cross-reference and output records ({} signatures)",
@@ -593,6 +626,62 @@ fn trim_foreign_sources(findings: &mut [Finding]) {
             if let Some(t) = trimmed.get(&(Arc::as_ptr(&r.source) as usize)) {
                 r.source = Arc::clone(t);
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn numbered(from: usize, n: usize) -> Vec<Finding> {
+        (from..from + n)
+            .map(|i| {
+                let severity = [Severity::Error, Severity::Warning, Severity::Info][i % 3];
+                Finding::new("unschedulable-workload", severity, format!("finding {i}"))
+            })
+            .collect()
+    }
+
+    /// Files' findings come back in the order they were added, whether kept, gathered into
+    /// records, or left over in the last record, and are counted by severity.
+    #[test]
+    fn output_records_keep_order_and_counts() {
+        for per_record in [1, 4, 7, 128] {
+            let mut out = SpilledFindings::new(0);
+            out.per_record = per_record;
+            let mut next = 0;
+            for (file, size) in [3, 1, 5, 2, 9, 4, 4, 1, 6].into_iter().enumerate() {
+                out.push(numbered(next, size), file < 2);
+                next += size;
+            }
+            out.flush();
+            assert!(out.pending.is_empty());
+            let mut seen = Vec::new();
+            out.each(&mut |f| {
+                seen.push(f.message.clone());
+                Ok(())
+            })
+            .expect("read back");
+            let want: Vec<String> = (0..next).map(|i| format!("finding {i}")).collect();
+            assert_eq!(seen, want, "{per_record} per record");
+            assert_eq!(
+                (out.errors, out.warnings, out.infos),
+                (12, 12, 11),
+                "{per_record} per record"
+            );
+            // Two kept files, then records of whole files with at least `per_record`
+            // findings each (the last one may have fewer).
+            let (mut records, mut gathered) = (0, 0);
+            for size in [5, 2, 9, 4, 4, 1, 6] {
+                gathered += size;
+                if gathered >= per_record {
+                    (records, gathered) = (records + 1, 0);
+                }
+            }
+            records += usize::from(gathered > 0);
+            assert_eq!(out.slots.len(), 2 + records, "{per_record} per record");
+            assert!(records < 7 || per_record == 1);
         }
     }
 }
