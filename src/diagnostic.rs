@@ -209,6 +209,40 @@ impl<'de> Deserialize<'de> for Finding {
 }
 
 impl Finding {
+    /// Roughly the bytes this finding holds in memory, its own text included (for the spill
+    /// budgets: a cross-reference finding with a dozen related places is ten times a plain
+    /// one).
+    pub fn approx_size(&self) -> usize {
+        // A heap block's bookkeeping and rounding.
+        const BLOCK: usize = 16;
+        let text = |s: &str| if s.is_empty() { 0 } else { s.len() + BLOCK };
+        let cow = |c: &Cow<'static, str>| match c {
+            Cow::Owned(s) => text(s),
+            Cow::Borrowed(_) => 0,
+        };
+        let labels = self.primary.iter().chain(&self.secondary);
+        std::mem::size_of::<Finding>()
+            + text(&self.message)
+            + self.help.as_ref().map_or(0, cow)
+            + labels.map(|l| cow(&l.text)).sum::<usize>()
+            + self.secondary.len() * std::mem::size_of::<Label>()
+            + self
+                .related
+                .iter()
+                .map(|r| std::mem::size_of::<Related>() + text(&r.message))
+                .sum::<usize>()
+            + self.field.as_deref().map_or(0, text)
+            + self.api_error.as_deref().map_or(0, text)
+            + self.fix.as_ref().map_or(0, |fix| {
+                text(&fix.title)
+                    + fix
+                        .edits
+                        .iter()
+                        .map(|e| std::mem::size_of::<Edit>() + text(&e.replacement))
+                        .sum::<usize>()
+            })
+    }
+
     pub fn new(rule: &'static str, severity: Severity, message: impl Into<String>) -> Self {
         Finding {
             rule,
@@ -331,6 +365,27 @@ pub fn sort_findings(findings: &mut [Finding]) {
 #[cfg(test)]
 mod sort_tests {
     use super::*;
+
+    #[test]
+    fn approx_size_counts_text_and_related_places() {
+        let plain = Finding::new("unschedulable-workload", Severity::Error, "m");
+        let base = plain.approx_size();
+        assert!(base >= std::mem::size_of::<Finding>());
+        let source = SourceFile::new("nodes.yaml", String::new());
+        let mut busy = plain.clone().help(format!("{:100}", "help"));
+        busy.message = "x".repeat(300);
+        for _ in 0..12 {
+            busy.related.push(Related {
+                source: Arc::clone(&source),
+                span: Span::default(),
+                message: "y".repeat(80),
+            });
+        }
+        let related = 12 * (std::mem::size_of::<Related>() + 80);
+        assert!(busy.approx_size() >= base + 300 + 100 + related);
+        // A fixed help text is borrowed: it costs nothing.
+        assert_eq!(plain.clone().help("fixed").approx_size(), base);
+    }
 
     #[test]
     fn sort_findings_is_the_stable_sort_by_key() {

@@ -721,7 +721,9 @@ impl Verdicts {
     }
 }
 
-type Signature = (
+/// What a workload's verdicts depend on: its tolerations, DaemonSet and host network (for
+/// the admission defaults), node selector and required affinity terms.
+pub type Signature = (
     Vec<(Arc<str>, Arc<str>, Arc<str>, Arc<str>)>,
     bool,
     bool,
@@ -729,7 +731,7 @@ type Signature = (
     Option<Arc<[Term]>>,
 );
 
-fn signature(w: &Workload) -> Signature {
+pub fn signature(w: &Workload) -> Signature {
     (
         w.tolerations
             .iter()

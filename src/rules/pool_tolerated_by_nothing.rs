@@ -1,5 +1,7 @@
 //! `pool-tolerated-by-nothing`: a tainted node pool that no linted workload can use.
 
+use crate::analysis::crossref::signature;
+use crate::analysis::inventory::Workload;
 use crate::diagnostic::{Finding, Severity};
 
 use super::{Category, CrossCtx, RuleMeta};
@@ -19,8 +21,7 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
     usage.report(ctx.inventory, out);
 }
 
-/// Which tainted pools some workload (other than a DaemonSet) uses, gathered over one or
-/// several batches of workloads (a streamed run sees them file by file).
+/// Which tainted pools some workload (other than a DaemonSet) uses.
 pub struct Usage {
     used: Vec<bool>,
     /// Some workload other than a DaemonSet was seen.
@@ -60,24 +61,6 @@ impl Usage {
         }
     }
 
-    /// Adds another batch's usage.
-    pub fn merge(&mut self, other: Usage) {
-        for (u, o) in self.used.iter_mut().zip(other.used) {
-            *u |= o;
-        }
-        self.any |= other.any;
-        self.seen.extend(other.seen);
-    }
-
-    /// Can more workloads change the report? Not once some workload other than a DaemonSet
-    /// was seen and every tainted pool is used.
-    pub fn settled(&self, inventory: &crate::analysis::crossref::Inventory) -> bool {
-        self.any
-            && inventory.pools.iter().enumerate().all(|(p, pool)| {
-                pool.blocking_taints().next().is_none() || self.used.get(p).copied().unwrap_or(true)
-            })
-    }
-
     pub fn report(&self, inventory: &crate::analysis::crossref::Inventory, out: &mut Vec<Finding>) {
         // Only meaningful when the run includes workloads other than node agents.
         if !self.any {
@@ -107,5 +90,42 @@ impl Usage {
             f.object = None;
             out.push(f);
         }
+    }
+}
+
+/// The workloads that decide which pools are used: one per scheduling signature and
+/// `nodeName`, DaemonSets left out. Workloads with one signature get one verdict, so these
+/// give [`Usage`] the same answer as all of them; a streamed run gathers them file by file
+/// instead of reading every workload back.
+#[derive(Default)]
+pub struct Users(std::collections::BTreeMap<UserKey, Workload>);
+
+type UserKey = (crate::analysis::crossref::Signature, Option<String>);
+
+impl Users {
+    pub fn add(&mut self, workloads: &[Workload]) {
+        for w in workloads.iter().filter(|w| !w.daemonset) {
+            let key = (signature(w), w.node_name.as_ref().map(|(n, _)| n.clone()));
+            self.0.entry(key).or_insert_with(|| w.clone());
+        }
+    }
+
+    pub fn merge(&mut self, other: Users) {
+        for (key, w) in other.0 {
+            self.0.entry(key).or_insert(w);
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// One workload per signature and `nodeName`, in no particular order.
+    pub fn into_workloads(self) -> Vec<Workload> {
+        self.0.into_values().collect()
     }
 }

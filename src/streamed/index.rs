@@ -84,30 +84,6 @@ impl Index {
         self.runs.push(run);
     }
 
-    /// Every entry in no particular order, a batch at a time: those in memory as they are,
-    /// those in runs read back; until `f` says it has seen enough (`Ok(false)`).
-    pub fn for_each_batch(
-        &self,
-        store: &Store,
-        mut f: impl FnMut(&[Entry]) -> Result<bool, String>,
-    ) -> Result<(), String> {
-        if !f(&self.kept)? || !f(&self.chunk)? {
-            return Ok(());
-        }
-        for run in &self.runs {
-            for blocks in run.chunks(8) {
-                let mut batch = Vec::with_capacity(blocks.len() * BLOCK);
-                for &slot in blocks {
-                    batch.extend(read_block(store, slot)?);
-                }
-                if !f(&batch)? {
-                    return Ok(());
-                }
-            }
-        }
-        Ok(())
-    }
-
     /// The entries sorted by name, then input order.
     pub fn into_sorted(self, store: &Store) -> Result<Sorted<'_>, String> {
         let mut memory = self.chunk;
@@ -288,14 +264,6 @@ mod tests {
                 index.push(e, &mut store);
             }
             expected.sort();
-            let mut seen = 0;
-            index
-                .for_each_batch(&store, |batch| {
-                    seen += batch.len();
-                    Ok(true)
-                })
-                .unwrap();
-            assert_eq!(seen, n);
             let sorted = index.into_sorted(&store).unwrap();
             let got: Vec<(String, usize, bool)> = sorted
                 .map(|e| {
@@ -305,19 +273,6 @@ mod tests {
                 .collect();
             assert_eq!(got, expected, "budget {budget}, {n} entries");
         }
-    }
-
-    #[test]
-    fn a_pass_over_every_entry_stops_when_asked() {
-        let (store, index) = spilled(100);
-        let mut batches = 0;
-        index
-            .for_each_batch(&store, |_| {
-                batches += 1;
-                Ok(batches < 3)
-            })
-            .unwrap();
-        assert_eq!(batches, 3);
     }
 
     #[test]

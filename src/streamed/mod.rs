@@ -17,12 +17,12 @@
 //! cross-reference rules run on them, its suppressions and the configuration's ignores are
 //! applied, its findings are sorted, and the result is set aside the same way, to be read
 //! back by the reporters one file at a time. `pool-tolerated-by-nothing`, the one rule that looks at all
-//! workloads at once, gathers its usage in a first pass over the workload records.
+//! workloads at once, needs one workload per distinct scheduling signature: those are kept
+//! as the files come (`Users`), so no workload is read back for it.
 //!
 //! The result is the one `lint::finish` computes over everything in memory (used by `--fix`,
 //! `explain` and the tests); `tests/streamed.rs` checks that both agree on the corpus.
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -88,6 +88,8 @@ pub struct Spilled {
     /// The label sets of the node declarations: copies of a template share one.
     label_sets: std::collections::HashSet<crate::analysis::inventory::Labels>,
     relevant: Relevant,
+    /// The workloads that decide which pools are used (see `Users`).
+    users: pool_tolerated_by_nothing::Users,
     /// Inputs linted (not counting `--inventory` files).
     pub files: usize,
     pub documents: usize,
@@ -110,6 +112,7 @@ pub fn lint_spilled(
         nodes: Vec::new(),
         label_sets: std::collections::HashSet::new(),
         relevant: Relevant::default(),
+        users: pool_tolerated_by_nothing::Users::default(),
         files: 0,
         documents: 0,
         objects: 0,
@@ -129,6 +132,8 @@ pub fn lint_spilled(
         }
         let nodes = std::mem::take(&mut report.nodes);
         let relevant = Relevant::of(&report.workloads);
+        let mut users = pool_tolerated_by_nothing::Users::default();
+        users.add(&report.workloads);
         let (documents, objects) = (report.documents, report.objects);
         // Reports stay as they are within the budget (`None`); past it they are encoded
         // (also `None` when they cannot be: a source with its text).
@@ -154,6 +159,7 @@ pub fn lint_spilled(
             s.nodes.push((index, Box::new(n)));
         }
         s.relevant.merge(relevant);
+        s.users.merge(users);
         // Most files have nothing to report: they need no entry.
         if size == 0 {
             return;
@@ -180,17 +186,20 @@ pub fn lint_spilled(
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// Roughly what a report holds in memory (for the budget; sizes measured on the corpus).
+/// Roughly what a report holds in memory (for the budget; workload and suppression sizes
+/// measured on the corpus).
 fn estimate(report: &FileReport) -> usize {
-    let items = report.findings.len() * FINDING_SIZE
+    let items = findings_size(&report.findings)
         + report.workloads.len() * 900
         + report.suppressions.len() * 200;
     // A file with nothing to report keeps no entry.
     if items == 0 { 0 } else { items + 200 }
 }
 
-/// Roughly what a finding holds in memory.
-const FINDING_SIZE: usize = 700;
+/// Roughly what these findings hold in memory.
+fn findings_size(findings: &[Finding]) -> usize {
+    findings.iter().map(Finding::approx_size).sum()
+}
 
 /// A report's two records, its workloads and the rest (`None`: nothing of that kind).
 type Records = (Option<Vec<u8>>, Option<Vec<u8>>);
@@ -329,6 +338,7 @@ pub fn finish_spilled(
         mut nodes,
         relevant,
         label_sets,
+        users,
         ..
     } = spilled;
     drop(label_sets);
@@ -357,8 +367,8 @@ pub fn finish_spilled(
         opts,
     };
 
-    // Findings that belong to no spilled file or join one: the pool rule's (after a first
-    // pass over every workload), the configuration's, and the late ones.
+    // Findings that belong to no spilled file or join one: the pool rule's, the
+    // configuration's, and the late ones.
     let mut loose: BTreeMap<Arc<str>, Vec<Finding>> = BTreeMap::new();
     let t = std::time::Instant::now();
     if cross.iter().any(|(m, _)| is_pool_rule(m.name))
@@ -367,43 +377,24 @@ pub fn finish_spilled(
             .iter()
             .any(|p| p.blocking_taints().next().is_some())
     {
+        // The verdicts depend on the signature only: one workload per signature (and
+        // `nodeName`) answers for all, and no workload is read back.
+        let users = users.into_workloads();
+        let eval = evaluator.evaluate(&users);
         let mut usage = pool_tolerated_by_nothing::Usage::new(&inventory);
-        index.for_each_batch(&store, |batch| {
-            let part = batch
-                .par_iter()
-                .filter(|e| !e.inventory_only)
-                .try_fold(
-                    || pool_tolerated_by_nothing::Usage::new(&inventory),
-                    |mut usage, e| {
-                        let workloads = workloads_of(&store, e)?;
-                        let eval = evaluator.evaluate(&workloads);
-                        usage.add(&CrossCtx {
-                            inventory: &inventory,
-                            workloads: &workloads,
-                            eval: &eval,
-                            settings: &opts.settings,
-                        });
-                        Ok::<_, String>(usage)
-                    },
-                )
-                .try_reduce(
-                    || pool_tolerated_by_nothing::Usage::new(&inventory),
-                    |mut a, b| {
-                        a.merge(b);
-                        Ok(a)
-                    },
-                )?;
-            usage.merge(part);
-            // Once every tainted pool is used, the other workloads need not be read.
-            Ok(!usage.settled(&inventory))
-        })?;
+        usage.add(&CrossCtx {
+            inventory: &inventory,
+            workloads: &users,
+            eval: &eval,
+            settings: &opts.settings,
+        });
         let mut found = Vec::new();
         usage.report(&inventory, &mut found);
         for f in found {
             loose.entry(Arc::clone(&f.file)).or_default().push(f);
         }
     }
-    crate::lint::timing("pool usage pass", t.elapsed());
+    crate::lint::timing("pool usage", t.elapsed());
     for f in opts
         .config_findings
         .iter()
@@ -446,7 +437,7 @@ pub fn finish_spilled(
             if findings.is_empty() {
                 continue;
             }
-            kept += findings.len() * FINDING_SIZE;
+            kept += findings_size(&findings);
             out.push(findings, kept <= budget);
         }
     }
@@ -579,20 +570,6 @@ impl Run<'_> {
             crate::diagnostic::sort_findings(&mut findings);
         }
         Ok(findings)
-    }
-}
-
-/// An entry's workloads: read back, or borrowed from a kept report.
-fn workloads_of<'a>(store: &Store, e: &'a Entry) -> Result<Cow<'a, [Workload]>, String> {
-    match &e.content {
-        Content::Spilled {
-            workloads: Some(slot),
-            ..
-        } => spill::decode::<Vec<Workload>>(&store.get(*slot)?).map(Cow::Owned),
-        Content::Spilled {
-            workloads: None, ..
-        } => Ok(Cow::Borrowed(&[])),
-        Content::Kept(report) => Ok(Cow::Borrowed(&report.workloads)),
     }
 }
 
