@@ -563,7 +563,12 @@ fn load_error_finding(
     if !opts.rules.is_enabled(meta.name) {
         return None;
     }
-    let at = err.offset().min(source.text.len());
+    let mut at = err.offset().min(source.text.len());
+    if let LoadError::Syntax { message, .. } = err
+        && message.contains("tab")
+    {
+        at = offending_tab(&source.text, at);
+    }
     let end = source.text[at..]
         .chars()
         .next()
@@ -574,6 +579,32 @@ fn load_error_finding(
             .help(help)
             .in_file(source),
     )
+}
+
+/// The tab a tab error is about. The parser marks where it was when it gave up: right after
+/// an indenting tab (`tabs disallowed within this context`), or at the start of the plain
+/// scalar a tab cut short (`while scanning a plain scalar, found a tab`), possibly lines
+/// before it. `at` itself when no tab is near.
+fn offending_tab(text: &str, at: usize) -> usize {
+    let bytes = text.as_bytes();
+    if at > 0 && bytes.get(at - 1) == Some(&b'\t') {
+        return at - 1;
+    }
+    if bytes.get(at) == Some(&b'\t') {
+        return at;
+    }
+    // The scalar continues until the tab: look a few lines ahead.
+    let window = &bytes[at..bytes.len().min(at + 4096)];
+    let mut lines = 0;
+    for (i, &b) in window.iter().enumerate() {
+        match b {
+            b'\t' => return at + i,
+            b'\n' if lines == 8 => break,
+            b'\n' => lines += 1,
+            _ => {}
+        }
+    }
+    at
 }
 
 impl Default for LintOptions {

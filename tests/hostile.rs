@@ -648,3 +648,39 @@ fn fast_path_top_level_block_scalar_over_markers() {
 fn fast_path_hides_indented_non_key_line() {
     fast_equals_full("fast-path-hides-indented-non-key-line.fuzz");
 }
+
+/// A tab error points at the tab: right before where the parser stopped (an indenting tab),
+/// or lines after it (a plain scalar the tab cut short).
+#[test]
+fn tab_errors_point_at_the_tab() {
+    let cases: &[(&str, &str, (u64, u64))] = &[
+        (
+            "indent.yaml",
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  tolerations:\n\t- key: a\n",
+            (7, 1),
+        ),
+        (
+            "scalar.yaml",
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  tolerations:\n  - key: dedicated\n\toperator: Exists\n",
+            (8, 1),
+        ),
+    ];
+    for (name, text, (line, column)) in cases {
+        let run = lint_beside_good(name, text.as_bytes(), "yaml-syntax-error");
+        let found = run.json["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["file"] == *name)
+            .unwrap();
+        assert!(
+            found["message"].as_str().unwrap().contains("tab"),
+            "{found}"
+        );
+        assert_eq!(
+            (found["line"].as_u64(), found["column"].as_u64()),
+            (Some(*line), Some(*column)),
+            "{name}: {found}"
+        );
+    }
+}
