@@ -152,7 +152,10 @@ pub enum Reason {
 
 #[derive(Default)]
 pub struct Inventory {
-    pub pools: Vec<Pool>,
+    /// Boxed: a pool takes the place of the declaration it is built from as that is freed,
+    /// so a large inventory is not held twice while it is built (see `build_for`).
+    #[allow(clippy::vec_box)]
+    pub pools: Vec<Box<Pool>>,
     /// (pool, taint) indices by taint key: tolerations with a key only match taints with it.
     by_key: HashMap<String, Vec<(usize, usize)>>,
     /// The pools of each Node object, by node name (one, unless a name is declared twice).
@@ -194,7 +197,7 @@ impl Inventory {
         for d in decls {
             if !d.is_node {
                 let d = *d;
-                pools.push(Pool {
+                pools.push(Box::new(Pool {
                     name: d.name,
                     origin: d.origin,
                     labels: d.labels.share(&mut label_sets),
@@ -204,7 +207,7 @@ impl Inventory {
                     open_labels: d.open_labels,
                     nodes: Vec::new(),
                     loc: d.loc,
-                });
+                }));
                 continue;
             }
             let mut taints: Vec<TaintSpec> = d
@@ -274,7 +277,7 @@ impl Inventory {
                     labels.insert(HOSTNAME, LabelValues::OneOf(hosts.into()));
                 }
             }
-            pools.push(Pool {
+            pools.push(Box::new(Pool {
                 name,
                 origin: "Node",
                 labels: labels.share(&mut label_sets),
@@ -284,14 +287,20 @@ impl Inventory {
                 open_labels: false,
                 nodes,
                 loc: first.loc,
-            });
+            }));
         }
         pools.sort_by(|a, b| (&a.name, a.origin).cmp(&(&b.name, b.origin)));
-        Inventory::from_pools(pools)
+        Inventory::from_boxed(pools)
     }
 
     /// An inventory of these pools, as given.
     pub fn from_pools(pools: Vec<Pool>) -> Self {
+        Inventory::from_boxed(pools.into_iter().map(Box::new).collect())
+    }
+
+    // Boxed on purpose (see `pools`).
+    #[allow(clippy::vec_box)]
+    fn from_boxed(pools: Vec<Box<Pool>>) -> Self {
         let mut by_key: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
         for (p, pool) in pools.iter().enumerate() {
             for (t, taint) in pool.taints.iter().enumerate() {
@@ -324,7 +333,7 @@ impl Inventory {
             .get(key)
             .into_iter()
             .flatten()
-            .map(|&(p, t)| (&self.pools[p], &self.pools[p].taints[t]))
+            .map(|&(p, t)| (&*self.pools[p], &self.pools[p].taints[t]))
     }
 
     /// (pool, taint) indices of the taints with this key.
@@ -343,13 +352,14 @@ impl Inventory {
     pub fn all_taints(&self) -> impl Iterator<Item = (&Pool, &PoolTaint)> {
         self.pools
             .iter()
-            .flat_map(|p| p.taints.iter().map(move |t| (p, t)))
+            .flat_map(|p| p.taints.iter().map(move |t| (&**p, t)))
     }
 
     pub fn node_pool(&self, node: &str) -> Option<&Pool> {
         self.node_pools(node)
             .first()
             .and_then(|&p| self.pools.get(p))
+            .map(|p| &**p)
     }
 
     /// Indices of the pools with a Node object of this name.
@@ -617,7 +627,7 @@ pub struct PoolClasses {
 
 impl PoolClasses {
     /// The classes of these pools for workloads that select on `selected`.
-    pub fn new(pools: &[Pool], selected: &Relevant) -> Self {
+    pub fn new(pools: &[Box<Pool>], selected: &Relevant) -> Self {
         let relevant = &selected.keys;
         let fields = selected.fields;
         type Key<'a> = (

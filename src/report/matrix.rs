@@ -78,7 +78,7 @@ fn table(o: &Outcome) -> String {
         return n;
     }
     let headers: Vec<String> = std::iter::once("WORKLOAD".to_string())
-        .chain(o.inventory.pools.iter().map(Pool::title))
+        .chain(o.inventory.pools.iter().map(|p| p.title()))
         .collect();
     let body: Vec<Vec<String>> = rows(o)
         .into_iter()

@@ -58,7 +58,7 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
 
 /// How many pools reject the DaemonSet, and `pool (reasons)` for the first few.
 fn missed_pools(
-    pools: &[crate::analysis::crossref::Pool],
+    pools: &[Box<crate::analysis::crossref::Pool>],
     w: &crate::analysis::inventory::Workload,
     fits: &crate::analysis::crossref::Verdicts,
 ) -> (usize, Vec<String>) {

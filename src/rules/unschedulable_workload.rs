@@ -63,7 +63,7 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
 /// Every pool of a class fails alike (see `PoolClasses`): the first failing filter is found
 /// once per class, on its first pool, and counted for all of its pools.
 fn describe(
-    pools: &[Pool],
+    pools: &[Box<Pool>],
     classes: &PoolClasses,
     w: &crate::analysis::inventory::Workload,
     fits: &crate::analysis::crossref::Verdicts,

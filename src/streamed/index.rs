@@ -3,10 +3,12 @@
 //! A run has one entry per file with anything to report (its name and where its records
 //! are), and the output is sorted by name. A list of every entry would grow with the corpus,
 //! so the index is sorted externally: entries gather in a chunk, which, when full, is sorted
-//! and written to the spill store as a run of small blocks. At the end the runs are merged,
-//! one block of each in memory at a time, with what is still in memory. Entries that hold a
-//! report as it is (within the budget, or a source with its text) are never written; the
-//! budget bounds them.
+//! and written to the spill store as a run of small blocks. Whenever [`FAN`] runs of one size
+//! have gathered, they are merged into one longer run, so that the runs stay few (a few
+//! dozen for millions of entries) and each entry is rewritten once per level. At the end the
+//! runs are merged, one block of each in memory at a time, with what is still in memory.
+//! Entries that hold a report as it is (within the budget, or a source with its text) are
+//! never written; the budget bounds them.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -19,6 +21,9 @@ use crate::spill::{self, Slot, Store};
 
 /// Entries in one block of a run.
 const BLOCK: usize = 64;
+
+/// Runs of one level merged into one run of the next.
+const FAN: usize = 8;
 
 /// An entry as written in a run.
 #[derive(Serialize, Deserialize)]
@@ -37,8 +42,9 @@ pub(super) struct Index {
     chunk_size: usize,
     /// Entries holding a report as it is.
     kept: Vec<Entry>,
-    /// Sorted runs, each a list of blocks.
-    runs: Vec<Vec<Slot>>,
+    /// Sorted runs, each a list of blocks, with its level (how many merges made it): levels
+    /// never increase along the list.
+    runs: Vec<(u32, Vec<Slot>)>,
 }
 
 impl Index {
@@ -81,7 +87,27 @@ impl Index {
             written += block.len();
         }
         self.kept.extend(chunk.into_iter().skip(written));
-        self.runs.push(run);
+        self.runs.push((0, run));
+        self.compact(store);
+    }
+
+    /// Merges the last [`FAN`] runs into one while they have one level.
+    fn compact(&mut self, store: &mut Store) {
+        while self.runs.len() >= FAN {
+            let tail = self.runs.len() - FAN;
+            let level = self.runs[tail].0;
+            if self.runs[tail..].iter().any(|(l, _)| *l != level) {
+                return;
+            }
+            let blocks: Vec<Vec<Slot>> = self.runs[tail..].iter().map(|(_, r)| r.clone()).collect();
+            // A run that cannot be read back or written stays as it is: merging is only
+            // to hold fewer blocks at the end.
+            let Ok(merged) = merge_runs(blocks, store) else {
+                return;
+            };
+            self.runs.truncate(tail);
+            self.runs.push((level + 1, merged));
+        }
     }
 
     /// The entries sorted by name, then input order.
@@ -93,22 +119,15 @@ impl Index {
             blocks: Vec::new().into_iter(),
             entries: memory.into_iter(),
         }];
-        sources.extend(self.runs.into_iter().map(|run| Source {
+        sources.extend(self.runs.into_iter().map(|(_, run)| Source {
             blocks: run.into_iter(),
             entries: Vec::new().into_iter(),
         }));
-        let mut sorted = Sorted {
+        Ok(Sorted {
             store,
-            fronts: Vec::with_capacity(sources.len()),
-            heads: BinaryHeap::with_capacity(sources.len()),
-            sources,
+            merge: Merge::new(sources, store)?,
             failed: false,
-        };
-        for at in 0..sorted.sources.len() {
-            sorted.fronts.push(None);
-            sorted.advance(at)?;
-        }
-        Ok(sorted)
+        })
     }
 }
 
@@ -154,20 +173,31 @@ struct Source {
     entries: std::vec::IntoIter<Entry>,
 }
 
-/// The sorted entries: a merge of the runs and what stayed in memory.
-pub(super) struct Sorted<'a> {
-    store: &'a Store,
+/// Merges sorted sources; the store is passed to each step, so a merge can write to the
+/// store it reads from (see [`merge_runs`]).
+struct Merge {
     sources: Vec<Source>,
     /// Each source's next entry.
     fronts: Vec<Option<Entry>>,
     /// The fronts' sort keys and sources, smallest first.
     heads: BinaryHeap<Reverse<(Arc<str>, usize, usize)>>,
-    failed: bool,
 }
 
-impl Sorted<'_> {
+impl Merge {
+    fn new(sources: Vec<Source>, store: &Store) -> Result<Self, String> {
+        let mut merge = Merge {
+            fronts: (0..sources.len()).map(|_| None).collect(),
+            heads: BinaryHeap::with_capacity(sources.len()),
+            sources,
+        };
+        for at in 0..merge.sources.len() {
+            merge.advance(at, store)?;
+        }
+        Ok(merge)
+    }
+
     /// Moves source `at` to its next entry.
-    fn advance(&mut self, at: usize) -> Result<(), String> {
+    fn advance(&mut self, at: usize, store: &Store) -> Result<(), String> {
         let Some(source) = self.sources.get_mut(at) else {
             return Ok(());
         };
@@ -175,9 +205,7 @@ impl Sorted<'_> {
             Some(e) => Some(e),
             None => match source.blocks.next() {
                 Some(slot) => {
-                    source.entries = read_block(self.store, slot)?
-                        .collect::<Vec<_>>()
-                        .into_iter();
+                    source.entries = read_block(store, slot)?.collect::<Vec<_>>().into_iter();
                     source.entries.next()
                 }
                 None => None,
@@ -192,9 +220,57 @@ impl Sorted<'_> {
         Ok(())
     }
 
+    fn peek_name(&self) -> Option<&Arc<str>> {
+        self.heads.peek().map(|Reverse((name, _, _))| name)
+    }
+
+    fn next(&mut self, store: &Store) -> Result<Option<Entry>, String> {
+        let Some(Reverse((_, _, at))) = self.heads.pop() else {
+            return Ok(None);
+        };
+        let entry = self.fronts.get_mut(at).and_then(Option::take);
+        self.advance(at, store)?;
+        Ok(entry)
+    }
+}
+
+/// Merges these runs into one, written to `store` block by block.
+fn merge_runs(runs: Vec<Vec<Slot>>, store: &mut Store) -> Result<Vec<Slot>, String> {
+    let sources = runs
+        .into_iter()
+        .map(|run| Source {
+            blocks: run.into_iter(),
+            entries: Vec::new().into_iter(),
+        })
+        .collect();
+    let mut merge = Merge::new(sources, store)?;
+    let mut merged = Vec::new();
+    loop {
+        let mut block = Vec::with_capacity(BLOCK);
+        while block.len() < BLOCK {
+            match merge.next(store)? {
+                Some(e) => block.push(Record::of(&e).ok_or("an index entry was not spilled")?),
+                None => break,
+            }
+        }
+        if block.is_empty() {
+            return Ok(merged);
+        }
+        merged.push(store.put(&spill::encode(&block).map_err(|e| e.to_string())?));
+    }
+}
+
+/// The sorted entries: a merge of the runs and what stayed in memory.
+pub(super) struct Sorted<'a> {
+    store: &'a Store,
+    merge: Merge,
+    failed: bool,
+}
+
+impl Sorted<'_> {
     /// The name of the next entry.
     pub fn peek_name(&self) -> Option<&Arc<str>> {
-        self.heads.peek().map(|Reverse((name, _, _))| name)
+        self.merge.peek_name()
     }
 }
 
@@ -205,13 +281,13 @@ impl Iterator for Sorted<'_> {
         if self.failed {
             return None;
         }
-        let Reverse((_, _, at)) = self.heads.pop()?;
-        let entry = self.fronts.get_mut(at).and_then(Option::take);
-        if let Err(e) = self.advance(at) {
-            self.failed = true;
-            return Some(Err(e));
+        match self.merge.next(self.store) {
+            Ok(entry) => entry.map(Ok),
+            Err(e) => {
+                self.failed = true;
+                Some(Err(e))
+            }
         }
-        entry.map(Ok)
     }
 }
 
@@ -278,7 +354,32 @@ mod tests {
     #[test]
     fn small_budgets_write_runs() {
         let (_store, index) = spilled(100);
-        assert_eq!(index.runs.len(), 12);
+        // 12 runs of 8 entries: the first 8 merged into one.
+        let levels: Vec<u32> = index.runs.iter().map(|(l, _)| *l).collect();
+        assert_eq!(levels, [1, 0, 0, 0, 0]);
         assert_eq!(index.chunk.len(), 4);
+    }
+
+    #[test]
+    fn runs_stay_few() {
+        // 1,250 runs of 8 entries: 1250 = 2*512 + 3*64 + 4*8 + 2, in base 8.
+        let (store, index) = spilled(10_000);
+        let levels: Vec<u32> = index.runs.iter().map(|(l, _)| *l).collect();
+        assert_eq!(levels, [3, 3, 2, 2, 2, 1, 1, 1, 1, 0, 0]);
+        let blocks: usize = index.runs.iter().map(|(_, r)| r.len()).sum();
+        // Merged runs are written in full blocks: 4,096 entries in 64, 512 in 8, 64 in 1;
+        // a run of 8 entries is one short block.
+        assert_eq!(blocks, 2 * 64 + 3 * 8 + 4 + 2);
+        let sorted: Vec<(String, usize)> = index
+            .into_sorted(&store)
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                (e.name.to_string(), e.index)
+            })
+            .collect();
+        let mut expected = names(10_000);
+        expected.sort();
+        assert_eq!(sorted, expected);
     }
 }
