@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """taintlint's benchmark (issue 7), run by hand, never by CI.
 
-    python3 bench/run.py [--runs 5] [--work DIR] [--skip-scaling] [--skip-formats] [--skip-xref]
-                         [--skip-peer]
+    python3 bench/run.py [--runs 5] [--work DIR] [--scale 1,2,4] [--skip-scaling]
+                         [--skip-formats] [--skip-xref] [--skip-peer]
 
 It builds the release binary and the `parse_reference` example (a bare saphyr-parser event
 pass over the same files), generates the corpora it needs under --work (default
 target/bench): the ~160 MB corpus from ../shared/bench/gen_big.py (needs PyYAML; installed
 into a throwaway venv under --work when missing), its 2x and 4x variants, and the
-cross-reference corpus of bench/gen_xref.py. It prints medians of --runs runs, the
+cross-reference corpus of bench/gen_xref.py. `--scale 1,2,4,8` adds an 8x corpus to the
+scaling series (about 950 MB of YAML; its generation takes minutes and 2.4 GB of disk). It prints medians of --runs runs, the
 taintlint/reference time ratio, MB/s, documents/s and peak RSS (/usr/bin/time -v), the
 scaling series, time and peak RSS of every output format, a single-small-file startup
 time, and Checkov's Kubernetes framework on a subset as the peer a user would otherwise
@@ -99,6 +100,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--work", default=os.path.join(ROOT, "target", "bench"))
+    ap.add_argument("--scale", default="1,2,4",
+                    help="corpus multiples of the scaling series (1x = gen_big.py's defaults)")
     ap.add_argument("--skip-scaling", action="store_true")
     ap.add_argument("--skip-xref", action="store_true")
     ap.add_argument("--skip-peer", action="store_true")
@@ -119,9 +122,9 @@ def main():
         print("\n## scaling (2 threads)")
         print("| corpus | MB | seconds | s per 100 MB | peak RSS |")
         print("|---|---:|---:|---:|---:|")
-        for name, ns, nb in (("corpus-1x", 9000, 1000), ("corpus-2x", 18000, 2000),
-                             ("corpus-4x", 36000, 4000)):
-            path = corpus(a.work, name, ns, nb)
+        for k in (int(x) for x in a.scale.split(",")):
+            name = f"corpus-{k}x"
+            path = corpus(a.work, name, 9000 * k, 1000 * k)
             nbytes, _ = size_and_docs(path)
             secs, rss = median_run([BIN, "check", path, "--format", "json", "--threads", "2",
                                     "--isolated"], max(1, a.runs // 2))

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use crate::analysis::inventory::Place;
 use crate::diagnostic::{Finding, Severity};
 use crate::load::walk::Entry;
 use crate::load::yaml::{Limits, LoadError};
@@ -208,9 +209,9 @@ impl FileReport {
             }
         }
         for n in &self.nodes {
-            span(n.loc.span, &mut offsets);
+            span(n.loc.span(), &mut offsets);
             for t in n.taints.iter().filter_map(|t| t.loc.as_ref()) {
-                span(t.span, &mut offsets);
+                span(t.span(), &mut offsets);
             }
         }
         for s in &self.suppressions {
@@ -237,9 +238,11 @@ impl FileReport {
             relink(&mut w.source);
         }
         for n in &mut self.nodes {
-            relink(&mut n.loc.source);
-            for t in n.taints.iter_mut().filter_map(|t| t.loc.as_mut()) {
-                relink(&mut t.source);
+            let taints = n.taints.iter_mut().filter_map(|t| t.loc.as_mut());
+            for place in std::iter::once(&mut n.loc).chain(taints) {
+                if let Place::Here(loc) = place {
+                    relink(&mut loc.source);
+                }
             }
         }
         for s in &mut self.suppressions {

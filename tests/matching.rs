@@ -325,3 +325,37 @@ fn pool_users_are_distinct_signatures() {
         1
     );
 }
+
+/// A place stored in the spill store reads back as the same file and position; one that
+/// cannot be read back gives nothing and makes the inventory report the failure.
+#[test]
+fn stored_places_read_back() {
+    use std::sync::{Arc, Mutex};
+    use taintlint::analysis::crossref::{Inventory, SourceRecord, StoredPlaces};
+    use taintlint::analysis::inventory::Place;
+    use taintlint::load::{SourceFile, Span};
+    use taintlint::spill::{Store, encode};
+
+    let text = "kind: NodePool\nmetadata:\n  name: gpu\n".to_string();
+    let full = SourceFile::new("pools/gpu.yaml", text);
+    let span = Span::new(33, 36);
+    let lite = full.lite(vec![span.start, span.end]);
+    let mut store = Store::new();
+    let slot = store.put(&encode(&SourceRecord(lite)).unwrap());
+
+    let mut inventory = Inventory::from_pools(vec![pool("gpu", &[], Vec::new(), &[])]);
+    inventory.set_places(StoredPlaces {
+        store: Arc::new(store),
+        files: vec![slot],
+        failed: Mutex::new(None),
+    });
+    let loc = inventory.loc(&Place::Stored { file: 0, span }).unwrap();
+    assert_eq!(&*loc.source.name, "pools/gpu.yaml");
+    assert_eq!(loc.span, span);
+    let at = loc.source.position(span.start);
+    assert_eq!((at.line, at.column), (3, 9));
+    assert_eq!(inventory.failure(), None);
+
+    assert!(inventory.loc(&Place::Stored { file: 7, span }).is_none());
+    assert!(inventory.failure().is_some());
+}

@@ -14,7 +14,7 @@ use proptest::sample::select;
 use common::{pool, req, source, taint, term, tol, workload};
 use taintlint::analysis::crossref::{Evaluation, Inventory, Pool, effective_tolerations, evaluate};
 use taintlint::analysis::inventory::{
-    LabelValues, Loc, NodeDecl, PoolTaint, Requirement, TaintSpec, Term, Workload,
+    LabelValues, Loc, NodeDecl, Place, PoolTaint, Requirement, TaintSpec, Term, Workload,
     WorkloadToleration,
 };
 use taintlint::analysis::matching::{TaintRef, Tol, tolerates};
@@ -339,7 +339,7 @@ proptest! {
                     .collect(),
                 unschedulable: *unschedulable,
                 open_labels: false,
-                loc: Loc { source: source(), span: Span::default() },
+                loc: Place::Here(Loc { source: source(), span: Span::default() }),
             })
             .collect();
         let inventory = Inventory::build(decls.clone(), &workloads);

@@ -5,11 +5,13 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::analysis::inventory::{
-    LabelValues, Labels, Loc, NodeDecl, POOL_NAME_LABELS, PoolTaint, Requirement, TaintSpec, Term,
-    Workload, WorkloadToleration, is_well_known_label,
+    LabelValues, Labels, Loc, NodeDecl, POOL_NAME_LABELS, Place, PoolTaint, Requirement, TaintSpec,
+    Term, Workload, WorkloadToleration, is_well_known_label,
 };
 use crate::analysis::matching::{TaintRef, Tol, tolerates};
+use crate::load::SourceFile;
 use crate::settings::Settings;
+use crate::spill::{Slot, Store};
 use crate::util::intern;
 use std::sync::Arc;
 
@@ -87,7 +89,8 @@ pub struct Pool {
     pub open_labels: bool,
     /// Names of the Node objects in the pool (empty for templates).
     pub nodes: Vec<String>,
-    pub loc: Loc,
+    /// Where it is declared (see [`Inventory::loc`]).
+    pub loc: Place,
 }
 
 impl Pool {
@@ -160,7 +163,22 @@ pub struct Inventory {
     by_key: HashMap<String, Vec<(usize, usize)>>,
     /// The pools of each Node object, by node name (one, unless a name is declared twice).
     by_node: HashMap<String, Vec<usize>>,
+    /// The stored sources of [`Place::Stored`] places, and where they are.
+    places: Option<StoredPlaces>,
 }
+
+/// The sources of a streamed run's node declarations, stored as they came (see [`Place`]).
+pub struct StoredPlaces {
+    pub store: Arc<Store>,
+    /// The record of each file's source.
+    pub files: Vec<Slot>,
+    /// The first failure to read one back: the run cannot be trusted after it.
+    pub failed: std::sync::Mutex<Option<String>>,
+}
+
+/// A source as a record of its own (a lite source: name and recorded positions).
+#[derive(serde::Serialize, serde::Deserialize)]
+pub struct SourceRecord(#[serde(with = "crate::spill::source")] pub Arc<SourceFile>);
 
 impl Inventory {
     /// Groups Node objects with identical taints, cordon state and relevant labels; every
@@ -320,7 +338,50 @@ impl Inventory {
             pools,
             by_key,
             by_node,
+            places: None,
         }
+    }
+
+    /// Where the stored places of the pools are to be read back from.
+    pub fn set_places(&mut self, places: StoredPlaces) {
+        self.places = Some(places);
+    }
+
+    /// The place, read back from the store when stored. `None` when it cannot be; then
+    /// [`Inventory::failure`] says why.
+    pub fn loc(&self, place: &Place) -> Option<Loc> {
+        let (file, span) = match place {
+            Place::Here(loc) => return Some(loc.clone()),
+            Place::Stored { file, span } => (*file, *span),
+        };
+        let places = self.places.as_ref()?;
+        let read = places
+            .files
+            .get(file as usize)
+            .ok_or_else(|| "a place outside the inventory's files".to_string())
+            .and_then(|&slot| places.store.get(slot))
+            .and_then(|bytes| crate::spill::decode::<SourceRecord>(&bytes));
+        match read {
+            Ok(SourceRecord(source)) => Some(Loc { source, span }),
+            Err(e) => {
+                places
+                    .failed
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .get_or_insert(e);
+                None
+            }
+        }
+    }
+
+    /// Why a stored place could not be read back, if one could not.
+    pub fn failure(&self) -> Option<String> {
+        self.places.as_ref().and_then(|p| {
+            p.failed
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .clone()
+        })
     }
 
     pub fn is_empty(&self) -> bool {

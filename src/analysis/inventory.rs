@@ -18,6 +18,28 @@ pub struct Loc {
     pub span: Span,
 }
 
+/// Where a node declaration (or one of its taints) is: the place itself, or, in a streamed
+/// run, its file's positions stored in the spill store and read back only when a finding
+/// names the place (`Inventory::loc`). A large inventory then keeps no source per file.
+#[derive(Clone, Debug)]
+pub enum Place {
+    Here(Loc),
+    /// `file`: the number of the stored source in the inventory's table.
+    Stored {
+        file: u32,
+        span: Span,
+    },
+}
+
+impl Place {
+    pub fn span(&self) -> Span {
+        match self {
+            Place::Here(loc) => loc.span,
+            Place::Stored { span, .. } => *span,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct TaintSpec {
     pub key: Arc<str>,
@@ -59,7 +81,7 @@ impl TaintSpec {
 #[derive(Clone, Debug)]
 pub struct PoolTaint {
     pub taint: TaintSpec,
-    pub loc: Option<Loc>,
+    pub loc: Option<Place>,
     /// Karpenter `startupTaints`: pods need not tolerate them.
     pub startup: bool,
 }
@@ -176,7 +198,7 @@ pub struct NodeDecl {
     /// Well-known labels (`kubernetes.io/hostname`, zone, instance type...) that a template
     /// does not constrain exist with some value on its nodes.
     pub open_labels: bool,
-    pub loc: Loc,
+    pub loc: Place,
 }
 
 #[derive(
@@ -305,11 +327,11 @@ fn text(n: Option<&Node>) -> String {
     }
 }
 
-fn loc(source: &Arc<SourceFile>, span: Span) -> Loc {
-    Loc {
+fn loc(source: &Arc<SourceFile>, span: Span) -> Place {
+    Place::Here(Loc {
         source: Arc::clone(source),
         span,
-    }
+    })
 }
 
 fn taint_list(list: Option<&Node>, source: &Arc<SourceFile>, startup: bool) -> Vec<PoolTaint> {
@@ -370,7 +392,7 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
                     is_node: bool,
                     (mut labels, self_labels): (Labels, &'static [&'static str]),
                     taints: Vec<PoolTaint>,
-                    at: Loc| {
+                    at: Place| {
         for key in self_labels {
             labels.remove(key);
         }

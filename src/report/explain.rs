@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 use std::io::Write;
 
-use crate::analysis::crossref::{Pool, Reason, effective_tolerations, first_tolerating};
+use crate::analysis::crossref::{Inventory, Pool, Reason, effective_tolerations, first_tolerating};
 use crate::analysis::inventory::{TaintSpec, Workload};
 use crate::cli::ExplainArgs;
 use crate::lint::Outcome;
@@ -102,14 +102,18 @@ fn select(outcome: &Outcome, args: &ExplainArgs) -> Result<Vec<usize>, ToolError
     Ok(found)
 }
 
-fn reason_text(pool: &Pool, r: &Reason) -> String {
+fn reason_text(inventory: &Inventory, pool: &Pool, r: &Reason) -> String {
     match r {
         Reason::Taint(i) => {
             let t = &pool.taints[*i];
-            let at = t.loc.as_ref().map_or(String::new(), |l| {
-                let p = l.source.position(l.span.start);
-                format!(" — `{}` at {}:{}", t.taint.display(), l.source.name, p.line)
-            });
+            let at = t
+                .loc
+                .as_ref()
+                .and_then(|p| inventory.loc(p))
+                .map_or(String::new(), |l| {
+                    let p = l.source.position(l.span.start);
+                    format!(" — `{}` at {}:{}", t.taint.display(), l.source.name, p.line)
+                });
             format!(
                 "node(s) had untolerated taint {}{at}",
                 t.taint.scheduler_form()
@@ -229,17 +233,14 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
     let ok = fits.iter().filter(|r| r.is_empty()).count();
     let _ = writeln!(s, "\nNode pools: {ok} of {} can run this pod", pools.len());
     for (pool, reasons) in pools.iter().zip(fits.iter()) {
-        let p = pool.loc.source.position(pool.loc.span.start);
         let mark = if reasons.is_empty() { "✓" } else { "✗" };
-        let _ = writeln!(
-            s,
-            "  {mark} {} — {}:{}",
-            pool.title(),
-            pool.loc.source.name,
-            p.line
-        );
+        let at = outcome.inventory.loc(&pool.loc).map_or(String::new(), |l| {
+            let p = l.source.position(l.span.start);
+            format!(" — {}:{}", l.source.name, p.line)
+        });
+        let _ = writeln!(s, "  {mark} {}{at}", pool.title());
         for r in reasons {
-            let _ = writeln!(s, "      {}", reason_text(pool, r));
+            let _ = writeln!(s, "      {}", reason_text(&outcome.inventory, pool, r));
         }
         for t in &pool.taints {
             if t.startup {

@@ -256,9 +256,9 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             .help(help)
             .field(t.path.to_string())
             .in_file(&w.source);
-            if let Some(loc) = &taint.loc {
+            if let Some(loc) = taint.loc.as_ref().and_then(|p| ctx.inventory.loc(p)) {
                 f.related.push(Related {
-                    source: loc.source.clone(),
+                    source: loc.source,
                     span: loc.span,
                     message: format!("taint `{}`", taint.taint.display()),
                 });

@@ -61,9 +61,9 @@ pub fn check_effect(
                 ))
                 .field(format!("{}.nodeName", w.spec_path))
                 .in_file(&w.source);
-            if let Some(loc) = &pt.loc {
+            if let Some(loc) = pt.loc.as_ref().and_then(|p| ctx.inventory.loc(p)) {
                 f.related.push(Related {
-                    source: loc.source.clone(),
+                    source: loc.source,
                     span: loc.span,
                     message: format!("taint `{}` of node {node}", pt.taint.display()),
                 });

@@ -84,9 +84,13 @@ impl Usage {
                 taints.join(", ")
             ),
         )
-        .primary(pool.loc.span, "unused pool")
-        .help("the workloads meant for it are elsewhere, or their tolerations do not match these taints")
-        .in_file(&pool.loc.source);
+        .primary(pool.loc.span(), "unused pool")
+        .help("the workloads meant for it are elsewhere, or their tolerations do not match these taints");
+            // Not read back: the run fails (`Inventory::failure`).
+            let Some(loc) = inventory.loc(&pool.loc) else {
+                continue;
+            };
+            f = f.in_file(&loc.source);
             f.object = None;
             out.push(f);
         }

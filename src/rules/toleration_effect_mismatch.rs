@@ -71,9 +71,9 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                 ))
                 .field(t.path.to_string())
                 .in_file(&w.source);
-                if let Some(loc) = &pt.loc {
+                if let Some(loc) = pt.loc.as_ref().and_then(|p| ctx.inventory.loc(p)) {
                     f.related.push(Related {
-                        source: loc.source.clone(),
+                        source: loc.source,
                         span: loc.span,
                         message: format!("taint `{}`", pt.taint.display()),
                     });

@@ -65,9 +65,9 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                         pt.taint.display(),
                         pool.title()
                     ));
-                    if let Some(loc) = &pt.loc {
+                    if let Some(loc) = pt.loc.as_ref().and_then(|p| ctx.inventory.loc(p)) {
                         f.related.push(Related {
-                            source: loc.source.clone(),
+                            source: loc.source,
                             span: loc.span,
                             message: format!("taint `{}`", pt.taint.display()),
                         });

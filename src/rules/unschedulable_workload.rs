@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::analysis::crossref::{Pool, PoolClasses, Reason};
+use crate::analysis::crossref::{Inventory, PoolClasses, Reason};
 use crate::diagnostic::{Finding, Related, Severity};
 
 use super::{Category, CrossCtx, RuleMeta};
@@ -30,7 +30,7 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         }
         // Identical workloads share their verdicts: build the message once per verdicts.
         let (detail, selector_only, related) = ctx.eval.memo.get_or(META.name, fits, "", || {
-            describe(pools, &ctx.eval.classes, w, fits)
+            describe(ctx.inventory, &ctx.eval.classes, w, fits)
         });
         let span = if selector_only {
             w.selector_span.unwrap_or(w.anchor)
@@ -63,11 +63,12 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
 /// Every pool of a class fails alike (see `PoolClasses`): the first failing filter is found
 /// once per class, on its first pool, and counted for all of its pools.
 fn describe(
-    pools: &[Box<Pool>],
+    inventory: &Inventory,
     classes: &PoolClasses,
     w: &crate::analysis::inventory::Workload,
     fits: &crate::analysis::crossref::Verdicts,
 ) -> (String, bool, Vec<Related>) {
+    let pools = &inventory.pools;
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     // Per class: the first failing filter, a taint given by its place among the blocking ones.
     let mut first: Vec<Option<First>> = Vec::with_capacity(classes.len());
@@ -121,20 +122,17 @@ fn describe(
                     continue;
                 };
                 (
-                    t.loc.clone(),
+                    t.loc.as_ref(),
                     format!("taint `{}` of {}", t.taint.display(), pool.title()),
                 )
             }
             First::Selector => (
-                Some(pool.loc.clone()),
+                Some(&pool.loc),
                 format!("{} has no matching labels", pool.title()),
             ),
-            First::Unschedulable => (
-                Some(pool.loc.clone()),
-                format!("{} is cordoned", pool.title()),
-            ),
+            First::Unschedulable => (Some(&pool.loc), format!("{} is cordoned", pool.title())),
         };
-        if let Some(loc) = loc {
+        if let Some(loc) = loc.and_then(|p| inventory.loc(p)) {
             related.push(Related {
                 source: loc.source,
                 span: loc.span,

@@ -31,8 +31,8 @@ use std::sync::{Arc, Mutex};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::crossref::{Evaluator, Inventory, Relevant};
-use crate::analysis::inventory::{NodeDecl, Workload};
+use crate::analysis::crossref::{Evaluator, Inventory, Relevant, SourceRecord, StoredPlaces};
+use crate::analysis::inventory::{NodeDecl, Place, Workload};
 use crate::diagnostic::{Finding, Severity};
 use crate::lint::{FileReport, Input, LintOptions, lint_one};
 use crate::report::FindingSource;
@@ -85,6 +85,8 @@ pub struct Spilled {
     /// Node declarations with their inputs' numbers (boxed: the inventory moves them out one
     /// by one, so they are not held twice while it is built).
     nodes: Vec<(usize, Box<NodeDecl>)>,
+    /// The stored source of each file with node declarations (see `Place::Stored`).
+    places: Vec<spill::Slot>,
     /// The label sets of the node declarations: copies of a template share one.
     label_sets: std::collections::HashSet<crate::analysis::inventory::Labels>,
     relevant: Relevant,
@@ -110,6 +112,7 @@ pub fn lint_spilled(
         store: Store::new(),
         index: Index::new(budget),
         nodes: Vec::new(),
+        places: Vec::new(),
         label_sets: std::collections::HashSet::new(),
         relevant: Relevant::default(),
         users: pool_tolerated_by_nothing::Users::default(),
@@ -130,7 +133,9 @@ pub fn lint_spilled(
         if inventory_only {
             report.workloads.clear();
         }
-        let nodes = std::mem::take(&mut report.nodes);
+        let mut nodes = std::mem::take(&mut report.nodes);
+        // The declarations' sources, encoded here (outside the lock), stored below.
+        let sources = encode_places(&nodes);
         let relevant = Relevant::of(&report.workloads);
         let mut users = pool_tolerated_by_nothing::Users::default();
         users.add(&report.workloads);
@@ -153,6 +158,9 @@ pub fn lint_spilled(
             s.files += 1;
             s.documents += documents;
             s.objects += objects;
+        }
+        if let Some((source, bytes)) = sources {
+            store_places(&mut nodes, &source, s.store.put(&bytes), &mut s.places);
         }
         for mut n in nodes {
             n.labels = std::mem::take(&mut n.labels).share(&mut s.label_sets);
@@ -184,6 +192,45 @@ pub fn lint_spilled(
     shared
         .into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The source the node declarations of one file point into, encoded as a record of its
+/// own; `None` without declarations, or when the source cannot be encoded (one with its
+/// text, as stdin's: then the places stay as they are).
+fn encode_places(nodes: &[NodeDecl]) -> Option<(Arc<crate::load::SourceFile>, Vec<u8>)> {
+    let source = nodes.iter().find_map(|n| match &n.loc {
+        Place::Here(loc) => Some(Arc::clone(&loc.source)),
+        Place::Stored { .. } => None,
+    })?;
+    let bytes = spill::encode(&SourceRecord(Arc::clone(&source))).ok()?;
+    Some((source, bytes))
+}
+
+/// Points the places of `nodes` in `source` at its record, stored at `slot`, so that the run
+/// keeps no source per file with node declarations.
+fn store_places(
+    nodes: &mut [NodeDecl],
+    source: &Arc<crate::load::SourceFile>,
+    slot: spill::Slot,
+    places: &mut Vec<spill::Slot>,
+) {
+    let Ok(file) = u32::try_from(places.len()) else {
+        return;
+    };
+    places.push(slot);
+    for n in nodes {
+        let taints = n.taints.iter_mut().filter_map(|t| t.loc.as_mut());
+        for place in std::iter::once(&mut n.loc).chain(taints) {
+            if let Place::Here(loc) = place
+                && Arc::ptr_eq(&loc.source, source)
+            {
+                *place = Place::Stored {
+                    file,
+                    span: loc.span,
+                };
+            }
+        }
+    }
 }
 
 /// Roughly what a report holds in memory (for the budget; workload and suppression sizes
@@ -339,15 +386,24 @@ pub fn finish_spilled(
         relevant,
         label_sets,
         users,
+        places,
         ..
     } = spilled;
+    // The inventory reads its stored places back from the store while the files are worked
+    // on: both share it.
+    let store = Arc::new(store);
     drop(label_sets);
     nodes.sort_by_key(|(i, _)| *i);
     let mut decls: Vec<Box<NodeDecl>> = nodes.into_iter().map(|(_, n)| n).collect();
     decls.extend(opts.extra_nodes.iter().cloned().map(Box::new));
     let declared = decls.len();
     let t = std::time::Instant::now();
-    let inventory = Inventory::build_for(decls, &relevant);
+    let mut inventory = Inventory::build_for(decls, &relevant);
+    inventory.set_places(StoredPlaces {
+        store: Arc::clone(&store),
+        files: places,
+        failed: Mutex::new(None),
+    });
     let evaluator = Evaluator::new(&inventory, &relevant, &opts.settings);
     crate::lint::timing(
         &format!(
@@ -442,6 +498,11 @@ pub fn finish_spilled(
         }
     }
     out.flush();
+    if let Some(e) = inventory.failure() {
+        return Err(format!(
+            "cannot read back where a node pool is declared: {e}"
+        ));
+    }
     crate::lint::timing(
         &format!(
             "files, cross-reference and output records ({} signatures)",

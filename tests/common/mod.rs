@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use taintlint::analysis::crossref::Pool;
 use taintlint::analysis::inventory::{
-    LabelValues, Loc, PoolTaint, Requirement, TaintSpec, Term, Workload, WorkloadToleration,
+    LabelValues, Loc, Place, PoolTaint, Requirement, TaintSpec, Term, Workload, WorkloadToleration,
 };
 use taintlint::diagnostic::ObjectId;
 use taintlint::load::{SourceFile, Span};
@@ -100,6 +100,6 @@ pub fn pool(name: &str, labels: &[(&str, &str)], taints: Vec<TaintSpec>, nodes: 
         unschedulable: false,
         open_labels: false,
         nodes: nodes.iter().map(|n| (*n).to_string()).collect(),
-        loc,
+        loc: Place::Here(loc),
     }
 }
