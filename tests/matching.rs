@@ -292,37 +292,38 @@ fn match_fields_are_checked_node_by_node() {
     assert!(selector_matches(&w, &two));
 }
 
-/// The pool rule's users: one workload per scheduling signature and `nodeName`, without
-/// DaemonSets; a file's users merged into the run's.
+/// The pool rule's users: one workload per scheduling signature, DaemonSets left out, and
+/// the node names workloads are bound to; a file's users merged into the run's.
 #[test]
-fn pool_users_are_distinct_signatures() {
+fn pool_users_are_distinct_signatures_and_nodes() {
     use taintlint::rules::pool_tolerated_by_nothing::Users;
     let gpu = || workload(vec![tol("gpu", "Exists", "", "NoSchedule")]);
-    let mut bound = gpu();
-    bound.node_name = Some(("gpu-1".to_string(), Default::default()));
-    let mut agent = gpu();
+    let bound_to = |node: &str| {
+        let mut w = gpu();
+        w.node_name = Some((node.to_string(), Default::default()));
+        w
+    };
+    let mut agent = bound_to("agent-node");
     agent.daemonset = true;
     let mut spot = gpu();
     spot.node_selector = vec![("capacity".into(), "spot".into())];
 
     let mut file = Users::default();
-    file.add(&[gpu(), gpu(), agent.clone(), bound.clone()]);
+    file.add(&[gpu(), gpu(), agent.clone(), bound_to("gpu-1")]);
     assert_eq!(
-        file.len(),
-        2,
-        "two gpu workloads are one, the DaemonSet is left out"
+        (file.signatures(), file.bound()),
+        (1, 1),
+        "the DaemonSet is left out"
     );
     let mut run = Users::default();
-    run.add(&[gpu(), agent]);
+    run.add(&[gpu(), agent, bound_to("gpu-2")]);
     run.merge(file);
-    assert_eq!(run.len(), 2);
-    run.add(&[spot, bound]);
-    assert_eq!(run.len(), 3, "another selector is another signature");
-    let workloads = run.into_workloads();
-    assert!(workloads.iter().all(|w| !w.daemonset));
+    assert_eq!((run.signatures(), run.bound()), (1, 2));
+    run.add(&[spot, bound_to("gpu-1")]);
     assert_eq!(
-        workloads.iter().filter(|w| w.node_name.is_some()).count(),
-        1
+        (run.signatures(), run.bound()),
+        (2, 2),
+        "another selector is another signature"
     );
 }
 

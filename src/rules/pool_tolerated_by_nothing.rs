@@ -1,8 +1,9 @@
 //! `pool-tolerated-by-nothing`: a tainted node pool that no linted workload can use.
 
-use crate::analysis::crossref::signature;
+use crate::analysis::crossref::{Evaluator, Inventory, signature};
 use crate::analysis::inventory::Workload;
 use crate::diagnostic::{Finding, Severity};
+use crate::settings::Settings;
 
 use super::{Category, CrossCtx, RuleMeta};
 
@@ -45,18 +46,22 @@ impl Usage {
                 continue;
             }
             self.any = true;
-            // A pod bound with `nodeName` to one of its nodes uses the pool too.
             if let Some((n, _)) = &w.node_name {
-                for &p in ctx.inventory.node_pools(n) {
-                    if let Some(u) = self.used.get_mut(p) {
-                        *u = true;
-                    }
-                }
+                self.add_bound(ctx.inventory, n);
             }
             if self.seen.insert(std::sync::Arc::as_ptr(fits) as usize) {
                 for (p, u) in self.used.iter_mut().enumerate() {
                     *u |= fits.admits(p);
                 }
+            }
+        }
+    }
+
+    /// A pod bound with `nodeName` to one of a pool's nodes uses the pool too.
+    pub fn add_bound(&mut self, inventory: &crate::analysis::crossref::Inventory, node: &str) {
+        for &p in inventory.node_pools(node) {
+            if let Some(u) = self.used.get_mut(p) {
+                *u = true;
             }
         }
     }
@@ -97,39 +102,71 @@ impl Usage {
     }
 }
 
-/// The workloads that decide which pools are used: one per scheduling signature and
-/// `nodeName`, DaemonSets left out. Workloads with one signature get one verdict, so these
-/// give [`Usage`] the same answer as all of them; a streamed run gathers them file by file
-/// instead of reading every workload back.
+/// What decides which pools are used, DaemonSets left out: one workload per scheduling
+/// signature (workloads with one signature get one verdict) and the node names workloads
+/// are bound to. These give [`Usage`] the same answer as all the workloads; a streamed run
+/// gathers them file by file instead of reading every workload back. Both are bounded by
+/// what is distinct (specs, nodes), not by the number of workloads.
 #[derive(Default)]
-pub struct Users(std::collections::BTreeMap<UserKey, Workload>);
-
-type UserKey = (crate::analysis::crossref::Signature, Option<String>);
+pub struct Users {
+    /// One workload per signature, without its `nodeName`.
+    by_signature: std::collections::BTreeMap<crate::analysis::crossref::Signature, Workload>,
+    /// The `nodeName`s of the workloads.
+    bound: std::collections::BTreeSet<String>,
+}
 
 impl Users {
     pub fn add(&mut self, workloads: &[Workload]) {
         for w in workloads.iter().filter(|w| !w.daemonset) {
-            let key = (signature(w), w.node_name.as_ref().map(|(n, _)| n.clone()));
-            self.0.entry(key).or_insert_with(|| w.clone());
+            self.by_signature.entry(signature(w)).or_insert_with(|| {
+                let mut w = w.clone();
+                w.node_name = None;
+                w
+            });
+            if let Some((n, _)) = &w.node_name
+                && !self.bound.contains(n)
+            {
+                self.bound.insert(n.clone());
+            }
         }
     }
 
     pub fn merge(&mut self, other: Users) {
-        for (key, w) in other.0 {
-            self.0.entry(key).or_insert(w);
+        for (key, w) in other.by_signature {
+            self.by_signature.entry(key).or_insert(w);
         }
+        self.bound.extend(other.bound);
     }
 
-    pub fn len(&self) -> usize {
-        self.0.len()
+    /// Distinct signatures.
+    pub fn signatures(&self) -> usize {
+        self.by_signature.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+    /// Distinct node names.
+    pub fn bound(&self) -> usize {
+        self.bound.len()
     }
 
-    /// One workload per signature and `nodeName`, in no particular order.
-    pub fn into_workloads(self) -> Vec<Workload> {
-        self.0.into_values().collect()
+    /// The pools these workloads use.
+    pub fn usage(
+        self,
+        inventory: &Inventory,
+        evaluator: &Evaluator<'_>,
+        settings: &Settings,
+    ) -> Usage {
+        let workloads: Vec<Workload> = self.by_signature.into_values().collect();
+        let eval = evaluator.evaluate(&workloads);
+        let mut usage = Usage::new(inventory);
+        usage.add(&CrossCtx {
+            inventory,
+            workloads: &workloads,
+            eval: &eval,
+            settings,
+        });
+        for node in &self.bound {
+            usage.add_bound(inventory, node);
+        }
+        usage
     }
 }

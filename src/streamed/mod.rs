@@ -433,17 +433,9 @@ pub fn finish_spilled(
             .iter()
             .any(|p| p.blocking_taints().next().is_some())
     {
-        // The verdicts depend on the signature only: one workload per signature (and
-        // `nodeName`) answers for all, and no workload is read back.
-        let users = users.into_workloads();
-        let eval = evaluator.evaluate(&users);
-        let mut usage = pool_tolerated_by_nothing::Usage::new(&inventory);
-        usage.add(&CrossCtx {
-            inventory: &inventory,
-            workloads: &users,
-            eval: &eval,
-            settings: &opts.settings,
-        });
+        // The verdicts depend on the signature only: one workload per signature answers
+        // for all, and no workload is read back.
+        let usage = users.usage(&inventory, &evaluator, &opts.settings);
         let mut found = Vec::new();
         usage.report(&inventory, &mut found);
         for f in found {
