@@ -217,7 +217,7 @@ fn a_pool() -> impl Strategy<Value = Pool> {
             p.taints = taints
                 .into_iter()
                 .map(|(taint, startup)| PoolTaint {
-                    taint,
+                    taint: taint.shared(),
                     loc: None,
                     startup,
                 })
@@ -287,7 +287,7 @@ proptest! {
             .enumerate()
             .map(|(n, (i, extra))| {
                 let mut p = shapes[i % shapes.len()].clone();
-                p.name = format!("pool-{n}");
+                p.name = format!("pool-{n}").into();
                 p.labels.insert("unselected.example.com/rack", LabelValues::one(&extra.to_string()));
                 p
             })
@@ -332,10 +332,9 @@ proptest! {
                 name: NODE_NAMES[i].to_string(),
                 is_node: true,
                 labels: labels.iter().map(|(k, v)| (k, v.clone())).collect(),
-                self_labels: &[],
-                taints: taints
+                        taints: taints
                     .iter()
-                    .map(|t| PoolTaint { taint: t.clone(), loc: None, startup: false })
+                    .map(|t| PoolTaint { taint: t.clone().shared(), loc: None, startup: false })
                     .collect(),
                 unschedulable: *unschedulable,
                 open_labels: false,
@@ -351,7 +350,7 @@ proptest! {
                     let d = decls.iter().find(|d| &d.name == name).unwrap();
                     let mut single = pool(name, &[], vec![], &[name.as_str()]);
                     single.labels = d.labels.clone();
-                    single.taints = d.taints.clone();
+                    single.taints = d.taints.clone().into();
                     single.unschedulable = d.unschedulable;
                     admits(w, &single, gate)
                 });

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::analysis::inventory::{
     LabelValues, Labels, Loc, NodeDecl, POOL_NAME_LABELS, Place, PoolTaint, Requirement, TaintSpec,
-    Term, Workload, WorkloadToleration, is_well_known_label,
+    Term, Workload, WorkloadToleration, is_well_known_label, self_labels,
 };
 use crate::analysis::matching::{TaintRef, Tol, tolerates};
 use crate::load::SourceFile;
@@ -79,16 +79,14 @@ const HOSTNAME: &str = "kubernetes.io/hostname";
 /// A group of nodes that schedule alike.
 #[derive(Clone, Debug)]
 pub struct Pool {
-    pub name: String,
+    pub name: Box<str>,
     pub origin: &'static str,
     pub labels: Labels,
-    /// Label keys whose value is the pool's name (see `NodeDecl::self_labels`).
-    pub self_labels: &'static [&'static str],
-    pub taints: Vec<PoolTaint>,
+    pub taints: Box<[PoolTaint]>,
     pub unschedulable: bool,
     pub open_labels: bool,
     /// Names of the Node objects in the pool (empty for templates).
-    pub nodes: Vec<String>,
+    pub nodes: Box<[String]>,
     /// Where it is declared (see [`Inventory::loc`]).
     pub loc: Place,
 }
@@ -104,11 +102,9 @@ impl Pool {
     }
 
     pub fn label(&self, key: &str) -> Option<LabelValues> {
-        if self.self_labels.contains(&key) {
+        if self_labels(self.origin).contains(&key) {
             // Not interned: pool names are many and each is looked up rarely.
-            return Some(LabelValues::OneOf(Box::new([Arc::from(
-                self.name.as_str(),
-            )])));
+            return Some(LabelValues::OneOf(Box::new([Arc::from(&*self.name)])));
         }
         match self.labels.get(key) {
             Some(v) => Some(v.clone()),
@@ -117,15 +113,16 @@ impl Pool {
         }
     }
 
-    /// Every label the pool's nodes carry, sorted by key: `labels` with the self labels.
+    /// Every label the pool's nodes carry, sorted by key: `labels` with the self labels
+    /// (see [`self_labels`]).
     pub fn all_labels(&self) -> Vec<(Arc<str>, LabelValues)> {
         let mut all: Vec<(Arc<str>, LabelValues)> = self
             .labels
             .iter()
-            .filter(|(k, _)| !self.self_labels.iter().any(|s| *s == &***k))
+            .filter(|(k, _)| !self_labels(self.origin).iter().any(|s| *s == &***k))
             .map(|(k, v)| (Arc::clone(k), v.clone()))
             .collect();
-        for key in self.self_labels {
+        for key in self_labels(self.origin) {
             if let Some(values) = self.label(key) {
                 all.push((intern(key), values));
             }
@@ -206,7 +203,7 @@ impl Inventory {
         relevant.retain(|k| k != HOSTNAME);
         decls.sort_by(|a, b| (a.origin, &a.name).cmp(&(b.origin, &b.name)));
 
-        type Key = (Vec<TaintSpec>, bool, Vec<(Arc<str>, LabelValues)>);
+        type Key = (Vec<Arc<TaintSpec>>, bool, Vec<(Arc<str>, LabelValues)>);
         let mut groups: BTreeMap<Key, Vec<Box<NodeDecl>>> = BTreeMap::new();
         // Pools are kept for the whole run: the vector is made to size, and equal label sets
         // (templates copied from one another) share one copy.
@@ -216,19 +213,18 @@ impl Inventory {
             if !d.is_node {
                 let d = *d;
                 pools.push(Box::new(Pool {
-                    name: d.name,
+                    name: d.name.into(),
                     origin: d.origin,
                     labels: d.labels.share(&mut label_sets),
-                    self_labels: d.self_labels,
-                    taints: d.taints,
+                    taints: d.taints.into(),
                     unschedulable: d.unschedulable,
                     open_labels: d.open_labels,
-                    nodes: Vec::new(),
+                    nodes: Box::default(),
                     loc: d.loc,
                 }));
                 continue;
             }
-            let mut taints: Vec<TaintSpec> = d
+            let mut taints: Vec<Arc<TaintSpec>> = d
                 .taints
                 .iter()
                 .filter(|t| !is_transient_taint(&t.taint.key))
@@ -296,14 +292,13 @@ impl Inventory {
                 }
             }
             pools.push(Box::new(Pool {
-                name,
+                name: name.into(),
                 origin: "Node",
                 labels: labels.share(&mut label_sets),
-                self_labels: first.self_labels,
-                taints: first.taints,
+                taints: first.taints.into(),
                 unschedulable,
                 open_labels: false,
-                nodes,
+                nodes: nodes.into(),
                 loc: first.loc,
             }));
         }
@@ -703,7 +698,7 @@ impl PoolClasses {
         let (mut reps, mut sizes) = (Vec::new(), Vec::new());
         for (p, pool) in pools.iter().enumerate() {
             let key: Key<'_> = (
-                pool.blocking_taints().map(|(_, t)| &t.taint).collect(),
+                pool.blocking_taints().map(|(_, t)| &*t.taint).collect(),
                 pool.unschedulable,
                 pool.open_labels,
                 pool.all_labels()

@@ -58,6 +58,28 @@ impl TaintSpec {
         }
     }
 
+    /// One shared copy of this taint per worker thread: copies of a template repeat it, and
+    /// the inventory keeps every pool's taints for the whole run.
+    pub fn shared(self) -> Arc<TaintSpec> {
+        thread_local! {
+            static TAINTS: std::cell::RefCell<std::collections::HashSet<Arc<TaintSpec>>> =
+                std::cell::RefCell::new(std::collections::HashSet::new());
+        }
+        TAINTS.with(|table| {
+            let Ok(mut table) = table.try_borrow_mut() else {
+                return Arc::new(self);
+            };
+            if let Some(shared) = table.get(&self) {
+                return Arc::clone(shared);
+            }
+            let shared = Arc::new(self);
+            if table.len() < 1 << 12 {
+                table.insert(Arc::clone(&shared));
+            }
+            shared
+        })
+    }
+
     /// `key=value:Effect`, as `kubectl taint` writes it.
     pub fn display(&self) -> String {
         let mut s = self.key.to_string();
@@ -80,7 +102,8 @@ impl TaintSpec {
 
 #[derive(Clone, Debug)]
 pub struct PoolTaint {
-    pub taint: TaintSpec,
+    /// Shared ([`TaintSpec::shared`]).
+    pub taint: Arc<TaintSpec>,
     pub loc: Option<Place>,
     /// Karpenter `startupTaints`: pods need not tolerate them.
     pub startup: bool,
@@ -188,11 +211,8 @@ pub struct NodeDecl {
     pub name: String,
     /// A real Node object (its name is a node name).
     pub is_node: bool,
+    /// Without the labels whose value is `name` (see [`self_labels`]).
     pub labels: Labels,
-    /// Label keys whose value is `name` (a NodePool's `karpenter.sh/nodepool`, a node
-    /// group's name labels). They are kept out of `labels`, which copies of one template then
-    /// share (see [`Labels::share`]); they take precedence over `labels`.
-    pub self_labels: &'static [&'static str],
     pub taints: Vec<PoolTaint>,
     pub unschedulable: bool,
     /// Well-known labels (`kubernetes.io/hostname`, zone, instance type...) that a template
@@ -301,6 +321,22 @@ pub const POOL_NAME_LABELS: &[&str] = &[
     "node.kubernetes.io/instance-type",
 ];
 
+/// Label keys whose value on a pool's nodes is the pool's name: a NodePool's nodes carry
+/// `karpenter.sh/nodepool`, an eksctl node group's its name labels. A declaration keeps them
+/// out of its label set, so that copies of one template share one (see [`Labels::share`]);
+/// they take precedence over the template's labels.
+pub fn self_labels(origin: &str) -> &'static [&'static str] {
+    match origin {
+        "NodePool" => &["karpenter.sh/nodepool"],
+        "eksctl nodeGroup" => &["alpha.eksctl.io/nodegroup-name"],
+        "eksctl managedNodeGroup" => &[
+            "alpha.eksctl.io/nodegroup-name",
+            "eks.amazonaws.com/nodegroup",
+        ],
+        _ => &[],
+    }
+}
+
 /// Well-known labels every node carries or a provisioner chooses.
 pub fn is_well_known_label(key: &str) -> bool {
     matches!(
@@ -344,7 +380,8 @@ fn taint_list(list: Option<&Node>, source: &Arc<SourceFile>, startup: bool) -> V
                 &text(t.get("key")),
                 &text(t.get("value")),
                 &text(t.get("effect")),
-            ),
+            )
+            .shared(),
             loc: Some(loc(source, t.span)),
             startup,
         })
@@ -371,7 +408,7 @@ fn template_labels(tmpl: Option<&Node>) -> Labels {
 /// The control-plane taint kubeadm applies when `nodeRegistration.taints` is omitted.
 fn kubeadm_default_taint() -> PoolTaint {
     PoolTaint {
-        taint: TaintSpec::new("node-role.kubernetes.io/control-plane", "", "NoSchedule"),
+        taint: TaintSpec::new("node-role.kubernetes.io/control-plane", "", "NoSchedule").shared(),
         loc: None,
         startup: false,
     }
@@ -390,10 +427,10 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
     let mut decl = |origin: &'static str,
                     name: String,
                     is_node: bool,
-                    (mut labels, self_labels): (Labels, &'static [&'static str]),
+                    mut labels: Labels,
                     taints: Vec<PoolTaint>,
                     at: Place| {
-        for key in self_labels {
+        for key in self_labels(origin) {
             labels.remove(key);
         }
         labels.shrink_to_fit();
@@ -402,7 +439,6 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
             name,
             is_node,
             labels,
-            self_labels,
             taints,
             unschedulable: false,
             open_labels: !is_node,
@@ -414,7 +450,7 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
             let mut labels = Labels::new();
             label_map(object.labels, &mut labels);
             let taints = taint_list(node.path(&["spec", "taints"]), source, false);
-            decl("Node", name, true, (labels, &[]), taints, obj_loc);
+            decl("Node", name, true, labels, taints, obj_loc);
             if let Some(last) = out.last_mut() {
                 last.unschedulable = object.unschedulable.and_then(Node::text) == Some("true");
             }
@@ -452,8 +488,7 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
                 source,
                 true,
             ));
-            let named: &[&str] = &["karpenter.sh/nodepool"];
-            decl("NodePool", name, false, (labels, named), taints, obj_loc);
+            decl("NodePool", name, false, labels, taints, obj_loc);
         }
         ("ClusterConfig", "eksctl.io") => {
             for (list, origin) in [
@@ -464,17 +499,9 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
                     let ng_name = text(ng.get("name"));
                     let mut labels = Labels::new();
                     label_map(ng.get("labels"), &mut labels);
-                    let named: &[&str] = if origin == "eksctl managedNodeGroup" {
-                        &[
-                            "alpha.eksctl.io/nodegroup-name",
-                            "eks.amazonaws.com/nodegroup",
-                        ]
-                    } else {
-                        &["alpha.eksctl.io/nodegroup-name"]
-                    };
                     let taints = eksctl_taints(ng.get("taints"), source);
                     let at = loc(source, ng.get("name").map_or(ng.span, |n| n.span));
-                    decl(origin, ng_name, false, (labels, named), taints, at);
+                    decl(origin, ng_name, false, labels, taints, at);
                 }
             }
         }
@@ -505,14 +532,7 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
             } else {
                 node_name
             };
-            decl(
-                "kubeadm",
-                pool_name,
-                false,
-                (Labels::new(), &[]),
-                taints,
-                at,
-            );
+            decl("kubeadm", pool_name, false, Labels::new(), taints, at);
         }
         ("KubeletConfiguration", "kubelet.config.k8s.io") => {
             if let Some(list) = node.get("registerWithTaints") {
@@ -526,7 +546,7 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
                         name
                     },
                     false,
-                    (Labels::new(), &[]),
+                    Labels::new(),
                     taints,
                     at,
                 );
@@ -538,7 +558,7 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
                 "Cluster API Machine",
                 name,
                 false,
-                (Labels::new(), &[]),
+                Labels::new(),
                 taints,
                 obj_loc,
             );
@@ -556,7 +576,7 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
             } else {
                 "Cluster API MachineDeployment"
             };
-            decl(origin, name, false, (labels, &[]), taints, obj_loc);
+            decl(origin, name, false, labels, taints, obj_loc);
         }
         ("KubeadmConfigTemplate", "bootstrap.cluster.x-k8s.io") => {
             let reg = node.path(&[
@@ -572,7 +592,7 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
                     "KubeadmConfigTemplate",
                     name,
                     false,
-                    (Labels::new(), &[]),
+                    Labels::new(),
                     taints,
                     obj_loc,
                 );
@@ -591,7 +611,7 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
                 "KubeadmControlPlane",
                 name,
                 false,
-                (Labels::new(), &[]),
+                Labels::new(),
                 taints,
                 obj_loc,
             );
@@ -621,7 +641,7 @@ pub fn inventory_pools(pools: &Node, source: &Arc<SourceFile>) -> Vec<NodeDecl> 
         {
             if let Some(spec) = t.text().and_then(|s| parse_taint_spec(s).ok()) {
                 taints.push(PoolTaint {
-                    taint: spec,
+                    taint: spec.shared(),
                     loc: Some(loc(source, t.span)),
                     startup: false,
                 });
@@ -633,7 +653,6 @@ pub fn inventory_pools(pools: &Node, source: &Arc<SourceFile>) -> Vec<NodeDecl> 
             name: pool_name,
             is_node: false,
             labels,
-            self_labels: &[],
             taints,
             unschedulable: false,
             open_labels: true,
@@ -657,7 +676,7 @@ fn eksctl_taints(node: Option<&Node>, source: &Arc<SourceFile>) -> Vec<PoolTaint
             let raw = text(Some(v));
             let (value, effect) = raw.rsplit_once(':').unwrap_or((raw.as_str(), ""));
             PoolTaint {
-                taint: TaintSpec::new(k.text().unwrap_or(""), value, effect),
+                taint: TaintSpec::new(k.text().unwrap_or(""), value, effect).shared(),
                 loc: Some(loc(source, k.span.cover(v.span))),
                 startup: false,
             }

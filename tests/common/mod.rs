@@ -78,7 +78,7 @@ pub fn pool(name: &str, labels: &[(&str, &str)], taints: Vec<TaintSpec>, nodes: 
         span: Span::default(),
     };
     Pool {
-        name: name.to_string(),
+        name: name.into(),
         origin: if nodes.is_empty() {
             "Inventory"
         } else {
@@ -88,11 +88,10 @@ pub fn pool(name: &str, labels: &[(&str, &str)], taints: Vec<TaintSpec>, nodes: 
             .iter()
             .map(|(k, v)| (*k, LabelValues::one(v)))
             .collect(),
-        self_labels: &[],
         taints: taints
             .into_iter()
             .map(|taint| PoolTaint {
-                taint,
+                taint: taint.shared(),
                 loc: None,
                 startup: false,
             })
