@@ -9,11 +9,13 @@ pass over the same files), generates the corpora it needs under --work (default
 target/bench): the ~160 MB corpus from ../shared/bench/gen_big.py (needs PyYAML; installed
 into a throwaway venv under --work when missing), its 2x and 4x variants, and the
 cross-reference corpus of bench/gen_xref.py. `--scale 1,2,4,8` adds an 8x corpus to the
-scaling series (about 950 MB of YAML; its generation takes minutes and 2.4 GB of disk). It prints medians of --runs runs, the
-taintlint/reference time ratio, MB/s, documents/s and peak RSS (/usr/bin/time -v), the
-scaling series, time and peak RSS of every output format, a single-small-file startup
-time, and Checkov's Kubernetes framework on a subset as the peer a user would otherwise
-run."""
+scaling series (about 950 MB of YAML; its generation takes minutes and 2.4 GB of disk).
+
+It prints medians of --runs runs (taintlint and the reference in turns, so that a shared
+machine's drift weighs on both), the taintlint/reference time ratio, MB/s, documents/s and
+peak RSS (/usr/bin/time -v), the scaling series with the reference beside each size, time
+and peak RSS of every output format, a single-small-file startup time, and Checkov's
+Kubernetes framework on a subset as the peer a user would otherwise run."""
 import argparse
 import json
 import os
@@ -53,6 +55,17 @@ def median_run(cmd, runs):
     return statistics.median(r[0] for r in results), max(r[1] for r in results)
 
 
+def paired(cmd, ref, runs):
+    """Medians of `cmd` and `ref` run in turns, so that the machine's drift (a shared VM)
+    weighs on both alike: (cmd seconds, cmd peak RSS, ref seconds)."""
+    a, b = [], []
+    for _ in range(runs):
+        a.append(timed(cmd))
+        b.append(timed(ref))
+    return (statistics.median(r[0] for r in a), max(r[1] for r in a),
+            statistics.median(r[0] for r in b))
+
+
 def python_with_yaml(work):
     try:
         import yaml  # noqa: F401
@@ -87,9 +100,8 @@ def compare(path, runs, label):
     print("|---:|---:|---:|---:|---:|---:|---:|")
     rows = {}
     for t in (1, 2):
-        tl, rss = median_run([BIN, "check", path, "--format", "json", "--threads", str(t),
-                              "--isolated"], runs)
-        ref, _ = median_run([REF, "--threads", str(t), path], runs)
+        tl, rss, ref = paired([BIN, "check", path, "--format", "json", "--threads", str(t),
+                               "--isolated"], [REF, "--threads", str(t), path], runs)
         rows[t] = tl
         print(f"| {t} | {tl:.2f} s | {ref:.2f} s | {tl / ref:.2f} | {nbytes / 1e6 / tl:.0f} | "
               f"{docs / tl:.0f} | {rss:.0f} MB |")
@@ -119,17 +131,20 @@ def main():
     compare(big, a.runs, "corpus 1x (gen_big.py defaults)")
 
     if not a.skip_scaling:
+        # The reference parse of the same files tells the run's own slowdown from the page
+        # cache's: a corpus larger than the cache is read from disk by both.
         print("\n## scaling (2 threads)")
-        print("| corpus | MB | seconds | s per 100 MB | peak RSS |")
-        print("|---|---:|---:|---:|---:|")
+        print("| corpus | MB | seconds | s per 100 MB | reference parse | ratio | peak RSS |")
+        print("|---|---:|---:|---:|---:|---:|---:|")
         for k in (int(x) for x in a.scale.split(",")):
             name = f"corpus-{k}x"
             path = corpus(a.work, name, 9000 * k, 1000 * k)
             nbytes, _ = size_and_docs(path)
-            secs, rss = median_run([BIN, "check", path, "--format", "json", "--threads", "2",
-                                    "--isolated"], max(1, a.runs // 2))
+            runs = max(1, a.runs // 2)
+            secs, rss, ref = paired([BIN, "check", path, "--format", "json", "--threads", "2",
+                                     "--isolated"], [REF, "--threads", "2", path], runs)
             print(f"| {name} | {nbytes / 1e6:.0f} | {secs:.2f} | {secs / (nbytes / 1e8):.2f} | "
-                  f"{rss:.0f} MB |")
+                  f"{ref:.2f} s | {secs / ref:.2f} | {rss:.0f} MB |")
 
     if not a.skip_formats:
         # Every output format holds what it writes: the peak must not grow with the format.
