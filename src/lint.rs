@@ -567,8 +567,11 @@ fn load_error_finding(
         return None;
     }
     let mut at = err.offset().min(source.text.len());
+    // The word, not the letters: `unprintable` is no tab error.
     if let LoadError::Syntax { message, .. } = err
-        && message.contains("tab")
+        && message
+            .split(|c: char| !c.is_ascii_alphabetic())
+            .any(|w| w == "tab" || w == "tabs")
     {
         at = offending_tab(&source.text, at);
     }

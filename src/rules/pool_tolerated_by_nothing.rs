@@ -1,6 +1,6 @@
 //! `pool-tolerated-by-nothing`: a tainted node pool that no linted workload can use.
 
-use crate::analysis::crossref::{Evaluator, Inventory, signature};
+use crate::analysis::crossref::{Evaluator, Inventory, Signature, signature};
 use crate::analysis::inventory::Workload;
 use crate::diagnostic::{Finding, Severity};
 use crate::settings::Settings;
@@ -32,7 +32,7 @@ pub struct Usage {
 }
 
 impl Usage {
-    pub fn new(inventory: &crate::analysis::crossref::Inventory) -> Self {
+    pub fn new(inventory: &Inventory) -> Self {
         Usage {
             used: vec![false; inventory.pools.len()],
             any: false,
@@ -58,7 +58,7 @@ impl Usage {
     }
 
     /// A pod bound with `nodeName` to one of a pool's nodes uses the pool too.
-    pub fn add_bound(&mut self, inventory: &crate::analysis::crossref::Inventory, node: &str) {
+    pub fn add_bound(&mut self, inventory: &Inventory, node: &str) {
         for &p in inventory.node_pools(node) {
             if let Some(u) = self.used.get_mut(p) {
                 *u = true;
@@ -66,7 +66,7 @@ impl Usage {
         }
     }
 
-    pub fn report(&self, inventory: &crate::analysis::crossref::Inventory, out: &mut Vec<Finding>) {
+    pub fn report(&self, inventory: &Inventory, out: &mut Vec<Finding>) {
         // Only meaningful when the run includes workloads other than node agents.
         if !self.any {
             return;
@@ -110,7 +110,7 @@ impl Usage {
 #[derive(Default)]
 pub struct Users {
     /// One workload per signature, without its `nodeName`.
-    by_signature: std::collections::BTreeMap<crate::analysis::crossref::Signature, Workload>,
+    by_signature: std::collections::BTreeMap<Signature, Workload>,
     /// The `nodeName`s of the workloads.
     bound: std::collections::BTreeSet<String>,
 }
