@@ -157,3 +157,132 @@ fn stdin_is_kept_in_memory_and_reported_alike() {
     // The snippet of the stdin finding is there (its text was kept).
     assert!(String::from_utf8_lossy(&streamed.1).contains("<stdin>"));
 }
+
+mod generated {
+    //! Random repositories of node pools and workloads, linted both ways: the cross-reference
+    //! (stored places, pool usage from distinct signatures, output records, the levelled
+    //! index) must not depend on how the run keeps its results.
+    use proptest::prelude::*;
+    use proptest::sample::select;
+
+    const TAINTS: &[&str] = &[
+        "{key: gpu, value: \"true\", effect: NoSchedule}",
+        "{key: dedicated, value: infra, effect: NoExecute}",
+        "{key: spot, effect: PreferNoSchedule}",
+        "{key: node.kubernetes.io/not-ready, effect: NoExecute}",
+    ];
+    const TOLERATIONS: &[&str] = &[
+        "{key: gpu, operator: Exists}",
+        "{key: dedicated, operator: Equal, value: infra, effect: NoExecute, tolerationSeconds: 60}",
+        "{key: dedicatd, operator: Exists}",
+        "{operator: Exists}",
+        "{key: spot, operator: Exists, effect: NoSchedule}",
+    ];
+    const SELECTORS: &[&str] = &[
+        "karpenter.sh/nodepool: gpu",
+        "karpenter.sh/nodepool: infra",
+        "team: data",
+        "alpha.eksctl.io/nodegroup-name: ng-1",
+        "kubernetes.io/hostname: node-2",
+    ];
+    const POOLS: &[&str] = &["gpu", "infra", "batch"];
+    const NODES: &[&str] = &["node-1", "node-2", "node-3"];
+
+    fn list(items: &[&str]) -> String {
+        format!("[{}]", items.join(", "))
+    }
+
+    #[derive(Debug, Clone)]
+    enum Doc {
+        NodePool(&'static str, Vec<&'static str>, bool),
+        Node(&'static str, Vec<&'static str>, bool),
+        Eksctl(Vec<&'static str>),
+        Workload(
+            &'static str,
+            Vec<&'static str>,
+            Option<&'static str>,
+            Option<&'static str>,
+        ),
+    }
+
+    fn doc() -> impl Strategy<Value = Doc> {
+        let taints = proptest::collection::vec(select(TAINTS), 0..3);
+        prop_oneof![
+            (select(POOLS), taints.clone(), any::<bool>())
+                .prop_map(|(n, t, labelled)| Doc::NodePool(n, t, labelled)),
+            (select(NODES), taints.clone(), any::<bool>())
+                .prop_map(|(n, t, cordoned)| Doc::Node(n, t, cordoned)),
+            taints.prop_map(Doc::Eksctl),
+            (
+                select(&["Deployment", "DaemonSet", "Pod"][..]),
+                proptest::collection::vec(select(TOLERATIONS), 0..3),
+                proptest::option::of(select(SELECTORS)),
+                proptest::option::of(select(NODES)),
+            )
+                .prop_map(|(k, t, s, n)| Doc::Workload(k, t, s, n)),
+        ]
+    }
+
+    fn render(d: &Doc, i: usize) -> String {
+        match d {
+            Doc::NodePool(name, taints, labelled) => format!(
+                "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: {name}\nspec:\n  template:\n    metadata:\n      labels: {{{}}}\n    spec:\n      taints: {}\n",
+                if *labelled { "team: data" } else { "" },
+                list(taints)
+            ),
+            Doc::Node(name, taints, cordoned) => format!(
+                "apiVersion: v1\nkind: Node\nmetadata:\n  name: {name}\n  labels: {{kubernetes.io/hostname: {name}, team: data}}\nspec:\n  unschedulable: {cordoned}\n  taints: {}\n",
+                list(taints)
+            ),
+            Doc::Eksctl(taints) => format!(
+                "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  name: c{i}\nmanagedNodeGroups:\n  - name: ng-1\n    taints: {}\n",
+                list(taints)
+            ),
+            Doc::Workload(kind, tolerations, selector, node) => {
+                let mut spec = format!(
+                    "containers: [{{name: c, image: x}}]\n      tolerations: {}\n",
+                    list(tolerations)
+                );
+                if let Some(s) = selector {
+                    spec.push_str(&format!("      nodeSelector: {{{s}}}\n"));
+                }
+                if let (Some(n), "Pod") = (node, *kind) {
+                    spec.push_str(&format!("      nodeName: {n}\n"));
+                }
+                if *kind == "Pod" {
+                    format!(
+                        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: w{i}\nspec:\n  {}",
+                        spec.replace("\n      ", "\n  ")
+                    )
+                } else {
+                    format!(
+                        "apiVersion: apps/v1\nkind: {kind}\nmetadata:\n  name: w{i}\nspec:\n  selector: {{matchLabels: {{app: w}}}}\n  template:\n    metadata:\n      labels: {{app: w}}\n    spec:\n      {spec}"
+                    )
+                }
+            }
+        }
+    }
+
+    proptest! {
+        // Up to 89 files: past 64 with the budget at 0, the index merges runs as they gather.
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        #[test]
+        fn streamed_equals_in_memory_on_generated_repositories(
+            files in proptest::collection::vec(proptest::collection::vec(doc(), 1..4), 1..90)
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            for (f, docs) in files.iter().enumerate() {
+                let text: Vec<String> =
+                    docs.iter().enumerate().map(|(d, doc)| render(doc, f * 10 + d)).collect();
+                let sub = dir.path().join(format!("d{}", f % 3));
+                std::fs::create_dir_all(&sub).unwrap();
+                std::fs::write(sub.join(format!("f{f}.yaml")), text.join("---\n")).unwrap();
+            }
+            let path = dir.path().to_str().unwrap();
+            for format in ["json", "human"] {
+                super::same_three_ways(&["check", path, "--format", format, "--isolated"]);
+            }
+        }
+    }
+}
