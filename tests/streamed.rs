@@ -1,8 +1,9 @@
 //! `taintlint check` spills each file's results and runs the cross-reference file by file
-//! (`src/streamed.rs`); `TAINTLINT_SPILL=off` keeps everything in memory as `--fix` does
+//! (`src/streamed/`); `TAINTLINT_SPILL=off` keeps everything in memory as `--fix` does
 //! (`lint::finish`). Both must print the same bytes and exit alike, in every format, over the
-//! real-world corpus beside the checkout and over the repository's fixtures; and the same
-//! again when every record goes to the temporary file at once (`TAINTLINT_SPILL_BUDGET=0`).
+//! real-world corpus beside the checkout, over the repository's fixtures and over generated
+//! repositories of node pools and workloads; and the same again when every record goes to the
+//! temporary file at once (`TAINTLINT_SPILL_BUDGET=0`).
 
 use std::process::Command;
 
