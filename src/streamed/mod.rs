@@ -194,15 +194,23 @@ pub fn lint_spilled(
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// The source the node declarations of one file point into, encoded as a record of its
-/// own; `None` without declarations, or when the source cannot be encoded (one with its
-/// text, as stdin's: then the places stay as they are).
+/// The source the node declarations of one file point into, and a copy with only the
+/// places' positions encoded as a record of its own; `None` without declarations, or when
+/// the copy cannot be encoded (then the places stay as they are).
 fn encode_places(nodes: &[NodeDecl]) -> Option<(Arc<crate::load::SourceFile>, Vec<u8>)> {
     let source = nodes.iter().find_map(|n| match &n.loc {
         Place::Here(loc) => Some(Arc::clone(&loc.source)),
         Place::Stored { .. } => None,
     })?;
-    let bytes = spill::encode(&SourceRecord(Arc::clone(&source))).ok()?;
+    // Only the places' positions: the file's own findings may have recorded thousands, and
+    // the record is read back for every finding that names one of its pools.
+    let spans = nodes.iter().flat_map(|n| {
+        let taints = n.taints.iter().filter_map(|t| t.loc.as_ref());
+        std::iter::once(&n.loc).chain(taints).map(Place::span)
+    });
+    let offsets: Vec<usize> = spans.flat_map(|s| [s.start, s.end.max(s.start)]).collect();
+    let trimmed = source.lite(offsets);
+    let bytes = spill::encode(&SourceRecord(trimmed)).ok()?;
     Some((source, bytes))
 }
 
@@ -671,6 +679,57 @@ mod tests {
                 Finding::new("unschedulable-workload", severity, format!("finding {i}"))
             })
             .collect()
+    }
+
+    /// A file's node declarations are stored with only their own positions, whatever the
+    /// file's findings recorded, and point at the stored record.
+    #[test]
+    fn stored_places_keep_only_their_positions() {
+        use crate::analysis::inventory::{Labels, Loc, PoolTaint, TaintSpec};
+        use crate::load::{SourceFile, Span};
+        let text = "x: 1\n".repeat(1000);
+        // A lite source as a file with a thousand findings leaves it.
+        let source = SourceFile::new("big.yaml", text).lite((0..1000).map(|i| i * 5));
+        let here = |start: usize| {
+            Place::Here(Loc {
+                source: Arc::clone(&source),
+                span: Span::new(start, start + 1),
+            })
+        };
+        let mut nodes = vec![NodeDecl {
+            origin: "NodePool",
+            name: "gpu".to_string(),
+            is_node: false,
+            labels: Labels::new(),
+            taints: vec![PoolTaint {
+                taint: TaintSpec::new("gpu", "", "NoSchedule").shared(),
+                loc: Some(here(50)),
+                startup: false,
+            }],
+            unschedulable: false,
+            open_labels: true,
+            loc: here(10),
+        }];
+        let (found, bytes) = encode_places(&nodes).expect("encoded");
+        assert!(Arc::ptr_eq(&found, &source));
+        let SourceRecord(stored) = spill::decode(&bytes).expect("decoded");
+        let (name, positions) = stored.lite_parts().expect("lite");
+        assert_eq!(&**name, "big.yaml");
+        let offsets: Vec<u32> = positions.iter().map(|p| p.0).collect();
+        assert_eq!(offsets, [10, 11, 50, 51]);
+        assert_eq!(stored.position(50), source.position(50));
+
+        let mut store = Store::new();
+        let mut files = Vec::new();
+        store_places(&mut nodes, &source, store.put(&bytes), &mut files);
+        assert_eq!(files.len(), 1);
+        let stored_at = |p: &Place| matches!(p, Place::Stored { file: 0, .. });
+        assert!(stored_at(&nodes[0].loc));
+        assert!(nodes[0].taints[0].loc.as_ref().is_some_and(stored_at));
+        assert_eq!(
+            nodes[0].taints[0].loc.as_ref().map(Place::span),
+            Some(Span::new(50, 51))
+        );
     }
 
     /// Files' findings come back in the order they were added, whether kept, gathered into
