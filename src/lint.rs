@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::analysis::inventory::Place;
+use crate::analysis::inventory::{NodeDecl, Place};
 use crate::diagnostic::{Finding, Severity};
 use crate::load::walk::Entry;
 use crate::load::yaml::{Limits, LoadError};
@@ -208,11 +208,8 @@ impl FileReport {
                 span(t.span, &mut offsets);
             }
         }
-        for n in &self.nodes {
-            span(n.loc.span(), &mut offsets);
-            for t in n.taints.iter().filter_map(|t| t.loc.as_ref()) {
-                span(t.span(), &mut offsets);
-            }
+        for place in self.nodes.iter().flat_map(NodeDecl::places) {
+            span(place.span(), &mut offsets);
         }
         for s in &self.suppressions {
             span(s.span, &mut offsets);
@@ -238,8 +235,7 @@ impl FileReport {
             relink(&mut w.source);
         }
         for n in &mut self.nodes {
-            let taints = n.taints.iter_mut().filter_map(|t| t.loc.as_mut());
-            for place in std::iter::once(&mut n.loc).chain(taints) {
+            for place in n.places_mut() {
                 if let Place::Here(loc) = place {
                     relink(&mut loc.source);
                 }

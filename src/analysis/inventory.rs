@@ -221,6 +221,20 @@ pub struct NodeDecl {
     pub loc: Place,
 }
 
+impl NodeDecl {
+    /// Where it and each of its taints are declared.
+    pub fn places(&self) -> impl Iterator<Item = &Place> {
+        let taints = self.taints.iter().filter_map(|t| t.loc.as_ref());
+        std::iter::once(&self.loc).chain(taints)
+    }
+
+    /// [`NodeDecl::places`], to change them.
+    pub fn places_mut(&mut self) -> impl Iterator<Item = &mut Place> {
+        let taints = self.taints.iter_mut().filter_map(|t| t.loc.as_mut());
+        std::iter::once(&mut self.loc).chain(taints)
+    }
+}
+
 #[derive(
     Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
 )]

@@ -204,10 +204,7 @@ fn encode_places(nodes: &[NodeDecl]) -> Option<(Arc<crate::load::SourceFile>, Ve
     })?;
     // Only the places' positions: the file's own findings may have recorded thousands, and
     // the record is read back for every finding that names one of its pools.
-    let spans = nodes.iter().flat_map(|n| {
-        let taints = n.taints.iter().filter_map(|t| t.loc.as_ref());
-        std::iter::once(&n.loc).chain(taints).map(Place::span)
-    });
+    let spans = nodes.iter().flat_map(|n| n.places().map(Place::span));
     let offsets: Vec<usize> = spans.flat_map(|s| [s.start, s.end.max(s.start)]).collect();
     let trimmed = source.lite(offsets);
     let bytes = spill::encode(&SourceRecord(trimmed)).ok()?;
@@ -227,8 +224,7 @@ fn store_places(
     };
     places.push(slot);
     for n in nodes {
-        let taints = n.taints.iter_mut().filter_map(|t| t.loc.as_mut());
-        for place in std::iter::once(&mut n.loc).chain(taints) {
+        for place in n.places_mut() {
             if let Place::Here(loc) = place
                 && Arc::ptr_eq(&loc.source, source)
             {
