@@ -6,10 +6,6 @@
 //! shape they expect: a value reached through an alias, an anchored item, a comment in an
 //! odd place. A finding without a provable repair simply has no fix.
 
-use std::io;
-use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use crate::analysis::yaml11::{Resolved, resolve_plain};
 use crate::diagnostic::{Applicability, Edit, Fix};
 use crate::load::yaml::{Node, Style};
@@ -434,35 +430,6 @@ pub fn unified_diff(name: &str, old: &str, new: &str) -> String {
         .context_radius(3)
         .header(name, name)
         .to_string()
-}
-
-static TMP_COUNTER: AtomicUsize = AtomicUsize::new(0);
-
-/// Replaces the file at `path` with `bytes` atomically: a temporary file in the same folder
-/// with the original's permissions, then a rename over it.
-pub fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let meta = std::fs::metadata(path)?;
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map_or_else(|| "file".into(), |n| n.to_string_lossy().into_owned());
-    let tmp = dir.join(format!(
-        ".{name}.taintlint-fix-{}-{}.tmp",
-        std::process::id(),
-        TMP_COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let result = (|| {
-        std::fs::write(&tmp, bytes)?;
-        std::fs::set_permissions(&tmp, meta.permissions())?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
 }
 
 #[cfg(test)]

@@ -94,7 +94,7 @@ fn config_init(
             path.display()
         )));
     }
-    write_atomic(path, config::DEFAULT_CONFIG.as_bytes())
+    util::fs::write_atomic(path, config::DEFAULT_CONFIG.as_bytes())
         .map_err(|e| ToolError(format!("cannot write {}: {e}", path.display())))?;
     eprintln!("taintlint: wrote {}", path.display());
     Ok(ExitStatus::Clean)
@@ -223,53 +223,6 @@ pub fn options_from_config(
     })
 }
 
-/// Splits Helm output on stdin into one input per `# Source: chart/templates/x.yaml`, so
-/// findings name the template and the line within its rendered document.
-fn split_helm(name: &str, text: String) -> Vec<Input> {
-    if !text.contains("# Source: ") {
-        return vec![Input::Text {
-            name: name.to_string(),
-            text: Ok(text),
-        }];
-    }
-    let mut out = Vec::new();
-    let mut chunk_start = 0;
-    let mut starts = Vec::new();
-    let mut offset = 0;
-    for line in text.split_inclusive('\n') {
-        if (line.starts_with("---") && line[3..].trim().is_empty()) && offset > 0 {
-            starts.push(offset);
-        }
-        offset += line.len();
-    }
-    starts.push(text.len());
-    for end in starts {
-        let chunk = &text[chunk_start..end];
-        let source = chunk
-            .lines()
-            .take_while(|l| l.starts_with('#') || l.starts_with("---") || l.trim().is_empty())
-            .find_map(|l| l.strip_prefix("# Source: "))
-            .map(str::trim);
-        match source {
-            Some(src) => out.push(Input::Text {
-                name: src.to_string(),
-                text: Ok(chunk.to_string()),
-            }),
-            None if chunk.trim().is_empty() => {}
-            None => {
-                // Keep stdin's own line numbers for documents without a Source comment.
-                let lines_before = text[..chunk_start].matches('\n').count();
-                out.push(Input::Text {
-                    name: name.to_string(),
-                    text: Ok(format!("{}{chunk}", "\n".repeat(lines_before))),
-                });
-            }
-        }
-        chunk_start = end;
-    }
-    out
-}
-
 /// The inputs of a run, gathered once: `--fix` lints them again after each round of fixes.
 pub struct Gathered {
     /// Standard input's parts, then the walked files (unless they are left in `walk`).
@@ -310,8 +263,13 @@ pub fn gather_streamed(input: &InputArgs, cfg: &config::Config) -> Result<Gather
             .stdin_filename
             .clone()
             .unwrap_or_else(|| "<stdin>".to_string());
-        match load::read_stdin(input.max_file_size) {
-            Ok(text) => inputs.extend(split_helm(&name, text)),
+        match load::stdin::read(input.max_file_size) {
+            Ok(text) => inputs.extend(load::stdin::split_helm(&name, text).into_iter().map(
+                |(name, text)| Input::Text {
+                    name,
+                    text: Ok(text),
+                },
+            )),
             Err(e) => inputs.push(Input::Text { name, text: Err(e) }),
         }
     }
@@ -738,7 +696,7 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<ExitStatus, ToolError>
             });
         }
         for f in &changed {
-            fix::write_file(&f.path, f.current.as_bytes())
+            util::fs::write_atomic(&f.path, f.current.as_bytes())
                 .map_err(|e| ToolError(format!("cannot write {}: {e}", f.path.display())))?;
         }
         if run.applied > 0 {
@@ -755,7 +713,7 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<ExitStatus, ToolError>
         let mut findings = std::mem::take(&mut outcome.findings);
         if let Some(path) = &args.write_baseline {
             let text = baseline::render(&findings);
-            write_atomic(path, text.as_bytes())
+            util::fs::write_atomic(path, text.as_bytes())
                 .map_err(|e| ToolError(format!("cannot write {}: {e}", path.display())))?;
             eprintln!(
                 "taintlint: wrote {} finding(s) to the baseline {}",
@@ -838,7 +796,7 @@ fn emit(
                     color: false,
                     ..human.clone()
                 };
-                write_atomic_with(path, &mut |w| {
+                util::fs::write_atomic_with(path, &mut |w| {
                     report::write(*format, findings, summary, &plain, w)
                 })
                 .map_err(|e| ToolError(format!("cannot write {}: {e}", path.display())))?;
@@ -895,35 +853,4 @@ pub fn pair_outputs(
         ));
     }
     Ok(formats.into_iter().zip(dest).collect())
-}
-
-/// Writes via a temporary file in the same folder and a rename, so readers never see a
-/// half-written file.
-pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> io::Result<()> {
-    write_atomic_with(path, &mut |w| w.write_all(bytes))
-}
-
-/// [`write_atomic`] of what `write` writes, streamed to the temporary file.
-pub fn write_atomic_with(
-    path: &std::path::Path,
-    write: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
-) -> io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."));
-    let name = path
-        .file_name()
-        .map_or_else(|| "output".into(), |n| n.to_string_lossy().into_owned());
-    let tmp = dir.join(format!(".{name}.taintlint-{}.tmp", std::process::id()));
-    let written = std::fs::File::create(&tmp).and_then(|file| {
-        let mut w = io::BufWriter::new(file);
-        write(&mut w)?;
-        w.flush()
-    });
-    written
-        .and_then(|()| std::fs::rename(&tmp, path))
-        .inspect_err(|_| {
-            let _ = std::fs::remove_file(&tmp);
-        })
 }

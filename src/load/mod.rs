@@ -5,6 +5,7 @@
 pub mod fast_yaml;
 pub mod prescan;
 pub mod source;
+pub mod stdin;
 pub mod walk;
 pub mod yaml;
 
@@ -55,23 +56,6 @@ pub fn read_file(path: &Path, max_size: u64) -> Result<String, ReadFailure> {
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
     // The file may have grown since `metadata`: never read more than the limit.
     file.take(max_size.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|e| ReadFailure::Io(e.to_string()))?;
-    if bytes.len() as u64 > max_size {
-        return Err(ReadFailure::TooLarge {
-            size: bytes.len() as u64,
-            limit: max_size,
-        });
-    }
-    decode(bytes)
-}
-
-/// Reads standard input with the same checks as a file.
-pub fn read_stdin(max_size: u64) -> Result<String, ReadFailure> {
-    let mut bytes = Vec::new();
-    std::io::stdin()
-        .lock()
-        .take(max_size.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(|e| ReadFailure::Io(e.to_string()))?;
     if bytes.len() as u64 > max_size {

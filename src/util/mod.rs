@@ -1,5 +1,7 @@
 //! Small helpers shared by rules and the CLI.
 
+pub mod fs;
+
 /// Levenshtein distance, for did-you-mean suggestions.
 pub fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
