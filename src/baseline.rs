@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::diagnostic::Finding;
-use crate::report::sarif::fingerprint;
+use crate::diagnostic::fingerprint;
+use crate::diagnostic::{Finding, FindingSource};
 
 #[derive(Serialize, Deserialize)]
 struct Baseline {
@@ -26,22 +26,24 @@ struct Entry {
     message: String,
 }
 
-pub fn render(findings: &[Finding]) -> String {
-    let mut entries: Vec<Entry> = findings
-        .iter()
-        .map(|f| Entry {
+/// The baseline of these findings, as its file holds it.
+pub fn render(findings: &dyn FindingSource) -> std::io::Result<String> {
+    let mut entries: Vec<Entry> = Vec::new();
+    findings.each(&mut |f| {
+        entries.push(Entry {
             rule: f.rule.to_string(),
             file: f.file.to_string(),
             fingerprint: fingerprint(f),
             message: f.message.clone(),
-        })
-        .collect();
+        });
+        Ok(())
+    })?;
     entries.sort();
     let doc = Baseline {
         version: 1,
         findings: entries,
     };
-    serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
+    Ok(serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n")
 }
 
 /// Known findings as a multiset keyed by (rule, file, fingerprint).
@@ -70,12 +72,8 @@ pub fn load(path: &std::path::Path) -> Result<Known, String> {
     Ok(known)
 }
 
-/// Removes findings present in the baseline (each baseline entry hides one finding).
-pub fn filter(findings: &mut Vec<Finding>, mut known: Known) {
-    filter_with(findings, &mut known);
-}
-
-/// [`filter`] for findings that come in batches (in output order): `known` keeps count.
+/// Removes findings present in the baseline (each baseline entry hides one finding). Findings
+/// come in batches, in output order: `known` keeps count.
 pub fn filter_with(findings: &mut Vec<Finding>, known: &mut Known) {
     findings.retain(|f| {
         let key = (f.rule.to_string(), f.file.to_string(), fingerprint(f));

@@ -30,12 +30,7 @@ const KEYS: &[&str] = &[
     "workload-kinds",
 ];
 
-/// A rule's configured level: a severity, or off.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Level {
-    Off,
-    On(Severity),
-}
+pub use crate::rules::Level;
 
 #[derive(Debug, Default)]
 pub struct Config {
@@ -78,7 +73,7 @@ pub fn discover(start: &Path) -> Option<PathBuf> {
 pub fn load(path: &Path) -> Result<Config, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read config {}: {e}", path.display()))?;
-    let name = crate::lint::display_path(path);
+    let name = crate::load::display_path(path);
     parse(&name, text, path.parent().unwrap_or(Path::new(".")))
 }
 
@@ -136,10 +131,8 @@ pub fn parse(name: &str, text: String, dir: &Path) -> Result<Config, String> {
                         v.error(gk.span, format!("unknown feature gate `{g}` (known: TaintTolerationComparisonOperators)"));
                         continue;
                     }
-                    match crate::analysis::yaml11::resolve(gv) {
-                        crate::analysis::yaml11::Resolved::Bool(b) => {
-                            parts.push(format!("{g}={b}"))
-                        }
+                    match crate::load::yaml11::resolve(gv) {
+                        crate::load::yaml11::Resolved::Bool(b) => parts.push(format!("{g}={b}")),
                         _ => v.error(gv.span, format!("feature gate `{g}` must be true or false")),
                     }
                 }
@@ -228,10 +221,8 @@ impl Validator<'_> {
                 continue;
             };
             // `off` is the YAML 1.1 boolean false when unquoted; accept both spellings.
-            let level = match (v.text(), crate::analysis::yaml11::resolve(v)) {
-                (Some("off"), _) | (_, crate::analysis::yaml11::Resolved::Bool(false)) => {
-                    Level::Off
-                }
+            let level = match (v.text(), crate::load::yaml11::resolve(v)) {
+                (Some("off"), _) | (_, crate::load::yaml11::Resolved::Bool(false)) => Level::Off,
                 (Some("info"), _) => Level::On(Severity::Info),
                 (Some("warning"), _) => Level::On(Severity::Warning),
                 (Some("error"), _) => Level::On(Severity::Error),

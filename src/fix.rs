@@ -6,9 +6,9 @@
 //! shape they expect: a value reached through an alias, an anchored item, a comment in an
 //! odd place. A finding without a provable repair simply has no fix.
 
-use crate::analysis::yaml11::{Resolved, resolve_plain};
 use crate::diagnostic::{Applicability, Edit, Fix};
 use crate::load::yaml::{Node, Style};
+use crate::load::yaml11::{Resolved, resolve_plain};
 use crate::load::{SourceFile, Span};
 
 /// How many times `--fix` re-lints and re-applies before it stops.

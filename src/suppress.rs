@@ -23,7 +23,7 @@ pub enum Scope {
 
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Suppression {
-    #[serde(with = "crate::spill::source")]
+    #[serde(with = "crate::load::codec::source")]
     pub source: Arc<SourceFile>,
     pub scope: Scope,
     /// Rule names with where each is written; empty = every rule.

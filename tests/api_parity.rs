@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 
 use taintlint::diagnostic::Finding;
-use taintlint::lint::{LintOptions, lint_source};
+use taintlint::engine::{LintOptions, lint_source};
 use taintlint::load::SourceFile;
 use taintlint::rules::RuleSet;
 use taintlint::settings::Settings;

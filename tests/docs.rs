@@ -8,8 +8,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use taintlint::lint::{finish, lint_source};
-use taintlint::load::SourceFile;
+use taintlint::engine::lint_text;
 use taintlint::rules::{RULES, Rule};
 
 const HEADINGS: &[&str] = &[
@@ -180,10 +179,9 @@ fn finding_lines(name: &str, text: &str, config: Option<&str>) -> BTreeSet<usize
     };
     let opts = taintlint::options_from_config(&cfg, None, None, &[name.to_string()], &[])
         .unwrap_or_else(|e| panic!("{name}: {e}"));
-    let source = SourceFile::new(format!("{name}.md"), text.to_string());
-    // Through `finish`, so the cross-reference rules see the example's nodes and workloads.
-    let report = lint_source(&source, &opts);
-    finish(vec![report], vec![], &opts)
+    // The whole engine, so the cross-reference rules see the example's nodes and workloads.
+    lint_text(&format!("{name}.md"), text, &opts)
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
         .findings
         .iter()
         .filter(|f| f.rule == name)

@@ -341,9 +341,9 @@ fn sarif_with_fixes_is_valid() {
 /// Lints `text` in memory and applies every fix once: the new text, and the edits taken
 /// (span and replacement) in order.
 fn apply_all(text: &str) -> (String, Vec<(usize, usize, String)>) {
-    let opts = taintlint::lint::LintOptions::default();
+    let opts = taintlint::engine::LintOptions::default();
     let source = taintlint::load::SourceFile::new("m.yaml", text.to_string());
-    let report = taintlint::lint::lint_source(&source, &opts);
+    let report = taintlint::engine::lint_source(&source, &opts);
     let fixes: Vec<&taintlint::diagnostic::Fix> = report
         .findings
         .iter()

@@ -426,7 +426,7 @@ fn unreadable_directory() {
 
 #[test]
 fn file_that_disappears_between_walk_and_read() {
-    use taintlint::lint::{Input, LintOptions, lint_all};
+    use taintlint::engine::{Input, LintOptions, lint_inputs};
     use taintlint::load::walk::{WalkOptions, collect};
     use taintlint::rules::RuleSet;
     let dir = dir_with_good();
@@ -439,10 +439,11 @@ fn file_that_disappears_between_walk_and_read() {
         rules: RuleSet::resolve(&["input".into(), GOOD_RULE.into()], &[]).unwrap(),
         ..LintOptions::default()
     };
-    let reports = lint_all(entries.into_iter().map(Input::Entry).collect(), &opts);
-    let found: Vec<(String, &str)> = reports
+    let findings = lint_inputs(entries.into_iter().map(Input::Entry).collect(), &opts)
+        .unwrap()
+        .findings;
+    let found: Vec<(String, &str)> = findings
         .iter()
-        .flat_map(|r| &r.findings)
         .map(|f| {
             let name = Path::new(&*f.file).file_name().unwrap();
             (name.to_string_lossy().into_owned(), f.rule)
@@ -455,7 +456,7 @@ fn file_that_disappears_between_walk_and_read() {
             ("good.yaml".to_string(), GOOD_RULE),
         ]
     );
-    let gone = reports[0].findings[0].message.clone();
+    let gone = findings[0].message.clone();
     assert!(gone.contains("cannot read file"), "{gone}");
 }
 
@@ -508,7 +509,7 @@ const OPEN_CRASHES: &[&str] = &[];
 /// What the fuzz target checks (fuzz/fuzz_targets/lint.rs), for one input.
 fn lint_like_the_fuzzer(bytes: &[u8]) {
     use clap::ValueEnum;
-    use taintlint::lint::{self, LintOptions};
+    use taintlint::engine::{self, LintOptions};
     use taintlint::load::{self, ReadFailure, SourceFile};
     use taintlint::report::{self, Format, HumanOptions, Summary};
     use taintlint::rules::RuleSet;
@@ -524,8 +525,10 @@ fn lint_like_the_fuzzer(bytes: &[u8]) {
         rules: RuleSet::resolve(&["all".into(), "stateful-eviction-timeout".into()], &[]).unwrap(),
         ..LintOptions::default()
     };
-    let outcome = lint::finish(vec![lint::lint_source(&source, &opts)], Vec::new(), &opts);
-    for f in &outcome.findings {
+    let findings = engine::lint_text(&source.name, &source.text, &opts)
+        .unwrap()
+        .findings;
+    for f in &findings {
         assert_ne!(f.rule, "internal-error", "{f:?}");
         if let Some(src) = &f.source {
             for l in f.primary.iter().chain(&f.secondary) {
@@ -543,7 +546,7 @@ fn lint_like_the_fuzzer(bytes: &[u8]) {
         let mut out = Vec::new();
         report::write(
             *format,
-            &outcome.findings,
+            &findings,
             &summary,
             &HumanOptions::default(),
             &mut out,

@@ -334,8 +334,9 @@ fn stored_places_read_back() {
     use std::sync::{Arc, Mutex};
     use taintlint::analysis::crossref::{Inventory, SourceRecord, StoredPlaces};
     use taintlint::analysis::inventory::Place;
+    use taintlint::engine::store::Store;
+    use taintlint::load::codec::encode;
     use taintlint::load::{SourceFile, Span};
-    use taintlint::spill::{Store, encode};
 
     let text = "kind: NodePool\nmetadata:\n  name: gpu\n".to_string();
     let full = SourceFile::new("pools/gpu.yaml", text);

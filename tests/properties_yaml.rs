@@ -14,7 +14,7 @@ use proptest::sample::select;
 use regex::Regex;
 
 use taintlint::analysis::validation::{label_key_errors, label_value_errors};
-use taintlint::analysis::yaml11::{Resolved, resolve_plain};
+use taintlint::load::yaml11::{Resolved, resolve_plain};
 use taintlint::settings::Settings;
 
 fn re(s: &str) -> Regex {

@@ -8,8 +8,6 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use taintlint::diagnostic::Finding;
-use taintlint::lint::lint_source;
-use taintlint::load::SourceFile;
 use taintlint::report::{self, Format, HumanOptions, Summary};
 use taintlint::rules::{RULES, RuleSet};
 
@@ -60,10 +58,9 @@ fn lint(rule: &str, path: &Path) -> (String, Vec<Finding>) {
     };
     let opts = taintlint::options_from_config(&cfg, None, None, &[rule.to_string()], &[])
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let source = SourceFile::new(display(path), text.clone());
-    // Through `finish`, so the cross-reference rules see the fixture's nodes and workloads.
-    let report = lint_source(&source, &opts);
-    let mut findings: Vec<Finding> = taintlint::lint::finish(vec![report], vec![], &opts)
+    // The whole engine, so the cross-reference rules see the fixture's nodes and workloads.
+    let mut findings: Vec<Finding> = taintlint::engine::lint_text(&display(path), &text, &opts)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
         .findings
         .into_iter()
         .filter(|f| f.rule == rule)

@@ -7,7 +7,7 @@
 use std::sync::LazyLock;
 
 use libfuzzer_sys::fuzz_target;
-use taintlint::lint::{self, LintOptions};
+use taintlint::engine::{self, LintOptions};
 use taintlint::load::{self, SourceFile};
 use taintlint::rules::RuleSet;
 
@@ -27,7 +27,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let source = SourceFile::new("fuzz.yaml", text);
     let [fast, full] = OPTS.each_ref().map(|opts| {
-        let outcome = lint::finish(vec![lint::lint_source(&source, opts)], Vec::new(), opts);
+        let outcome = engine::lint_text(&source.name, &source.text, opts).expect("in memory");
         let findings: Vec<String> = outcome
             .findings
             .iter()

@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 use clap::ValueEnum;
 use libfuzzer_sys::fuzz_target;
 use taintlint::diagnostic::Finding;
-use taintlint::lint::{self, LintOptions};
+use taintlint::engine::{self, LintOptions};
 use taintlint::load::{self, ReadFailure, SourceFile, Span};
 use taintlint::report::{self, Format, HumanOptions, Summary};
 use taintlint::rules::RuleSet;
@@ -52,8 +52,7 @@ fuzz_target!(|data: &[u8]| {
 });
 
 fn check(source: &std::sync::Arc<SourceFile>, opts: &LintOptions) {
-    let report = lint::lint_source(source, opts);
-    let outcome = lint::finish(vec![report], Vec::new(), opts);
+    let outcome = engine::lint_text(&source.name, &source.text, opts).expect("in memory");
     for f in &outcome.findings {
         assert_ne!(f.rule, "internal-error", "{f:?}");
         if let Some(src) = &f.source {

@@ -9,9 +9,9 @@ use crate::analysis::inventory::{
     Term, Workload, WorkloadToleration, is_well_known_label, self_labels,
 };
 use crate::analysis::matching::{TaintRef, Tol, tolerates};
+use crate::engine::store::{Slot, Store};
 use crate::load::SourceFile;
 use crate::settings::Settings;
-use crate::spill::{Slot, Store};
 use crate::util::intern;
 use std::sync::Arc;
 
@@ -175,7 +175,7 @@ pub struct StoredPlaces {
 
 /// A source as a record of its own (a lite source: name and recorded positions).
 #[derive(serde::Serialize, serde::Deserialize)]
-pub struct SourceRecord(#[serde(with = "crate::spill::source")] pub Arc<SourceFile>);
+pub struct SourceRecord(#[serde(with = "crate::load::codec::source")] pub Arc<SourceFile>);
 
 impl Inventory {
     /// Groups Node objects with identical taints, cordon state and relevant labels; every
@@ -355,7 +355,7 @@ impl Inventory {
             .get(file as usize)
             .ok_or_else(|| "a place outside the inventory's files".to_string())
             .and_then(|&slot| places.store.get(slot))
-            .and_then(|bytes| crate::spill::decode::<SourceRecord>(&bytes));
+            .and_then(|bytes| crate::load::codec::decode::<SourceRecord>(&bytes));
         match read {
             Ok(SourceRecord(source)) => Some(Loc { source, span }),
             Err(e) => {

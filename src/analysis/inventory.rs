@@ -9,14 +9,9 @@ use crate::diagnostic::ObjectId;
 use crate::load::yaml::Node;
 use crate::load::{SourceFile, Span};
 use crate::model::{Object, PodSpec, Schema};
-use crate::util::{intern, intern_terms};
+use crate::util::intern;
 
-/// A place in a file.
-#[derive(Clone, Debug)]
-pub struct Loc {
-    pub source: Arc<SourceFile>,
-    pub span: Span,
-}
+pub use crate::load::Loc;
 
 /// Where a node declaration (or one of its taints) is: the place itself, or, in a streamed
 /// run, its file's positions stored in the spill store and read back only when a finding
@@ -308,7 +303,7 @@ pub struct Workload {
     pub object: Arc<ObjectId>,
     pub kind: Arc<str>,
     pub daemonset: bool,
-    #[serde(with = "crate::spill::source")]
+    #[serde(with = "crate::load::codec::source")]
     pub source: Arc<SourceFile>,
     /// Where to point when the whole workload is meant (its `kind`, or the tolerations).
     pub anchor: Span,
@@ -822,4 +817,26 @@ fn workload(object: &Object<'_>, spec: &PodSpec<'_>, source: &Arc<SourceFile>) -
             .filter(|(n, _)| !n.is_empty()),
         host_network: spec.host_network,
     }
+}
+
+thread_local! {
+    static TERMS: std::cell::RefCell<std::collections::HashSet<Arc<[Term]>>> =
+        std::cell::RefCell::new(std::collections::HashSet::new());
+}
+
+/// One shared copy of these node-affinity terms per worker thread (see [`intern`]).
+pub fn intern_terms(terms: Vec<Term>) -> std::sync::Arc<[Term]> {
+    TERMS.with(|table| {
+        let Ok(mut table) = table.try_borrow_mut() else {
+            return std::sync::Arc::from(terms);
+        };
+        if let Some(shared) = table.get(terms.as_slice()) {
+            return std::sync::Arc::clone(shared);
+        }
+        let shared: std::sync::Arc<[Term]> = std::sync::Arc::from(terms);
+        if table.len() < crate::util::INTERN_MAX {
+            table.insert(std::sync::Arc::clone(&shared));
+        }
+        shared
+    })
 }

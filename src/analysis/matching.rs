@@ -3,21 +3,7 @@
 
 use crate::analysis::validation::{go_parse_int10, is_canonical_int};
 
-/// The four strings that decide matching.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Tol<'a> {
-    pub key: &'a str,
-    pub operator: &'a str,
-    pub value: &'a str,
-    pub effect: &'a str,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TaintRef<'a> {
-    pub key: &'a str,
-    pub value: &'a str,
-    pub effect: &'a str,
-}
+pub use crate::model::{TaintRef, Tol};
 
 /// `ToleratesTaint`. `gate` is the calling component's `TaintTolerationComparisonOperators`.
 pub fn tolerates(t: &Tol<'_>, taint: &TaintRef<'_>, gate: bool) -> bool {

@@ -5,4 +5,3 @@ pub mod crossref;
 pub mod inventory;
 pub mod matching;
 pub mod validation;
-pub mod yaml11;

@@ -2,19 +2,21 @@
 //! Every failure here becomes a finding for that file; only a path named on the command line
 //! that does not exist is a tool error.
 
+pub mod codec;
 pub mod fast_yaml;
 pub mod prescan;
 pub mod source;
 pub mod stdin;
 pub mod walk;
 pub mod yaml;
+pub mod yaml11;
 
 use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 use std::sync::Arc;
 
-pub use source::{Position, SourceFile, Span};
+pub use source::{Loc, Position, SourceFile, Span};
 
 /// Why a file produced no documents.
 #[derive(Debug)]
@@ -128,4 +130,10 @@ pub struct Parsed {
 pub fn parse(source: Arc<SourceFile>, limits: yaml::Limits) -> Parsed {
     let stream = yaml::parse(&source.text, limits);
     Parsed { source, stream }
+}
+
+/// A path as findings name it: lossy UTF-8, without a leading `./`.
+pub fn display_path(p: &Path) -> String {
+    let s = p.to_string_lossy();
+    s.strip_prefix("./").unwrap_or(&s).to_string()
 }

@@ -139,7 +139,7 @@ pub fn classify(doc: &str, limits: Limits, configured: impl Fn(&str) -> bool) ->
     let (Some(kind), Some(api_version)) = (text("kind"), text("apiVersion")) else {
         return Prescan::Build;
     };
-    let (group, _) = crate::model::split_api_version(api_version);
+    let (group, _) = split_api_version(api_version);
     if is_skippable_kind(kind, group) && !configured(kind) {
         Prescan::Skip
     } else {
@@ -280,5 +280,13 @@ mod corpus_share {
             }
         }
         println!("skipped {skipped} of {total} bytes");
+    }
+}
+
+/// Splits `apps/v1` into (`apps`, `v1`) and `v1` into (``, `v1`).
+pub fn split_api_version(api_version: &str) -> (&str, &str) {
+    match api_version.rsplit_once('/') {
+        Some((g, v)) => (g, v),
+        None => ("", api_version),
     }
 }

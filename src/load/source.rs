@@ -205,3 +205,10 @@ mod tests {
         assert_eq!(f.position(1000).line, 3);
     }
 }
+
+/// A place in a file.
+#[derive(Clone, Debug)]
+pub struct Loc {
+    pub source: Arc<SourceFile>,
+    pub span: Span,
+}

@@ -11,7 +11,7 @@ use crate::diagnostic::ObjectId;
 use crate::load::yaml::{Document, Node, Value};
 use crate::settings::WorkloadKind;
 
-pub use scheduling::{Field, PodSpec, Taint, TaintList, TaintOrigin, Toleration};
+pub use scheduling::{Field, PodSpec, Taint, TaintList, TaintOrigin, TaintRef, Tol, Toleration};
 
 /// How the API server treats an object's scheduling fields.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -48,13 +48,7 @@ impl Object<'_> {
     }
 }
 
-/// Splits `apps/v1` into (`apps`, `v1`) and `v1` into (``, `v1`).
-pub fn split_api_version(api_version: &str) -> (&str, &str) {
-    match api_version.rsplit_once('/') {
-        Some((g, v)) => (g, v),
-        None => ("", api_version),
-    }
-}
+pub use crate::load::prescan::split_api_version;
 
 /// Where each built-in workload kind keeps its pod spec (SEMANTICS §1.1).
 pub fn pod_spec_path(kind: &str, group: &str) -> Option<&'static [&'static str]> {

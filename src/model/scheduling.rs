@@ -88,7 +88,7 @@ impl<'a> Toleration<'a> {
         if f.value.is_null() {
             return None;
         }
-        crate::analysis::yaml11::resolve(f.value).as_i64()
+        crate::load::yaml11::resolve(f.value).as_i64()
     }
 
     /// `tolerationSeconds` is present and not null.
@@ -278,8 +278,8 @@ impl<'a> PodSpec<'a> {
 
 impl Toleration<'_> {
     /// The matching-relevant strings.
-    pub fn tol(&self) -> crate::analysis::matching::Tol<'_> {
-        crate::analysis::matching::Tol {
+    pub fn tol(&self) -> Tol<'_> {
+        Tol {
             key: self.key(),
             operator: self.operator(),
             value: self.value(),
@@ -315,4 +315,20 @@ impl PodSpec<'_> {
                 })
         })
     }
+}
+
+/// The four strings that decide matching.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tol<'a> {
+    pub key: &'a str,
+    pub operator: &'a str,
+    pub value: &'a str,
+    pub effect: &'a str,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TaintRef<'a> {
+    pub key: &'a str,
+    pub value: &'a str,
+    pub effect: &'a str,
 }

@@ -3,29 +3,21 @@
 //! and when each NoExecute taint would evict it.
 
 use std::fmt::Write as _;
-use std::io::Write;
 
 use crate::analysis::crossref::{Inventory, Pool, Reason, effective_tolerations, first_tolerating};
 use crate::analysis::inventory::{TaintSpec, Workload};
-use crate::cli::ExplainArgs;
-use crate::lint::Outcome;
-use crate::{ExitStatus, ToolError, lint_inputs, lint_options};
+use crate::engine::View as Outcome;
 
-pub fn run(args: &ExplainArgs, out: &mut dyn Write) -> Result<ExitStatus, ToolError> {
-    let cfg = crate::load_config(&args.input)?;
-    let opts = lint_options(&args.input, &[], &[], &cfg)?;
-    let (outcome, _) = lint_inputs(&args.input, &opts, &cfg)?;
-    let chosen = select(&outcome, args)?;
+/// The explanation of the chosen workloads (see [`select`]), one after the other.
+pub fn render(outcome: &Outcome, chosen: &[usize], gate: bool) -> String {
     let mut text = String::new();
     for (n, &i) in chosen.iter().enumerate() {
         if n > 0 {
             text.push('\n');
         }
-        explain(&outcome, i, opts.settings.comparison_operators, &mut text);
+        explain(outcome, i, gate, &mut text);
     }
-    out.write_all(text.as_bytes())
-        .map_err(|e| ToolError(e.to_string()))?;
-    Ok(ExitStatus::Clean)
+    text
 }
 
 fn describe(w: &Workload) -> String {
@@ -39,18 +31,23 @@ fn describe(w: &Workload) -> String {
     s
 }
 
-/// Which workloads the user means.
-fn select(outcome: &Outcome, args: &ExplainArgs) -> Result<Vec<usize>, ToolError> {
+/// Which workloads the user means: `--workload KIND/NS/NAME`, `--at FILE:LINE`, or the only
+/// one. `Err` says why none is chosen, for the user.
+pub fn select(
+    outcome: &Outcome,
+    workload: Option<&str>,
+    at: Option<&str>,
+) -> Result<Vec<usize>, String> {
     let ws = &outcome.workloads;
-    let found: Vec<usize> = if let Some(spec) = &args.workload {
+    let found: Vec<usize> = if let Some(spec) = workload {
         let parts: Vec<&str> = spec.split('/').collect();
         let (kind, ns, name) = match parts.as_slice() {
             [k, n] => (*k, None, *n),
             [k, ns, n] => (*k, Some(*ns), *n),
             _ => {
-                return Err(ToolError(format!(
+                return Err(format!(
                     "invalid --workload `{spec}`: expected KIND/NAMESPACE/NAME or KIND/NAME"
-                )));
+                ));
             }
         };
         (0..ws.len())
@@ -61,11 +58,11 @@ fn select(outcome: &Outcome, args: &ExplainArgs) -> Result<Vec<usize>, ToolError
                     && ns.is_none_or(|ns| id.namespace.as_deref().unwrap_or("") == ns)
             })
             .collect()
-    } else if let Some(at) = &args.at {
+    } else if let Some(at) = at {
         let (file, line) = at
             .rsplit_once(':')
             .and_then(|(f, l)| Some((f, l.parse::<usize>().ok()?)))
-            .ok_or_else(|| ToolError(format!("invalid --at `{at}`: expected FILE:LINE")))?;
+            .ok_or_else(|| format!("invalid --at `{at}`: expected FILE:LINE"))?;
         let file = file.strip_prefix("./").unwrap_or(file);
         (0..ws.len())
             .filter(|&i| {
@@ -84,7 +81,7 @@ fn select(outcome: &Outcome, args: &ExplainArgs) -> Result<Vec<usize>, ToolError
         Vec::new()
     };
     if found.is_empty() {
-        let mut msg = if args.workload.is_none() && args.at.is_none() {
+        let mut msg = if workload.is_none() && at.is_none() {
             "name the workload to explain with --workload KIND/NAMESPACE/NAME or --at FILE:LINE"
                 .to_string()
         } else {
@@ -97,7 +94,7 @@ fn select(outcome: &Outcome, args: &ExplainArgs) -> Result<Vec<usize>, ToolError
                 let _ = write!(msg, "\n  {} ({}:{})", describe(w), w.source.name, p.line);
             }
         }
-        return Err(ToolError(msg));
+        return Err(msg);
     }
     Ok(found)
 }

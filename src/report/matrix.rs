@@ -1,25 +1,27 @@
 //! `taintlint matrix`: workloads × node pools, as a terminal table, a Markdown table or a
 //! Mermaid flowchart.
 
-use std::io::Write;
-
 use crate::analysis::crossref::{Pool, Reason};
-use crate::cli::{MatrixArgs, MatrixFormat};
-use crate::lint::Outcome;
-use crate::{ExitStatus, ToolError, lint_inputs, lint_options};
+use crate::engine::View as Outcome;
 
-pub fn run(args: &MatrixArgs, out: &mut dyn Write) -> Result<ExitStatus, ToolError> {
-    let cfg = crate::load_config(&args.input)?;
-    let opts = lint_options(&args.input, &[], &[], &cfg)?;
-    let (outcome, _) = lint_inputs(&args.input, &opts, &cfg)?;
-    let text = match args.format {
-        MatrixFormat::Table => table(&outcome),
-        MatrixFormat::Markdown => markdown(&outcome),
-        MatrixFormat::Mermaid => mermaid(&outcome),
-    };
-    out.write_all(text.as_bytes())
-        .map_err(|e| ToolError(e.to_string()))?;
-    Ok(ExitStatus::Clean)
+/// The ways to draw the matrix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Style {
+    /// An aligned table for the terminal.
+    Table,
+    /// A Markdown table for PR comments and step summaries.
+    Markdown,
+    /// A Mermaid flowchart GitHub renders.
+    Mermaid,
+}
+
+/// The matrix of a run's workloads and node pools.
+pub fn render(outcome: &Outcome, style: Style) -> String {
+    match style {
+        Style::Table => table(outcome),
+        Style::Markdown => markdown(outcome),
+        Style::Mermaid => mermaid(outcome),
+    }
 }
 
 fn workload_name(o: &Outcome, i: usize) -> String {

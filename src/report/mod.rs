@@ -88,24 +88,7 @@ impl Summary {
     }
 }
 
-/// Findings for the reporters, in output order: a vector, or a run's spilled findings read
-/// back one file at a time (`lint::SpilledFindings`).
-pub trait FindingSource {
-    /// Calls `f` with every finding, in order; stops at its first error.
-    fn each(&self, f: &mut dyn FnMut(&Finding) -> io::Result<()>) -> io::Result<()>;
-}
-
-impl FindingSource for Vec<Finding> {
-    fn each(&self, f: &mut dyn FnMut(&Finding) -> io::Result<()>) -> io::Result<()> {
-        self.iter().try_for_each(f)
-    }
-}
-
-impl FindingSource for &[Finding] {
-    fn each(&self, f: &mut dyn FnMut(&Finding) -> io::Result<()>) -> io::Result<()> {
-        self.iter().try_for_each(f)
-    }
-}
+pub use crate::diagnostic::FindingSource;
 
 /// Serialises every finding of a source as one JSON array, each written by `element` as it
 /// comes (the findings are never all in memory as output values).

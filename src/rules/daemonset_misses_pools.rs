@@ -4,7 +4,7 @@
 use crate::analysis::crossref::Reason;
 use crate::diagnostic::{Finding, Severity};
 
-use super::{Category, CrossCtx, RuleMeta};
+use super::{Category, CrossCtx, Rule, RuleMeta};
 
 pub static META: RuleMeta = RuleMeta {
     name: "daemonset-misses-pools",
@@ -14,6 +14,8 @@ pub static META: RuleMeta = RuleMeta {
     enabled: true,
     docs: include_str!("../../rules/daemonset-misses-pools.md"),
 };
+
+pub static RULE: Rule = Rule::new(&META).cross(check);
 
 pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
     let pools = &ctx.inventory.pools;

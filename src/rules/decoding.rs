@@ -3,9 +3,9 @@
 //! surprises (`010` is 8) and unknown fields. Shared by `yaml-type-mismatch`, `unknown-field`
 //! and `duplicate-key`, each in its own file.
 
-pub(crate) use crate::analysis::yaml11::{Resolved, resolve};
 pub(crate) use crate::diagnostic::{Finding, Fix, Severity};
 pub(crate) use crate::load::yaml::{Node, Value};
+pub(crate) use crate::load::yaml11::{Resolved, resolve};
 pub(crate) use crate::model::{Object, Schema, join};
 pub(crate) use crate::util::nearest;
 

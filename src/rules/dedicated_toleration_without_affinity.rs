@@ -9,7 +9,7 @@ use crate::analysis::crossref::is_transient_taint;
 use crate::analysis::matching::{TaintRef, tolerates};
 use crate::diagnostic::Related;
 
-use super::{Category, CrossCtx, Ctx, RuleMeta};
+use super::{Category, CrossCtx, Ctx, Rule, RuleMeta};
 
 pub static META: RuleMeta = RuleMeta {
     name: "dedicated-toleration-without-affinity",
@@ -19,6 +19,8 @@ pub static META: RuleMeta = RuleMeta {
     enabled: true,
     docs: include_str!("../../rules/dedicated-toleration-without-affinity.md"),
 };
+
+pub static RULE: Rule = Rule::new(&META).check(check).cross(check_inventory).superseded_by_inventory();
 
 /// Key prefixes that mark node conditions, lifecycle or opportunistic capacity, not dedication.
 const EXEMPT_PREFIXES: &[&str] = &[

@@ -7,7 +7,7 @@
 use crate::analysis::matching::{TaintRef, tolerates};
 use crate::diagnostic::{Finding, Severity};
 
-use super::{Category, Ctx, RuleMeta, tolerations};
+use super::{Category, Ctx, Rule, RuleMeta, tolerations};
 
 pub static META: RuleMeta = RuleMeta {
     name: "default-toleration-suppressed",
@@ -17,6 +17,8 @@ pub static META: RuleMeta = RuleMeta {
     enabled: true,
     docs: include_str!("../../rules/default-toleration-suppressed.md"),
 };
+
+pub static RULE: Rule = Rule::new(&META).check(check);
 
 pub const NOT_READY: &str = "node.kubernetes.io/not-ready";
 pub const UNREACHABLE: &str = "node.kubernetes.io/unreachable";

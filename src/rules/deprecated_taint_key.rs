@@ -4,7 +4,7 @@
 use crate::diagnostic::{Applicability, Finding, Severity};
 use crate::load::yaml::Node;
 
-use super::{Category, Ctx, RuleMeta, tolerations};
+use super::{Category, Ctx, Rule, RuleMeta, tolerations};
 
 pub static META: RuleMeta = RuleMeta {
     name: "deprecated-taint-key",
@@ -14,6 +14,8 @@ pub static META: RuleMeta = RuleMeta {
     enabled: true,
     docs: include_str!("../../rules/deprecated-taint-key.md"),
 };
+
+pub static RULE: Rule = Rule::new(&META).check(check);
 
 /// (deprecated key, current key, why).
 pub const DEPRECATED: &[(&str, &str, &str)] = &[

@@ -1,8 +1,9 @@
 //! `duplicate-key`: a mapping key given twice; kubectl keeps the last one (SEMANTICS §6).
 
+use super::Rule;
 use super::decoding::*;
 
-pub static DUPLICATE_KEY: RuleMeta = RuleMeta {
+pub static META: RuleMeta = RuleMeta {
     name: "duplicate-key",
     summary: "A mapping key given twice; kubectl silently keeps the last one",
     category: Category::Correctness,
@@ -11,7 +12,9 @@ pub static DUPLICATE_KEY: RuleMeta = RuleMeta {
     docs: include_str!("../../rules/duplicate-key.md"),
 };
 
-pub fn check_duplicate_key(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
+pub static RULE: Rule = Rule::new(&META).check(check);
+
+pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     // Kinds without scheduling fields are out of scope (the fast path does not parse them).
     if crate::load::prescan::is_skippable_kind(ctx.object.kind, ctx.object.group) {
         return;
@@ -57,8 +60,8 @@ fn duplicates<'a>(node: &'a Node, path: &mut Vec<Step<'a>>, out: &mut Vec<Findin
                 {
                     out.push(
                         Finding::new(
-                            DUPLICATE_KEY.name,
-                            DUPLICATE_KEY.severity,
+                            META.name,
+                            META.severity,
                             format!("key `{key}` is given more than once; kubectl keeps only the last one and drops this one"),
                         )
                         .primary(k.span, "ignored")

@@ -1,8 +1,9 @@
 //! `duplicate-taint`: taints unique by (key, effect); Karpenter across taints and startupTaints (SEMANTICS §2.1 step 4, §8).
 
+use super::Rule;
 use super::taints::*;
 
-pub static DUPLICATE: RuleMeta = RuleMeta {
+pub static META: RuleMeta = RuleMeta {
     name: "duplicate-taint",
     summary: "Two taints with the same key and effect (the value does not matter)",
     category: Category::Correctness,
@@ -11,7 +12,9 @@ pub static DUPLICATE: RuleMeta = RuleMeta {
     docs: include_str!("../../rules/duplicate-taint.md"),
 };
 
-pub fn check_duplicate(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
+pub static RULE: Rule = Rule::new(&META).check(check);
+
+pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     // Karpenter checks (key, effect) across `taints` and `startupTaints` together.
     let karpenter: Vec<&Taint<'_>> = ctx
         .object
@@ -29,8 +32,8 @@ pub fn check_duplicate(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         };
         out.push(
             Finding::new(
-                DUPLICATE.name,
-                DUPLICATE.severity,
+                META.name,
+                META.severity,
                 format!(
                     "duplicate taint Key/Effect pair {}={}; Karpenter rejects the NodePool",
                     t.key(),
@@ -55,8 +58,8 @@ pub fn check_duplicate(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 continue;
             };
             let f = Finding::new(
-                DUPLICATE.name,
-                DUPLICATE.severity,
+                META.name,
+                META.severity,
                 format!(
                     "duplicate taint `{}:{}`; taints must be unique by key and effect",
                     t.key(),

@@ -1,8 +1,9 @@
 //! `invalid-node-affinity`: what ValidateNodeSelector* rejects (SEMANTICS §5.2).
 
+use super::Rule;
 use super::node_selection::*;
 
-pub static INVALID_NODE_AFFINITY: RuleMeta = RuleMeta {
+pub static META: RuleMeta = RuleMeta {
     name: "invalid-node-affinity",
     summary: "Node affinity the API server rejects (empty terms, bad operators, values, weights)",
     category: Category::Correctness,
@@ -11,7 +12,9 @@ pub static INVALID_NODE_AFFINITY: RuleMeta = RuleMeta {
     docs: include_str!("../../rules/invalid-node-affinity.md"),
 };
 
-pub fn check_node_affinity(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
+pub static RULE: Rule = Rule::new(&META).check(check);
+
+pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     let mut r = Report { ctx, out };
     for spec in &ctx.object.pod_specs {
         let Some(aff) = spec.affinity else { continue };
@@ -51,7 +54,7 @@ pub fn check_node_affinity(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             for (i, term) in pref.iter().enumerate() {
                 let tp = format!("{base}[{i}]");
                 let w = term.get("weight").filter(|w| !w.is_null());
-                let weight = match w.map(crate::analysis::yaml11::resolve) {
+                let weight = match w.map(crate::load::yaml11::resolve) {
                     None => 0,
                     // A weight that is not an integer is a decode error (`yaml-type-mismatch`).
                     Some(v) => match v.as_i64() {

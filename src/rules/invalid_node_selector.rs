@@ -1,8 +1,9 @@
 //! `invalid-node-selector`: nodeSelector keys and values must be valid labels (SEMANTICS §5.2).
 
+use super::Rule;
 use super::node_selection::*;
 
-pub static INVALID_NODE_SELECTOR: RuleMeta = RuleMeta {
+pub static META: RuleMeta = RuleMeta {
     name: "invalid-node-selector",
     summary: "`nodeSelector` keys or values that are not valid labels",
     category: Category::Correctness,
@@ -11,7 +12,9 @@ pub static INVALID_NODE_SELECTOR: RuleMeta = RuleMeta {
     docs: include_str!("../../rules/invalid-node-selector.md"),
 };
 
-pub fn check_node_selector(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
+pub static RULE: Rule = Rule::new(&META).check(check);
+
+pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     for spec in &ctx.object.pod_specs {
         let Some(sel) = spec.node_selector else {
             continue;
@@ -24,8 +27,8 @@ pub fn check_node_selector(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             let Some(key) = k.text() else { continue };
             for msg in label_key_errors(key, ctx.settings) {
                 let f = Finding::new(
-                    INVALID_NODE_SELECTOR.name,
-                    INVALID_NODE_SELECTOR.severity,
+                    META.name,
+                    META.severity,
                     format!("nodeSelector key `{key}` is not a valid label key: {msg}"),
                 )
                 .primary(k.span, "invalid label key")
@@ -43,8 +46,8 @@ pub fn check_node_selector(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             }
             for msg in label_value_errors(value, ctx.settings) {
                 let f = Finding::new(
-                    INVALID_NODE_SELECTOR.name,
-                    INVALID_NODE_SELECTOR.severity,
+                    META.name,
+                    META.severity,
                     format!("nodeSelector value `{value}` for `{key}` is not a valid label value: {msg}"),
                 )
                 .primary(v.span, "invalid label value")

@@ -1,8 +1,9 @@
 //! `invalid-taint-effect`: missing (Required value) or unsupported effects (SEMANTICS §2.1 step 3).
 
+use super::Rule;
 use super::taints::*;
 
-pub static INVALID_EFFECT: RuleMeta = RuleMeta {
+pub static META: RuleMeta = RuleMeta {
     name: "invalid-taint-effect",
     summary: "A taint effect that is missing or not `NoSchedule`, `PreferNoSchedule` or `NoExecute`",
     category: Category::Correctness,
@@ -11,7 +12,9 @@ pub static INVALID_EFFECT: RuleMeta = RuleMeta {
     docs: include_str!("../../rules/invalid-taint-effect.md"),
 };
 
-pub fn check_effect(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
+pub static RULE: Rule = Rule::new(&META).check(check);
+
+pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     for t in each(ctx) {
         if t.effect.is_some_and(|e| e.str().is_none()) {
             continue;
@@ -20,8 +23,8 @@ pub fn check_effect(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         let path = format!("{}.effect", t.api_path);
         if effect.is_empty() {
             let f = Finding::new(
-                INVALID_EFFECT.name,
-                INVALID_EFFECT.severity,
+                META.name,
+                META.severity,
                 "taint has no effect",
             )
             .primary(
@@ -34,8 +37,8 @@ pub fn check_effect(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         } else if !EFFECTS.contains(&effect) {
             let span = t.effect.map_or(t.node.span, |e| e.span());
             let f = Finding::new(
-                INVALID_EFFECT.name,
-                INVALID_EFFECT.severity,
+                META.name,
+                META.severity,
                 format!("unsupported taint effect `{effect}`"),
             )
             .primary(span, "not a taint effect")

@@ -1,8 +1,9 @@
 //! `invalid-taint-key`: taint keys must be label keys; an empty key gives two errors (SEMANTICS §2.1 step 1).
 
+use super::Rule;
 use super::taints::*;
 
-pub static INVALID_KEY: RuleMeta = RuleMeta {
+pub static META: RuleMeta = RuleMeta {
     name: "invalid-taint-key",
     summary: "A taint key that is missing or not a valid label key",
     category: Category::Correctness,
@@ -11,7 +12,9 @@ pub static INVALID_KEY: RuleMeta = RuleMeta {
     docs: include_str!("../../rules/invalid-taint-key.md"),
 };
 
-pub fn check_key(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
+pub static RULE: Rule = Rule::new(&META).check(check);
+
+pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     for t in each(ctx) {
         if t.key.is_some_and(|k| k.str().is_none()) {
             continue;
@@ -25,8 +28,8 @@ pub fn check_key(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         }
         for msg in msgs {
             let f = Finding::new(
-                INVALID_KEY.name,
-                INVALID_KEY.severity,
+                META.name,
+                META.severity,
                 if key.is_empty() {
                     format!("taint has no key: {msg}")
                 } else {

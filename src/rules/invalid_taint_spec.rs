@@ -6,7 +6,7 @@ use crate::analysis::inventory::parse_taint_spec;
 use crate::diagnostic::{Finding, Severity};
 use crate::load::yaml::Node;
 
-use super::{Category, Ctx, RuleMeta};
+use super::{Category, Ctx, Rule, RuleMeta};
 
 pub static META: RuleMeta = RuleMeta {
     name: "invalid-taint-spec",
@@ -16,6 +16,8 @@ pub static META: RuleMeta = RuleMeta {
     enabled: true,
     docs: include_str!("../../rules/invalid-taint-spec.md"),
 };
+
+pub static RULE: Rule = Rule::new(&META).check(check);
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     if ctx.object.kind != "Inventory" || ctx.object.group != "taintlint.dev" {

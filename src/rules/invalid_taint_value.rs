@@ -1,8 +1,9 @@
 //! `invalid-taint-value`: label values (qualified names for Karpenter) (SEMANTICS §2.1 step 2, §8).
 
+use super::Rule;
 use super::taints::*;
 
-pub static INVALID_VALUE: RuleMeta = RuleMeta {
+pub static META: RuleMeta = RuleMeta {
     name: "invalid-taint-value",
     summary: "A taint value that is not a valid label value",
     category: Category::Correctness,
@@ -11,7 +12,9 @@ pub static INVALID_VALUE: RuleMeta = RuleMeta {
     docs: include_str!("../../rules/invalid-taint-value.md"),
 };
 
-pub fn check_value(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
+pub static RULE: Rule = Rule::new(&META).check(check);
+
+pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     for t in each(ctx) {
         let Some(field) = t.value else { continue };
         let Some(value) = field.str() else { continue };
@@ -31,8 +34,8 @@ pub fn check_value(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         }
         let joined = msgs.join(";");
         let f = Finding::new(
-            INVALID_VALUE.name,
-            INVALID_VALUE.severity,
+            META.name,
+            META.severity,
             if karpenter {
                 format!(
                     "taint value `{value}` is not a qualified name, which Karpenter requires: {}",

@@ -1,8 +1,9 @@
 //! `invalid-toleration-effect`: effects other than NoSchedule/PreferNoSchedule/NoExecute (SEMANTICS §1.2 step 5).
 
+use super::Rule;
 use super::tolerations::*;
 
-pub static INVALID_EFFECT: RuleMeta = RuleMeta {
+pub static META: RuleMeta = RuleMeta {
     name: "invalid-toleration-effect",
     summary: "A toleration effect other than `NoSchedule`, `PreferNoSchedule` or `NoExecute`",
     category: Category::Correctness,
@@ -11,7 +12,9 @@ pub static INVALID_EFFECT: RuleMeta = RuleMeta {
     docs: include_str!("../../rules/invalid-toleration-effect.md"),
 };
 
-pub fn check_effect(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
+pub static RULE: Rule = Rule::new(&META).check(check);
+
+pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     for (_, tol) in each(ctx) {
         let Some(field) = tol.effect else { continue };
         let Some(effect) = field.str() else { continue };
@@ -19,8 +22,8 @@ pub fn check_effect(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             continue;
         }
         let f = Finding::new(
-            INVALID_EFFECT.name,
-            INVALID_EFFECT.severity,
+            META.name,
+            META.severity,
             format!("unsupported toleration effect `{effect}`"),
         )
         .primary(field.span(), "not a taint effect")

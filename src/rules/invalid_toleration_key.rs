@@ -1,8 +1,9 @@
 //! `invalid-toleration-key`: a toleration key that is not a valid label key (SEMANTICS §1.2 step 1, §1.3).
 
+use super::Rule;
 use super::tolerations::*;
 
-pub static INVALID_KEY: RuleMeta = RuleMeta {
+pub static META: RuleMeta = RuleMeta {
     name: "invalid-toleration-key",
     summary: "A toleration key that is not a valid label key (qualified name)",
     category: Category::Correctness,
@@ -11,7 +12,9 @@ pub static INVALID_KEY: RuleMeta = RuleMeta {
     docs: include_str!("../../rules/invalid-toleration-key.md"),
 };
 
-pub fn check_key(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
+pub static RULE: Rule = Rule::new(&META).check(check);
+
+pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     for (_, tol) in each(ctx) {
         let Some(field) = tol.key else { continue };
         let Some(key) = field.str() else { continue };
@@ -20,8 +23,8 @@ pub fn check_key(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         }
         for msg in label_key_errors(key, ctx.settings) {
             let f = Finding::new(
-                INVALID_KEY.name,
-                INVALID_KEY.severity,
+                META.name,
+                META.severity,
                 format!("toleration key `{key}` is not a valid label key: {msg}"),
             )
             .primary(field.span(), "invalid key")

@@ -1,8 +1,9 @@
 //! `invalid-toleration-operator`: operators other than Equal/Exists (Lt/Gt with the gate) (SEMANTICS §1.2 step 4).
 
+use super::Rule;
 use super::tolerations::*;
 
-pub static INVALID_OPERATOR: RuleMeta = RuleMeta {
+pub static META: RuleMeta = RuleMeta {
     name: "invalid-toleration-operator",
     summary: "A toleration operator other than `Equal` or `Exists` (or `Lt`/`Gt` with the gate on)",
     category: Category::Correctness,
@@ -11,7 +12,9 @@ pub static INVALID_OPERATOR: RuleMeta = RuleMeta {
     docs: include_str!("../../rules/invalid-toleration-operator.md"),
 };
 
-pub fn check_operator(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
+pub static RULE: Rule = Rule::new(&META).check(check);
+
+pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     for (_, tol) in each(ctx) {
         let Some(field) = tol.operator else { continue };
         let Some(op) = field.str() else { continue };
@@ -44,8 +47,8 @@ pub fn check_operator(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         };
         let fix = canonical_case(ctx, field, op, canonical);
         let f = Finding::new(
-            INVALID_OPERATOR.name,
-            INVALID_OPERATOR.severity,
+            META.name,
+            META.severity,
             format!("unsupported toleration operator `{op}`"),
         )
         .primary(field.span(), "not a toleration operator")

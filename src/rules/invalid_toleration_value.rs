@@ -1,8 +1,9 @@
 //! `invalid-toleration-value`: label-value rules for Equal, canonical integers for Lt/Gt (SEMANTICS §1.2 step 4, §1.4, §1.6).
 
+use super::Rule;
 use super::tolerations::*;
 
-pub static INVALID_VALUE: RuleMeta = RuleMeta {
+pub static META: RuleMeta = RuleMeta {
     name: "invalid-toleration-value",
     summary: "A toleration value that is not a valid label value (or, for Lt/Gt, not an integer)",
     category: Category::Correctness,
@@ -11,7 +12,9 @@ pub static INVALID_VALUE: RuleMeta = RuleMeta {
     docs: include_str!("../../rules/invalid-toleration-value.md"),
 };
 
-pub fn check_value(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
+pub static RULE: Rule = Rule::new(&META).check(check);
+
+pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     for (_, tol) in each(ctx) {
         if tol.value.is_some_and(|v| v.str().is_none()) {
             continue;
@@ -26,8 +29,8 @@ pub fn check_value(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 }
                 let joined = msgs.join(";");
                 let mut f = Finding::new(
-                    INVALID_VALUE.name,
-                    INVALID_VALUE.severity,
+                    META.name,
+                    META.severity,
                     format!("toleration value `{value}` is not a valid label value: {}", msgs.join("; ")),
                 )
                 .primary(span, "invalid label value")
@@ -42,8 +45,8 @@ pub fn check_value(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             "Lt" | "Gt" if ctx.settings.comparison_operators => {
                 for msg in decimal_integer_errors(value) {
                     let f = Finding::new(
-                        INVALID_VALUE.name,
-                        INVALID_VALUE.severity,
+                        META.name,
+                        META.severity,
                         format!(
                             "`operator: {}` needs an integer value, but `{value}` {msg}",
                             tol.operator()

@@ -7,52 +7,19 @@ use crate::load::yaml::Document;
 use crate::model::{Object, Schema};
 use crate::settings::Settings;
 
-mod daemonset_misses_pools;
 mod decoding;
-mod dedicated_toleration_without_affinity;
-mod default_toleration_suppressed;
-mod deprecated_taint_key;
-mod duplicate_key;
-mod duplicate_taint;
-mod input;
-mod invalid_node_affinity;
-mod invalid_node_selector;
-mod invalid_taint_effect;
-mod invalid_taint_key;
-pub mod invalid_taint_spec;
-mod invalid_taint_value;
-mod invalid_toleration_effect;
-mod invalid_toleration_key;
-mod invalid_toleration_operator;
-mod invalid_toleration_value;
 mod node_selection;
-mod nodename_bypasses_taint;
-mod nodename_untolerated_noexecute;
-pub mod pool_tolerated_by_nothing;
-mod shadowed_toleration;
-mod stateful_eviction_timeout;
 mod taints;
-mod tolerates_all_effects;
-mod tolerates_all_taints;
-mod toleration_effect_mismatch;
-mod toleration_empty_key_requires_exists;
-mod toleration_exists_with_value;
-mod toleration_matches_no_taint;
-mod toleration_not_allowed;
-mod toleration_seconds_evicts_immediately;
-mod toleration_seconds_requires_noexecute;
 pub mod tolerations;
-mod unknown_field;
-mod unschedulable_workload;
-mod yaml_type_mismatch;
 
-/// The heuristic rule the cross-reference replaces when an inventory exists.
-pub const DEDICATED_HEURISTIC: &str = "dedicated-toleration-without-affinity";
-
-pub use input::{
-    INTERNAL_ERROR, INVALID_CONFIG, INVALID_ENCODING, TEMPLATE_NOT_RENDERED, UNREADABLE_FILE,
-    UNUSED_SUPPRESSION, YAML_SYNTAX_ERROR, YAML_TOO_COMPLEX,
-};
+pub use internal_error::META as INTERNAL_ERROR;
+pub use invalid_config::META as INVALID_CONFIG;
+pub use invalid_encoding::META as INVALID_ENCODING;
+pub use template_not_rendered::META as TEMPLATE_NOT_RENDERED;
+pub use unreadable_file::META as UNREADABLE_FILE;
+pub use unused_suppression::META as UNUSED_SUPPRESSION;
+pub use yaml_syntax_error::META as YAML_SYNTAX_ERROR;
+pub use yaml_too_complex::META as YAML_TOO_COMPLEX;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Category {
@@ -82,6 +49,13 @@ impl Category {
         Category::Suspicious,
         Category::Scheduling,
     ];
+}
+
+/// A rule's configured level: a severity, or off.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    Off,
+    On(Severity),
 }
 
 /// What every rule declares about itself.
@@ -199,225 +173,146 @@ pub struct CrossCtx<'a> {
 
 pub type CrossFn = fn(&CrossCtx<'_>, &mut Vec<Finding>);
 
-pub struct Rule {
-    pub meta: &'static RuleMeta,
-    /// Per-object check; `None` for rules the loader or the cross-reference reports.
-    pub check: Option<CheckFn>,
-    /// Check over the whole run's inventory and workloads.
-    pub cross: Option<CrossFn>,
+/// What a whole-run rule sees once every file is linted.
+pub struct RunCtx<'a> {
+    pub inventory: &'a crate::analysis::crossref::Inventory,
+    pub evaluator: &'a crate::analysis::crossref::Evaluator<'a>,
+    pub settings: &'a Settings,
 }
 
-/// Every rule, sorted by name.
-pub static RULES: &[Rule] = &[
-    Rule {
-        meta: &daemonset_misses_pools::META,
-        check: None,
-        cross: Some(daemonset_misses_pools::check),
-    },
-    Rule {
-        meta: &dedicated_toleration_without_affinity::META,
-        check: Some(dedicated_toleration_without_affinity::check),
-        cross: Some(dedicated_toleration_without_affinity::check_inventory),
-    },
-    Rule {
-        meta: &default_toleration_suppressed::META,
-        check: Some(default_toleration_suppressed::check),
-        cross: None,
-    },
-    Rule {
-        meta: &deprecated_taint_key::META,
-        check: Some(deprecated_taint_key::check),
-        cross: None,
-    },
-    Rule {
-        meta: &duplicate_key::DUPLICATE_KEY,
-        check: Some(duplicate_key::check_duplicate_key),
-        cross: None,
-    },
-    Rule {
-        meta: &duplicate_taint::DUPLICATE,
-        check: Some(duplicate_taint::check_duplicate),
-        cross: None,
-    },
-    Rule {
-        meta: &input::INTERNAL_ERROR,
-        check: None,
-        cross: None,
-    },
-    Rule {
-        meta: &input::INVALID_CONFIG,
-        check: None,
-        cross: None,
-    },
-    Rule {
-        meta: &input::INVALID_ENCODING,
-        check: None,
-        cross: None,
-    },
-    Rule {
-        meta: &invalid_node_affinity::INVALID_NODE_AFFINITY,
-        check: Some(invalid_node_affinity::check_node_affinity),
-        cross: None,
-    },
-    Rule {
-        meta: &invalid_node_selector::INVALID_NODE_SELECTOR,
-        check: Some(invalid_node_selector::check_node_selector),
-        cross: None,
-    },
-    Rule {
-        meta: &invalid_taint_effect::INVALID_EFFECT,
-        check: Some(invalid_taint_effect::check_effect),
-        cross: None,
-    },
-    Rule {
-        meta: &invalid_taint_key::INVALID_KEY,
-        check: Some(invalid_taint_key::check_key),
-        cross: None,
-    },
-    Rule {
-        meta: &invalid_taint_spec::META,
-        check: Some(invalid_taint_spec::check),
-        cross: None,
-    },
-    Rule {
-        meta: &invalid_taint_value::INVALID_VALUE,
-        check: Some(invalid_taint_value::check_value),
-        cross: None,
-    },
-    Rule {
-        meta: &invalid_toleration_effect::INVALID_EFFECT,
-        check: Some(invalid_toleration_effect::check_effect),
-        cross: None,
-    },
-    Rule {
-        meta: &invalid_toleration_key::INVALID_KEY,
-        check: Some(invalid_toleration_key::check_key),
-        cross: None,
-    },
-    Rule {
-        meta: &invalid_toleration_operator::INVALID_OPERATOR,
-        check: Some(invalid_toleration_operator::check_operator),
-        cross: None,
-    },
-    Rule {
-        meta: &invalid_toleration_value::INVALID_VALUE,
-        check: Some(invalid_toleration_value::check_value),
-        cross: None,
-    },
-    Rule {
-        meta: &nodename_bypasses_taint::META,
-        check: None,
-        cross: Some(nodename_bypasses_taint::check),
-    },
-    Rule {
-        meta: &nodename_untolerated_noexecute::META,
-        check: None,
-        cross: Some(nodename_untolerated_noexecute::check),
-    },
-    Rule {
-        meta: &pool_tolerated_by_nothing::META,
-        check: None,
-        cross: Some(pool_tolerated_by_nothing::check),
-    },
-    Rule {
-        meta: &shadowed_toleration::META,
-        check: Some(shadowed_toleration::check),
-        cross: None,
-    },
-    Rule {
-        meta: &stateful_eviction_timeout::META,
-        check: Some(stateful_eviction_timeout::check),
-        cross: None,
-    },
-    Rule {
-        meta: &input::TEMPLATE_NOT_RENDERED,
-        check: None,
-        cross: None,
-    },
-    Rule {
-        meta: &tolerates_all_effects::META,
-        check: Some(tolerates_all_effects::check),
-        cross: None,
-    },
-    Rule {
-        meta: &tolerates_all_taints::META,
-        check: Some(tolerates_all_taints::check),
-        cross: None,
-    },
-    Rule {
-        meta: &toleration_effect_mismatch::META,
-        check: None,
-        cross: Some(toleration_effect_mismatch::check),
-    },
-    Rule {
-        meta: &toleration_empty_key_requires_exists::EMPTY_KEY,
-        check: Some(toleration_empty_key_requires_exists::check_empty_key),
-        cross: None,
-    },
-    Rule {
-        meta: &toleration_exists_with_value::META,
-        check: Some(toleration_exists_with_value::check),
-        cross: None,
-    },
-    Rule {
-        meta: &toleration_matches_no_taint::META,
-        check: None,
-        cross: Some(toleration_matches_no_taint::check),
-    },
-    Rule {
-        meta: &toleration_not_allowed::META,
-        check: Some(toleration_not_allowed::check),
-        cross: None,
-    },
-    Rule {
-        meta: &toleration_seconds_evicts_immediately::META,
-        check: Some(toleration_seconds_evicts_immediately::check),
-        cross: None,
-    },
-    Rule {
-        meta: &toleration_seconds_requires_noexecute::SECONDS,
-        check: Some(toleration_seconds_requires_noexecute::check_seconds),
-        cross: None,
-    },
-    Rule {
-        meta: &unknown_field::UNKNOWN_FIELD,
-        check: Some(unknown_field::check_unknown_field),
-        cross: None,
-    },
-    Rule {
-        meta: &input::UNREADABLE_FILE,
-        check: None,
-        cross: None,
-    },
-    Rule {
-        meta: &unschedulable_workload::META,
-        check: None,
-        cross: Some(unschedulable_workload::check),
-    },
-    Rule {
-        meta: &input::UNUSED_SUPPRESSION,
-        check: None,
-        cross: None,
-    },
-    Rule {
-        meta: &input::YAML_SYNTAX_ERROR,
-        check: None,
-        cross: None,
-    },
-    Rule {
-        meta: &input::YAML_TOO_COMPLEX,
-        check: None,
-        cross: None,
-    },
-    Rule {
-        meta: &yaml_type_mismatch::TYPE_MISMATCH,
-        check: Some(yaml_type_mismatch::check_type_mismatch),
-        cross: None,
-    },
+/// The accumulator of a whole-run rule. Files are linted in parallel: each gets an
+/// accumulator of its own, merged into the run's as it finishes; the run's reports at the end.
+pub trait Aggregate: Send {
+    /// One file's workloads (never an `--inventory` file's).
+    fn add(&mut self, workloads: &[crate::analysis::inventory::Workload]);
+    /// Takes in what another accumulator of the same rule gathered.
+    fn merge(&mut self, other: Box<dyn Aggregate>);
+    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any>;
+    /// The rule's findings for the whole run.
+    fn report(self: Box<Self>, ctx: &RunCtx<'_>, out: &mut Vec<Finding>);
+}
+
+/// A rule: what it declares about itself and the hooks the engine calls.
+pub struct Rule {
+    pub meta: &'static RuleMeta,
+    /// Per-object check; `None` for rules the engine (reading, parsing) or the
+    /// cross-reference reports.
+    pub check: Option<CheckFn>,
+    /// Check over the workloads of one file against the whole run's inventory.
+    pub cross: Option<CrossFn>,
+    /// A whole-run rule: one accumulator per run sees every file's workloads, then reports
+    /// once against the inventory (see [`Aggregate`]).
+    pub aggregate: Option<fn() -> Box<dyn Aggregate>>,
+    /// This rule's `api_error` is a decode error (HTTP 400): the server stops decoding at the
+    /// first one and never reaches validation (see [`gate_api_errors`]).
+    pub decode: Option<Decode>,
+    /// A heuristic that gives way to the inventory: its findings are dropped from a run
+    /// that knows its node pools (a cross-reference rule checks the same thing for real).
+    pub superseded_by_inventory: bool,
+}
+
+impl Rule {
+    /// A rule with no hooks (one the engine or the configuration reports).
+    pub const fn new(meta: &'static RuleMeta) -> Self {
+        Rule {
+            meta,
+            check: None,
+            cross: None,
+            aggregate: None,
+            decode: None,
+            superseded_by_inventory: false,
+        }
+    }
+
+    pub const fn check(mut self, check: CheckFn) -> Self {
+        self.check = Some(check);
+        self
+    }
+
+    pub const fn cross(mut self, cross: CrossFn) -> Self {
+        self.cross = Some(cross);
+        self
+    }
+
+    pub const fn aggregate(mut self, make: fn() -> Box<dyn Aggregate>) -> Self {
+        self.aggregate = Some(make);
+        self
+    }
+
+    pub const fn decode(mut self, stage: Decode) -> Self {
+        self.decode = Some(stage);
+        self
+    }
+
+    pub const fn superseded_by_inventory(mut self) -> Self {
+        self.superseded_by_inventory = true;
+        self
+    }
+}
+
+/// Which decode error a decode rule reports, in the order the server meets them: a type
+/// error before a strict-decoding (unknown field) error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Decode {
+    Type,
+    Strict,
+}
+
+/// The registry: one line per rule, sorted by rule name (a unit test keeps it so).
+macro_rules! registry {
+    ($($rule:ident),* $(,)?) => {
+        $(pub mod $rule;)*
+        /// Every rule, sorted by name.
+        pub static RULES: &[&Rule] = &[$(&$rule::RULE),*];
+    };
+}
+
+registry![
+    daemonset_misses_pools,
+    dedicated_toleration_without_affinity,
+    default_toleration_suppressed,
+    deprecated_taint_key,
+    duplicate_key,
+    duplicate_taint,
+    internal_error,
+    invalid_config,
+    invalid_encoding,
+    invalid_node_affinity,
+    invalid_node_selector,
+    invalid_taint_effect,
+    invalid_taint_key,
+    invalid_taint_spec,
+    invalid_taint_value,
+    invalid_toleration_effect,
+    invalid_toleration_key,
+    invalid_toleration_operator,
+    invalid_toleration_value,
+    nodename_bypasses_taint,
+    nodename_untolerated_noexecute,
+    pool_tolerated_by_nothing,
+    shadowed_toleration,
+    stateful_eviction_timeout,
+    template_not_rendered,
+    tolerates_all_effects,
+    tolerates_all_taints,
+    toleration_effect_mismatch,
+    toleration_empty_key_requires_exists,
+    toleration_exists_with_value,
+    toleration_matches_no_taint,
+    toleration_not_allowed,
+    toleration_seconds_evicts_immediately,
+    toleration_seconds_requires_noexecute,
+    unknown_field,
+    unreadable_file,
+    unschedulable_workload,
+    unused_suppression,
+    yaml_syntax_error,
+    yaml_too_complex,
+    yaml_type_mismatch,
 ];
 
 pub fn find(name: &str) -> Option<&'static Rule> {
-    RULES.iter().find(|r| r.meta.name == name)
+    RULES.iter().find(|r| r.meta.name == name).copied()
 }
 
 /// Which rules run, resolved from `--select`/`--ignore`.
@@ -487,23 +382,18 @@ impl RuleSet {
 
     /// Applies the config's `rules:` levels. A rule named in `--select` stays on even when
     /// the config turns it off.
-    pub fn configure(
-        &mut self,
-        levels: &[(String, crate::config::Level)],
-        select: &[String],
-        ignore: &[String],
-    ) {
+    pub fn configure(&mut self, levels: &[(String, Level)], select: &[String], ignore: &[String]) {
         for (name, level) in levels {
             let Some(i) = RULES.iter().position(|r| r.meta.name == name) else {
                 continue;
             };
             match level {
-                crate::config::Level::Off => {
+                Level::Off => {
                     if !select.iter().any(|s| s == name) {
                         self.enabled[i] = false;
                     }
                 }
-                crate::config::Level::On(sev) => {
+                Level::On(sev) => {
                     // `--ignore` on the command line beats a level in the config.
                     let ignored = ignore.iter().any(|s| {
                         s == name || s == "all" || s.as_str() == RULES[i].meta.category.as_str()
@@ -540,9 +430,22 @@ impl RuleSet {
             .filter_map(|(r, _)| r.cross.map(|c| (r.meta, c)))
     }
 
+    /// The whole-run rules that run, each with a fresh accumulator.
+    pub fn new_aggregates(&self) -> Vec<Box<dyn Aggregate>> {
+        RULES
+            .iter()
+            .zip(&self.enabled)
+            .filter(|(_, on)| **on)
+            .filter_map(|(r, _)| r.aggregate.map(|make| make()))
+            .collect()
+    }
+
     /// Does the run need the inventory and workload signatures?
     pub fn needs_inventory(&self) -> bool {
-        self.enabled_cross().next().is_some()
+        RULES
+            .iter()
+            .zip(&self.enabled)
+            .any(|(r, on)| *on && (r.cross.is_some() || r.aggregate.is_some()))
     }
 
     pub fn enabled_checks(&self) -> impl Iterator<Item = (&'static RuleMeta, CheckFn)> + '_ {
@@ -551,6 +454,45 @@ impl RuleSet {
             .zip(&self.enabled)
             .filter(|(_, on)| **on)
             .filter_map(|(r, _)| r.check.map(|c| (r.meta, c)))
+    }
+}
+
+/// Is this rule a heuristic that gives way to the inventory?
+pub fn superseded_by_inventory(name: &str) -> bool {
+    find(name).is_some_and(|r| r.superseded_by_inventory)
+}
+
+/// Keeps `api_error` only where the server would really say it: once an object fails to
+/// decode, only its first decode error; validation errors are never reached. kubectl's own
+/// client-side failure (`error: …`) comes first, then the first type error, then the
+/// strict-decoding error.
+pub fn gate_api_errors(found: &mut [Finding]) {
+    let rank = |f: &Finding| -> Option<u8> {
+        let api = f.api_error.as_deref()?;
+        let stage = find(f.rule)?.decode?;
+        Some(if api.starts_with("error: ") {
+            0
+        } else {
+            match stage {
+                Decode::Type => 1,
+                Decode::Strict => 2,
+            }
+        })
+    };
+    let keep = found
+        .iter()
+        .enumerate()
+        .filter_map(|(i, f)| {
+            rank(f).map(|r| (r, f.primary.as_ref().map_or(0, |l| l.span.start), i))
+        })
+        .min()
+        .map(|(_, _, i)| i);
+    if let Some(keep) = keep {
+        for (i, f) in found.iter_mut().enumerate() {
+            if i != keep {
+                f.api_error = None;
+            }
+        }
     }
 }
 

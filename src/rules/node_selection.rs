@@ -11,7 +11,7 @@ pub(crate) use crate::load::Span;
 pub(crate) use crate::load::yaml::Node;
 pub(crate) use crate::model::join;
 
-pub(crate) use super::invalid_node_affinity::INVALID_NODE_AFFINITY;
+pub(crate) use super::invalid_node_affinity::META as INVALID_NODE_AFFINITY;
 pub(crate) use super::{Category, Ctx, RuleMeta};
 
 pub(crate) use super::push;

@@ -5,7 +5,7 @@
 use crate::diagnostic::{Finding, Severity};
 
 use super::nodename_untolerated_noexecute::check_effect;
-use super::{Category, CrossCtx, RuleMeta};
+use super::{Category, CrossCtx, Rule, RuleMeta};
 
 pub static META: RuleMeta = RuleMeta {
     name: "nodename-bypasses-taint",
@@ -15,6 +15,8 @@ pub static META: RuleMeta = RuleMeta {
     enabled: true,
     docs: include_str!("../../rules/nodename-bypasses-taint.md"),
 };
+
+pub static RULE: Rule = Rule::new(&META).cross(check);
 
 pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
     check_effect(ctx, out, "NoSchedule", &META);

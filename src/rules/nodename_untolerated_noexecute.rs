@@ -4,7 +4,7 @@
 use crate::analysis::crossref::{effective_tolerations, first_tolerating, is_transient_taint};
 use crate::diagnostic::{Finding, Related, Severity};
 
-use super::{Category, CrossCtx, RuleMeta};
+use super::{Category, CrossCtx, Rule, RuleMeta};
 
 pub static META: RuleMeta = RuleMeta {
     name: "nodename-untolerated-noexecute",
@@ -14,6 +14,8 @@ pub static META: RuleMeta = RuleMeta {
     enabled: true,
     docs: include_str!("../../rules/nodename-untolerated-noexecute.md"),
 };
+
+pub static RULE: Rule = Rule::new(&META).cross(check);
 
 pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
     check_effect(ctx, out, "NoExecute", &META);

@@ -5,7 +5,7 @@ use crate::analysis::inventory::Workload;
 use crate::diagnostic::{Finding, Severity};
 use crate::settings::Settings;
 
-use super::{Category, CrossCtx, RuleMeta};
+use super::{Aggregate, Category, CrossCtx, Rule, RuleMeta, RunCtx};
 
 pub static META: RuleMeta = RuleMeta {
     name: "pool-tolerated-by-nothing",
@@ -16,11 +16,7 @@ pub static META: RuleMeta = RuleMeta {
     docs: include_str!("../../rules/pool-tolerated-by-nothing.md"),
 };
 
-pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
-    let mut usage = Usage::new(ctx.inventory);
-    usage.add(ctx);
-    usage.report(ctx.inventory, out);
-}
+pub static RULE: Rule = Rule::new(&META).aggregate(|| Box::<Users>::default());
 
 /// Which tainted pools some workload (other than a DaemonSet) uses.
 pub struct Usage {
@@ -168,5 +164,39 @@ impl Users {
             usage.add_bound(inventory, node);
         }
         usage
+    }
+}
+
+/// The rule looks at every workload of the run at once: the engine gives it each file's
+/// workloads as they come and asks for its findings at the end.
+impl Aggregate for Users {
+    fn add(&mut self, workloads: &[Workload]) {
+        Users::add(self, workloads);
+    }
+
+    fn merge(&mut self, other: Box<dyn Aggregate>) {
+        if let Ok(other) = other.into_any().downcast::<Users>() {
+            Users::merge(self, *other);
+        }
+    }
+
+    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any> {
+        self
+    }
+
+    fn report(self: Box<Self>, ctx: &RunCtx<'_>, out: &mut Vec<Finding>) {
+        // Nothing to find without a tainted pool (and no verdict worth working out).
+        if !ctx
+            .inventory
+            .pools
+            .iter()
+            .any(|p| p.blocking_taints().next().is_some())
+        {
+            return;
+        }
+        // The verdicts depend on the signature only: one workload per signature answers
+        // for all, and no workload is read back.
+        let usage = self.usage(ctx.inventory, ctx.evaluator, ctx.settings);
+        usage.report(ctx.inventory, out);
     }
 }

@@ -5,7 +5,7 @@
 use crate::analysis::matching::{covers, is_well_formed};
 use crate::diagnostic::{Finding, Fix, Severity};
 
-use super::{Category, Ctx, RuleMeta};
+use super::{Category, Ctx, Rule, RuleMeta};
 
 pub static META: RuleMeta = RuleMeta {
     name: "shadowed-toleration",
@@ -15,6 +15,8 @@ pub static META: RuleMeta = RuleMeta {
     enabled: true,
     docs: include_str!("../../rules/shadowed-toleration.md"),
 };
+
+pub static RULE: Rule = Rule::new(&META).check(check);
 
 fn seconds_text(s: Option<i64>) -> String {
     s.map_or_else(|| "forever".to_string(), |s| format!("{s}s"))

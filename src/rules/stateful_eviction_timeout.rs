@@ -4,7 +4,7 @@
 use crate::diagnostic::{Finding, Severity};
 
 use super::default_toleration_suppressed::{NOT_READY, UNREACHABLE};
-use super::{Category, Ctx, RuleMeta};
+use super::{Category, Ctx, Rule, RuleMeta};
 
 pub static META: RuleMeta = RuleMeta {
     name: "stateful-eviction-timeout",
@@ -14,6 +14,8 @@ pub static META: RuleMeta = RuleMeta {
     enabled: false,
     docs: include_str!("../../rules/stateful-eviction-timeout.md"),
 };
+
+pub static RULE: Rule = Rule::new(&META).check(check);
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     if ctx.object.kind != "StatefulSet" || !ctx.is_builtin() {

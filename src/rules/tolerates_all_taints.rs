@@ -3,7 +3,7 @@
 
 use crate::diagnostic::{Finding, Severity};
 
-use super::{Category, Ctx, RuleMeta, tolerations};
+use super::{Category, Ctx, Rule, RuleMeta, tolerations};
 
 pub static META: RuleMeta = RuleMeta {
     name: "tolerates-all-taints",
@@ -13,6 +13,8 @@ pub static META: RuleMeta = RuleMeta {
     enabled: true,
     docs: include_str!("../../rules/tolerates-all-taints.md"),
 };
+
+pub static RULE: Rule = Rule::new(&META).check(check);
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     let severity = if ctx.is_node_agent() || ctx.is_system_pod() {

@@ -5,7 +5,7 @@ use crate::analysis::crossref::first_tolerating;
 use crate::analysis::matching::{TaintRef, tolerates};
 use crate::diagnostic::{Finding, Related, Severity};
 
-use super::{Category, CrossCtx, RuleMeta};
+use super::{Category, CrossCtx, Rule, RuleMeta};
 
 pub static META: RuleMeta = RuleMeta {
     name: "toleration-effect-mismatch",
@@ -15,6 +15,8 @@ pub static META: RuleMeta = RuleMeta {
     enabled: true,
     docs: include_str!("../../rules/toleration-effect-mismatch.md"),
 };
+
+pub static RULE: Rule = Rule::new(&META).cross(check);
 
 pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
     let gate = ctx.settings.comparison_operators;

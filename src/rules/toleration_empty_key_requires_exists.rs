@@ -1,8 +1,9 @@
 //! `toleration-empty-key-requires-exists`: an empty key needs `operator: Exists` (SEMANTICS §1.2 step 2).
 
+use super::Rule;
 use super::tolerations::*;
 
-pub static EMPTY_KEY: RuleMeta = RuleMeta {
+pub static META: RuleMeta = RuleMeta {
     name: "toleration-empty-key-requires-exists",
     summary: "A toleration with an empty key must use `operator: Exists`",
     category: Category::Correctness,
@@ -11,7 +12,9 @@ pub static EMPTY_KEY: RuleMeta = RuleMeta {
     docs: include_str!("../../rules/toleration-empty-key-requires-exists.md"),
 };
 
-pub fn check_empty_key(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
+pub static RULE: Rule = Rule::new(&META).check(check);
+
+pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     for (_, tol) in each(ctx) {
         if tol.key.is_some_and(|k| k.str().is_none()) {
             continue; // a non-string key is a type error
@@ -28,8 +31,8 @@ pub fn check_empty_key(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             ),
         };
         let mut f = Finding::new(
-            EMPTY_KEY.name,
-            EMPTY_KEY.severity,
+            META.name,
+            META.severity,
             if op.is_empty() {
                 "toleration has no key and no `operator: Exists`".to_string()
             } else {

@@ -4,7 +4,7 @@
 use crate::analysis::validation::{go_quote, invalid};
 use crate::diagnostic::{Finding, Fix, Severity};
 
-use super::{Category, Ctx, RuleMeta};
+use super::{Category, Ctx, Rule, RuleMeta};
 
 pub static META: RuleMeta = RuleMeta {
     name: "toleration-exists-with-value",
@@ -14,6 +14,8 @@ pub static META: RuleMeta = RuleMeta {
     enabled: true,
     docs: include_str!("../../rules/toleration-exists-with-value.md"),
 };
+
+pub static RULE: Rule = Rule::new(&META).check(check);
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     for spec in &ctx.object.pod_specs {

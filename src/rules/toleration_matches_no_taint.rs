@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use crate::analysis::crossref::Pool;
 use crate::analysis::inventory::{PoolTaint, WorkloadToleration};
 
-use super::{Category, CrossCtx, RuleMeta};
+use super::{Category, CrossCtx, Rule, RuleMeta};
 
 /// The taint a dead toleration most likely meant, with its pool.
 type Nearest<'a> = Option<(&'a Pool, &'a PoolTaint)>;
@@ -24,6 +24,8 @@ pub static META: RuleMeta = RuleMeta {
     enabled: true,
     docs: include_str!("../../rules/toleration-matches-no-taint.md"),
 };
+
+pub static RULE: Rule = Rule::new(&META).cross(check);
 
 pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
     if ctx.inventory.is_empty() {

@@ -5,7 +5,7 @@
 use crate::diagnostic::{Finding, Related, Severity};
 use crate::settings::glob_match;
 
-use super::{Category, Ctx, RuleMeta, tolerations};
+use super::{Category, Ctx, Rule, RuleMeta, tolerations};
 
 pub static META: RuleMeta = RuleMeta {
     name: "toleration-not-allowed",
@@ -15,6 +15,8 @@ pub static META: RuleMeta = RuleMeta {
     enabled: true,
     docs: include_str!("../../rules/toleration-not-allowed.md"),
 };
+
+pub static RULE: Rule = Rule::new(&META).check(check);
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     let policies = &ctx.settings.policies;

@@ -4,7 +4,7 @@
 use crate::diagnostic::{Finding, Severity};
 
 use super::default_toleration_suppressed::{NOT_READY, UNREACHABLE};
-use super::{Category, Ctx, RuleMeta, tolerations};
+use super::{Category, Ctx, Rule, RuleMeta, tolerations};
 
 pub static META: RuleMeta = RuleMeta {
     name: "toleration-seconds-evicts-immediately",
@@ -14,6 +14,8 @@ pub static META: RuleMeta = RuleMeta {
     enabled: true,
     docs: include_str!("../../rules/toleration-seconds-evicts-immediately.md"),
 };
+
+pub static RULE: Rule = Rule::new(&META).check(check);
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     let daemon_set = ctx.object.kind == "DaemonSet" && ctx.is_builtin();

@@ -1,8 +1,9 @@
 //! `toleration-seconds-requires-noexecute`: `tolerationSeconds` needs `effect: NoExecute` (SEMANTICS §1.2 step 3).
 
+use super::Rule;
 use super::tolerations::*;
 
-pub static SECONDS: RuleMeta = RuleMeta {
+pub static META: RuleMeta = RuleMeta {
     name: "toleration-seconds-requires-noexecute",
     summary: "`tolerationSeconds` is only allowed with `effect: NoExecute`",
     category: Category::Correctness,
@@ -11,7 +12,9 @@ pub static SECONDS: RuleMeta = RuleMeta {
     docs: include_str!("../../rules/toleration-seconds-requires-noexecute.md"),
 };
 
-pub fn check_seconds(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
+pub static RULE: Rule = Rule::new(&META).check(check);
+
+pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     for (_, tol) in each(ctx) {
         let Some(secs) = tol.seconds else { continue };
         if secs.value.is_null() || tol.effect() == "NoExecute" {
@@ -19,8 +22,8 @@ pub fn check_seconds(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         }
         let effect = tol.effect();
         let mut f = Finding::new(
-            SECONDS.name,
-            SECONDS.severity,
+            META.name,
+            META.severity,
             if effect.is_empty() {
                 "`tolerationSeconds` is set but the toleration has no effect".to_string()
             } else {

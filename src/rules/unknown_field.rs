@@ -1,8 +1,9 @@
 //! `unknown-field`: a field the typed object does not have; kubectl's strict validation rejects it (SEMANTICS §6).
 
+use super::{Decode, Rule};
 use super::decoding::*;
 
-pub static UNKNOWN_FIELD: RuleMeta = RuleMeta {
+pub static META: RuleMeta = RuleMeta {
     name: "unknown-field",
     summary: "A field the typed object does not have (`tolerationseconds`); kubectl's strict validation rejects it",
     category: Category::Correctness,
@@ -11,7 +12,9 @@ pub static UNKNOWN_FIELD: RuleMeta = RuleMeta {
     docs: include_str!("../../rules/unknown-field.md"),
 };
 
-pub fn check_unknown_field(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
+pub static RULE: Rule = Rule::new(&META).check(check).decode(Decode::Strict);
+
+pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     let unknown: Vec<_> = walk(ctx.object)
         .into_iter()
         .filter_map(|p| match p {
@@ -44,8 +47,8 @@ pub fn check_unknown_field(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             None => format!("a {go_struct} has only: {}", names.join(", ")),
         };
         let mut f = Finding::new(
-            UNKNOWN_FIELD.name,
-            UNKNOWN_FIELD.severity,
+            META.name,
+            META.severity,
             format!("unknown field `{name}` in a {go_struct}"),
         )
         .primary(key.span, "unknown field")

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use crate::analysis::crossref::{Inventory, PoolClasses, Reason};
 use crate::diagnostic::{Finding, Related, Severity};
 
-use super::{Category, CrossCtx, RuleMeta};
+use super::{Category, CrossCtx, Rule, RuleMeta};
 
 pub static META: RuleMeta = RuleMeta {
     name: "unschedulable-workload",
@@ -17,6 +17,8 @@ pub static META: RuleMeta = RuleMeta {
     enabled: true,
     docs: include_str!("../../rules/unschedulable-workload.md"),
 };
+
+pub static RULE: Rule = Rule::new(&META).cross(check);
 
 pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
     let pools = &ctx.inventory.pools;

@@ -1,8 +1,9 @@
 //! `yaml-type-mismatch`: a scheduling field that YAML 1.1 turns into the wrong JSON type, with the server's 400 text (SEMANTICS §6).
 
+use super::{Decode, Rule};
 use super::decoding::*;
 
-pub static TYPE_MISMATCH: RuleMeta = RuleMeta {
+pub static META: RuleMeta = RuleMeta {
     name: "yaml-type-mismatch",
     summary: "A scheduling field that YAML 1.1 turns into the wrong JSON type (`value: yes`, `tolerationSeconds: \"300\"`)",
     category: Category::Correctness,
@@ -11,7 +12,9 @@ pub static TYPE_MISMATCH: RuleMeta = RuleMeta {
     docs: include_str!("../../rules/yaml-type-mismatch.md"),
 };
 
-pub fn check_type_mismatch(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
+pub static RULE: Rule = Rule::new(&META).check(check).decode(Decode::Type);
+
+pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     // The server's decoder keeps only the first type error, in JSON document order.
     let mut first_type_error = true;
     for p in walk(ctx.object) {
@@ -76,7 +79,7 @@ pub fn check_type_mismatch(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 .then(|| key.and_then(|k| crate::fix::quote_scalar(ctx.source, k, node)))
                 .flatten()
                 .map(|e| Fix::safe(format!("quote it: `\"{text}\"`"), vec![e]));
-                let mut f = Finding::new(TYPE_MISMATCH.name, TYPE_MISMATCH.severity, message)
+                let mut f = Finding::new(META.name, META.severity, message)
                     .primary(node.span, format!("decodes as {what}"))
                     .help(help)
                     .field(path)
@@ -94,7 +97,7 @@ pub fn check_type_mismatch(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             Problem::Surprise { node, path, note } => {
                 let text = node.text().unwrap_or("");
                 out.push(
-                    Finding::new(TYPE_MISMATCH.name, Severity::Warning, note)
+                    Finding::new(META.name, Severity::Warning, note)
                         .primary(node.span, "not decimal")
                         .help(format!(
                             "write the decimal number you mean; `{text}` with a leading zero is not decimal to YAML 1.1"
@@ -106,8 +109,8 @@ pub fn check_type_mismatch(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 let text = node.text().unwrap_or("");
                 out.push(
                     Finding::new(
-                        TYPE_MISMATCH.name,
-                        TYPE_MISMATCH.severity,
+                        META.name,
+                        META.severity,
                         format!("`{text}` is the YAML float {what}, which JSON cannot carry; kubectl fails before sending anything"),
                     )
                     .primary(node.span, "not representable in JSON")

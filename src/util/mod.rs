@@ -38,14 +38,11 @@ pub fn nearest<'a>(word: &str, candidates: &[&'a str], max: usize) -> Option<&'a
 
 /// Entries an interning table keeps per thread; past it, values are shared no more (a
 /// corpus of unique values must not grow the table without bound).
-const INTERN_MAX: usize = 1 << 16;
+pub const INTERN_MAX: usize = 1 << 16;
 
 thread_local! {
     static STRINGS: std::cell::RefCell<std::collections::HashSet<std::sync::Arc<str>>> =
         std::cell::RefCell::new(std::collections::HashSet::new());
-    static TERMS: std::cell::RefCell<
-        std::collections::HashSet<std::sync::Arc<[crate::analysis::inventory::Term]>>,
-    > = std::cell::RefCell::new(std::collections::HashSet::new());
 }
 
 /// One shared copy of `s` per worker thread. The scheduling data kept for every workload
@@ -60,26 +57,6 @@ pub fn intern(s: &str) -> std::sync::Arc<str> {
             return std::sync::Arc::clone(shared);
         }
         let shared: std::sync::Arc<str> = std::sync::Arc::from(s);
-        if table.len() < INTERN_MAX {
-            table.insert(std::sync::Arc::clone(&shared));
-        }
-        shared
-    })
-}
-
-/// One shared copy of these node-affinity terms per worker thread (see [`intern`]).
-pub fn intern_terms(
-    terms: Vec<crate::analysis::inventory::Term>,
-) -> std::sync::Arc<[crate::analysis::inventory::Term]> {
-    TERMS.with(|table| {
-        let Ok(mut table) = table.try_borrow_mut() else {
-            return std::sync::Arc::from(terms);
-        };
-        if let Some(shared) = table.get(terms.as_slice()) {
-            return std::sync::Arc::clone(shared);
-        }
-        let shared: std::sync::Arc<[crate::analysis::inventory::Term]> =
-            std::sync::Arc::from(terms);
         if table.len() < INTERN_MAX {
             table.insert(std::sync::Arc::clone(&shared));
         }

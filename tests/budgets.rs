@@ -1,18 +1,21 @@
-//! `taintlint check` spills each file's results and runs the cross-reference file by file
-//! (`src/streamed/`); `TAINTLINT_SPILL=off` keeps everything in memory as `--fix` does
-//! (`lint::finish`). Both must print the same bytes and exit alike, in every format, over the
-//! real-world corpus beside the checkout, over the repository's fixtures and over generated
-//! repositories of node pools and workloads; and the same again when every record goes to the
-//! temporary file at once (`TAINTLINT_SPILL_BUDGET=0`).
+//! The engine (`src/engine/`) keeps each file's results as they are within its budget and
+//! spills them past it, then runs the cross-reference file by file. `--fix`, `explain` and
+//! `matrix` run it with an unlimited budget. Whatever the budget — everything kept (a huge
+//! `TAINTLINT_SPILL_BUDGET`), the default, or every record to the temporary file at once
+//! (`TAINTLINT_SPILL_BUDGET=0`) — a run must print the same bytes and exit alike, in every
+//! format, over the real-world corpus beside the checkout, over the repository's fixtures and
+//! over generated repositories of node pools and workloads.
 
 use std::process::Command;
+
+/// A budget no test run reaches: every result is kept as it is.
+const KEEP_ALL: &str = "1000000000000";
 
 fn run(args: &[&str], env: &[(&str, &str)]) -> (i32, Vec<u8>, String) {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_taintlint"));
     cmd.args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .env_remove("TAINTLINT_FORMAT")
-        .env_remove("TAINTLINT_SPILL")
         .env_remove("TAINTLINT_SPILL_BUDGET")
         .env("NO_COLOR", "1");
     for (k, v) in env {
@@ -27,7 +30,7 @@ fn run(args: &[&str], env: &[(&str, &str)]) -> (i32, Vec<u8>, String) {
 }
 
 fn same_three_ways(args: &[&str]) {
-    let memory = run(args, &[("TAINTLINT_SPILL", "off")]);
+    let memory = run(args, &[("TAINTLINT_SPILL_BUDGET", KEEP_ALL)]);
     assert!(matches!(memory.0, 0 | 1), "{args:?}: {}", memory.2);
     for env in [&[][..], &[("TAINTLINT_SPILL_BUDGET", "0")][..]] {
         let streamed = run(args, env);
@@ -41,7 +44,7 @@ fn same_three_ways(args: &[&str]) {
 }
 
 #[test]
-fn streamed_equals_in_memory_on_the_real_corpus() {
+fn spilled_equals_kept_on_the_real_corpus() {
     for format in ["json", "human", "sarif"] {
         same_three_ways(&[
             "check",
@@ -54,7 +57,7 @@ fn streamed_equals_in_memory_on_the_real_corpus() {
 }
 
 #[test]
-fn streamed_equals_in_memory_on_fixtures() {
+fn spilled_equals_kept_on_fixtures() {
     for format in ["json", "human", "concise", "sarif", "github", "markdown"] {
         same_three_ways(&["check", "testdata", "--format", format, "--isolated"]);
     }
@@ -86,7 +89,7 @@ fn streamed_equals_in_memory_on_fixtures() {
 #[test]
 fn without_a_writable_temporary_directory_records_stay_in_memory() {
     let args = ["check", "testdata/rules", "--format", "json", "--isolated"];
-    let memory = run(&args, &[("TAINTLINT_SPILL", "off")]);
+    let memory = run(&args, &[("TAINTLINT_SPILL_BUDGET", KEEP_ALL)]);
     let streamed = run(
         &args,
         &[
@@ -99,7 +102,7 @@ fn without_a_writable_temporary_directory_records_stay_in_memory() {
 }
 
 #[test]
-fn streamed_applies_a_baseline_like_the_in_memory_run() {
+fn spilled_applies_a_baseline_like_the_kept_run() {
     let dir = tempfile::tempdir().expect("tempdir");
     let baseline = dir.path().join("baseline.json");
     let baseline = baseline.to_string_lossy().into_owned();
@@ -133,7 +136,6 @@ fn stdin_is_kept_in_memory_and_reported_alike() {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_taintlint"));
         cmd.args(["check", "-", "testdata/examples", "--isolated"])
             .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .env_remove("TAINTLINT_SPILL")
             .env_remove("TAINTLINT_SPILL_BUDGET")
             .env("NO_COLOR", "1")
             .stdin(std::process::Stdio::piped())
@@ -151,7 +153,7 @@ fn stdin_is_kept_in_memory_and_reported_alike() {
         let out = child.wait_with_output().expect("wait");
         (out.status.code(), out.stdout)
     };
-    let memory = piped(&[("TAINTLINT_SPILL", "off")]);
+    let memory = piped(&[("TAINTLINT_SPILL_BUDGET", KEEP_ALL)]);
     let streamed = piped(&[("TAINTLINT_SPILL_BUDGET", "0")]);
     assert_eq!(memory.0, streamed.0);
     assert!(memory.1 == streamed.1, "stdin output differs");
@@ -269,7 +271,7 @@ mod generated {
         #![proptest_config(ProptestConfig::with_cases(48))]
 
         #[test]
-        fn streamed_equals_in_memory_on_generated_repositories(
+        fn spilled_equals_kept_on_generated_repositories(
             files in proptest::collection::vec(proptest::collection::vec(doc(), 1..4), 1..90)
         ) {
             let dir = tempfile::tempdir().unwrap();

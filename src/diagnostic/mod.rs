@@ -1,6 +1,9 @@
 //! The finding: what a rule (or the loader) reports. One runtime type for every rule; the
 //! reporters in `report/` turn it into miette graphics, JSON and the other formats.
 
+mod fingerprint;
+pub use fingerprint::{fingerprint, uri};
+
 use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
@@ -62,7 +65,7 @@ pub struct Label {
 /// A location in another file (or elsewhere in this one) that explains the finding.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Related {
-    #[serde(with = "crate::spill::source")]
+    #[serde(with = "crate::load::codec::source")]
     pub source: Arc<SourceFile>,
     pub span: Span,
     pub message: String,
@@ -154,7 +157,7 @@ pub struct Finding {
     /// Mostly a fixed text: borrowed, not copied into every finding.
     pub help: Option<Cow<'static, str>>,
     /// The file; `None` only before the finding is attached to one.
-    #[serde(with = "crate::spill::opt_source")]
+    #[serde(with = "crate::load::codec::opt_source")]
     pub source: Option<Arc<SourceFile>>,
     /// The file's name when there is no source text (unreadable files).
     pub file: Arc<str>,
@@ -178,7 +181,7 @@ impl<'de> Deserialize<'de> for Finding {
             severity: Severity,
             message: String,
             help: Option<Cow<'static, str>>,
-            #[serde(with = "crate::spill::opt_source")]
+            #[serde(with = "crate::load::codec::opt_source")]
             source: Option<Arc<SourceFile>>,
             file: Arc<str>,
             primary: Option<Label>,
@@ -191,7 +194,7 @@ impl<'de> Deserialize<'de> for Finding {
         }
         let x = Data::deserialize(d)?;
         Ok(Finding {
-            rule: crate::spill::rule_name(&x.rule)?,
+            rule: crate::diagnostic::static_rule_name(&x.rule),
             severity: x.severity,
             message: x.message,
             help: x.help,
@@ -359,6 +362,43 @@ pub fn sort_findings(findings: &mut [Finding]) {
             findings.swap(k, from);
             k = from;
         }
+    }
+}
+
+/// The names of the rules whose findings were read back from records (a few dozen at most:
+/// records hold only findings this run made).
+static RULE_NAMES: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
+
+/// A rule name read back from a record, as the `&'static str` findings carry: one copy per
+/// distinct name for the whole process.
+pub fn static_rule_name(name: &str) -> &'static str {
+    let mut names = RULE_NAMES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(known) = names.iter().find(|n| **n == name) {
+        return known;
+    }
+    let leaked: &'static str = Box::leak(name.to_string().into_boxed_str());
+    names.push(leaked);
+    leaked
+}
+
+/// Findings for the reporters, in output order: a vector, or a run's spilled findings read
+/// back one file at a time (`engine::run::SpilledFindings`).
+pub trait FindingSource {
+    /// Calls `f` with every finding, in order; stops at its first error.
+    fn each(&self, f: &mut dyn FnMut(&Finding) -> std::io::Result<()>) -> std::io::Result<()>;
+}
+
+impl FindingSource for Vec<Finding> {
+    fn each(&self, f: &mut dyn FnMut(&Finding) -> std::io::Result<()>) -> std::io::Result<()> {
+        self.iter().try_for_each(f)
+    }
+}
+
+impl FindingSource for &[Finding] {
+    fn each(&self, f: &mut dyn FnMut(&Finding) -> std::io::Result<()>) -> std::io::Result<()> {
+        self.iter().try_for_each(f)
     }
 }
 

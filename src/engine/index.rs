@@ -16,8 +16,9 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Content, Entry};
-use crate::spill::{self, Slot, Store};
+use super::run::{Content, Entry};
+use crate::engine::store::{Slot, Store};
+use crate::load::codec;
 
 /// Entries in one block of a run.
 const BLOCK: usize = 64;
@@ -78,7 +79,7 @@ impl Index {
         let mut written = 0;
         for block in chunk.chunks(BLOCK) {
             let records: Option<Vec<Record>> = block.iter().map(Record::of).collect();
-            match records.map(|r| spill::encode(&r)) {
+            match records.map(|r| codec::encode(&r)) {
                 Some(Ok(bytes)) => run.push(store.put(&bytes)),
                 // Never expected (spilled entries hold only slots and names): the entries
                 // not written stay in memory.
@@ -163,7 +164,7 @@ impl Record {
 }
 
 fn read_block(store: &Store, slot: Slot) -> Result<impl Iterator<Item = Entry>, String> {
-    let records: Vec<Record> = spill::decode(&store.get(slot)?)?;
+    let records: Vec<Record> = codec::decode(&store.get(slot)?)?;
     Ok(records.into_iter().map(Record::into_entry))
 }
 
@@ -256,7 +257,7 @@ fn merge_runs(runs: Vec<Vec<Slot>>, store: &mut Store) -> Result<Vec<Slot>, Stri
         if block.is_empty() {
             return Ok(merged);
         }
-        merged.push(store.put(&spill::encode(&block).map_err(|e| e.to_string())?));
+        merged.push(store.put(&codec::encode(&block).map_err(|e| e.to_string())?));
     }
 }
 

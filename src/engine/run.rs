@@ -1,4 +1,5 @@
-//! The bounded-memory run behind `taintlint check`.
+//! The run: every command's, in bounded memory (an unlimited budget for `--fix`, `explain`
+//! and `matrix`, which need every result at hand).
 //!
 //! Files are linted as the walk finds them (`walk::stream`): worker threads take the next
 //! file from the walk, so the run never holds a list of its paths.
@@ -6,7 +7,7 @@
 //! The cross-reference needs every node pool before it can judge any workload, and the output
 //! is sorted across files, so a run cannot write a file's findings as soon as it has linted
 //! it. Instead of keeping every file's results in memory until the end, each file's report is
-//! kept as it is while the run's results fit a budget and past it encoded (`crate::spill`) as
+//! kept as it is while the run's results fit a budget and past it encoded (`load::codec`) as
 //! it comes out of the parallel per-file phase — its workloads in one record, its findings and
 //! suppressions in another — so that beyond the budget only the node declarations (the
 //! inventory) and what the workloads select on stay. The index of the files with results is
@@ -16,12 +17,12 @@
 //! evaluated (verdicts are remembered per distinct signature for the whole run) and the
 //! cross-reference rules run on them, its suppressions and the configuration's ignores are
 //! applied, its findings are sorted, and the result is set aside the same way, to be read
-//! back by the reporters one file at a time. `pool-tolerated-by-nothing`, the one rule that looks at all
-//! workloads at once, needs one workload per distinct scheduling signature: those are kept
-//! as the files come (`Users`), so no workload is read back for it.
+//! back by the reporters one file at a time. Whole-run rules (`rules::Aggregate`) see each
+//! file's workloads as they come and report once at the end, so no workload is read back
+//! for them. The baseline is applied here, once, as the files' findings come out.
 //!
-//! The result is the one `lint::finish` computes over everything in memory (used by `--fix`,
-//! `explain` and the tests); `tests/streamed.rs` checks that both agree on the corpus.
+//! Whatever the budget, the output is the same: `tests/budgets.rs` checks it on the corpus,
+//! the fixtures and generated repositories.
 
 use std::collections::BTreeMap;
 use std::io;
@@ -31,17 +32,18 @@ use std::sync::{Arc, Mutex};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use super::file::{FileReport, lint_one};
+use super::options::{Input, LintOptions};
 use crate::analysis::crossref::{Evaluator, Inventory, Relevant, SourceRecord, StoredPlaces};
 use crate::analysis::inventory::{NodeDecl, Place, Workload};
+use crate::diagnostic::FindingSource;
 use crate::diagnostic::{Finding, Severity};
-use crate::lint::{FileReport, Input, LintOptions, lint_one};
-use crate::report::FindingSource;
-use crate::rules::{self, CrossCtx, pool_tolerated_by_nothing};
-use crate::spill::{self, Slot, Store};
+use crate::engine::store::{Slot, Store};
+use crate::load::codec;
+use crate::rules::{self, Aggregate, CrossCtx, RunCtx};
 use crate::suppress::Suppression;
 
-mod index;
-use index::{Index, Sorted};
+use super::index::{Index, Sorted};
 
 /// A file's findings and suppressions, as spilled.
 #[derive(Serialize)]
@@ -57,7 +59,7 @@ struct Rest {
     suppressions: Vec<Suppression>,
 }
 
-enum Content {
+pub(super) enum Content {
     /// Records in the store (`None`: nothing of that kind).
     Spilled {
         workloads: Option<Slot>,
@@ -68,13 +70,13 @@ enum Content {
     Kept(Box<FileReport>),
 }
 
-struct Entry {
-    name: Arc<str>,
+pub(super) struct Entry {
+    pub(super) name: Arc<str>,
     /// Input order, for ties between equal names and for the order of node declarations.
-    index: usize,
+    pub(super) index: usize,
     /// An `--inventory` file: its workloads are not linted.
-    inventory_only: bool,
-    content: Content,
+    pub(super) inventory_only: bool,
+    pub(super) content: Content,
 }
 
 /// The per-file phase's results, spilled.
@@ -86,12 +88,12 @@ pub struct Spilled {
     /// by one, so they are not held twice while it is built).
     nodes: Vec<(usize, Box<NodeDecl>)>,
     /// The stored source of each file with node declarations (see `Place::Stored`).
-    places: Vec<spill::Slot>,
+    places: Vec<Slot>,
     /// The label sets of the node declarations: copies of a template share one.
     label_sets: std::collections::HashSet<crate::analysis::inventory::Labels>,
     relevant: Relevant,
-    /// The workloads that decide which pools are used (see `Users`).
-    users: pool_tolerated_by_nothing::Users,
+    /// The accumulators of the whole-run rules (see `rules::Aggregate`).
+    aggregates: Vec<Box<dyn Aggregate>>,
     /// Inputs linted (not counting `--inventory` files).
     pub files: usize,
     pub documents: usize,
@@ -107,7 +109,7 @@ pub fn lint_spilled(
     inventory: Vec<Input>,
     opts: &LintOptions,
 ) -> Spilled {
-    let budget = spill::budget();
+    let budget = opts.budget;
     let shared = Mutex::new(Spilled {
         store: Store::new(),
         index: Index::new(budget),
@@ -115,7 +117,7 @@ pub fn lint_spilled(
         places: Vec::new(),
         label_sets: std::collections::HashSet::new(),
         relevant: Relevant::default(),
-        users: pool_tolerated_by_nothing::Users::default(),
+        aggregates: opts.rules.new_aggregates(),
         files: 0,
         documents: 0,
         objects: 0,
@@ -137,8 +139,10 @@ pub fn lint_spilled(
         // The declarations' sources, encoded here (outside the lock), stored below.
         let sources = encode_places(&nodes);
         let relevant = Relevant::of(&report.workloads);
-        let mut users = pool_tolerated_by_nothing::Users::default();
-        users.add(&report.workloads);
+        let mut aggregates = opts.rules.new_aggregates();
+        for a in &mut aggregates {
+            a.add(&report.workloads);
+        }
         let (documents, objects) = (report.documents, report.objects);
         // Reports stay as they are within the budget (`None`); past it they are encoded
         // (also `None` when they cannot be: a source with its text).
@@ -167,7 +171,9 @@ pub fn lint_spilled(
             s.nodes.push((index, Box::new(n)));
         }
         s.relevant.merge(relevant);
-        s.users.merge(users);
+        for (run, file) in s.aggregates.iter_mut().zip(aggregates) {
+            run.merge(file);
+        }
         // Most files have nothing to report: they need no entry.
         if size == 0 {
             return;
@@ -207,7 +213,7 @@ fn encode_places(nodes: &[NodeDecl]) -> Option<(Arc<crate::load::SourceFile>, Ve
     let spans = nodes.iter().flat_map(|n| n.places().map(Place::span));
     let offsets: Vec<usize> = spans.flat_map(|s| [s.start, s.end.max(s.start)]).collect();
     let trimmed = source.lite(offsets);
-    let bytes = spill::encode(&SourceRecord(trimmed)).ok()?;
+    let bytes = codec::encode(&SourceRecord(trimmed)).ok()?;
     Some((source, bytes))
 }
 
@@ -216,8 +222,8 @@ fn encode_places(nodes: &[NodeDecl]) -> Option<(Arc<crate::load::SourceFile>, Ve
 fn store_places(
     nodes: &mut [NodeDecl],
     source: &Arc<crate::load::SourceFile>,
-    slot: spill::Slot,
-    places: &mut Vec<spill::Slot>,
+    slot: Slot,
+    places: &mut Vec<Slot>,
 ) {
     let Ok(file) = u32::try_from(places.len()) else {
         return;
@@ -260,13 +266,13 @@ fn encode(report: &FileReport) -> Result<Records, ()> {
     let workloads = if report.workloads.is_empty() {
         None
     } else {
-        Some(spill::encode(&report.workloads).map_err(|_| ())?)
+        Some(codec::encode(&report.workloads).map_err(|_| ())?)
     };
     let rest = if report.findings.is_empty() && report.suppressions.is_empty() {
         None
     } else {
         Some(
-            spill::encode(&RestRef {
+            codec::encode(&RestRef {
                 findings: &report.findings,
                 suppressions: &report.suppressions,
             })
@@ -340,11 +346,21 @@ impl SpilledFindings {
         }
         let mut findings = std::mem::take(&mut self.pending);
         trim_foreign_sources(&mut findings);
-        let out = match spill::encode(&findings) {
+        let out = match codec::encode(&findings) {
             Ok(bytes) => Out::Spilled(self.store.put(&bytes)),
             Err(_) => Out::Kept(findings),
         };
         self.slots.push(out);
+    }
+
+    /// Every finding, read back into one vector (with an unlimited budget, nothing is).
+    pub fn to_vec(&self) -> io::Result<Vec<Finding>> {
+        let mut all = Vec::with_capacity(self.errors + self.warnings + self.infos);
+        self.each(&mut |f| {
+            all.push(f.clone());
+            Ok(())
+        })?;
+        Ok(all)
     }
 
     /// Is any finding at or above `severity`?
@@ -363,7 +379,7 @@ impl FindingSource for SpilledFindings {
             match out {
                 Out::Spilled(slot) => {
                     let bytes = self.store.get(*slot).map_err(io::Error::other)?;
-                    let findings: Vec<Finding> = spill::decode(&bytes).map_err(io::Error::other)?;
+                    let findings: Vec<Finding> = codec::decode(&bytes).map_err(io::Error::other)?;
                     findings.iter().try_for_each(&mut *f)?;
                 }
                 Out::Kept(findings) => findings.iter().try_for_each(&mut *f)?,
@@ -373,23 +389,34 @@ impl FindingSource for SpilledFindings {
     }
 }
 
+/// What the whole run looked at, for `explain` and `matrix`: the node pools, every workload
+/// (in input order) and their verdicts. Only gathered when asked for (see [`finish_spilled`]):
+/// it holds every workload.
+pub struct View {
+    pub inventory: Inventory,
+    pub workloads: Vec<Workload>,
+    pub eval: crate::analysis::crossref::Evaluation,
+}
+
 /// Runs the cross-reference file by file over the spilled reports and spills the sorted,
 /// suppressed, filtered findings. `late` findings (the configuration's unmatched globs) join
 /// the output as they are; `known` is the baseline, whose findings are dropped. Files are
-/// worked on in parallel, a batch at a time, and their results kept in output order.
+/// worked on in parallel, a batch at a time, and their results kept in output order. With
+/// `view`, every workload is kept too and the run's [`View`] returned.
 pub fn finish_spilled(
     spilled: Spilled,
     opts: &LintOptions,
     late: Vec<Finding>,
     mut known: Option<crate::baseline::Known>,
-) -> Result<SpilledFindings, String> {
+    view: bool,
+) -> Result<(SpilledFindings, Option<View>), String> {
     let Spilled {
         store,
         index,
         mut nodes,
         relevant,
         label_sets,
-        users,
+        aggregates,
         places,
         ..
     } = spilled;
@@ -409,7 +436,7 @@ pub fn finish_spilled(
         failed: Mutex::new(None),
     });
     let evaluator = Evaluator::new(&inventory, &relevant, &opts.settings);
-    crate::lint::timing(
+    super::timing(
         &format!(
             "inventory ({declared} node declarations, {} pools, {} classes)",
             inventory.pools.len(),
@@ -418,35 +445,32 @@ pub fn finish_spilled(
         t.elapsed(),
     );
     let cross: Vec<_> = opts.rules.enabled_cross().collect();
-    let is_pool_rule = |name: &str| name == pool_tolerated_by_nothing::META.name;
     let run = Run {
         store: &store,
         inventory: &inventory,
         evaluator: &evaluator,
         cross: &cross,
         opts,
+        view,
     };
 
-    // Findings that belong to no spilled file or join one: the pool rule's, the
+    // Findings that belong to no spilled file or join one: the whole-run rules', the
     // configuration's, and the late ones.
     let mut loose: BTreeMap<Arc<str>, Vec<Finding>> = BTreeMap::new();
     let t = std::time::Instant::now();
-    if cross.iter().any(|(m, _)| is_pool_rule(m.name))
-        && inventory
-            .pools
-            .iter()
-            .any(|p| p.blocking_taints().next().is_some())
-    {
-        // The verdicts depend on the signature only: one workload per signature answers
-        // for all, and no workload is read back.
-        let usage = users.usage(&inventory, &evaluator, &opts.settings);
+    let ctx = RunCtx {
+        inventory: &inventory,
+        evaluator: &evaluator,
+        settings: &opts.settings,
+    };
+    for aggregate in aggregates {
         let mut found = Vec::new();
-        usage.report(&inventory, &mut found);
+        aggregate.report(&ctx, &mut found);
         for f in found {
             loose.entry(Arc::clone(&f.file)).or_default().push(f);
         }
     }
-    crate::lint::timing("pool usage", t.elapsed());
+    super::timing("whole-run rules", t.elapsed());
     for f in opts
         .config_findings
         .iter()
@@ -470,19 +494,26 @@ pub fn finish_spilled(
     };
 
     // Half the budget for the output (the reports' part is mostly freed by now).
-    let (budget, mut kept) = (spill::budget() / 2, 0usize);
+    let (budget, mut kept) = (opts.budget / 2, 0usize);
     let mut out = SpilledFindings::new(budget);
+    let mut seen: Vec<(usize, Vec<Workload>)> = Vec::new();
     let t = std::time::Instant::now();
     loop {
         let batch: Vec<Group> = groups.by_ref().take(BATCH).collect::<Result<_, _>>()?;
         if batch.is_empty() {
             break;
         }
-        let done: Vec<Vec<Finding>> = batch
+        let done: Vec<FileDone> = batch
             .into_par_iter()
             .map(|g| run.file(g))
             .collect::<Result<_, String>>()?;
-        for mut findings in done {
+        for FileDone {
+            mut findings,
+            workloads,
+        } in done
+        {
+            seen.extend(workloads);
+            // The baseline: the one place its findings are dropped.
             if let Some(known) = &mut known {
                 crate::baseline::filter_with(&mut findings, known);
             }
@@ -499,14 +530,34 @@ pub fn finish_spilled(
             "cannot read back where a node pool is declared: {e}"
         ));
     }
-    crate::lint::timing(
+    super::timing(
         &format!(
             "files, cross-reference and output records ({} signatures)",
             evaluator.signatures()
         ),
         t.elapsed(),
     );
-    Ok(out)
+    let eval = view.then(|| {
+        // Input order, as the files were given.
+        seen.sort_by_key(|(index, _)| *index);
+        let workloads: Vec<Workload> = seen.into_iter().flat_map(|(_, w)| w).collect();
+        let eval = evaluator.evaluate(&workloads);
+        (workloads, eval)
+    });
+    drop(evaluator);
+    let view = eval.map(|(workloads, eval)| View {
+        inventory,
+        workloads,
+        eval,
+    });
+    Ok((out, view))
+}
+
+/// One file's final findings, and its workloads with their input numbers when the run
+/// keeps its [`View`].
+struct FileDone {
+    findings: Vec<Finding>,
+    workloads: Vec<(usize, Vec<Workload>)>,
 }
 
 /// Files worked on side by side before their findings are spilled (bounds what is held).
@@ -564,12 +615,14 @@ struct Run<'a> {
     evaluator: &'a Evaluator<'a>,
     cross: &'a [(&'static rules::RuleMeta, rules::CrossFn)],
     opts: &'a LintOptions,
+    /// Keep the workloads (see [`View`]).
+    view: bool,
 }
 
 impl Run<'_> {
     /// One file's final findings: its own, the cross-reference's on its workloads, the loose
-    /// ones; suppressed, filtered, sorted and deduplicated as `lint::finish` does.
-    fn file(&self, group: Group) -> Result<Vec<Finding>, String> {
+    /// ones; suppressed, filtered, sorted and deduplicated.
+    fn file(&self, group: Group) -> Result<FileDone, String> {
         let Group {
             entries,
             loose,
@@ -578,17 +631,20 @@ impl Run<'_> {
         let mut findings = Vec::new();
         let mut suppressions = Vec::new();
         let mut workloads = Vec::new();
+        // Where each entry's workloads start in `workloads`, with its input number.
+        let mut starts = Vec::new();
         for e in entries {
             let inventory_only = e.inventory_only;
+            starts.push((e.index, workloads.len()));
             match e.content {
                 Content::Spilled { workloads: w, rest } => {
                     if let Some(slot) = rest {
-                        let rest: Rest = spill::decode(&self.store.get(slot)?)?;
+                        let rest: Rest = codec::decode(&self.store.get(slot)?)?;
                         findings.extend(rest.findings);
                         suppressions.extend(rest.suppressions);
                     }
                     if let (Some(slot), false) = (w, inventory_only) {
-                        let w: Vec<Workload> = spill::decode(&self.store.get(slot)?)?;
+                        let w: Vec<Workload> = codec::decode(&self.store.get(slot)?)?;
                         workloads.extend(w);
                     }
                 }
@@ -604,8 +660,8 @@ impl Run<'_> {
         }
         findings.extend(loose);
         if !self.inventory.is_empty() {
-            // With an inventory, the heuristic gives way to the inventory-based check.
-            findings.retain(|f| f.rule != rules::DEDICATED_HEURISTIC);
+            // With an inventory, the heuristics give way to the inventory-based checks.
+            findings.retain(|f| !rules::superseded_by_inventory(f.rule));
         }
         if !workloads.is_empty() {
             let eval = self.evaluator.evaluate(&workloads);
@@ -615,19 +671,38 @@ impl Run<'_> {
                 eval: &eval,
                 settings: &self.opts.settings,
             };
-            for (meta, check) in self.cross {
-                if meta.name != pool_tolerated_by_nothing::META.name {
-                    check(&ctx, &mut findings);
-                }
+            for (_, check) in self.cross {
+                check(&ctx, &mut findings);
             }
         }
-        crate::lint::settle(&mut findings, &mut suppressions, self.opts);
+        settle(&mut findings, &mut suppressions, self.opts);
         if !late.is_empty() {
             findings.extend(late);
             crate::diagnostic::sort_findings(&mut findings);
         }
-        Ok(findings)
+        let mut kept = Vec::new();
+        if self.view {
+            // Split back by entry, from the last one.
+            for (index, start) in starts.into_iter().rev() {
+                kept.push((index, workloads.split_off(start.min(workloads.len()))));
+            }
+        }
+        Ok(FileDone {
+            findings,
+            workloads: kept,
+        })
     }
+}
+
+/// The last steps of every run, over all findings or one file's: suppressions (reporting
+/// unused ones), the configuration's ignores and severities, output order, duplicates.
+pub fn settle(findings: &mut Vec<Finding>, suppressions: &mut [Suppression], opts: &LintOptions) {
+    crate::suppress::apply(findings, suppressions, &opts.rules);
+    opts.apply_ignores(findings);
+    crate::diagnostic::sort_findings(findings);
+    findings.dedup_by(|a, b| {
+        a.rule == b.rule && a.file == b.file && a.message == b.message && a.range() == b.range()
+    });
 }
 
 /// Cross-reference findings point at taints and pools in other files (`related`); those
@@ -708,7 +783,7 @@ mod tests {
         }];
         let (found, bytes) = encode_places(&nodes).expect("encoded");
         assert!(Arc::ptr_eq(&found, &source));
-        let SourceRecord(stored) = spill::decode(&bytes).expect("decoded");
+        let SourceRecord(stored) = codec::decode(&bytes).expect("decoded");
         let (name, positions) = stored.lite_parts().expect("lite");
         assert_eq!(&**name, "big.yaml");
         let offsets: Vec<u32> = positions.iter().map(|p| p.0).collect();

@@ -3,62 +3,17 @@
 //! Per file, only the findings (which hold the source when they point into it) survive.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::Path;
 use std::sync::Arc;
-
-use rayon::prelude::*;
 
 use crate::analysis::inventory::{NodeDecl, Place};
 use crate::diagnostic::{Finding, Severity};
 use crate::load::walk::Entry;
-use crate::load::yaml::{Limits, LoadError};
+use crate::load::yaml::LoadError;
 use crate::load::{self, ReadFailure, SourceFile, Span};
 use crate::model;
-use crate::rules::{self, Ctx, RuleSet};
-use crate::settings::Settings;
-use crate::suppress::Suppression;
+use crate::rules::{self, Ctx};
 
-/// Everything a run needs to check files.
-#[derive(Clone)]
-pub struct LintOptions {
-    pub rules: RuleSet,
-    pub settings: Settings,
-    pub max_file_size: u64,
-    pub limits: Limits,
-    /// Node pools given inline in the config.
-    pub extra_nodes: Vec<crate::analysis::inventory::NodeDecl>,
-    /// Mistakes found in the config file.
-    pub config_findings: Vec<Finding>,
-    /// `per-file-ignores`: (glob, rules).
-    pub per_file_ignores: Vec<(globset::GlobMatcher, Vec<String>)>,
-    /// Skip documents whose kind cannot hold scheduling fields without parsing them
-    /// (`load::prescan`); off with `--full-parse`.
-    pub fast: bool,
-    /// A progress bar on a terminal's stderr for long runs (never in CI or pipes).
-    pub progress: Option<indicatif::ProgressBar>,
-    /// Keep every file's text until reporting. Off in the CLI: files on disk keep only the
-    /// positions their findings need, and the human reporter reads snippets back.
-    pub keep_sources: bool,
-}
-
-impl LintOptions {
-    /// Applies configured severities and `per-file-ignores`.
-    pub fn apply_ignores(&self, findings: &mut Vec<Finding>) {
-        for f in findings.iter_mut() {
-            if let Some(sev) = self.rules.severity_override(f.rule) {
-                f.severity = sev;
-            }
-        }
-        if self.per_file_ignores.is_empty() {
-            return;
-        }
-        findings.retain(|f| {
-            !self.per_file_ignores.iter().any(|(m, rules)| {
-                rules.iter().any(|r| r == f.rule) && crate::config::path_matches(m, &f.file)
-            })
-        });
-    }
-}
+use super::options::{Input, LintOptions};
 
 /// What checking one file produced.
 #[derive(Default)]
@@ -72,37 +27,6 @@ pub struct FileReport {
     pub workloads: Vec<crate::analysis::inventory::Workload>,
     /// `taintlint: ignore` comments and annotations, applied after the cross-reference.
     pub suppressions: Vec<crate::suppress::Suppression>,
-}
-
-/// One input: a path from the walker, or stdin's text.
-pub enum Input {
-    Entry(Entry),
-    Text {
-        name: String,
-        text: Result<String, ReadFailure>,
-    },
-}
-
-impl Input {
-    pub fn name(&self) -> String {
-        match self {
-            Input::Entry(e) => display_path(e.path()),
-            Input::Text { name, .. } => name.clone(),
-        }
-    }
-}
-
-pub fn display_path(p: &Path) -> String {
-    let s = p.to_string_lossy();
-    s.strip_prefix("./").unwrap_or(&s).to_string()
-}
-
-/// Checks every input in parallel; the result is in input order.
-pub fn lint_all(inputs: Vec<Input>, opts: &LintOptions) -> Vec<FileReport> {
-    inputs
-        .into_par_iter()
-        .map(|input| lint_one(input, opts))
-        .collect()
 }
 
 /// One input's report; a panic becomes an `internal-error` finding on the file.
@@ -464,7 +388,7 @@ fn lint_stream(
             for (_, check) in opts.rules.enabled_checks() {
                 check(&ctx, &mut found);
             }
-            gate_api_errors(&mut found);
+            rules::gate_api_errors(&mut found);
             report
                 .suppressions
                 .extend(crate::suppress::scan_annotation(object, source));
@@ -490,45 +414,6 @@ fn lint_stream(
             true
         }
         None => false,
-    }
-}
-
-/// Rules whose `api_error` is a decode (HTTP 400) error: the server stops there, before
-/// validation, and reports only the first one.
-pub const DECODE_RULES: &[&str] = &["yaml-type-mismatch", "unknown-field"];
-
-/// Keeps `api_error` only where the server would really say it: once an object fails to
-/// decode, only its first decode error; validation errors are never reached.
-fn gate_api_errors(found: &mut [Finding]) {
-    // kubectl's own client-side failure comes first, then the first type error, then the
-    // strict-decoding error.
-    let rank = |f: &Finding| -> Option<u8> {
-        let api = f.api_error.as_deref()?;
-        if !DECODE_RULES.contains(&f.rule) {
-            return None;
-        }
-        Some(if api.starts_with("error: ") {
-            0
-        } else if f.rule == "yaml-type-mismatch" {
-            1
-        } else {
-            2
-        })
-    };
-    let keep = found
-        .iter()
-        .enumerate()
-        .filter_map(|(i, f)| {
-            rank(f).map(|r| (r, f.primary.as_ref().map_or(0, |l| l.span.start), i))
-        })
-        .min()
-        .map(|(_, _, i)| i);
-    if let Some(keep) = keep {
-        for (i, f) in found.iter_mut().enumerate() {
-            if i != keep {
-                f.api_error = None;
-            }
-        }
     }
 }
 
@@ -607,144 +492,4 @@ fn offending_tab(text: &str, at: usize) -> usize {
         }
     }
     at
-}
-
-impl Default for LintOptions {
-    /// The defaults of `taintlint check`: default rules, Kubernetes 1.35, 64 MiB files.
-    fn default() -> Self {
-        LintOptions {
-            rules: RuleSet::defaults(),
-            settings: Settings::default(),
-            max_file_size: 64 * 1024 * 1024,
-            limits: Limits::default(),
-            extra_nodes: Vec::new(),
-            config_findings: Vec::new(),
-            per_file_ignores: Vec::new(),
-            keep_sources: true,
-            fast: true,
-            progress: None,
-        }
-    }
-}
-
-/// What a whole run produced, after the cross-reference.
-pub struct Outcome {
-    /// Sorted findings.
-    pub findings: Vec<Finding>,
-    pub documents: usize,
-    pub objects: usize,
-    pub inventory: crate::analysis::crossref::Inventory,
-    pub workloads: Vec<crate::analysis::inventory::Workload>,
-    pub eval: crate::analysis::crossref::Evaluation,
-}
-
-/// Merges per-file reports, runs the cross-reference over the inventory (node pools from
-/// every file, plus `extra` reports of `--inventory` files, whose workloads are ignored), and
-/// sorts the findings.
-pub fn finish(reports: Vec<FileReport>, extra: Vec<FileReport>, opts: &LintOptions) -> Outcome {
-    use crate::analysis::crossref::{Evaluation, Inventory};
-    // Sized up front: growing by doubling would hold two copies at the peak.
-    let total = |f: fn(&FileReport) -> usize| reports.iter().chain(&extra).map(f).sum::<usize>();
-    let mut findings = Vec::with_capacity(total(|r| r.findings.len()));
-    let mut nodes = Vec::with_capacity(total(|r| r.nodes.len()));
-    let mut workloads = Vec::with_capacity(total(|r| r.workloads.len()));
-    let mut suppressions = Vec::with_capacity(total(|r| r.suppressions.len()));
-    let (mut documents, mut objects) = (0, 0);
-    for r in reports {
-        documents += r.documents;
-        objects += r.objects;
-        findings.extend(r.findings);
-        nodes.extend(r.nodes);
-        workloads.extend(r.workloads);
-        suppressions.extend(r.suppressions);
-    }
-    for r in extra {
-        findings.extend(r.findings);
-        nodes.extend(r.nodes);
-        suppressions.extend(r.suppressions);
-    }
-    nodes.extend(opts.extra_nodes.iter().cloned());
-    findings.extend(
-        opts.config_findings
-            .iter()
-            .filter(|f| opts.rules.is_enabled(f.rule))
-            .cloned(),
-    );
-    let t0 = std::time::Instant::now();
-    let inventory = Inventory::build(nodes, &workloads);
-    let t1 = std::time::Instant::now();
-    let eval = Evaluation::run(&inventory, &workloads, &opts.settings);
-    let t2 = std::time::Instant::now();
-    if !inventory.is_empty() {
-        // With an inventory, the heuristic gives way to the inventory-based check.
-        findings.retain(|f| f.rule != crate::rules::DEDICATED_HEURISTIC);
-    }
-    let ctx = crate::rules::CrossCtx {
-        inventory: &inventory,
-        workloads: &workloads,
-        eval: &eval,
-        settings: &opts.settings,
-    };
-    // The cross rules only read the inventory and the evaluation: they run side by side.
-    let cross: Vec<Vec<Finding>> = opts
-        .rules
-        .enabled_cross()
-        .collect::<Vec<_>>()
-        .into_par_iter()
-        .map(|(meta, check)| {
-            let t = std::time::Instant::now();
-            let mut found = Vec::new();
-            check(&ctx, &mut found);
-            timing(&format!("cross rule {}", meta.name), t.elapsed());
-            found
-        })
-        .collect();
-    findings.reserve_exact(cross.iter().map(Vec::len).sum());
-    findings.extend(cross.into_iter().flatten());
-    timing("inventory", t1 - t0);
-    timing(
-        &format!(
-            "evaluation ({} workloads x {} pools)",
-            workloads.len(),
-            inventory.pools.len()
-        ),
-        t2 - t1,
-    );
-    settle(&mut findings, &mut suppressions, opts);
-    Outcome {
-        findings,
-        documents,
-        objects,
-        inventory,
-        workloads,
-        eval,
-    }
-}
-
-/// The last steps of every run, over all findings or one file's: suppressions (reporting
-/// unused ones), the configuration's ignores and severities, output order, duplicates.
-pub fn settle(findings: &mut Vec<Finding>, suppressions: &mut [Suppression], opts: &LintOptions) {
-    crate::suppress::apply(findings, suppressions, &opts.rules);
-    opts.apply_ignores(findings);
-    crate::diagnostic::sort_findings(findings);
-    findings.dedup_by(|a, b| {
-        a.rule == b.rule && a.file == b.file && a.message == b.message && a.range() == b.range()
-    });
-}
-
-/// Phase timings on stderr when `TAINTLINT_TIMING` is set (for the benchmark, never in tests).
-pub fn timing(what: &str, d: std::time::Duration) {
-    if std::env::var_os("TAINTLINT_TIMING").is_some() {
-        // Memory so far (Linux): current and peak resident set, for the benchmark.
-        let mem = std::fs::read_to_string("/proc/self/status")
-            .map(|s| {
-                s.lines()
-                    .filter(|l| l.starts_with("VmRSS") || l.starts_with("VmHWM"))
-                    .map(|l| l.split_whitespace().take(2).collect::<Vec<_>>().join(" "))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            })
-            .unwrap_or_default();
-        eprintln!("timing: {what}: {:.3}s ({mem})", d.as_secs_f64());
-    }
 }

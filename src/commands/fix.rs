@@ -1,0 +1,238 @@
+//! `taintlint check --fix` and `--diff`: lint, apply the fixes in memory, lint again until
+//! nothing changes, then write the files (or print the diff) and report what is left.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::{ExitStatus, Gathered, ToolError, io_err, run_engine};
+use crate::baseline::Known;
+use crate::cli::CheckArgs;
+use crate::config::Config;
+use crate::diagnostic::{Applicability, Finding, Fix};
+use crate::engine::{Input, Job, LintOptions, Outcome, store};
+use crate::load::walk::Entry;
+use crate::load::{ReadFailure, SourceFile};
+use crate::report::Summary;
+
+/// A file `--fix` changed: where it is, its text as read, its text now.
+struct FixedFile {
+    path: PathBuf,
+    original: String,
+    current: String,
+}
+
+/// The fixes of one file and the text they were made from.
+type FileFixes<'a> = (&'a Arc<SourceFile>, Vec<&'a Fix>);
+
+/// What the fix loop produced: the last round's run, the files changed, the fixes applied.
+struct FixRun {
+    outcome: Outcome,
+    fixed: BTreeMap<String, FixedFile>,
+    applied: usize,
+}
+
+pub(super) fn run(
+    args: &CheckArgs,
+    opts: &LintOptions,
+    cfg: &Config,
+    known: Option<Known>,
+    out: &mut dyn Write,
+) -> Result<ExitStatus, ToolError> {
+    // The engine keeps every result with its text: the fixes are made from it.
+    let opts = LintOptions {
+        budget: store::UNLIMITED,
+        keep_sources: true,
+        ..opts.clone()
+    };
+    let mut gathered = Gathered::new(&args.input, cfg)?;
+    gathered.collect();
+    let run = fix_loop(args, gathered, &opts, cfg, known)?;
+    let changed: Vec<&FixedFile> = run
+        .fixed
+        .values()
+        .filter(|f| f.current != f.original)
+        .collect();
+    if args.diff {
+        for (name, f) in &run.fixed {
+            out.write_all(crate::fix::unified_diff(name, &f.original, &f.current).as_bytes())
+                .map_err(io_err)?;
+        }
+        eprintln!(
+            "taintlint: would fix {} finding(s) in {} file(s)",
+            run.applied,
+            changed.len()
+        );
+        return Ok(if changed.is_empty() {
+            ExitStatus::Clean
+        } else {
+            ExitStatus::Findings
+        });
+    }
+    for f in &changed {
+        crate::util::fs::write_atomic(&f.path, f.current.as_bytes())
+            .map_err(|e| ToolError(format!("cannot write {}: {e}", f.path.display())))?;
+    }
+    if run.applied > 0 {
+        eprintln!(
+            "taintlint: fixed {} finding(s) in {} file(s)",
+            run.applied,
+            changed.len()
+        );
+    }
+    let findings = &run.outcome.findings;
+    let summary = Summary {
+        files: run.outcome.files,
+        documents: run.outcome.documents,
+        objects: run.outcome.objects,
+        errors: findings.errors,
+        warnings: findings.warnings,
+        infos: findings.infos,
+    };
+    super::check::emit(args, findings, &summary, out)
+}
+
+/// Lints, applies the fixes in memory, and lints again until nothing changes (at most
+/// `fix::MAX_ROUNDS` rounds). Only files on disk are fixed.
+fn fix_loop(
+    args: &CheckArgs,
+    gathered: Gathered,
+    opts: &LintOptions,
+    cfg: &Config,
+    known: Option<Known>,
+) -> Result<FixRun, ToolError> {
+    let on_disk: BTreeMap<String, PathBuf> = gathered
+        .inputs
+        .iter()
+        .filter_map(|i| match i {
+            Input::Entry(Entry::File(p)) => Some((crate::load::display_path(p), p.clone())),
+            _ => None,
+        })
+        .collect();
+    let stdin_names: BTreeSet<String> = gathered
+        .inputs
+        .iter()
+        .filter(|i| matches!(i, Input::Text { .. }))
+        .map(Input::name)
+        .collect();
+    let mut fixed: BTreeMap<String, FixedFile> = BTreeMap::new();
+    let mut applied = 0;
+    let mut round = 0;
+    loop {
+        let mut this_round = gathered.replayed(replay(&gathered.inputs, &fixed));
+        let job = Job {
+            known: known.clone(),
+            ..Job::default()
+        };
+        let outcome = run_engine(&mut this_round, &args.input, opts, cfg, job)?;
+        if round >= crate::fix::MAX_ROUNDS {
+            return Ok(FixRun {
+                outcome,
+                fixed,
+                applied,
+            });
+        }
+        round += 1;
+        let findings: Vec<Finding> = outcome.findings.to_vec().map_err(io_err)?;
+        // The fixes of each file on disk, with the text they were made from.
+        let mut by_file: BTreeMap<&str, FileFixes<'_>> = BTreeMap::new();
+        for f in &findings {
+            let (Some(fix), Some(src)) = (&f.fix, &f.source) else {
+                continue;
+            };
+            let allowed = fix.applicability == Applicability::Safe || args.unsafe_fixes;
+            if !allowed
+                || src.is_lite()
+                || src.name != f.file
+                || !on_disk.contains_key(&*f.file)
+                || stdin_names.contains(&*f.file)
+            {
+                continue;
+            }
+            let entry = by_file.entry(&f.file).or_insert((src, Vec::new()));
+            // Every fix of a file must be made from the same text.
+            if Arc::ptr_eq(entry.0, src) {
+                entry.1.push(fix);
+            }
+        }
+        let mut changed = false;
+        for (name, (src, fixes)) in by_file {
+            let (text, n) = crate::fix::apply(&src.text, &fixes);
+            if n == 0 || text == src.text {
+                continue;
+            }
+            applied += n;
+            changed = true;
+            match fixed.get_mut(name) {
+                Some(f) => f.current = text,
+                None => {
+                    let path = on_disk.get(name).cloned().unwrap_or_default();
+                    fixed.insert(
+                        name.to_string(),
+                        FixedFile {
+                            path,
+                            original: src.text.clone(),
+                            current: text,
+                        },
+                    );
+                }
+            }
+        }
+        if !changed {
+            return Ok(FixRun {
+                outcome,
+                fixed,
+                applied,
+            });
+        }
+    }
+}
+
+/// The inputs again, with the texts fixed so far in place of the files on disk.
+fn replay(inputs: &[Input], fixed: &BTreeMap<String, FixedFile>) -> Vec<Input> {
+    inputs
+        .iter()
+        .map(|i| match i {
+            Input::Entry(Entry::File(p)) => match fixed.get(&crate::load::display_path(p)) {
+                Some(f) => Input::Text {
+                    name: crate::load::display_path(p),
+                    text: Ok(f.current.clone()),
+                },
+                None => Input::Entry(Entry::File(p.clone())),
+            },
+            Input::Entry(Entry::Error { path, message }) => Input::Entry(Entry::Error {
+                path: path.clone(),
+                message: message.clone(),
+            }),
+            Input::Text { name, text } => Input::Text {
+                name: name.clone(),
+                text: match text {
+                    Ok(t) => Ok(t.clone()),
+                    Err(e) => Err(clone_failure(e)),
+                },
+            },
+        })
+        .collect()
+}
+
+fn clone_failure(f: &ReadFailure) -> ReadFailure {
+    use ReadFailure as R;
+    match f {
+        R::Io(e) => R::Io(e.clone()),
+        R::NotRegular(w) => R::NotRegular(w),
+        R::TooLarge { size, limit } => R::TooLarge {
+            size: *size,
+            limit: *limit,
+        },
+        R::InvalidUtf8 { offset, lossy } => R::InvalidUtf8 {
+            offset: *offset,
+            lossy: lossy.clone(),
+        },
+        R::Utf16 => R::Utf16,
+        R::Nul { offset, text } => R::Nul {
+            offset: *offset,
+            text: text.clone(),
+        },
+    }
+}

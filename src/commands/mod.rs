@@ -1,0 +1,313 @@
+//! The commands (`check`, `check --fix`, `explain`, `matrix`, `rules`, `config init`): each
+//! turns its arguments into options, runs the engine and writes what it asked for.
+
+mod check;
+mod config_init;
+mod explain;
+mod fix;
+mod matrix;
+mod rules;
+
+use std::io::{self, IsTerminal};
+
+pub use check::{check, pair_outputs};
+pub use config_init::init as config_init;
+pub use explain::explain;
+pub use matrix::matrix;
+pub use rules::{list as list_rules, show as show_rule};
+
+use crate::cli::InputArgs;
+use crate::config::{self, Config, GlobUsage};
+use crate::diagnostic::Finding;
+use crate::engine::{self, Input, Job, LintOptions, Outcome};
+use crate::load::walk::{self, WalkOptions};
+use crate::rules::RuleSet;
+use crate::settings::Settings;
+
+/// How a run ended; `main` maps it to the process exit code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExitStatus {
+    /// Nothing at or above `--fail-on`.
+    Clean = 0,
+    /// Findings at or above `--fail-on`.
+    Findings = 1,
+    /// The tool could not do what was asked (bad flag, missing path, unusable config).
+    Error = 2,
+}
+
+/// A failure that stops the run (exit 2).
+#[derive(Debug)]
+pub struct ToolError(pub String);
+
+impl std::fmt::Display for ToolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ToolError {}
+
+fn io_err(e: io::Error) -> ToolError {
+    ToolError(e.to_string())
+}
+
+/// Runs with at least this many files show a progress bar (on a terminal).
+const PROGRESS_MIN_FILES: usize = 500;
+
+/// Finds and loads the config the input flags ask for.
+pub fn load_config(input: &InputArgs) -> Result<Config, ToolError> {
+    if input.isolated {
+        return Ok(Config::default());
+    }
+    let path = match &input.config {
+        Some(p) => {
+            if !p.is_file() {
+                return Err(ToolError(format!(
+                    "config file {} does not exist",
+                    p.display()
+                )));
+            }
+            Some(p.clone())
+        }
+        None => config::discover(std::path::Path::new(".")),
+    };
+    match path {
+        Some(p) => config::load(&p).map_err(|e| ToolError(e.to_string())),
+        None => Ok(Config::default()),
+    }
+}
+
+/// Builds the options a run needs from its arguments and the config.
+pub fn lint_options(
+    input: &InputArgs,
+    select: &[String],
+    ignore: &[String],
+    cfg: &Config,
+) -> Result<LintOptions, ToolError> {
+    let mut opts = options_from_config(
+        cfg,
+        input.kube_version.as_deref(),
+        input.feature_gates.as_deref(),
+        select,
+        ignore,
+    )?;
+    opts.max_file_size = input.max_file_size;
+    opts.keep_sources = false;
+    opts.fast = !input.full_parse;
+    for p in &input.policy {
+        let pc = config::load(p).map_err(|e| ToolError(e.to_string()))?;
+        opts.settings.policies.extend(pc.policies);
+        opts.config_findings.extend(pc.findings);
+    }
+    Ok(opts)
+}
+
+/// Options from a config plus the command-line values that override it.
+pub fn options_from_config(
+    cfg: &Config,
+    kube_version: Option<&str>,
+    feature_gates: Option<&str>,
+    select: &[String],
+    ignore: &[String],
+) -> Result<LintOptions, ToolError> {
+    let version = kube_version
+        .or(cfg.kube_version.as_deref())
+        .unwrap_or("1.35");
+    let mut settings = Settings {
+        minor: Settings::parse_version(version).map_err(ToolError)?,
+        ..Settings::default()
+    };
+    if let Some(g) = &cfg.feature_gates {
+        settings.apply_feature_gates(g).map_err(ToolError)?;
+    }
+    if let Some(g) = feature_gates {
+        settings.apply_feature_gates(g).map_err(ToolError)?;
+    }
+    settings
+        .dedicated_exempt_keys
+        .clone_from(&cfg.dedicated_exempt_keys);
+    settings.policies.clone_from(&cfg.policies);
+    settings.workload_kinds.clone_from(&cfg.workload_kinds);
+    let mut rules = RuleSet::resolve(select, ignore).map_err(ToolError)?;
+    rules.configure(&cfg.rules, select, ignore);
+    let per_file_ignores = cfg
+        .per_file_ignores
+        .iter()
+        .filter_map(|(g, r, _)| Some((globset::Glob::new(g).ok()?.compile_matcher(), r.clone())))
+        .collect();
+    Ok(LintOptions {
+        rules,
+        settings,
+        extra_nodes: cfg.inline_pools.clone(),
+        config_findings: cfg.findings.clone(),
+        per_file_ignores,
+        ..LintOptions::default()
+    })
+}
+
+/// The inputs of a run: standard input's parts, the files still to be walked, and the
+/// `--inventory` files.
+pub struct Gathered {
+    /// Standard input's parts (and, once [`Gathered::collect`] ran, the walked files).
+    pub inputs: Vec<Input>,
+    /// The files still to be walked: a run lints files as they are found.
+    walk: Option<walk::Walk>,
+    inventory_paths: Vec<std::path::PathBuf>,
+    walk_opts: WalkOptions,
+}
+
+impl Gathered {
+    /// Reads standard input and checks the paths, leaving the walk itself to the run.
+    pub fn new(input: &InputArgs, cfg: &Config) -> Result<Self, ToolError> {
+        let mut exclude = input.exclude.clone();
+        exclude.extend(cfg.exclude.iter().cloned());
+        let walk_opts = WalkOptions::new(&input.include, &exclude, input.follow_links)
+            .map_err(|e| ToolError(e.to_string()))?;
+        let mut inputs = Vec::new();
+        let file_paths: Vec<_> = input
+            .paths
+            .iter()
+            .filter(|p| p.as_os_str() != "-")
+            .cloned()
+            .collect();
+        if input.paths.iter().any(|p| p.as_os_str() == "-") {
+            let name = input
+                .stdin_filename
+                .clone()
+                .unwrap_or_else(|| "<stdin>".to_string());
+            match crate::load::stdin::read(input.max_file_size) {
+                Ok(text) => {
+                    inputs.extend(crate::load::stdin::split_helm(&name, text).into_iter().map(
+                        |(name, text)| Input::Text {
+                            name,
+                            text: Ok(text),
+                        },
+                    ))
+                }
+                Err(e) => inputs.push(Input::Text { name, text: Err(e) }),
+            }
+        }
+        let walk = walk::stream(&file_paths, &walk_opts).map_err(|e| ToolError(e.to_string()))?;
+        let mut inventory_paths = input.inventory.clone();
+        inventory_paths.extend(cfg.inventory_files.iter().filter(|p| p.exists()).cloned());
+        Ok(Gathered {
+            inputs,
+            walk: Some(walk),
+            inventory_paths,
+            walk_opts,
+        })
+    }
+
+    /// Walks now and keeps the list (`--fix` lints the same inputs again after each round).
+    fn collect(&mut self) {
+        let t = std::time::Instant::now();
+        if let Some(walk) = self.walk.take() {
+            self.inputs.extend(walk.map(Input::Entry));
+        }
+        engine::timing("walk", t.elapsed());
+    }
+
+    /// The same run with other inputs (`--fix` replays them with the fixed texts).
+    fn replayed(&self, inputs: Vec<Input>) -> Self {
+        Gathered {
+            inputs,
+            walk: None,
+            inventory_paths: self.inventory_paths.clone(),
+            walk_opts: self.walk_opts.clone(),
+        }
+    }
+
+    /// The `--inventory` files as inputs.
+    fn inventory(&self) -> Result<Vec<Input>, ToolError> {
+        if self.inventory_paths.is_empty() {
+            return Ok(Vec::new());
+        }
+        Ok(walk::collect(&self.inventory_paths, &self.walk_opts)
+            .map_err(|e| ToolError(e.to_string()))?
+            .into_iter()
+            .map(Input::Entry)
+            .collect())
+    }
+}
+
+/// A progress bar where a person watches (stderr a terminal, not CI) and the run is large.
+/// `files`: how many inputs there are, `None` while they are still being walked (the bar
+/// then grows with the walk and shows itself once the run is large enough).
+fn progress(files: Option<usize>) -> Option<indicatif::ProgressBar> {
+    let watched = io::stderr().is_terminal() && std::env::var_os("CI").is_none();
+    if !watched || files.is_some_and(|n| n < PROGRESS_MIN_FILES) {
+        return None;
+    }
+    let target = if files.is_some() {
+        indicatif::ProgressDrawTarget::stderr()
+    } else {
+        indicatif::ProgressDrawTarget::hidden()
+    };
+    let bar = indicatif::ProgressBar::with_draw_target(Some(files.unwrap_or(0) as u64), target);
+    // Files linted as they are walked are counted: the walk stays just ahead of the
+    // workers, so a bar against the files found so far would always look full.
+    let template = if files.is_some() {
+        "{bar:40} {pos}/{len} files {elapsed}"
+    } else {
+        "{spinner} {pos} files checked {elapsed}"
+    };
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(template)
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    Some(bar)
+}
+
+/// The configuration's globs that matched no input, as findings (when that rule runs).
+fn unmatched_globs(cfg: &Config, usage: &GlobUsage, opts: &LintOptions) -> Vec<Finding> {
+    if opts.rules.is_enabled(crate::rules::INVALID_CONFIG.name) {
+        cfg.unmatched_in(usage)
+    } else {
+        Vec::new()
+    }
+}
+
+/// Runs the engine over the gathered inputs: standard input's parts and the walked files (as
+/// they are walked, or the list [`Gathered::collect`] made), on `--threads` worker threads.
+pub fn run_engine(
+    gathered: &mut Gathered,
+    input: &InputArgs,
+    opts: &LintOptions,
+    cfg: &Config,
+    job: Job,
+) -> Result<Outcome, ToolError> {
+    let listed = gathered.walk.is_none();
+    let mut opts = opts.clone();
+    opts.progress = progress(listed.then_some(gathered.inputs.len()));
+    let job = Job {
+        inventory: gathered.inventory()?,
+        ..job
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(input.threads.unwrap_or(0))
+        .build()
+        .map_err(|e| ToolError(format!("cannot start worker threads: {e}")))?;
+    let opts = &opts;
+    let usage = cfg.glob_usage();
+    // A bar that grows with the walk shows itself once the run has enough files.
+    let growing = opts.progress.as_ref().filter(|_| !listed);
+    let stdin = std::mem::take(&mut gathered.inputs);
+    let walked = gathered.walk.take().into_iter().flatten().map(Input::Entry);
+    let inputs = stdin.into_iter().chain(walked).inspect(|i| {
+        if !usage.is_empty() {
+            usage.see(&i.name());
+        }
+        if let Some(bar) = growing {
+            bar.inc_length(1);
+            if bar.length() == Some(PROGRESS_MIN_FILES as u64) {
+                bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+            }
+        }
+    });
+    let result =
+        pool.install(|| engine::run(inputs, job, opts, || unmatched_globs(cfg, &usage, opts)));
+    if let Some(bar) = &opts.progress {
+        bar.finish_and_clear();
+    }
+    result.map_err(|e| ToolError(e.to_string()))
+}

@@ -1,0 +1,93 @@
+//! What a run is given: its inputs and its options.
+
+use crate::diagnostic::Finding;
+use crate::load::ReadFailure;
+use crate::load::walk::Entry;
+use crate::load::yaml::Limits;
+use crate::rules::RuleSet;
+use crate::settings::Settings;
+
+use super::store;
+
+/// Everything a run needs to check files.
+#[derive(Clone)]
+pub struct LintOptions {
+    pub rules: RuleSet,
+    pub settings: Settings,
+    pub max_file_size: u64,
+    pub limits: Limits,
+    /// Node pools given inline in the config.
+    pub extra_nodes: Vec<crate::analysis::inventory::NodeDecl>,
+    /// Mistakes found in the config file.
+    pub config_findings: Vec<Finding>,
+    /// `per-file-ignores`: (glob, rules).
+    pub per_file_ignores: Vec<(globset::GlobMatcher, Vec<String>)>,
+    /// Skip documents whose kind cannot hold scheduling fields without parsing them
+    /// (`load::prescan`); off with `--full-parse`.
+    pub fast: bool,
+    /// A progress bar on a terminal's stderr for long runs (never in CI or pipes).
+    pub progress: Option<indicatif::ProgressBar>,
+    /// Keep every file's text until reporting. Off in the CLI: files on disk keep only the
+    /// positions their findings need, and the human reporter reads snippets back.
+    pub keep_sources: bool,
+    /// Bytes of results the run keeps as they are before it spills them to its store
+    /// ([`store::budget`]; [`store::UNLIMITED`] keeps everything, as `--fix`, `explain`
+    /// and `matrix` need).
+    pub budget: usize,
+}
+
+impl LintOptions {
+    /// Applies configured severities and `per-file-ignores`.
+    pub fn apply_ignores(&self, findings: &mut Vec<Finding>) {
+        for f in findings.iter_mut() {
+            if let Some(sev) = self.rules.severity_override(f.rule) {
+                f.severity = sev;
+            }
+        }
+        if self.per_file_ignores.is_empty() {
+            return;
+        }
+        findings.retain(|f| {
+            !self.per_file_ignores.iter().any(|(m, rules)| {
+                rules.iter().any(|r| r == f.rule) && crate::config::path_matches(m, &f.file)
+            })
+        });
+    }
+}
+
+/// One input: a path from the walker, or stdin's text.
+pub enum Input {
+    Entry(Entry),
+    Text {
+        name: String,
+        text: Result<String, ReadFailure>,
+    },
+}
+
+impl Input {
+    pub fn name(&self) -> String {
+        match self {
+            Input::Entry(e) => crate::load::display_path(e.path()),
+            Input::Text { name, .. } => name.clone(),
+        }
+    }
+}
+
+impl Default for LintOptions {
+    /// The defaults of `taintlint check`: default rules, Kubernetes 1.35, 64 MiB files.
+    fn default() -> Self {
+        LintOptions {
+            rules: RuleSet::defaults(),
+            settings: Settings::default(),
+            max_file_size: 64 * 1024 * 1024,
+            limits: Limits::default(),
+            extra_nodes: Vec::new(),
+            config_findings: Vec::new(),
+            per_file_ignores: Vec::new(),
+            keep_sources: true,
+            fast: true,
+            progress: None,
+            budget: store::budget(),
+        }
+    }
+}
