@@ -44,7 +44,7 @@ pub struct Policy {
     /// Globs over `Kind/namespace/name` (`DaemonSet/kube-system/*`).
     pub workloads: Vec<String>,
     /// Where the policy is written, for related locations.
-    pub loc: Option<crate::analysis::inventory::Loc>,
+    pub loc: Option<crate::load::Loc>,
 }
 
 /// A custom workload kind whose pod spec lives at `pod_spec` (dotted path).

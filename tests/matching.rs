@@ -331,9 +331,10 @@ fn pool_users_are_distinct_signatures_and_nodes() {
 /// cannot be read back gives nothing and makes the inventory report the failure.
 #[test]
 fn stored_places_read_back() {
-    use std::sync::{Arc, Mutex};
-    use taintlint::analysis::crossref::{Inventory, SourceRecord, StoredPlaces};
+    use std::sync::Arc;
+    use taintlint::analysis::crossref::Inventory;
     use taintlint::analysis::inventory::Place;
+    use taintlint::engine::run::{SourceRecord, StoredSources};
     use taintlint::engine::store::Store;
     use taintlint::load::codec::encode;
     use taintlint::load::{SourceFile, Span};
@@ -346,11 +347,10 @@ fn stored_places_read_back() {
     let slot = store.put(&encode(&SourceRecord(lite)).unwrap());
 
     let mut inventory = Inventory::from_pools(vec![pool("gpu", &[], Vec::new(), &[])]);
-    inventory.set_places(StoredPlaces {
+    inventory.set_places(Box::new(StoredSources {
         store: Arc::new(store),
         files: vec![slot],
-        failed: Mutex::new(None),
-    });
+    }));
     let loc = inventory.loc(&Place::Stored { file: 0, span }).unwrap();
     assert_eq!(&*loc.source.name, "pools/gpu.yaml");
     assert_eq!(loc.span, span);

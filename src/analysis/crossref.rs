@@ -9,7 +9,6 @@ use crate::analysis::inventory::{
     Term, Workload, WorkloadToleration, is_well_known_label, self_labels,
 };
 use crate::analysis::matching::{TaintRef, Tol, tolerates};
-use crate::engine::store::{Slot, Store};
 use crate::load::SourceFile;
 use crate::settings::Settings;
 use crate::util::intern;
@@ -164,18 +163,19 @@ pub struct Inventory {
     places: Option<StoredPlaces>,
 }
 
-/// The sources of a streamed run's node declarations, stored as they came (see [`Place`]).
-pub struct StoredPlaces {
-    pub store: Arc<Store>,
-    /// The record of each file's source.
-    pub files: Vec<Slot>,
-    /// The first failure to read one back: the run cannot be trusted after it.
-    pub failed: std::sync::Mutex<Option<String>>,
+/// Where the sources of [`Place::Stored`] places are read back from: the run's store, which
+/// keeps the source of each file with node declarations as they come.
+pub trait PlaceSources: Send + Sync {
+    /// The source of the `file`-th file with node declarations.
+    fn source(&self, file: u32) -> Result<Arc<SourceFile>, String>;
 }
 
-/// A source as a record of its own (a lite source: name and recorded positions).
-#[derive(serde::Serialize, serde::Deserialize)]
-pub struct SourceRecord(#[serde(with = "crate::load::codec::source")] pub Arc<SourceFile>);
+/// The stored places of a run's node declarations (see [`Place`]).
+struct StoredPlaces {
+    sources: Box<dyn PlaceSources>,
+    /// The first failure to read one back: the run cannot be trusted after it.
+    failed: std::sync::Mutex<Option<String>>,
+}
 
 impl Inventory {
     /// Groups Node objects with identical taints, cordon state and relevant labels; every
@@ -338,8 +338,11 @@ impl Inventory {
     }
 
     /// Where the stored places of the pools are to be read back from.
-    pub fn set_places(&mut self, places: StoredPlaces) {
-        self.places = Some(places);
+    pub fn set_places(&mut self, sources: Box<dyn PlaceSources>) {
+        self.places = Some(StoredPlaces {
+            sources,
+            failed: std::sync::Mutex::new(None),
+        });
     }
 
     /// The place, read back from the store when stored. `None` when it cannot be; then
@@ -350,14 +353,8 @@ impl Inventory {
             Place::Stored { file, span } => (*file, *span),
         };
         let places = self.places.as_ref()?;
-        let read = places
-            .files
-            .get(file as usize)
-            .ok_or_else(|| "a place outside the inventory's files".to_string())
-            .and_then(|&slot| places.store.get(slot))
-            .and_then(|bytes| crate::load::codec::decode::<SourceRecord>(&bytes));
-        match read {
-            Ok(SourceRecord(source)) => Some(Loc { source, span }),
+        match places.sources.source(file) {
+            Ok(source) => Some(Loc { source, span }),
             Err(e) => {
                 places
                     .failed

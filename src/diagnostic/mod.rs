@@ -148,7 +148,7 @@ impl Fix {
     }
 }
 
-/// Serialisable for spilling (`crate::spill`), not as an output format (see `report/`).
+/// Serialisable for spilling (`load::codec`, `engine::store`), not as an output format (see `report/`).
 #[derive(Clone, Debug, Serialize)]
 pub struct Finding {
     pub rule: &'static str,

@@ -34,7 +34,7 @@ use serde::{Deserialize, Serialize};
 
 use super::file::{FileReport, lint_one};
 use super::options::{Input, LintOptions};
-use crate::analysis::crossref::{Evaluator, Inventory, Relevant, SourceRecord, StoredPlaces};
+use crate::analysis::crossref::{Evaluator, Inventory, PlaceSources, Relevant};
 use crate::analysis::inventory::{NodeDecl, Place, Workload};
 use crate::diagnostic::FindingSource;
 use crate::diagnostic::{Finding, Severity};
@@ -215,6 +215,30 @@ fn encode_places(nodes: &[NodeDecl]) -> Option<(Arc<crate::load::SourceFile>, Ve
     let trimmed = source.lite(offsets);
     let bytes = codec::encode(&SourceRecord(trimmed)).ok()?;
     Some((source, bytes))
+}
+
+/// A source as a record of its own (a lite source: name and recorded positions).
+#[derive(Serialize, Deserialize)]
+pub struct SourceRecord(
+    #[serde(with = "crate::load::codec::source")] pub Arc<crate::load::SourceFile>,
+);
+
+/// The sources of the run's node declarations, in its store: one record per file.
+pub struct StoredSources {
+    pub store: Arc<Store>,
+    /// The record of each file's source.
+    pub files: Vec<Slot>,
+}
+
+impl PlaceSources for StoredSources {
+    fn source(&self, file: u32) -> Result<Arc<crate::load::SourceFile>, String> {
+        let slot = self
+            .files
+            .get(file as usize)
+            .ok_or_else(|| "a place outside the inventory's files".to_string())?;
+        let SourceRecord(source) = codec::decode(&self.store.get(*slot)?)?;
+        Ok(source)
+    }
 }
 
 /// Points the places of `nodes` in `source` at its record, stored at `slot`, so that the run
@@ -430,11 +454,10 @@ pub fn finish_spilled(
     let declared = decls.len();
     let t = std::time::Instant::now();
     let mut inventory = Inventory::build_for(decls, &relevant);
-    inventory.set_places(StoredPlaces {
+    inventory.set_places(Box::new(StoredSources {
         store: Arc::clone(&store),
         files: places,
-        failed: Mutex::new(None),
-    });
+    }));
     let evaluator = Evaluator::new(&inventory, &relevant, &opts.settings);
     super::timing(
         &format!(
