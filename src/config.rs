@@ -6,8 +6,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::analysis::inventory::{Loc, NodeDecl};
+use crate::analysis::NodeDecl;
 use crate::diagnostic::{Finding, Severity};
+use crate::load::Loc;
 use crate::load::yaml::{Limits, Node};
 use crate::load::{SourceFile, Span};
 use crate::rules;
@@ -308,7 +309,7 @@ impl Validator<'_> {
             }
         }
         if let Some(p) = pools {
-            cfg.inline_pools = crate::analysis::inventory::inventory_pools(p, source);
+            cfg.inline_pools = crate::analysis::inventory_pools(p, source);
             for f in crate::rules::invalid_taint_spec::check_pools(p) {
                 self.findings.push(f.in_file(source));
             }

@@ -12,13 +12,13 @@ use proptest::prelude::*;
 use proptest::sample::select;
 
 use common::{pool, req, source, taint, term, tol, workload};
-use taintlint::analysis::crossref::{Evaluation, Inventory, Pool, effective_tolerations, evaluate};
-use taintlint::analysis::inventory::{
-    LabelValues, Loc, NodeDecl, Place, PoolTaint, Requirement, TaintSpec, Term, Workload,
+use taintlint::analysis::matching::{TaintRef, Tol, tolerates};
+use taintlint::analysis::{Evaluation, Inventory, Pool, effective_tolerations, evaluate};
+use taintlint::analysis::{
+    LabelValues, NodeDecl, Place, PoolTaint, Requirement, TaintSpec, Term, Workload,
     WorkloadToleration,
 };
-use taintlint::analysis::matching::{TaintRef, Tol, tolerates};
-use taintlint::load::Span;
+use taintlint::load::{Loc, Span};
 use taintlint::settings::Settings;
 
 const KEYS: &[&str] = &["", "a", "b", "A", "node.kubernetes.io/not-ready"];

@@ -1,17 +1,356 @@
-//! The inventory: node pools declared anywhere in the run (Node objects and live dumps,
-//! Karpenter NodePools, eksctl ClusterConfigs, kubeadm and kubelet configuration, Cluster API
-//! machines, taintlint's own Inventory files) and the scheduling signature of every workload.
-//! Extracted per file into owned values, so a file's YAML tree can be dropped right away.
+//! The inventory: node declarations (Node objects, NodePools, node groups… read by
+//! `sources`) and the node pools they group into, with the taints and labels the scheduler
+//! sees. Extracted per file into owned values, so a file's YAML tree can be dropped right away;
+//! in a streamed run the places they were declared at are read back from the run's store.
 
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use crate::diagnostic::ObjectId;
-use crate::load::yaml::Node;
-use crate::load::{SourceFile, Span};
-use crate::model::{Object, PodSpec, Schema};
+use crate::load::{Loc, SourceFile, Span};
 use crate::util::intern;
 
-pub use crate::load::Loc;
+use super::schedule::Relevant;
+use super::well_known::{is_transient_taint, is_well_known_label};
+use super::workload::Workload;
+
+const HOSTNAME: &str = "kubernetes.io/hostname";
+
+/// A group of nodes that schedule alike.
+#[derive(Clone, Debug)]
+pub struct Pool {
+    pub name: Box<str>,
+    pub origin: &'static str,
+    pub labels: Labels,
+    pub taints: Box<[PoolTaint]>,
+    pub unschedulable: bool,
+    pub open_labels: bool,
+    /// Names of the Node objects in the pool (empty for templates).
+    pub nodes: Box<[String]>,
+    /// Where it is declared (see [`Inventory::loc`]).
+    pub loc: Place,
+}
+
+impl Pool {
+    /// Taints that filter pods (NoSchedule/NoExecute, not startup, not transient).
+    pub fn blocking_taints(&self) -> impl Iterator<Item = (usize, &PoolTaint)> {
+        self.taints.iter().enumerate().filter(|(_, t)| {
+            !t.startup
+                && !is_transient_taint(&t.taint.key)
+                && matches!(&*t.taint.effect, "NoSchedule" | "NoExecute")
+        })
+    }
+
+    pub fn label(&self, key: &str) -> Option<LabelValues> {
+        if self_labels(self.origin).contains(&key) {
+            // Not interned: pool names are many and each is looked up rarely.
+            return Some(LabelValues::OneOf(Box::new([Arc::from(&*self.name)])));
+        }
+        match self.labels.get(key) {
+            Some(v) => Some(v.clone()),
+            None if self.open_labels && is_well_known_label(key) => Some(LabelValues::Any),
+            None => None,
+        }
+    }
+
+    /// Every label the pool's nodes carry, sorted by key: `labels` with the self labels
+    /// (see [`self_labels`]).
+    pub fn all_labels(&self) -> Vec<(Arc<str>, LabelValues)> {
+        let mut all: Vec<(Arc<str>, LabelValues)> = self
+            .labels
+            .iter()
+            .filter(|(k, _)| !self_labels(self.origin).iter().any(|s| *s == &***k))
+            .map(|(k, v)| (Arc::clone(k), v.clone()))
+            .collect();
+        for key in self_labels(self.origin) {
+            if let Some(values) = self.label(key) {
+                all.push((intern(key), values));
+            }
+        }
+        all.sort_by(|a, b| a.0.cmp(&b.0));
+        all
+    }
+
+    /// `NodePool gpu`, `node ml-1`, `p3.2xlarge (2 nodes)`.
+    pub fn title(&self) -> String {
+        match self.nodes.len() {
+            0 => format!("{} `{}`", self.origin, self.name),
+            1 => format!("node `{}`", self.name),
+            n => format!("`{}` ({n} nodes)", self.name),
+        }
+    }
+}
+
+#[derive(Default)]
+pub struct Inventory {
+    /// Boxed: a pool takes the place of the declaration it is built from as that is freed,
+    /// so a large inventory is not held twice while it is built (see `build_for`).
+    #[allow(clippy::vec_box)]
+    pub pools: Vec<Box<Pool>>,
+    /// (pool, taint) indices by taint key: tolerations with a key only match taints with it.
+    by_key: HashMap<String, Vec<(usize, usize)>>,
+    /// The pools of each Node object, by node name (one, unless a name is declared twice).
+    by_node: HashMap<String, Vec<usize>>,
+    /// The stored sources of [`Place::Stored`] places, and where they are.
+    places: Option<StoredPlaces>,
+}
+
+/// Where the sources of [`Place::Stored`] places are read back from: the run's store, which
+/// keeps the source of each file with node declarations as they come.
+pub trait PlaceSources: Send + Sync {
+    /// The source of the `file`-th file with node declarations.
+    fn source(&self, file: u32) -> Result<Arc<SourceFile>, String>;
+}
+
+/// The stored places of a run's node declarations (see [`Place`]).
+struct StoredPlaces {
+    sources: Box<dyn PlaceSources>,
+    /// The first failure to read one back: the run cannot be trusted after it.
+    failed: std::sync::Mutex<Option<String>>,
+}
+
+impl Inventory {
+    /// Groups Node objects with identical taints, cordon state and relevant labels; every
+    /// template (NodePool, node group, ...) is a pool of its own.
+    pub fn build(decls: Vec<NodeDecl>, workloads: &[Workload]) -> Self {
+        Inventory::build_for(
+            decls.into_iter().map(Box::new).collect(),
+            &Relevant::of(workloads),
+        )
+    }
+
+    /// [`Inventory::build`] with the label keys the workloads select on collected already.
+    /// The declarations come boxed: each is moved into its pool and freed, so a large
+    /// inventory is not held twice while it is built.
+    pub fn build_for(mut decls: Vec<Box<NodeDecl>>, selected: &Relevant) -> Self {
+        let mut relevant: Vec<String> = POOL_NAME_LABELS
+            .iter()
+            .map(|s| (*s).to_string())
+            .chain(selected.keys.iter().cloned())
+            .collect();
+        relevant.sort();
+        relevant.dedup();
+        // Every node has its own hostname: grouping by it would make each node a pool of its
+        // own. Nodes are grouped without it, and the pool lists its nodes' hostnames.
+        relevant.retain(|k| k != HOSTNAME);
+        decls.sort_by(|a, b| (a.origin, &a.name).cmp(&(b.origin, &b.name)));
+
+        type Key = (Vec<Arc<TaintSpec>>, bool, Vec<(Arc<str>, LabelValues)>);
+        let mut groups: BTreeMap<Key, Vec<Box<NodeDecl>>> = BTreeMap::new();
+        // Pools are kept for the whole run: the vector is made to size, and equal label sets
+        // (templates copied from one another) share one copy.
+        let mut pools = Vec::with_capacity(decls.iter().filter(|d| !d.is_node).count());
+        let mut label_sets = std::collections::HashSet::new();
+        for d in decls {
+            if !d.is_node {
+                let d = *d;
+                pools.push(Box::new(Pool {
+                    name: d.name.into(),
+                    origin: d.origin,
+                    labels: d.labels.share(&mut label_sets),
+                    taints: d.taints.into(),
+                    unschedulable: d.unschedulable,
+                    open_labels: d.open_labels,
+                    nodes: Box::default(),
+                    loc: d.loc,
+                }));
+                continue;
+            }
+            let mut taints: Vec<Arc<TaintSpec>> = d
+                .taints
+                .iter()
+                .filter(|t| !is_transient_taint(&t.taint.key))
+                .map(|t| t.taint.clone())
+                .collect();
+            taints.sort();
+            let labels = d
+                .labels
+                .iter()
+                .filter(|(k, _)| relevant.binary_search_by(|r| r.as_str().cmp(k)).is_ok())
+                .map(|(k, v)| (Arc::clone(k), v.clone()))
+                .collect();
+            groups
+                .entry((taints, d.unschedulable, labels))
+                .or_default()
+                .push(d);
+        }
+        pools.reserve_exact(groups.len());
+        for (_, members) in groups {
+            let count = members.len();
+            let Some(first) = members.first() else {
+                continue;
+            };
+            // A single node is named by its name; a group by a label its nodes share.
+            let name = if count == 1 {
+                first.name.clone()
+            } else {
+                POOL_NAME_LABELS
+                    .iter()
+                    .find_map(|l| match first.labels.get(l) {
+                        Some(LabelValues::OneOf(v)) if v.len() == 1 && !v[0].is_empty() => {
+                            Some(v[0].to_string())
+                        }
+                        _ => None,
+                    })
+                    .unwrap_or_else(|| first.name.clone())
+            };
+            let hosts: Vec<Arc<str>> = if count > 1 {
+                members
+                    .iter()
+                    .filter_map(|m| match m.labels.get(HOSTNAME) {
+                        Some(LabelValues::OneOf(v)) => v.first().cloned(),
+                        _ => None,
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let unschedulable = members.iter().all(|m| m.unschedulable);
+            // The pool takes the first node's labels, locations and taints (moved, not
+            // copied: an inventory can have thousands of nodes) and every node's name.
+            let mut members = members.into_iter();
+            let Some(first) = members.next() else {
+                continue;
+            };
+            let mut nodes = Vec::with_capacity(count);
+            nodes.push(first.name);
+            nodes.extend(members.map(|m| m.name));
+            let mut labels = first.labels;
+            if count > 1 {
+                if hosts.is_empty() {
+                    labels.remove(HOSTNAME);
+                } else {
+                    labels.insert(HOSTNAME, LabelValues::OneOf(hosts.into()));
+                }
+            }
+            pools.push(Box::new(Pool {
+                name: name.into(),
+                origin: "Node",
+                labels: labels.share(&mut label_sets),
+                taints: first.taints.into(),
+                unschedulable,
+                open_labels: false,
+                nodes: nodes.into(),
+                loc: first.loc,
+            }));
+        }
+        pools.sort_by(|a, b| (&a.name, a.origin).cmp(&(&b.name, b.origin)));
+        Inventory::from_boxed(pools)
+    }
+
+    /// An inventory of these pools, as given.
+    pub fn from_pools(pools: Vec<Pool>) -> Self {
+        Inventory::from_boxed(pools.into_iter().map(Box::new).collect())
+    }
+
+    // Boxed on purpose (see `pools`).
+    #[allow(clippy::vec_box)]
+    fn from_boxed(pools: Vec<Box<Pool>>) -> Self {
+        let mut by_key: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
+        for (p, pool) in pools.iter().enumerate() {
+            for (t, taint) in pool.taints.iter().enumerate() {
+                by_key
+                    .entry(taint.taint.key.to_string())
+                    .or_default()
+                    .push((p, t));
+            }
+        }
+        let mut by_node: HashMap<String, Vec<usize>> = HashMap::new();
+        for (p, pool) in pools.iter().enumerate() {
+            for n in &pool.nodes {
+                by_node.entry(n.clone()).or_default().push(p);
+            }
+        }
+        Inventory {
+            pools,
+            by_key,
+            by_node,
+            places: None,
+        }
+    }
+
+    /// Where the stored places of the pools are to be read back from.
+    pub fn set_places(&mut self, sources: Box<dyn PlaceSources>) {
+        self.places = Some(StoredPlaces {
+            sources,
+            failed: std::sync::Mutex::new(None),
+        });
+    }
+
+    /// The place, read back from the store when stored. `None` when it cannot be; then
+    /// [`Inventory::failure`] says why.
+    pub fn loc(&self, place: &Place) -> Option<Loc> {
+        let (file, span) = match place {
+            Place::Here(loc) => return Some(loc.clone()),
+            Place::Stored { file, span } => (*file, *span),
+        };
+        let places = self.places.as_ref()?;
+        match places.sources.source(file) {
+            Ok(source) => Some(Loc { source, span }),
+            Err(e) => {
+                places
+                    .failed
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .get_or_insert(e);
+                None
+            }
+        }
+    }
+
+    /// Why a stored place could not be read back, if one could not.
+    pub fn failure(&self) -> Option<String> {
+        self.places.as_ref().and_then(|p| {
+            p.failed
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .clone()
+        })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pools.is_empty()
+    }
+
+    /// The taints with this key, with their pools (for keyed tolerations).
+    pub fn taints_with_key(&self, key: &str) -> impl Iterator<Item = (&Pool, &PoolTaint)> {
+        self.by_key
+            .get(key)
+            .into_iter()
+            .flatten()
+            .map(|&(p, t)| (&*self.pools[p], &self.pools[p].taints[t]))
+    }
+
+    /// (pool, taint) indices of the taints with this key.
+    pub fn taint_indices(&self, key: &str) -> &[(usize, usize)] {
+        self.by_key.get(key).map_or(&[], Vec::as_slice)
+    }
+
+    /// Distinct taint keys, sorted, for did-you-mean.
+    pub fn taint_keys(&self) -> Vec<&str> {
+        let mut keys: Vec<&str> = self.by_key.keys().map(String::as_str).collect();
+        keys.sort_unstable();
+        keys
+    }
+
+    /// Every taint of every pool, for did-you-mean and dead-toleration checks.
+    pub fn all_taints(&self) -> impl Iterator<Item = (&Pool, &PoolTaint)> {
+        self.pools
+            .iter()
+            .flat_map(|p| p.taints.iter().map(move |t| (&**p, t)))
+    }
+
+    pub fn node_pool(&self, node: &str) -> Option<&Pool> {
+        self.node_pools(node)
+            .first()
+            .and_then(|&p| self.pools.get(p))
+            .map(|p| &**p)
+    }
+
+    /// Indices of the pools with a Node object of this name.
+    pub fn node_pools(&self, node: &str) -> &[usize] {
+        self.by_node.get(node).map_or(&[], Vec::as_slice)
+    }
+}
 
 /// Where a node declaration (or one of its taints) is: the place itself, or, in a streamed
 /// run, its file's positions stored in the spill store and read back only when a finding
@@ -230,95 +569,6 @@ impl NodeDecl {
     }
 }
 
-#[derive(
-    Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
-)]
-pub struct Requirement {
-    pub key: String,
-    pub operator: String,
-    pub values: Vec<String>,
-}
-
-#[derive(
-    Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
-)]
-pub struct Term {
-    pub expressions: Vec<Requirement>,
-    pub fields: Vec<Requirement>,
-}
-
-/// One toleration of a workload. Strings are shared (`util::intern`): a run keeps one per
-/// workload until the cross-reference, and replicas of one spec repeat them.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct WorkloadToleration {
-    pub key: Arc<str>,
-    pub operator: Arc<str>,
-    pub value: Arc<str>,
-    pub effect: Arc<str>,
-    pub seconds: Option<i64>,
-    /// The toleration's key (or the toleration) in its file.
-    pub span: Span,
-    pub path: Arc<str>,
-}
-
-impl WorkloadToleration {
-    pub fn tol(&self) -> crate::analysis::matching::Tol<'_> {
-        crate::analysis::matching::Tol {
-            key: &self.key,
-            operator: &self.operator,
-            value: &self.value,
-            effect: &self.effect,
-        }
-    }
-
-    pub fn display(&self) -> String {
-        let mut s = if self.key.is_empty() {
-            "*".to_string()
-        } else {
-            self.key.to_string()
-        };
-        match &*self.operator {
-            "Exists" => {}
-            "Lt" | "Gt" => {
-                s.push_str(&format!(" {} {}", self.operator, self.value));
-            }
-            _ => {
-                s.push('=');
-                s.push_str(&self.value);
-            }
-        }
-        s.push(':');
-        s.push_str(if self.effect.is_empty() {
-            "*"
-        } else {
-            &self.effect
-        });
-        s
-    }
-}
-
-/// The scheduling signature of one pod spec.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct Workload {
-    pub object: Arc<ObjectId>,
-    pub kind: Arc<str>,
-    pub daemonset: bool,
-    #[serde(with = "crate::load::codec::source")]
-    pub source: Arc<SourceFile>,
-    /// Where to point when the whole workload is meant (its `kind`, or the tolerations).
-    pub anchor: Span,
-    /// The whole object, for `explain --at FILE:LINE`.
-    pub object_span: Span,
-    pub selector_span: Option<Span>,
-    pub spec_path: Arc<str>,
-    pub tolerations: Vec<WorkloadToleration>,
-    pub node_selector: Vec<(Arc<str>, Arc<str>)>,
-    /// Required node affinity terms; `None` when absent (shared, see `util::intern_terms`).
-    pub terms: Option<Arc<[Term]>>,
-    pub node_name: Option<(String, Span)>,
-    pub host_network: bool,
-}
-
 /// Labels that make nodes of a pool identifiable, in order of preference, for pool names.
 pub const POOL_NAME_LABELS: &[&str] = &[
     "karpenter.sh/nodepool",
@@ -344,499 +594,4 @@ pub fn self_labels(origin: &str) -> &'static [&'static str] {
         ],
         _ => &[],
     }
-}
-
-/// Well-known labels every node carries or a provisioner chooses.
-pub fn is_well_known_label(key: &str) -> bool {
-    matches!(
-        key,
-        "kubernetes.io/hostname"
-            | "kubernetes.io/os"
-            | "kubernetes.io/arch"
-            | "beta.kubernetes.io/os"
-            | "beta.kubernetes.io/arch"
-            | "topology.kubernetes.io/zone"
-            | "topology.kubernetes.io/region"
-            | "failure-domain.beta.kubernetes.io/zone"
-            | "failure-domain.beta.kubernetes.io/region"
-            | "node.kubernetes.io/instance-type"
-            | "beta.kubernetes.io/instance-type"
-    ) || key.starts_with("karpenter.k8s.aws/")
-        || key.starts_with("karpenter.sh/")
-}
-
-fn text(n: Option<&Node>) -> String {
-    match n {
-        Some(n) if !n.is_null() => n.text().unwrap_or("").to_string(),
-        _ => String::new(),
-    }
-}
-
-fn loc(source: &Arc<SourceFile>, span: Span) -> Place {
-    Place::Here(Loc {
-        source: Arc::clone(source),
-        span,
-    })
-}
-
-fn taint_list(list: Option<&Node>, source: &Arc<SourceFile>, startup: bool) -> Vec<PoolTaint> {
-    list.and_then(Node::as_seq)
-        .unwrap_or_default()
-        .iter()
-        .filter(|t| t.as_map().is_some())
-        .map(|t| PoolTaint {
-            taint: TaintSpec::new(
-                &text(t.get("key")),
-                &text(t.get("value")),
-                &text(t.get("effect")),
-            )
-            .shared(),
-            loc: Some(loc(source, t.span)),
-            startup,
-        })
-        .collect()
-}
-
-fn label_map(map: Option<&Node>, labels: &mut Labels) {
-    for (k, v) in map.and_then(Node::as_map).unwrap_or_default() {
-        let Some(key) = k.text() else { continue };
-        labels.insert(key, LabelValues::one(&text(Some(v))));
-    }
-}
-
-/// The labels of a node template's `metadata.labels`.
-fn template_labels(tmpl: Option<&Node>) -> Labels {
-    let mut labels = Labels::new();
-    label_map(
-        tmpl.and_then(|t| t.path(&["metadata", "labels"])),
-        &mut labels,
-    );
-    labels
-}
-
-/// The control-plane taint kubeadm applies when `nodeRegistration.taints` is omitted.
-fn kubeadm_default_taint() -> PoolTaint {
-    PoolTaint {
-        taint: TaintSpec::new("node-role.kubernetes.io/control-plane", "", "NoSchedule").shared(),
-        loc: None,
-        startup: false,
-    }
-}
-
-/// Node declarations in one object.
-pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl> {
-    let node = object.node;
-    let name = object.id.name.clone().unwrap_or_default();
-    let obj_loc = loc(
-        source,
-        node.path(&["metadata", "name"])
-            .map_or(node.span, |n| n.span),
-    );
-    let mut out = Vec::new();
-    let mut decl = |origin: &'static str,
-                    name: String,
-                    is_node: bool,
-                    mut labels: Labels,
-                    taints: Vec<PoolTaint>,
-                    at: Place| {
-        for key in self_labels(origin) {
-            labels.remove(key);
-        }
-        labels.shrink_to_fit();
-        out.push(NodeDecl {
-            origin,
-            name,
-            is_node,
-            labels,
-            taints,
-            unschedulable: false,
-            open_labels: !is_node,
-            loc: at,
-        });
-    };
-    match (object.kind, object.group) {
-        ("Node", "") => {
-            let mut labels = Labels::new();
-            label_map(object.labels, &mut labels);
-            let taints = taint_list(node.path(&["spec", "taints"]), source, false);
-            decl("Node", name, true, labels, taints, obj_loc);
-            if let Some(last) = out.last_mut() {
-                last.unschedulable = object.unschedulable.and_then(Node::text) == Some("true");
-            }
-        }
-        ("NodePool", "karpenter.sh") => {
-            let tmpl = node.path(&["spec", "template"]);
-            let mut labels = template_labels(tmpl);
-            for req in tmpl
-                .and_then(|t| t.path(&["spec", "requirements"]))
-                .and_then(Node::as_seq)
-                .unwrap_or_default()
-            {
-                let key = text(req.get("key"));
-                let values: Vec<String> = req
-                    .get("values")
-                    .and_then(Node::as_seq)
-                    .unwrap_or_default()
-                    .iter()
-                    .map(|v| text(Some(v)))
-                    .collect();
-                match text(req.get("operator")).as_str() {
-                    "In" if !values.is_empty() => {
-                        labels.insert(&key, LabelValues::of(values));
-                    }
-                    "Exists" | "NotIn" | "Gt" | "Lt" => {
-                        labels.insert_absent(&key, LabelValues::Any);
-                    }
-                    _ => continue,
-                }
-            }
-            let spec = tmpl.and_then(|t| t.get("spec"));
-            let mut taints = taint_list(spec.and_then(|s| s.get("taints")), source, false);
-            taints.extend(taint_list(
-                spec.and_then(|s| s.get("startupTaints")),
-                source,
-                true,
-            ));
-            decl("NodePool", name, false, labels, taints, obj_loc);
-        }
-        ("ClusterConfig", "eksctl.io") => {
-            for (list, origin) in [
-                ("nodeGroups", "eksctl nodeGroup"),
-                ("managedNodeGroups", "eksctl managedNodeGroup"),
-            ] {
-                for ng in node.get(list).and_then(Node::as_seq).unwrap_or_default() {
-                    let ng_name = text(ng.get("name"));
-                    let mut labels = Labels::new();
-                    label_map(ng.get("labels"), &mut labels);
-                    let taints = eksctl_taints(ng.get("taints"), source);
-                    let at = loc(source, ng.get("name").map_or(ng.span, |n| n.span));
-                    decl(origin, ng_name, false, labels, taints, at);
-                }
-            }
-        }
-        ("InitConfiguration" | "JoinConfiguration", "kubeadm.k8s.io") => {
-            let control_plane =
-                object.kind == "InitConfiguration" || node.get("controlPlane").is_some();
-            let reg = node.get("nodeRegistration");
-            let taints_node = reg.and_then(|r| r.get("taints")).filter(|t| !t.is_null());
-            let taints = match taints_node {
-                Some(list) => taint_list(Some(list), source, false),
-                None if control_plane => vec![kubeadm_default_taint()],
-                None => Vec::new(),
-            };
-            let node_name = text(reg.and_then(|r| r.get("name")));
-            let label = if control_plane {
-                "kubeadm control plane"
-            } else {
-                "kubeadm worker"
-            };
-            let at = loc(
-                source,
-                reg.map_or(object.node.span, |r| {
-                    r.entry("taints").map_or(r.span, |(k, _)| k.span)
-                }),
-            );
-            let pool_name = if node_name.is_empty() {
-                label.to_string()
-            } else {
-                node_name
-            };
-            decl("kubeadm", pool_name, false, Labels::new(), taints, at);
-        }
-        ("KubeletConfiguration", "kubelet.config.k8s.io") => {
-            if let Some(list) = node.get("registerWithTaints") {
-                let taints = taint_list(Some(list), source, false);
-                let at = loc(source, list.span);
-                decl(
-                    "KubeletConfiguration",
-                    if name.is_empty() {
-                        "kubelet".to_string()
-                    } else {
-                        name
-                    },
-                    false,
-                    Labels::new(),
-                    taints,
-                    at,
-                );
-            }
-        }
-        ("Machine", "cluster.x-k8s.io") => {
-            let taints = taint_list(node.path(&["spec", "taints"]), source, false);
-            decl(
-                "Cluster API Machine",
-                name,
-                false,
-                Labels::new(),
-                taints,
-                obj_loc,
-            );
-        }
-        ("MachineSet" | "MachineDeployment", "cluster.x-k8s.io") => {
-            let tmpl = node.path(&["spec", "template"]);
-            let labels = template_labels(tmpl);
-            let taints = taint_list(
-                tmpl.and_then(|t| t.path(&["spec", "taints"])),
-                source,
-                false,
-            );
-            let origin = if object.kind == "MachineSet" {
-                "Cluster API MachineSet"
-            } else {
-                "Cluster API MachineDeployment"
-            };
-            decl(origin, name, false, labels, taints, obj_loc);
-        }
-        ("KubeadmConfigTemplate", "bootstrap.cluster.x-k8s.io") => {
-            let reg = node.path(&[
-                "spec",
-                "template",
-                "spec",
-                "joinConfiguration",
-                "nodeRegistration",
-            ]);
-            if let Some(list) = reg.and_then(|r| r.get("taints")) {
-                let taints = taint_list(Some(list), source, false);
-                decl(
-                    "KubeadmConfigTemplate",
-                    name,
-                    false,
-                    Labels::new(),
-                    taints,
-                    obj_loc,
-                );
-            }
-        }
-        ("KubeadmControlPlane", "controlplane.cluster.x-k8s.io") => {
-            let spec = node.path(&["spec", "kubeadmConfigSpec"]);
-            let reg = spec
-                .and_then(|s| s.path(&["initConfiguration", "nodeRegistration"]))
-                .or_else(|| spec.and_then(|s| s.path(&["joinConfiguration", "nodeRegistration"])));
-            let taints = match reg.and_then(|r| r.get("taints")).filter(|t| !t.is_null()) {
-                Some(list) => taint_list(Some(list), source, false),
-                None => vec![kubeadm_default_taint()],
-            };
-            decl(
-                "KubeadmControlPlane",
-                name,
-                false,
-                Labels::new(),
-                taints,
-                obj_loc,
-            );
-        }
-        ("Inventory", "taintlint.dev") => {
-            if let Some(pools) = node.get("pools") {
-                out.extend(inventory_pools(pools, source));
-            }
-        }
-        _ => {}
-    }
-    out
-}
-
-/// Pools written in taintlint's own format: `[{name, labels, taints: ["key=value:Effect"]}]`.
-pub fn inventory_pools(pools: &Node, source: &Arc<SourceFile>) -> Vec<NodeDecl> {
-    let mut out = Vec::new();
-    for pool in pools.as_seq().unwrap_or_default() {
-        let pool_name = text(pool.get("name"));
-        let mut labels = Labels::new();
-        label_map(pool.get("labels"), &mut labels);
-        let mut taints = Vec::new();
-        for t in pool
-            .get("taints")
-            .and_then(Node::as_seq)
-            .unwrap_or_default()
-        {
-            if let Some(spec) = t.text().and_then(|s| parse_taint_spec(s).ok()) {
-                taints.push(PoolTaint {
-                    taint: spec.shared(),
-                    loc: Some(loc(source, t.span)),
-                    startup: false,
-                });
-            }
-        }
-        labels.shrink_to_fit();
-        out.push(NodeDecl {
-            origin: "Inventory pool",
-            name: pool_name,
-            is_node: false,
-            labels,
-            taints,
-            unschedulable: false,
-            open_labels: true,
-            loc: loc(source, pool.get("name").map_or(pool.span, |n| n.span)),
-        });
-    }
-    out
-}
-
-/// eksctl taints: the list form `- {key, value, effect}` or the deprecated map form
-/// `{key: "value:Effect"}`.
-fn eksctl_taints(node: Option<&Node>, source: &Arc<SourceFile>) -> Vec<PoolTaint> {
-    let Some(node) = node else { return Vec::new() };
-    if node.as_seq().is_some() {
-        return taint_list(Some(node), source, false);
-    }
-    node.as_map()
-        .unwrap_or_default()
-        .iter()
-        .map(|(k, v)| {
-            let raw = text(Some(v));
-            let (value, effect) = raw.rsplit_once(':').unwrap_or((raw.as_str(), ""));
-            PoolTaint {
-                taint: TaintSpec::new(k.text().unwrap_or(""), value, effect).shared(),
-                loc: Some(loc(source, k.span.cover(v.span))),
-                startup: false,
-            }
-        })
-        .collect()
-}
-
-/// Parses `key[=value]:Effect` with `kubectl taint`'s checks and messages (SEMANTICS §2.3):
-/// effect, then value, then key; the first failure is returned.
-pub fn parse_taint_spec(spec: &str) -> Result<TaintSpec, String> {
-    let settings = crate::settings::Settings::default();
-    let parts: Vec<&str> = spec.split(':').collect();
-    if parts.len() != 2 {
-        return Err(format!("invalid taint spec: {spec}"));
-    }
-    let effect = parts[1];
-    if !matches!(effect, "NoSchedule" | "PreferNoSchedule" | "NoExecute") {
-        return Err(format!(
-            "invalid taint effect: {effect}, unsupported taint effect"
-        ));
-    }
-    let kv: Vec<&str> = parts[0].split('=').collect();
-    if kv.len() > 2 {
-        return Err(format!("invalid taint spec: {spec}"));
-    }
-    let key = kv[0];
-    let value = kv.get(1).copied().unwrap_or("");
-    if kv.len() == 2 {
-        let errs = crate::analysis::validation::label_value_errors(value, &settings);
-        if !errs.is_empty() {
-            return Err(format!("invalid taint spec: {spec}, {}", errs.join("; ")));
-        }
-    }
-    let errs = crate::analysis::validation::label_key_errors(key, &settings);
-    if !errs.is_empty() {
-        return Err(format!("invalid taint spec: {spec}, {}", errs.join("; ")));
-    }
-    Ok(TaintSpec::new(key, value, effect))
-}
-
-fn requirements(list: Option<&Node>) -> Vec<Requirement> {
-    list.and_then(Node::as_seq)
-        .unwrap_or_default()
-        .iter()
-        .map(|r| Requirement {
-            key: text(r.get("key")),
-            operator: text(r.get("operator")),
-            values: r
-                .get("values")
-                .and_then(Node::as_seq)
-                .unwrap_or_default()
-                .iter()
-                .map(|v| text(Some(v)))
-                .collect(),
-        })
-        .collect()
-}
-
-/// The scheduling signature of each pod spec of a workload object.
-pub fn workloads(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<Workload> {
-    // Only specs the scheduler will see: built-in workloads and pod-creating custom resources.
-    if object.pod_specs.is_empty() || object.kind == "RuntimeClass" {
-        return Vec::new();
-    }
-    object
-        .pod_specs
-        .iter()
-        .map(|spec| workload(object, spec, source))
-        .collect()
-}
-
-fn workload(object: &Object<'_>, spec: &PodSpec<'_>, source: &Arc<SourceFile>) -> Workload {
-    let tolerations = spec
-        .tolerations
-        .iter()
-        .map(|t| WorkloadToleration {
-            key: intern(t.key()),
-            operator: intern(t.operator()),
-            value: intern(t.value()),
-            effect: intern(t.effect()),
-            seconds: t.seconds(),
-            span: t.key.map_or(t.node.span, |k| k.entry_span()),
-            path: intern(&t.path),
-        })
-        .collect();
-    let node_selector = spec
-        .node_selector
-        .and_then(|f| f.value.as_map())
-        .unwrap_or_default()
-        .iter()
-        .filter_map(|(k, v)| Some((intern(k.text()?), intern(&text(Some(v))))))
-        .collect();
-    let terms = spec.required_affinity().map(|req| {
-        req.get("nodeSelectorTerms")
-            .and_then(Node::as_seq)
-            .unwrap_or_default()
-            .iter()
-            .map(|t| Term {
-                expressions: requirements(t.get("matchExpressions")),
-                fields: requirements(t.get("matchFields")),
-            })
-            .collect::<Vec<_>>()
-    });
-    let terms = terms.map(intern_terms);
-    let kind_span = object
-        .node
-        .entry("kind")
-        .map_or(object.node.span, |(_, v)| v.span);
-    let anchor = spec.tolerations_list.map_or(kind_span, |f| f.key.span);
-    let selector_span = spec
-        .node_selector
-        .map(|f| f.key.span)
-        .or_else(|| spec.affinity.map(|f| f.key.span));
-    Workload {
-        object: Arc::clone(&object.id),
-        kind: intern(object.kind),
-        daemonset: object.kind == "DaemonSet" && matches!(object.schema, Schema::Builtin { .. }),
-        source: Arc::clone(source),
-        anchor,
-        object_span: object.node.span,
-        selector_span,
-        spec_path: intern(&spec.path),
-        tolerations,
-        node_selector,
-        terms,
-        node_name: spec
-            .node_name
-            .and_then(|f| Some((f.str()?.to_string(), f.span())))
-            .filter(|(n, _)| !n.is_empty()),
-        host_network: spec.host_network,
-    }
-}
-
-thread_local! {
-    static TERMS: std::cell::RefCell<std::collections::HashSet<Arc<[Term]>>> =
-        std::cell::RefCell::new(std::collections::HashSet::new());
-}
-
-/// One shared copy of these node-affinity terms per worker thread (see [`intern`]).
-pub fn intern_terms(terms: Vec<Term>) -> std::sync::Arc<[Term]> {
-    TERMS.with(|table| {
-        let Ok(mut table) = table.try_borrow_mut() else {
-            return std::sync::Arc::from(terms);
-        };
-        if let Some(shared) = table.get(terms.as_slice()) {
-            return std::sync::Arc::clone(shared);
-        }
-        let shared: std::sync::Arc<[Term]> = std::sync::Arc::from(terms);
-        if table.len() < crate::util::INTERN_MAX {
-            table.insert(std::sync::Arc::clone(&shared));
-        }
-        shared
-    })
 }

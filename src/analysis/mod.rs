@@ -1,7 +1,16 @@
 //! Analysis: the Kubernetes semantics rules rest on — the API server's validation helpers and
 //! message rendering, YAML 1.1 resolution as kubectl sees it.
 
-pub mod crossref;
 pub mod inventory;
 pub mod matching;
+pub mod schedule;
+pub mod sources;
 pub mod validation;
+pub mod well_known;
+pub mod workload;
+
+pub use inventory::*;
+pub use schedule::*;
+pub use sources::{inventory_pools, node_decls, parse_taint_spec};
+pub use well_known::*;
+pub use workload::*;

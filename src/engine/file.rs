@@ -5,7 +5,7 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
-use crate::analysis::inventory::{NodeDecl, Place};
+use crate::analysis::{NodeDecl, Place};
 use crate::diagnostic::{Finding, Severity};
 use crate::load::walk::Entry;
 use crate::load::yaml::LoadError;
@@ -22,9 +22,9 @@ pub struct FileReport {
     pub documents: usize,
     pub objects: usize,
     /// Node pools declared in the file (for the cross-reference).
-    pub nodes: Vec<crate::analysis::inventory::NodeDecl>,
+    pub nodes: Vec<crate::analysis::NodeDecl>,
     /// Scheduling signatures of the file's workloads (for the cross-reference).
-    pub workloads: Vec<crate::analysis::inventory::Workload>,
+    pub workloads: Vec<crate::analysis::Workload>,
     /// `taintlint: ignore` comments and annotations, applied after the cross-reference.
     pub suppressions: Vec<crate::suppress::Suppression>,
 }
@@ -395,10 +395,10 @@ fn lint_stream(
             if opts.rules.needs_inventory() {
                 report
                     .nodes
-                    .extend(crate::analysis::inventory::node_decls(object, source));
+                    .extend(crate::analysis::node_decls(object, source));
                 report
                     .workloads
-                    .extend(crate::analysis::inventory::workloads(object, source));
+                    .extend(crate::analysis::workloads(object, source));
             }
             for mut f in found {
                 f.object = Some(object.id.clone());

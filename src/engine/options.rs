@@ -17,7 +17,7 @@ pub struct LintOptions {
     pub max_file_size: u64,
     pub limits: Limits,
     /// Node pools given inline in the config.
-    pub extra_nodes: Vec<crate::analysis::inventory::NodeDecl>,
+    pub extra_nodes: Vec<crate::analysis::NodeDecl>,
     /// Mistakes found in the config file.
     pub config_findings: Vec<Finding>,
     /// `per-file-ignores`: (glob, rules).

@@ -34,8 +34,8 @@ use serde::{Deserialize, Serialize};
 
 use super::file::{FileReport, lint_one};
 use super::options::{Input, LintOptions};
-use crate::analysis::crossref::{Evaluator, Inventory, PlaceSources, Relevant};
-use crate::analysis::inventory::{NodeDecl, Place, Workload};
+use crate::analysis::{Evaluator, Inventory, PlaceSources, Relevant};
+use crate::analysis::{NodeDecl, Place, Workload};
 use crate::diagnostic::FindingSource;
 use crate::diagnostic::{Finding, Severity};
 use crate::engine::store::{Slot, Store};
@@ -90,7 +90,7 @@ pub struct Spilled {
     /// The stored source of each file with node declarations (see `Place::Stored`).
     places: Vec<Slot>,
     /// The label sets of the node declarations: copies of a template share one.
-    label_sets: std::collections::HashSet<crate::analysis::inventory::Labels>,
+    label_sets: std::collections::HashSet<crate::analysis::Labels>,
     relevant: Relevant,
     /// The accumulators of the whole-run rules (see `rules::Aggregate`).
     aggregates: Vec<Box<dyn Aggregate>>,
@@ -419,7 +419,7 @@ impl FindingSource for SpilledFindings {
 pub struct View {
     pub inventory: Inventory,
     pub workloads: Vec<Workload>,
-    pub eval: crate::analysis::crossref::Evaluation,
+    pub eval: crate::analysis::Evaluation,
 }
 
 /// Runs the cross-reference file by file over the spilled reports and spills the sorted,
@@ -779,7 +779,8 @@ mod tests {
     /// file's findings recorded, and point at the stored record.
     #[test]
     fn stored_places_keep_only_their_positions() {
-        use crate::analysis::inventory::{Labels, Loc, PoolTaint, TaintSpec};
+        use crate::analysis::{Labels, PoolTaint, TaintSpec};
+        use crate::load::Loc;
         use crate::load::{SourceFile, Span};
         let text = "x: 1\n".repeat(1000);
         // A lite source as a file with a thousand findings leaves it.

@@ -4,8 +4,8 @@
 
 use std::fmt::Write as _;
 
-use crate::analysis::crossref::{Inventory, Pool, Reason, effective_tolerations, first_tolerating};
-use crate::analysis::inventory::{TaintSpec, Workload};
+use crate::analysis::{Inventory, Pool, Reason, effective_tolerations, first_tolerating};
+use crate::analysis::{TaintSpec, Workload};
 use crate::engine::View as Outcome;
 
 /// The explanation of the chosen workloads (see [`select`]), one after the other.
@@ -121,11 +121,7 @@ fn reason_text(inventory: &Inventory, pool: &Pool, r: &Reason) -> String {
     }
 }
 
-fn eviction(
-    tols: &[crate::analysis::inventory::WorkloadToleration],
-    taint: &TaintSpec,
-    gate: bool,
-) -> String {
+fn eviction(tols: &[crate::analysis::WorkloadToleration], taint: &TaintSpec, gate: bool) -> String {
     match first_tolerating(tols, taint, gate) {
         None => "not tolerated: evicted immediately (and never scheduled there)".to_string(),
         Some(t) => match t.seconds {
@@ -246,7 +242,7 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
                     "      startup taint `{}` needs no toleration",
                     t.taint.display()
                 );
-            } else if crate::analysis::crossref::is_transient_taint(&t.taint.key) {
+            } else if crate::analysis::is_transient_taint(&t.taint.key) {
                 let _ = writeln!(
                     s,
                     "      transient taint `{}` (node condition or lifecycle) ignored",

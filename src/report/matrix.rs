@@ -1,7 +1,7 @@
 //! `taintlint matrix`: workloads × node pools, as a terminal table, a Markdown table or a
 //! Mermaid flowchart.
 
-use crate::analysis::crossref::{Pool, Reason};
+use crate::analysis::{Pool, Reason};
 use crate::engine::View as Outcome;
 
 /// The ways to draw the matrix.

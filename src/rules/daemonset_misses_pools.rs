@@ -1,7 +1,7 @@
 //! `daemonset-misses-pools`: the pools a DaemonSet will not run on, because of their taints
 //! (after the controller's default tolerations, SEMANTICS §4.2) or its selector.
 
-use crate::analysis::crossref::Reason;
+use crate::analysis::Reason;
 use crate::diagnostic::{Finding, Severity};
 
 use super::{Category, CrossCtx, Rule, RuleMeta};
@@ -60,9 +60,9 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
 
 /// How many pools reject the DaemonSet, and `pool (reasons)` for the first few.
 fn missed_pools(
-    pools: &[Box<crate::analysis::crossref::Pool>],
-    w: &crate::analysis::inventory::Workload,
-    fits: &crate::analysis::crossref::Verdicts,
+    pools: &[Box<crate::analysis::Pool>],
+    w: &crate::analysis::Workload,
+    fits: &crate::analysis::Verdicts,
 ) -> (usize, Vec<String>) {
     let missed: Vec<usize> = (0..pools.len()).filter(|&i| !fits.admits(i)).collect();
     let shown = missed

@@ -5,7 +5,7 @@
 
 use crate::diagnostic::{Finding, Fix, Severity};
 
-use crate::analysis::crossref::is_transient_taint;
+use crate::analysis::is_transient_taint;
 use crate::analysis::matching::{TaintRef, tolerates};
 use crate::diagnostic::Related;
 
@@ -222,8 +222,8 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             let taint = &dedicated.taints[dt];
             let labels = dedicated.all_labels();
             let label = labels.iter().find_map(|(k, v)| match v {
-                crate::analysis::inventory::LabelValues::OneOf(vs)
-                    if vs.len() == 1 && !crate::analysis::inventory::is_well_known_label(k) =>
+                crate::analysis::LabelValues::OneOf(vs)
+                    if vs.len() == 1 && !crate::analysis::is_well_known_label(k) =>
                 {
                     // An empty label value must be quoted to stay a string.
                     Some(if vs[0].is_empty() {
@@ -273,8 +273,8 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
 
 /// The index of the first filtering taint of `pool` that `t` tolerates.
 fn matching_taint(
-    pool: &crate::analysis::crossref::Pool,
-    t: &crate::analysis::inventory::WorkloadToleration,
+    pool: &crate::analysis::Pool,
+    t: &crate::analysis::WorkloadToleration,
     gate: bool,
 ) -> Option<usize> {
     pool.taints.iter().position(|pt| {

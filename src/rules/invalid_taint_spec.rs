@@ -2,7 +2,7 @@
 //! the config's inline pools) that `kubectl taint` would reject, with kubectl's message
 //! (SEMANTICS §2.3).
 
-use crate::analysis::inventory::parse_taint_spec;
+use crate::analysis::parse_taint_spec;
 use crate::diagnostic::{Finding, Severity};
 use crate::load::yaml::Node;
 

@@ -165,9 +165,9 @@ pub(crate) fn push(
 
 /// What a cross-reference check sees: every workload and node pool of the run.
 pub struct CrossCtx<'a> {
-    pub inventory: &'a crate::analysis::crossref::Inventory,
-    pub workloads: &'a [crate::analysis::inventory::Workload],
-    pub eval: &'a crate::analysis::crossref::Evaluation,
+    pub inventory: &'a crate::analysis::Inventory,
+    pub workloads: &'a [crate::analysis::Workload],
+    pub eval: &'a crate::analysis::Evaluation,
     pub settings: &'a Settings,
 }
 
@@ -175,8 +175,8 @@ pub type CrossFn = fn(&CrossCtx<'_>, &mut Vec<Finding>);
 
 /// What a whole-run rule sees once every file is linted.
 pub struct RunCtx<'a> {
-    pub inventory: &'a crate::analysis::crossref::Inventory,
-    pub evaluator: &'a crate::analysis::crossref::Evaluator<'a>,
+    pub inventory: &'a crate::analysis::Inventory,
+    pub evaluator: &'a crate::analysis::Evaluator<'a>,
     pub settings: &'a Settings,
 }
 
@@ -184,7 +184,7 @@ pub struct RunCtx<'a> {
 /// accumulator of its own, merged into the run's as it finishes; the run's reports at the end.
 pub trait Aggregate: Send {
     /// One file's workloads (never an `--inventory` file's).
-    fn add(&mut self, workloads: &[crate::analysis::inventory::Workload]);
+    fn add(&mut self, workloads: &[crate::analysis::Workload]);
     /// Takes in what another accumulator of the same rule gathered.
     fn merge(&mut self, other: Box<dyn Aggregate>);
     fn into_any(self: Box<Self>) -> Box<dyn std::any::Any>;

@@ -1,7 +1,7 @@
 //! `nodename-untolerated-noexecute`: a pod bound with `nodeName` to a known node whose
 //! NoExecute taint it does not tolerate: the kubelet rejects it (SEMANTICS §3.3).
 
-use crate::analysis::crossref::{effective_tolerations, first_tolerating, is_transient_taint};
+use crate::analysis::{effective_tolerations, first_tolerating, is_transient_taint};
 use crate::diagnostic::{Finding, Related, Severity};
 
 use super::{Category, CrossCtx, Rule, RuleMeta};

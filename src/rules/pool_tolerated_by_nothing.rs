@@ -1,7 +1,7 @@
 //! `pool-tolerated-by-nothing`: a tainted node pool that no linted workload can use.
 
-use crate::analysis::crossref::{Evaluator, Inventory, Signature, signature};
-use crate::analysis::inventory::Workload;
+use crate::analysis::{Evaluator, Inventory, Signature, signature};
+use crate::analysis::Workload;
 use crate::diagnostic::{Finding, Severity};
 use crate::settings::Settings;
 

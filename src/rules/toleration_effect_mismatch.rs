@@ -1,7 +1,7 @@
 //! `toleration-effect-mismatch`: key and value match a pool's taint but the effect does not,
 //! so the taint still repels (NoSchedule) or evicts (NoExecute) the pod.
 
-use crate::analysis::crossref::first_tolerating;
+use crate::analysis::first_tolerating;
 use crate::analysis::matching::{TaintRef, tolerates};
 use crate::diagnostic::{Finding, Related, Severity};
 

@@ -1,15 +1,15 @@
 //! `toleration-matches-no-taint`: a keyed toleration that matches no taint of any pool and no
 //! well-known system taint: dead configuration, or a typo of a real taint.
 
-use crate::analysis::crossref::is_well_known_key;
+use crate::analysis::is_well_known_key;
 use crate::analysis::matching::{TaintRef, tolerates};
 use crate::diagnostic::{Finding, Related, Severity};
 use crate::util::edit_distance;
 
 use std::collections::HashMap;
 
-use crate::analysis::crossref::Pool;
-use crate::analysis::inventory::{PoolTaint, WorkloadToleration};
+use crate::analysis::Pool;
+use crate::analysis::{PoolTaint, WorkloadToleration};
 
 use super::{Category, CrossCtx, Rule, RuleMeta};
 

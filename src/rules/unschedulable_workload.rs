@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::analysis::crossref::{Inventory, PoolClasses, Reason};
+use crate::analysis::{Inventory, PoolClasses, Reason};
 use crate::diagnostic::{Finding, Related, Severity};
 
 use super::{Category, CrossCtx, Rule, RuleMeta};
@@ -67,8 +67,8 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
 fn describe(
     inventory: &Inventory,
     classes: &PoolClasses,
-    w: &crate::analysis::inventory::Workload,
-    fits: &crate::analysis::crossref::Verdicts,
+    w: &crate::analysis::Workload,
+    fits: &crate::analysis::Verdicts,
 ) -> (String, bool, Vec<Related>) {
     let pools = &inventory.pools;
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();

@@ -5,12 +5,11 @@
 
 use std::sync::Arc;
 
-use taintlint::analysis::crossref::Pool;
-use taintlint::analysis::inventory::{
-    LabelValues, Loc, Place, PoolTaint, Requirement, TaintSpec, Term, Workload, WorkloadToleration,
+use taintlint::analysis::{
+    LabelValues, Place, Pool, PoolTaint, Requirement, TaintSpec, Term, Workload, WorkloadToleration,
 };
 use taintlint::diagnostic::ObjectId;
-use taintlint::load::{SourceFile, Span};
+use taintlint::load::{Loc, SourceFile, Span};
 
 pub fn source() -> Arc<SourceFile> {
     SourceFile::new("test.yaml", String::new())

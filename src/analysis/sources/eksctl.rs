@@ -1,0 +1,52 @@
+//! eksctl `ClusterConfig`s (`eksctl.io`): each of `nodeGroups` and `managedNodeGroups` is a
+//! pool, with its labels and taints (list or deprecated map form).
+
+use std::sync::Arc;
+
+use super::{Decls, label_map, loc, taint_list, text};
+use crate::analysis::inventory::{Labels, PoolTaint, TaintSpec};
+use crate::load::SourceFile;
+use crate::load::yaml::Node;
+
+pub(super) fn cluster_config(mut d: Decls<'_, '_>) {
+    for (list, origin) in [
+        ("nodeGroups", "eksctl nodeGroup"),
+        ("managedNodeGroups", "eksctl managedNodeGroup"),
+    ] {
+        for ng in d
+            .object
+            .node
+            .get(list)
+            .and_then(Node::as_seq)
+            .unwrap_or_default()
+        {
+            let mut labels = Labels::new();
+            label_map(ng.get("labels"), &mut labels);
+            let taints = eksctl_taints(ng.get("taints"), d.source);
+            let at = d.place(ng.get("name").map_or(ng.span, |n| n.span));
+            d.pool(origin, text(ng.get("name")), labels, taints, at);
+        }
+    }
+}
+
+/// eksctl taints: the list form `- {key, value, effect}` or the deprecated map form
+/// `{key: "value:Effect"}`.
+fn eksctl_taints(node: Option<&Node>, source: &Arc<SourceFile>) -> Vec<PoolTaint> {
+    let Some(node) = node else { return Vec::new() };
+    if node.as_seq().is_some() {
+        return taint_list(Some(node), source, false);
+    }
+    node.as_map()
+        .unwrap_or_default()
+        .iter()
+        .map(|(k, v)| {
+            let raw = text(Some(v));
+            let (value, effect) = raw.rsplit_once(':').unwrap_or((raw.as_str(), ""));
+            PoolTaint {
+                taint: TaintSpec::new(k.text().unwrap_or(""), value, effect).shared(),
+                loc: Some(loc(source, k.span.cover(v.span))),
+                startup: false,
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,44 @@
+//! Karpenter `NodePool`s (`karpenter.sh`): the template's labels, the labels its requirements
+//! guarantee (`In` one of these values) or allow (`Exists`, `NotIn`, `Gt`, `Lt`: any value),
+//! its taints and its startup taints.
+
+use super::{Decls, taint_list, template_labels, text};
+use crate::analysis::inventory::LabelValues;
+use crate::load::yaml::Node;
+
+pub(super) fn node_pool(mut d: Decls<'_, '_>) {
+    let tmpl = d.object.node.path(&["spec", "template"]);
+    let mut labels = template_labels(tmpl);
+    for req in tmpl
+        .and_then(|t| t.path(&["spec", "requirements"]))
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+    {
+        let key = text(req.get("key"));
+        let values: Vec<String> = req
+            .get("values")
+            .and_then(Node::as_seq)
+            .unwrap_or_default()
+            .iter()
+            .map(|v| text(Some(v)))
+            .collect();
+        match text(req.get("operator")).as_str() {
+            "In" if !values.is_empty() => {
+                labels.insert(&key, LabelValues::of(values));
+            }
+            "Exists" | "NotIn" | "Gt" | "Lt" => {
+                labels.insert_absent(&key, LabelValues::Any);
+            }
+            _ => continue,
+        }
+    }
+    let spec = tmpl.and_then(|t| t.get("spec"));
+    let mut taints = taint_list(spec.and_then(|s| s.get("taints")), d.source, false);
+    taints.extend(taint_list(
+        spec.and_then(|s| s.get("startupTaints")),
+        d.source,
+        true,
+    ));
+    let (name, at) = (d.name(), d.object_place());
+    d.pool("NodePool", name, labels, taints, at);
+}

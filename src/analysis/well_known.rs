@@ -1,0 +1,85 @@
+//! Well-known taints and labels: the ones Kubernetes and the cloud providers put on nodes
+//! themselves (SEMANTICS §6), which rules treat differently from a user's own.
+
+/// Taints that come and go with node conditions and lifecycle; they never make a pool
+/// permanently unusable (SEMANTICS §3.5, §7).
+pub fn is_transient_taint(key: &str) -> bool {
+    matches!(
+        key,
+        "node.kubernetes.io/not-ready"
+            | "node.kubernetes.io/unreachable"
+            | "node.kubernetes.io/memory-pressure"
+            | "node.kubernetes.io/disk-pressure"
+            | "node.kubernetes.io/pid-pressure"
+            | "node.kubernetes.io/network-unavailable"
+            | "node.kubernetes.io/unschedulable"
+            | "node.kubernetes.io/out-of-service"
+            | "node.cloudprovider.kubernetes.io/uninitialized"
+            | "node.cloudprovider.kubernetes.io/shutdown"
+            | "karpenter.sh/disrupted"
+            | "karpenter.sh/unregistered"
+            | "karpenter.sh/disruption"
+            | "ToBeDeletedByClusterAutoscaler"
+            | "DeletionCandidateOfClusterAutoscaler"
+            | "node.cluster.x-k8s.io/uninitialized"
+            | "node.cluster.x-k8s.io/outdated-revision"
+    )
+}
+
+/// Well-known taint keys (SEMANTICS §7): a toleration of one of them is never dead config.
+pub const WELL_KNOWN_TAINT_KEYS: &[&str] = &[
+    "node.kubernetes.io/not-ready",
+    "node.kubernetes.io/unreachable",
+    "node.kubernetes.io/memory-pressure",
+    "node.kubernetes.io/disk-pressure",
+    "node.kubernetes.io/pid-pressure",
+    "node.kubernetes.io/network-unavailable",
+    "node.kubernetes.io/unschedulable",
+    "node.kubernetes.io/out-of-service",
+    "node.cloudprovider.kubernetes.io/uninitialized",
+    "node.cloudprovider.kubernetes.io/shutdown",
+    "node-role.kubernetes.io/control-plane",
+    "node-role.kubernetes.io/master",
+    "ToBeDeletedByClusterAutoscaler",
+    "DeletionCandidateOfClusterAutoscaler",
+    "karpenter.sh/disrupted",
+    "karpenter.sh/unregistered",
+    "karpenter.sh/disruption",
+    "node.cilium.io/agent-not-ready",
+    "nvidia.com/gpu",
+    "sandbox.gke.io/runtime",
+    "cloud.google.com/gke-spot",
+    "cloud.google.com/gke-preemptible",
+    "kubernetes.azure.com/scalesetpriority",
+    "CriticalAddonsOnly",
+    "remediator.aks.microsoft.com/unschedulable",
+    "eks.amazonaws.com/compute-type",
+    "node.cluster.x-k8s.io/uninitialized",
+    "node.cluster.x-k8s.io/outdated-revision",
+    "node.alpha.kubernetes.io/notReady",
+    "node.alpha.kubernetes.io/unreachable",
+];
+
+/// Is `t` one of the tolerations a test can ignore because it names a well-known key?
+pub fn is_well_known_key(key: &str) -> bool {
+    WELL_KNOWN_TAINT_KEYS.contains(&key) || key.starts_with("node.kubernetes.io/")
+}
+
+/// Well-known labels every node carries or a provisioner chooses.
+pub fn is_well_known_label(key: &str) -> bool {
+    matches!(
+        key,
+        "kubernetes.io/hostname"
+            | "kubernetes.io/os"
+            | "kubernetes.io/arch"
+            | "beta.kubernetes.io/os"
+            | "beta.kubernetes.io/arch"
+            | "topology.kubernetes.io/zone"
+            | "topology.kubernetes.io/region"
+            | "failure-domain.beta.kubernetes.io/zone"
+            | "failure-domain.beta.kubernetes.io/region"
+            | "node.kubernetes.io/instance-type"
+            | "beta.kubernetes.io/instance-type"
+    ) || key.starts_with("karpenter.k8s.aws/")
+        || key.starts_with("karpenter.sh/")
+}

@@ -1,0 +1,217 @@
+//! Workloads as the cross-reference sees them: the scheduling signature of every pod spec
+//! (tolerations, node selector, required affinity, nodeName), extracted per file into owned,
+//! shared values.
+
+use std::sync::Arc;
+
+use crate::diagnostic::ObjectId;
+use crate::load::yaml::Node;
+use crate::load::{SourceFile, Span};
+use crate::model::{Object, PodSpec, Schema};
+use crate::util::intern;
+
+use super::sources::text;
+
+#[derive(
+    Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+pub struct Requirement {
+    pub key: String,
+    pub operator: String,
+    pub values: Vec<String>,
+}
+
+#[derive(
+    Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+pub struct Term {
+    pub expressions: Vec<Requirement>,
+    pub fields: Vec<Requirement>,
+}
+
+/// One toleration of a workload. Strings are shared (`util::intern`): a run keeps one per
+/// workload until the cross-reference, and replicas of one spec repeat them.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct WorkloadToleration {
+    pub key: Arc<str>,
+    pub operator: Arc<str>,
+    pub value: Arc<str>,
+    pub effect: Arc<str>,
+    pub seconds: Option<i64>,
+    /// The toleration's key (or the toleration) in its file.
+    pub span: Span,
+    pub path: Arc<str>,
+}
+
+impl WorkloadToleration {
+    pub fn tol(&self) -> crate::analysis::matching::Tol<'_> {
+        crate::analysis::matching::Tol {
+            key: &self.key,
+            operator: &self.operator,
+            value: &self.value,
+            effect: &self.effect,
+        }
+    }
+
+    pub fn display(&self) -> String {
+        let mut s = if self.key.is_empty() {
+            "*".to_string()
+        } else {
+            self.key.to_string()
+        };
+        match &*self.operator {
+            "Exists" => {}
+            "Lt" | "Gt" => {
+                s.push_str(&format!(" {} {}", self.operator, self.value));
+            }
+            _ => {
+                s.push('=');
+                s.push_str(&self.value);
+            }
+        }
+        s.push(':');
+        s.push_str(if self.effect.is_empty() {
+            "*"
+        } else {
+            &self.effect
+        });
+        s
+    }
+}
+
+/// The scheduling signature of one pod spec.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct Workload {
+    pub object: Arc<ObjectId>,
+    pub kind: Arc<str>,
+    pub daemonset: bool,
+    #[serde(with = "crate::load::codec::source")]
+    pub source: Arc<SourceFile>,
+    /// Where to point when the whole workload is meant (its `kind`, or the tolerations).
+    pub anchor: Span,
+    /// The whole object, for `explain --at FILE:LINE`.
+    pub object_span: Span,
+    pub selector_span: Option<Span>,
+    pub spec_path: Arc<str>,
+    pub tolerations: Vec<WorkloadToleration>,
+    pub node_selector: Vec<(Arc<str>, Arc<str>)>,
+    /// Required node affinity terms; `None` when absent (shared, see `util::intern_terms`).
+    pub terms: Option<Arc<[Term]>>,
+    pub node_name: Option<(String, Span)>,
+    pub host_network: bool,
+}
+
+fn requirements(list: Option<&Node>) -> Vec<Requirement> {
+    list.and_then(Node::as_seq)
+        .unwrap_or_default()
+        .iter()
+        .map(|r| Requirement {
+            key: text(r.get("key")),
+            operator: text(r.get("operator")),
+            values: r
+                .get("values")
+                .and_then(Node::as_seq)
+                .unwrap_or_default()
+                .iter()
+                .map(|v| text(Some(v)))
+                .collect(),
+        })
+        .collect()
+}
+
+/// The scheduling signature of each pod spec of a workload object.
+pub fn workloads(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<Workload> {
+    // Only specs the scheduler will see: built-in workloads and pod-creating custom resources.
+    if object.pod_specs.is_empty() || object.kind == "RuntimeClass" {
+        return Vec::new();
+    }
+    object
+        .pod_specs
+        .iter()
+        .map(|spec| workload(object, spec, source))
+        .collect()
+}
+
+fn workload(object: &Object<'_>, spec: &PodSpec<'_>, source: &Arc<SourceFile>) -> Workload {
+    let tolerations = spec
+        .tolerations
+        .iter()
+        .map(|t| WorkloadToleration {
+            key: intern(t.key()),
+            operator: intern(t.operator()),
+            value: intern(t.value()),
+            effect: intern(t.effect()),
+            seconds: t.seconds(),
+            span: t.key.map_or(t.node.span, |k| k.entry_span()),
+            path: intern(&t.path),
+        })
+        .collect();
+    let node_selector = spec
+        .node_selector
+        .and_then(|f| f.value.as_map())
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|(k, v)| Some((intern(k.text()?), intern(&text(Some(v))))))
+        .collect();
+    let terms = spec.required_affinity().map(|req| {
+        req.get("nodeSelectorTerms")
+            .and_then(Node::as_seq)
+            .unwrap_or_default()
+            .iter()
+            .map(|t| Term {
+                expressions: requirements(t.get("matchExpressions")),
+                fields: requirements(t.get("matchFields")),
+            })
+            .collect::<Vec<_>>()
+    });
+    let terms = terms.map(intern_terms);
+    let kind_span = object
+        .node
+        .entry("kind")
+        .map_or(object.node.span, |(_, v)| v.span);
+    let anchor = spec.tolerations_list.map_or(kind_span, |f| f.key.span);
+    let selector_span = spec
+        .node_selector
+        .map(|f| f.key.span)
+        .or_else(|| spec.affinity.map(|f| f.key.span));
+    Workload {
+        object: Arc::clone(&object.id),
+        kind: intern(object.kind),
+        daemonset: object.kind == "DaemonSet" && matches!(object.schema, Schema::Builtin { .. }),
+        source: Arc::clone(source),
+        anchor,
+        object_span: object.node.span,
+        selector_span,
+        spec_path: intern(&spec.path),
+        tolerations,
+        node_selector,
+        terms,
+        node_name: spec
+            .node_name
+            .and_then(|f| Some((f.str()?.to_string(), f.span())))
+            .filter(|(n, _)| !n.is_empty()),
+        host_network: spec.host_network,
+    }
+}
+
+thread_local! {
+    static TERMS: std::cell::RefCell<std::collections::HashSet<Arc<[Term]>>> =
+        std::cell::RefCell::new(std::collections::HashSet::new());
+}
+
+/// One shared copy of these node-affinity terms per worker thread (see [`intern`]).
+pub fn intern_terms(terms: Vec<Term>) -> std::sync::Arc<[Term]> {
+    TERMS.with(|table| {
+        let Ok(mut table) = table.try_borrow_mut() else {
+            return std::sync::Arc::from(terms);
+        };
+        if let Some(shared) = table.get(terms.as_slice()) {
+            return std::sync::Arc::clone(shared);
+        }
+        let shared: std::sync::Arc<[Term]> = std::sync::Arc::from(terms);
+        if table.len() < crate::util::INTERN_MAX {
+            table.insert(std::sync::Arc::clone(&shared));
+        }
+        shared
+    })
+}
