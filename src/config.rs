@@ -165,7 +165,7 @@ impl Validator<'_> {
     fn push(&mut self, severity: Severity, span: Span, message: String) {
         let meta = &rules::INVALID_CONFIG;
         self.findings.push(
-            Finding::new(meta.name, severity, message)
+            meta.finding_at(severity, message)
                 .primary(span, "here")
                 .help("see `taintlint config init` for every key with comments")
                 .in_file(self.source),
@@ -418,10 +418,7 @@ impl Config {
                 continue;
             }
             out.push(
-                Finding::new(
-                    rules::INVALID_CONFIG.name,
-                    Severity::Warning,
-                    format!("`per-file-ignores` glob `{glob}` matches no linted file"),
+                rules::INVALID_CONFIG.finding_at(Severity::Warning, format!("`per-file-ignores` glob `{glob}` matches no linted file"),
                 )
                 .primary(*span, "matches nothing")
                 .help("remove the entry, or fix the glob (it is matched against paths as given, and their suffixes)")

@@ -215,7 +215,7 @@ pub fn apply(findings: &mut Vec<Finding>, suppressions: &mut [Suppression], enab
         if s.rules.is_empty() {
             if !s.used_any && all_ran {
                 findings.push(
-                    Finding::new(meta.name, meta.severity, "this `taintlint: ignore` suppresses nothing")
+                    meta.finding("this `taintlint: ignore` suppresses nothing")
                         .primary(s.span, "unused")
                         .help("remove it, or name the rules it is meant for: `# taintlint: ignore[rule-name] reason`")
                         .in_file(&s.source),
@@ -241,7 +241,7 @@ pub fn apply(findings: &mut Vec<Finding>, suppressions: &mut [Suppression], enab
                 )
             };
             findings.push(
-                Finding::new(meta.name, Severity::Warning, message)
+                meta.finding_at(Severity::Warning, message)
                     .primary(*span, "unused")
                     .help(help)
                     .in_file(&s.source),

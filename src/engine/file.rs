@@ -43,12 +43,12 @@ pub fn lint_one(input: Input, opts: &LintOptions) -> FileReport {
                 .map(|s| (*s).to_string())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".to_string());
-            let mut f = Finding::new(
-                rules::INTERNAL_ERROR.name,
-                Severity::Error,
-                format!("taintlint crashed while checking this file: {what}"),
-            )
-            .help("this is a bug in taintlint; please report it with the file attached");
+            let mut f = rules::INTERNAL_ERROR
+                .finding_at(
+                    Severity::Error,
+                    format!("taintlint crashed while checking this file: {what}"),
+                )
+                .help("this is a bug in taintlint; please report it with the file attached");
             f.file = name.into();
             FileReport {
                 findings: vec![f],
@@ -180,7 +180,7 @@ fn file_failure(
 ) -> FileReport {
     let mut r = FileReport::default();
     if opts.rules.is_enabled(meta.name) {
-        let mut f = Finding::new(meta.name, meta.severity, message);
+        let mut f = meta.finding(message);
         f.help = help.map(|h| h.to_string().into());
         f.file = name.into();
         r.findings.push(f);
@@ -250,7 +250,7 @@ fn read_failure(name: &str, failure: ReadFailure, opts: &LintOptions) -> FileRep
             .and_then(|t| t.chars().next())
             .map_or(offset, |c| offset + c.len_utf8());
         r.findings.push(
-            Finding::new(enc.name, enc.severity, message)
+            enc.finding(message)
                 .primary(Span::new(offset, end), "here")
                 .help(help)
                 .in_file(&source),
@@ -297,14 +297,10 @@ pub fn lint_source(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
             if opts.rules.is_enabled(meta.name) {
                 let at = text.find("{{").unwrap_or(0);
                 report.findings.push(
-                    Finding::new(
-                        meta.name,
-                        meta.severity,
-                        "this file is a Helm/Go template, not YAML; it was not linted",
-                    )
-                    .primary(Span::new(at, at + 2), "template action")
-                    .help("render it first: `helm template ./chart | taintlint check -`")
-                    .in_file(source),
+                    meta.finding("this file is a Helm/Go template, not YAML; it was not linted")
+                        .primary(Span::new(at, at + 2), "template action")
+                        .help("render it first: `helm template ./chart | taintlint check -`")
+                        .in_file(source),
                 );
             }
             return report;
@@ -461,7 +457,7 @@ fn load_error_finding(
         .next()
         .map_or(at, |c| at + c.len_utf8());
     Some(
-        Finding::new(meta.name, meta.severity, message)
+        meta.finding(message)
             .primary(Span::new(at, end), "here")
             .help(help)
             .in_file(source),

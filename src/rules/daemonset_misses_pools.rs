@@ -35,10 +35,7 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         if missed_count == 0 {
             continue;
         }
-        let mut f = Finding::new(
-            META.name,
-            META.severity,
-            format!(
+        let mut f = META.finding(format!(
                 "DaemonSet runs on {}/{} node pools; not on: {}",
                 pools.len() - missed_count,
                 pools.len(),

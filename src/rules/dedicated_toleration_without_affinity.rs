@@ -140,10 +140,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 format!("`{}`", spec.path)
             };
             out.push(
-                Finding::new(
-                    META.name,
-                    META.severity,
-                    format!(
+                META.finding(format!(
                         "tolerates the `{key}` taint, but nothing pins the pod to those nodes: it can land on any untainted node as well"
                     ),
                 )
@@ -244,10 +241,7 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                     dedicated.title()
                 ),
             };
-            let mut f = Finding::new(
-                META.name,
-                META.severity,
-                format!(
+            let mut f = META.finding(format!(
                     "tolerates taint `{}` of {}, but can also run on {}: nothing pins it to the dedicated nodes",
                     taint.taint.display(),
                     dedicated.title(),

@@ -56,10 +56,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             .or(tol.operator.map(|o| o.span()))
             .unwrap_or(tol.span());
         out.push(
-            Finding::new(
-                META.name,
-                META.severity,
-                format!(
+            META.finding(format!(
                     "this `{key}` toleration stops Kubernetes from adding its default 300 s toleration, but does not match the real taint (which has no value): the pod is evicted immediately when its node fails"
                 ),
             )

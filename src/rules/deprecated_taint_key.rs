@@ -62,10 +62,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             .then(|| crate::fix::replace_scalar(ctx.source, field.key, field.value, new))
             .flatten();
         out.push(
-            Finding::new(
-                META.name,
-                META.severity,
-                format!("`{old}` is deprecated: {why}"),
+            META.finding(format!("`{old}` is deprecated: {why}"),
             )
             .primary(field.span(), "deprecated key")
             .help(help)
@@ -84,10 +81,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             };
             let Some(field) = t.key else { continue };
             out.push(
-                Finding::new(
-                    META.name,
-                    META.severity,
-                    format!("taint `{old}` is deprecated: {why}"),
+                META.finding(format!("taint `{old}` is deprecated: {why}"),
                 )
                 .primary(field.span(), "deprecated key")
                 .help(format!(
@@ -100,10 +94,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     for (annotations, path) in annotation_maps(ctx) {
         if let Some((k, _)) = annotations.entry("scheduler.alpha.kubernetes.io/tolerations") {
             out.push(
-                Finding::new(
-                    META.name,
-                    META.severity,
-                    "the `scheduler.alpha.kubernetes.io/tolerations` annotation is a legacy form of tolerations",
+                META.finding("the `scheduler.alpha.kubernetes.io/tolerations` annotation is a legacy form of tolerations",
                 )
                 .primary(k.span, "legacy annotation")
                 .help("move these tolerations to the pod spec's `tolerations` field")

@@ -59,10 +59,7 @@ fn duplicates<'a>(node: &'a Node, path: &mut Vec<Step<'a>>, out: &mut Vec<Findin
                     .find(|(k2, _)| k2.text() == Some(key))
                 {
                     out.push(
-                        Finding::new(
-                            META.name,
-                            META.severity,
-                            format!("key `{key}` is given more than once; kubectl keeps only the last one and drops this one"),
+                        META.finding(format!("key `{key}` is given more than once; kubectl keeps only the last one and drops this one"),
                         )
                         .primary(k.span, "ignored")
                         .secondary(wk.span, "this one wins")

@@ -31,10 +31,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             continue;
         };
         out.push(
-            Finding::new(
-                META.name,
-                META.severity,
-                format!(
+            META.finding(format!(
                     "duplicate taint Key/Effect pair {}={}; Karpenter rejects the NodePool",
                     t.key(),
                     t.effect()
@@ -57,10 +54,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             else {
                 continue;
             };
-            let f = Finding::new(
-                META.name,
-                META.severity,
-                format!(
+            let f = META.finding(format!(
                     "duplicate taint `{}:{}`; taints must be unique by key and effect",
                     t.key(),
                     t.effect()

@@ -26,10 +26,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         for (k, v) in entries {
             let Some(key) = k.text() else { continue };
             for msg in label_key_errors(key, ctx.settings) {
-                let f = Finding::new(
-                    META.name,
-                    META.severity,
-                    format!("nodeSelector key `{key}` is not a valid label key: {msg}"),
+                let f = META.finding(format!("nodeSelector key `{key}` is not a valid label key: {msg}"),
                 )
                 .primary(k.span, "invalid label key")
                 .help(super::tolerations::key_help(key))
@@ -45,10 +42,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 continue;
             }
             for msg in label_value_errors(value, ctx.settings) {
-                let f = Finding::new(
-                    META.name,
-                    META.severity,
-                    format!("nodeSelector value `{value}` for `{key}` is not a valid label value: {msg}"),
+                let f = META.finding(format!("nodeSelector value `{value}` for `{key}` is not a valid label value: {msg}"),
                 )
                 .primary(v.span, "invalid label value")
                 .help("node labels can only hold label values: at most 63 characters of `A-Z a-z 0-9 - _ .`, starting and ending alphanumeric; no node can match this")

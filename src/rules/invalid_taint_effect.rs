@@ -22,10 +22,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         let effect = t.effect();
         let path = format!("{}.effect", t.api_path);
         if effect.is_empty() {
-            let f = Finding::new(
-                META.name,
-                META.severity,
-                "taint has no effect",
+            let f = META.finding("taint has no effect",
             )
             .primary(
                 t.effect.map_or(t.node.span, |e| e.span()),
@@ -36,10 +33,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             push(ctx, out, f, || required(&path, ""));
         } else if !EFFECTS.contains(&effect) {
             let span = t.effect.map_or(t.node.span, |e| e.span());
-            let f = Finding::new(
-                META.name,
-                META.severity,
-                format!("unsupported taint effect `{effect}`"),
+            let f = META.finding(format!("unsupported taint effect `{effect}`"),
             )
             .primary(span, "not a taint effect")
             .help(effect_help(effect))

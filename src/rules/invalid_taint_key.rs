@@ -27,10 +27,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             msgs.push("the EKS API limits a taint key to 63 characters in all".to_string());
         }
         for msg in msgs {
-            let f = Finding::new(
-                META.name,
-                META.severity,
-                if key.is_empty() {
+            let f = META.finding(if key.is_empty() {
                     format!("taint has no key: {msg}")
                 } else {
                     format!("taint key `{key}` is not a valid label key: {msg}")

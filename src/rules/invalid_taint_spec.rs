@@ -42,7 +42,7 @@ pub fn check_pools(pools: &Node) -> Vec<Finding> {
             let Some(spec) = t.text() else { continue };
             if let Err(msg) = parse_taint_spec(spec) {
                 out.push(
-                    Finding::new(META.name, META.severity, format!("`{spec}` is not a valid taint: {msg}"))
+                    META.finding(format!("`{spec}` is not a valid taint: {msg}"))
                         .primary(t.span, "invalid taint")
                         .help("write taints as `key=value:Effect` or `key:Effect`, with Effect one of NoSchedule, PreferNoSchedule, NoExecute")
                         .field(format!("pools[{p}].taints[{i}]"))

@@ -33,10 +33,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             continue;
         }
         let joined = msgs.join(";");
-        let f = Finding::new(
-            META.name,
-            META.severity,
-            if karpenter {
+        let f = META.finding(if karpenter {
                 format!(
                     "taint value `{value}` is not a qualified name, which Karpenter requires: {}",
                     msgs.join("; ")

@@ -21,10 +21,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         if effect.is_empty() || EFFECTS.contains(&effect) {
             continue;
         }
-        let f = Finding::new(
-            META.name,
-            META.severity,
-            format!("unsupported toleration effect `{effect}`"),
+        let f = META.finding(format!("unsupported toleration effect `{effect}`"),
         )
         .primary(field.span(), "not a taint effect")
         .help(effect_help(effect))

@@ -22,10 +22,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             continue;
         }
         for msg in label_key_errors(key, ctx.settings) {
-            let f = Finding::new(
-                META.name,
-                META.severity,
-                format!("toleration key `{key}` is not a valid label key: {msg}"),
+            let f = META.finding(format!("toleration key `{key}` is not a valid label key: {msg}"),
             )
             .primary(field.span(), "invalid key")
             .help(key_help(key))

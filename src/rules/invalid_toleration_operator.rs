@@ -46,10 +46,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             &["Equal", "Exists"]
         };
         let fix = canonical_case(ctx, field, op, canonical);
-        let f = Finding::new(
-            META.name,
-            META.severity,
-            format!("unsupported toleration operator `{op}`"),
+        let f = META.finding(format!("unsupported toleration operator `{op}`"),
         )
         .primary(field.span(), "not a toleration operator")
         .help(help)

@@ -28,10 +28,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                     continue;
                 }
                 let joined = msgs.join(";");
-                let mut f = Finding::new(
-                    META.name,
-                    META.severity,
-                    format!("toleration value `{value}` is not a valid label value: {}", msgs.join("; ")),
+                let mut f = META.finding(format!("toleration value `{value}` is not a valid label value: {}", msgs.join("; ")),
                 )
                 .primary(span, "invalid label value")
                 .help("taint values are label values: at most 63 characters of `A-Z a-z 0-9 - _ .`, starting and ending alphanumeric (the server reports this on `.operator`)")
@@ -44,10 +41,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             }
             "Lt" | "Gt" if ctx.settings.comparison_operators => {
                 for msg in decimal_integer_errors(value) {
-                    let f = Finding::new(
-                        META.name,
-                        META.severity,
-                        format!(
+                    let f = META.finding(format!(
                             "`operator: {}` needs an integer value, but `{value}` {msg}",
                             tol.operator()
                         ),

@@ -1,16 +1,20 @@
-//! Rules: one file per rule, each with its metadata (`META`) and its check; this module holds
-//! the registry (`RULES`), the context a check receives, and rule selection.
+//! Rules: one file per rule, each declaring its metadata (`META`) and its registry entry
+//! (`RULE`: its hooks and what the engine must know of it) the same way. This module holds the
+//! registry (`RULES`, one line per rule); `ctx` what the hooks see, `selection` which rules
+//! run.
 
 use crate::diagnostic::{Finding, Severity};
-use crate::load::SourceFile;
-use crate::load::yaml::Document;
-use crate::model::{Object, Schema};
-use crate::settings::Settings;
 
+mod ctx;
 mod decoding;
 mod node_selection;
+mod selection;
 mod taints;
 pub mod tolerations;
+
+pub(crate) use ctx::push;
+pub use ctx::{Aggregate, CheckFn, CrossCtx, CrossFn, Ctx, RunCtx};
+pub use selection::{Level, RuleSet, unknown_rule_message};
 
 pub use internal_error::META as INTERNAL_ERROR;
 pub use invalid_config::META as INVALID_CONFIG;
@@ -51,13 +55,6 @@ impl Category {
     ];
 }
 
-/// A rule's configured level: a severity, or off.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Level {
-    Off,
-    On(Severity),
-}
-
 /// What every rule declares about itself.
 #[derive(Debug)]
 pub struct RuleMeta {
@@ -72,124 +69,18 @@ pub struct RuleMeta {
     pub docs: &'static str,
 }
 
-/// What a check sees: one object of one document, and the run's settings.
-pub struct Ctx<'a> {
-    pub object: &'a Object<'a>,
-    pub document: &'a Document,
-    pub source: &'a SourceFile,
-    pub settings: &'a Settings,
-}
-
-impl Ctx<'_> {
-    /// The server's message for a field error at `path`, when the server validates this
-    /// object (a built-in kind); `None` for custom resources.
-    pub fn api(&self, text: impl FnOnce() -> String) -> Option<String> {
-        match &self.object.schema {
-            Schema::Builtin { .. } => Some(text()),
-            Schema::Custom => None,
-        }
+impl RuleMeta {
+    /// A finding of this rule, at its severity: the one way rules (and the engine, for the
+    /// rules it raises) make findings.
+    pub fn finding(&self, message: impl Into<String>) -> Finding {
+        Finding::new(self.name, self.severity, message)
     }
 
-    /// A DaemonSet, or a static or mirror pod: node agents that are meant to run everywhere.
-    pub fn is_node_agent(&self) -> bool {
-        let o = self.object;
-        if !self.is_builtin() {
-            return false;
-        }
-        if o.kind == "DaemonSet" {
-            return true;
-        }
-        if o.kind != "Pod" {
-            return false;
-        }
-        let mirror = o.annotations.is_some_and(|a| {
-            a.get("kubernetes.io/config.mirror").is_some()
-                || a.get("kubernetes.io/config.source").is_some()
-        });
-        let owned_by_ds = o
-            .node
-            .path(&["metadata", "ownerReferences"])
-            .and_then(crate::load::yaml::Node::as_seq)
-            .is_some_and(|refs| {
-                refs.iter().any(|r| {
-                    matches!(
-                        r.get("kind").and_then(crate::load::yaml::Node::text),
-                        Some("DaemonSet" | "Node")
-                    )
-                })
-            });
-        mirror || owned_by_ds
+    /// A finding of this rule at another severity (an info for node agents, a warning for a
+    /// value the server accepts).
+    pub fn finding_at(&self, severity: Severity, message: impl Into<String>) -> Finding {
+        Finding::new(self.name, severity, message)
     }
-
-    /// Host-network or system-critical pods: infrastructure that must run on any node.
-    pub fn is_system_pod(&self) -> bool {
-        self.object.pod_specs.iter().any(|s| {
-            s.host_network
-                || matches!(
-                    s.node
-                        .get("priorityClassName")
-                        .and_then(crate::load::yaml::Node::text),
-                    Some("system-node-critical" | "system-cluster-critical")
-                )
-        })
-    }
-
-    pub fn is_builtin(&self) -> bool {
-        matches!(self.object.schema, Schema::Builtin { .. })
-    }
-
-    /// Words for where this spec's pods come from, for messages about custom resources.
-    pub fn rejected_by(&self) -> &'static str {
-        if self.is_builtin() {
-            "the API server rejects this object"
-        } else {
-            "pods created from this resource would be rejected by the API server"
-        }
-    }
-}
-
-pub type CheckFn = fn(&Ctx<'_>, &mut Vec<Finding>);
-
-/// Reports `f`, with the server's message from `api` when the server validates this object.
-pub(crate) fn push(
-    ctx: &Ctx<'_>,
-    out: &mut Vec<Finding>,
-    f: Finding,
-    api: impl FnOnce() -> String,
-) {
-    out.push(match ctx.api(api) {
-        Some(a) => f.api_error(a),
-        None => f,
-    });
-}
-
-/// What a cross-reference check sees: every workload and node pool of the run.
-pub struct CrossCtx<'a> {
-    pub inventory: &'a crate::analysis::Inventory,
-    pub workloads: &'a [crate::analysis::Workload],
-    pub eval: &'a crate::analysis::Evaluation,
-    pub settings: &'a Settings,
-}
-
-pub type CrossFn = fn(&CrossCtx<'_>, &mut Vec<Finding>);
-
-/// What a whole-run rule sees once every file is linted.
-pub struct RunCtx<'a> {
-    pub inventory: &'a crate::analysis::Inventory,
-    pub evaluator: &'a crate::analysis::Evaluator<'a>,
-    pub settings: &'a Settings,
-}
-
-/// The accumulator of a whole-run rule. Files are linted in parallel: each gets an
-/// accumulator of its own, merged into the run's as it finishes; the run's reports at the end.
-pub trait Aggregate: Send {
-    /// One file's workloads (never an `--inventory` file's).
-    fn add(&mut self, workloads: &[crate::analysis::Workload]);
-    /// Takes in what another accumulator of the same rule gathered.
-    fn merge(&mut self, other: Box<dyn Aggregate>);
-    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any>;
-    /// The rule's findings for the whole run.
-    fn report(self: Box<Self>, ctx: &RunCtx<'_>, out: &mut Vec<Finding>);
 }
 
 /// A rule: what it declares about itself and the hooks the engine calls.
@@ -315,148 +206,6 @@ pub fn find(name: &str) -> Option<&'static Rule> {
     RULES.iter().find(|r| r.meta.name == name).copied()
 }
 
-/// Which rules run, resolved from `--select`/`--ignore`.
-#[derive(Clone, Debug)]
-pub struct RuleSet {
-    enabled: Vec<bool>,
-    /// Severities set by the config.
-    severity: Vec<Option<Severity>>,
-}
-
-impl RuleSet {
-    pub fn defaults() -> Self {
-        RuleSet {
-            enabled: RULES.iter().map(|r| r.meta.enabled).collect(),
-            severity: vec![None; RULES.len()],
-        }
-    }
-
-    /// `select` replaces the default set when non-empty; `ignore` removes from it. A token is
-    /// a rule name, a category name or `all`.
-    pub fn resolve(select: &[String], ignore: &[String]) -> Result<Self, String> {
-        let mut set = if select.is_empty() {
-            Self::defaults()
-        } else {
-            let mut s = RuleSet {
-                enabled: vec![false; RULES.len()],
-                severity: vec![None; RULES.len()],
-            };
-            for tok in select {
-                s.apply(tok, true)?;
-            }
-            s
-        };
-        for tok in ignore {
-            set.apply(tok, false)?;
-        }
-        Ok(set)
-    }
-
-    fn apply(&mut self, token: &str, on: bool) -> Result<(), String> {
-        let token = token.trim();
-        if token == "all" {
-            for (i, r) in RULES.iter().enumerate() {
-                // `all` means every default-on rule plus opt-in ones only when named.
-                if r.meta.enabled || !on {
-                    self.enabled[i] = on;
-                }
-            }
-            return Ok(());
-        }
-        if let Some(cat) = Category::ALL.iter().find(|c| c.as_str() == token) {
-            for (i, r) in RULES.iter().enumerate() {
-                if r.meta.category == *cat && (r.meta.enabled || !on) {
-                    self.enabled[i] = on;
-                }
-            }
-            return Ok(());
-        }
-        match RULES.iter().position(|r| r.meta.name == token) {
-            Some(i) => {
-                self.enabled[i] = on;
-                Ok(())
-            }
-            None => Err(unknown_rule_message(token)),
-        }
-    }
-
-    /// Applies the config's `rules:` levels. A rule named in `--select` stays on even when
-    /// the config turns it off.
-    pub fn configure(&mut self, levels: &[(String, Level)], select: &[String], ignore: &[String]) {
-        for (name, level) in levels {
-            let Some(i) = RULES.iter().position(|r| r.meta.name == name) else {
-                continue;
-            };
-            match level {
-                Level::Off => {
-                    if !select.iter().any(|s| s == name) {
-                        self.enabled[i] = false;
-                    }
-                }
-                Level::On(sev) => {
-                    // `--ignore` on the command line beats a level in the config.
-                    let ignored = ignore.iter().any(|s| {
-                        s == name || s == "all" || s.as_str() == RULES[i].meta.category.as_str()
-                    });
-                    if !ignored && (select.is_empty() || select.iter().any(|s| s == name)) {
-                        self.enabled[i] = true;
-                    }
-                    self.severity[i] = Some(*sev);
-                }
-            }
-        }
-    }
-
-    pub fn severity_override(&self, name: &str) -> Option<Severity> {
-        RULES
-            .iter()
-            .position(|r| r.meta.name == name)
-            .and_then(|i| self.severity[i])
-    }
-
-    pub fn is_enabled(&self, name: &str) -> bool {
-        RULES
-            .iter()
-            .position(|r| r.meta.name == name)
-            .is_some_and(|i| self.enabled[i])
-    }
-
-    /// The cross-reference checks that run.
-    pub fn enabled_cross(&self) -> impl Iterator<Item = (&'static RuleMeta, CrossFn)> + '_ {
-        RULES
-            .iter()
-            .zip(&self.enabled)
-            .filter(|(_, on)| **on)
-            .filter_map(|(r, _)| r.cross.map(|c| (r.meta, c)))
-    }
-
-    /// The whole-run rules that run, each with a fresh accumulator.
-    pub fn new_aggregates(&self) -> Vec<Box<dyn Aggregate>> {
-        RULES
-            .iter()
-            .zip(&self.enabled)
-            .filter(|(_, on)| **on)
-            .filter_map(|(r, _)| r.aggregate.map(|make| make()))
-            .collect()
-    }
-
-    /// Does the run need the inventory and workload signatures?
-    pub fn needs_inventory(&self) -> bool {
-        RULES
-            .iter()
-            .zip(&self.enabled)
-            .any(|(r, on)| *on && (r.cross.is_some() || r.aggregate.is_some()))
-    }
-
-    pub fn enabled_checks(&self) -> impl Iterator<Item = (&'static RuleMeta, CheckFn)> + '_ {
-        RULES
-            .iter()
-            .zip(&self.enabled)
-            .filter(|(_, on)| **on)
-            .filter_map(|(r, _)| r.check.map(|c| (r.meta, c)))
-    }
-}
-
 /// Is this rule a heuristic that gives way to the inventory?
 pub fn superseded_by_inventory(name: &str) -> bool {
     find(name).is_some_and(|r| r.superseded_by_inventory)
@@ -493,20 +242,6 @@ pub fn gate_api_errors(found: &mut [Finding]) {
                 f.api_error = None;
             }
         }
-    }
-}
-
-/// `unknown rule `x``, with the nearest name suggested.
-pub fn unknown_rule_message(token: &str) -> String {
-    let best = RULES
-        .iter()
-        .map(|r| (crate::util::edit_distance(token, r.meta.name), r.meta.name))
-        .min();
-    match best {
-        Some((d, name)) if d <= 4 || name.contains(token) => {
-            format!("unknown rule `{token}` (did you mean `{name}`?)")
-        }
-        _ => format!("unknown rule `{token}` (see `taintlint rules`)"),
     }
 }
 

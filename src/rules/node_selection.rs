@@ -31,14 +31,11 @@ impl Report<'_, '_> {
         path: &str,
         api: String,
     ) {
-        let f = Finding::new(
-            INVALID_NODE_AFFINITY.name,
-            INVALID_NODE_AFFINITY.severity,
-            message,
-        )
-        .primary(span, label.to_string())
-        .help(help.to_string())
-        .field(path.to_string());
+        let f = INVALID_NODE_AFFINITY
+            .finding(message)
+            .primary(span, label.to_string())
+            .help(help.to_string())
+            .field(path.to_string());
         push(self.ctx, self.out, f, || api);
     }
 }

@@ -55,7 +55,7 @@ pub fn check_effect(
                     pt.taint.display()
                 )
             };
-            let mut f = Finding::new(meta.name, meta.severity, message)
+            let mut f = meta.finding(message)
                 .primary(*span, "bypasses the scheduler")
                 .help(format!(
                     "tolerate `{}` if the pod belongs there, or use a nodeSelector (`kubernetes.io/hostname: {node}`) so the scheduler checks taints",

@@ -76,10 +76,7 @@ impl Usage {
                 .blocking_taints()
                 .map(|(_, t)| format!("`{}`", t.taint.display()))
                 .collect();
-            let mut f = Finding::new(
-            META.name,
-            META.severity,
-            format!(
+            let mut f = META.finding(format!(
                 "no linted workload (other than DaemonSets) can run on {}, tainted {}",
                 pool.title(),
                 taints.join(", ")

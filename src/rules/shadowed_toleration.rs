@@ -79,7 +79,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             } else {
                 (META.severity, None)
             };
-            let mut finding = Finding::new(META.name, severity, message);
+            let mut finding = META.finding_at(severity, message);
             if let Some(api) = api {
                 finding = finding.api_error(api);
             }

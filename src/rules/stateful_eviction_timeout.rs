@@ -46,10 +46,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             .collect::<Vec<_>>()
             .join(" and ");
         out.push(
-            Finding::new(
-                META.name,
-                META.severity,
-                format!("StatefulSet pods get the default 300 s toleration for {list}: they are evicted five minutes after their node fails"),
+            META.finding(format!("StatefulSet pods get the default 300 s toleration for {list}: they are evicted five minutes after their node fails"),
             )
             .primary(span, "no explicit not-ready/unreachable toleration")
             .help("decide how long a replica may wait for its node: add `{key: node.kubernetes.io/not-ready, operator: Exists, effect: NoExecute, tolerationSeconds: N}` and the same for `node.kubernetes.io/unreachable`")

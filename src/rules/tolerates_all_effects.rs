@@ -27,10 +27,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         }
         let Some(k) = tol.key else { continue };
         out.push(
-            Finding::new(
-                META.name,
-                META.severity,
-                format!("toleration of `{key}` has no effect, so it tolerates NoSchedule, PreferNoSchedule and NoExecute taints of that key alike"),
+            META.finding(format!("toleration of `{key}` has no effect, so it tolerates NoSchedule, PreferNoSchedule and NoExecute taints of that key alike"),
             )
             .primary(k.entry_span().cover(tol.operator.map_or(k.span(), |o| o.span())), "no `effect`: all effects")
             .help(format!("a NoExecute `{key}` taint will never evict this pod; add `effect: NoSchedule` if only scheduling should be allowed"))

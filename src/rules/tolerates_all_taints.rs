@@ -56,7 +56,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             "tolerate the specific taints this workload needs (`key: …, operator: Exists`) instead of all of them".to_string()
         };
         out.push(
-            Finding::new(META.name, severity, message)
+            META.finding_at(severity, message)
                 .primary(span, "no key: matches every taint")
                 .help(format!("{meaning}; {help}"))
                 .field(tol.path.clone()),

@@ -54,10 +54,7 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                     "NoSchedule" => "the taint still keeps the pod off these nodes",
                     _ => "the scheduler still prefers other nodes",
                 };
-                let mut f = Finding::new(
-                    META.name,
-                    META.severity,
-                    format!(
+                let mut f = META.finding(format!(
                         "toleration `{}` has effect `{}`, but the taint `{}` of {} is `{}`: {consequence}",
                         t.display(),
                         t.effect,

@@ -30,10 +30,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 "no key and no operator (defaults to `Equal`)".to_string(),
             ),
         };
-        let mut f = Finding::new(
-            META.name,
-            META.severity,
-            if op.is_empty() {
+        let mut f = META.finding(if op.is_empty() {
                 "toleration has no key and no `operator: Exists`".to_string()
             } else {
                 format!("toleration has no key but `operator: {op}`")

@@ -36,10 +36,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             } else {
                 legacy_struct(tol, ctx)
             };
-            let mut f = Finding::new(
-                META.name,
-                META.severity,
-                format!(
+            let mut f = META.finding(format!(
                     "toleration has `operator: Exists` and `value: {text}`; {}",
                     ctx.rejected_by()
                 ),

@@ -49,10 +49,7 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             let Some(nearest) = answer else {
                 continue;
             };
-            let mut f = Finding::new(
-                META.name,
-                META.severity,
-                format!(
+            let mut f = META.finding(format!(
                     "toleration `{}` matches no taint of any known node pool",
                     t.display()
                 ),

@@ -66,10 +66,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         } else {
             format!("`{key}`")
         };
-        let mut f = Finding::new(
-            META.name,
-            META.severity,
-            format!(
+        let mut f = META.finding(format!(
                 "`{workload}` tolerates {what}, which the policy for `{}` allows only for {who}",
                 policy.taint
             ),

@@ -54,10 +54,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             format!("a NoExecute `{}` taint", tol.key())
         };
         out.push(
-            Finding::new(
-                META.name,
-                META.severity,
-                format!("`tolerationSeconds: {secs}` evicts the pod as soon as {what} appears, as if it were not tolerated"),
+            META.finding(format!("`tolerationSeconds: {secs}` evicts the pod as soon as {what} appears, as if it were not tolerated"),
             )
             .primary(field.span(), "0 or less means evict now")
             .help("give the grace period you mean in seconds (the default for not-ready/unreachable is 300), or remove `tolerationSeconds` to tolerate forever")

@@ -21,10 +21,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             continue;
         }
         let effect = tol.effect();
-        let mut f = Finding::new(
-            META.name,
-            META.severity,
-            if effect.is_empty() {
+        let mut f = META.finding(if effect.is_empty() {
                 "`tolerationSeconds` is set but the toleration has no effect".to_string()
             } else {
                 format!("`tolerationSeconds` is set but the effect is `{effect}`")

@@ -46,10 +46,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             Some(s) => format!("did you mean `{s}`? Field names are case-sensitive"),
             None => format!("a {go_struct} has only: {}", names.join(", ")),
         };
-        let mut f = Finding::new(
-            META.name,
-            META.severity,
-            format!("unknown field `{name}` in a {go_struct}"),
+        let mut f = META.finding(format!("unknown field `{name}` in a {go_struct}"),
         )
         .primary(key.span, "unknown field")
         .help(help)

@@ -39,10 +39,7 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         } else {
             w.anchor
         };
-        let mut f = Finding::new(
-            META.name,
-            META.severity,
-            format!(
+        let mut f = META.finding(format!(
                 "0/{} node pools can run this pod: {detail}",
                 pools.len()
             ),

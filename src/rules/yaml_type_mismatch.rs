@@ -79,7 +79,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 .then(|| key.and_then(|k| crate::fix::quote_scalar(ctx.source, k, node)))
                 .flatten()
                 .map(|e| Fix::safe(format!("quote it: `\"{text}\"`"), vec![e]));
-                let mut f = Finding::new(META.name, META.severity, message)
+                let mut f = META.finding(message)
                     .primary(node.span, format!("decodes as {what}"))
                     .help(help)
                     .field(path)
@@ -97,7 +97,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             Problem::Surprise { node, path, note } => {
                 let text = node.text().unwrap_or("");
                 out.push(
-                    Finding::new(META.name, Severity::Warning, note)
+                    META.finding_at(Severity::Warning, note)
                         .primary(node.span, "not decimal")
                         .help(format!(
                             "write the decimal number you mean; `{text}` with a leading zero is not decimal to YAML 1.1"
@@ -108,10 +108,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             Problem::NonFinite { node, path, what } => {
                 let text = node.text().unwrap_or("");
                 out.push(
-                    Finding::new(
-                        META.name,
-                        META.severity,
-                        format!("`{text}` is the YAML float {what}, which JSON cannot carry; kubectl fails before sending anything"),
+                    META.finding(format!("`{text}` is the YAML float {what}, which JSON cannot carry; kubectl fails before sending anything"),
                     )
                     .primary(node.span, "not representable in JSON")
                     .help("quote it if you mean the string, or write a number")
