@@ -70,24 +70,62 @@ pub fn discover(start: &Path) -> Option<PathBuf> {
     None
 }
 
+/// Why a config file cannot be used at all (mistakes inside a usable one are findings).
+#[derive(Debug)]
+pub enum ConfigError {
+    Read {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    Syntax {
+        name: String,
+        line: usize,
+        column: usize,
+    },
+    NotAMapping {
+        name: String,
+    },
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ConfigError::Read { path, error } => {
+                write!(f, "cannot read config {}: {error}", path.display())
+            }
+            ConfigError::Syntax { name, line, column } => {
+                write!(f, "config {name}:{line}:{column} is not valid YAML")
+            }
+            ConfigError::NotAMapping { name } => {
+                write!(f, "config {name} must be a mapping of settings")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
 /// Reads and validates a config file. `Err` means it cannot be used.
-pub fn load(path: &Path) -> Result<Config, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read config {}: {e}", path.display()))?;
+pub fn load(path: &Path) -> Result<Config, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|error| ConfigError::Read {
+        path: path.to_path_buf(),
+        error,
+    })?;
     let name = crate::load::display_path(path);
     parse(&name, text, path.parent().unwrap_or(Path::new(".")))
 }
 
 /// Parses config text named `name` whose relative paths are relative to `dir`.
-pub fn parse(name: &str, text: String, dir: &Path) -> Result<Config, String> {
+pub fn parse(name: &str, text: String, dir: &Path) -> Result<Config, ConfigError> {
     let source = SourceFile::new(name, text);
     let stream = crate::load::yaml::parse(&source.text, Limits::default());
     if let Some(err) = &stream.error {
         let p = source.position(err.offset());
-        return Err(format!(
-            "config {}:{}:{} is not valid YAML",
-            name, p.line, p.column
-        ));
+        return Err(ConfigError::Syntax {
+            name: name.to_string(),
+            line: p.line,
+            column: p.column,
+        });
     }
     let mut cfg = Config {
         source: Some(Arc::clone(&source)),
@@ -98,7 +136,9 @@ pub fn parse(name: &str, text: String, dir: &Path) -> Result<Config, String> {
         return Ok(cfg); // an empty config is the default config
     };
     let Some(entries) = root.as_map() else {
-        return Err(format!("config {name} must be a mapping of settings"));
+        return Err(ConfigError::NotAMapping {
+            name: name.to_string(),
+        });
     };
     let mut v = Validator {
         source: &source,

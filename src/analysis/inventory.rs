@@ -332,13 +332,6 @@ impl Inventory {
         keys
     }
 
-    /// Every taint of every pool, for did-you-mean and dead-toleration checks.
-    pub fn all_taints(&self) -> impl Iterator<Item = (&Pool, &PoolTaint)> {
-        self.pools
-            .iter()
-            .flat_map(|p| p.taints.iter().map(move |t| (&**p, t)))
-    }
-
     pub fn node_pool(&self, node: &str) -> Option<&Pool> {
         self.node_pools(node)
             .first()

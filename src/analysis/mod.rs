@@ -1,13 +1,13 @@
 //! Analysis: the Kubernetes semantics rules rest on — the API server's validation helpers and
 //! message rendering, YAML 1.1 resolution as kubectl sees it.
 
-pub mod inventory;
+mod inventory;
 pub mod matching;
-pub mod schedule;
-pub mod sources;
+mod schedule;
+mod sources;
 pub mod validation;
-pub mod well_known;
-pub mod workload;
+mod well_known;
+mod workload;
 
 pub use inventory::*;
 pub use schedule::*;

@@ -10,7 +10,7 @@ use crate::settings::Settings;
 use crate::util::intern;
 
 use super::inventory::{Inventory, LabelValues, Pool, TaintSpec};
-use super::matching::{TaintRef, Tol, tolerates};
+use super::matching::{TaintRef, tolerates};
 use super::workload::{Requirement, Term, Workload, WorkloadToleration};
 
 /// Why a pool does not admit a pod.
@@ -536,9 +536,4 @@ impl<'a> Evaluator<'a> {
             memo: Arc::clone(&self.memo),
         }
     }
-}
-
-/// Convenience for rules: the matching view of a toleration.
-pub fn tol_of(t: &WorkloadToleration) -> Tol<'_> {
-    t.tol()
 }

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::run::{Content, Entry};
-use crate::engine::store::{Slot, Store};
+use crate::engine::store::{Slot, Store, StoreError};
 use crate::load::codec;
 
 /// Entries in one block of a run.
@@ -51,7 +51,7 @@ pub(super) struct Index {
 impl Index {
     /// An index whose chunks scale with the run's budget (a budget of 0, which the tests use
     /// to spill everything, gives chunks of a few entries and so many runs to merge).
-    pub fn new(budget: usize) -> Self {
+    pub(super) fn new(budget: usize) -> Self {
         Index {
             chunk: Vec::new(),
             chunk_size: (budget / 4096).clamp(8, 4096),
@@ -60,7 +60,7 @@ impl Index {
         }
     }
 
-    pub fn push(&mut self, entry: Entry, store: &mut Store) {
+    pub(super) fn push(&mut self, entry: Entry, store: &mut Store) {
         if matches!(entry.content, Content::Kept(_)) {
             self.kept.push(entry);
             return;
@@ -112,7 +112,7 @@ impl Index {
     }
 
     /// The entries sorted by name, then input order.
-    pub fn into_sorted(self, store: &Store) -> Result<Sorted<'_>, String> {
+    pub(super) fn into_sorted(self, store: &Store) -> Result<Sorted<'_>, StoreError> {
         let mut memory = self.chunk;
         memory.extend(self.kept);
         memory.sort_by(by_name);
@@ -163,7 +163,7 @@ impl Record {
     }
 }
 
-fn read_block(store: &Store, slot: Slot) -> Result<impl Iterator<Item = Entry>, String> {
+fn read_block(store: &Store, slot: Slot) -> Result<impl Iterator<Item = Entry>, StoreError> {
     let records: Vec<Record> = codec::decode(&store.get(slot)?)?;
     Ok(records.into_iter().map(Record::into_entry))
 }
@@ -185,7 +185,7 @@ struct Merge {
 }
 
 impl Merge {
-    fn new(sources: Vec<Source>, store: &Store) -> Result<Self, String> {
+    fn new(sources: Vec<Source>, store: &Store) -> Result<Self, StoreError> {
         let mut merge = Merge {
             fronts: (0..sources.len()).map(|_| None).collect(),
             heads: BinaryHeap::with_capacity(sources.len()),
@@ -198,7 +198,7 @@ impl Merge {
     }
 
     /// Moves source `at` to its next entry.
-    fn advance(&mut self, at: usize, store: &Store) -> Result<(), String> {
+    fn advance(&mut self, at: usize, store: &Store) -> Result<(), StoreError> {
         let Some(source) = self.sources.get_mut(at) else {
             return Ok(());
         };
@@ -225,7 +225,7 @@ impl Merge {
         self.heads.peek().map(|Reverse((name, _, _))| name)
     }
 
-    fn next(&mut self, store: &Store) -> Result<Option<Entry>, String> {
+    fn next(&mut self, store: &Store) -> Result<Option<Entry>, StoreError> {
         let Some(Reverse((_, _, at))) = self.heads.pop() else {
             return Ok(None);
         };
@@ -236,7 +236,7 @@ impl Merge {
 }
 
 /// Merges these runs into one, written to `store` block by block.
-fn merge_runs(runs: Vec<Vec<Slot>>, store: &mut Store) -> Result<Vec<Slot>, String> {
+fn merge_runs(runs: Vec<Vec<Slot>>, store: &mut Store) -> Result<Vec<Slot>, StoreError> {
     let sources = runs
         .into_iter()
         .map(|run| Source {
@@ -250,7 +250,9 @@ fn merge_runs(runs: Vec<Vec<Slot>>, store: &mut Store) -> Result<Vec<Slot>, Stri
         let mut block = Vec::with_capacity(BLOCK);
         while block.len() < BLOCK {
             match merge.next(store)? {
-                Some(e) => block.push(Record::of(&e).ok_or("an index entry was not spilled")?),
+                Some(e) => block.push(
+                    Record::of(&e).ok_or(StoreError::Corrupt("an index entry was not spilled"))?,
+                ),
                 None => break,
             }
         }
@@ -270,13 +272,13 @@ pub(super) struct Sorted<'a> {
 
 impl Sorted<'_> {
     /// The name of the next entry.
-    pub fn peek_name(&self) -> Option<&Arc<str>> {
+    pub(super) fn peek_name(&self) -> Option<&Arc<str>> {
         self.merge.peek_name()
     }
 }
 
 impl Iterator for Sorted<'_> {
-    type Item = Result<Entry, String>;
+    type Item = Result<Entry, StoreError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.failed {

@@ -7,9 +7,9 @@
 //! rules, suppressions, ignores, the baseline, sorting. `--fix`, `explain` and `matrix` run
 //! the same engine with an unlimited budget.
 
-pub mod file;
+mod file;
 mod index;
-pub mod options;
+mod options;
 pub mod run;
 pub mod store;
 
@@ -33,7 +33,7 @@ pub struct Outcome {
 
 /// A run's failure: results it set aside could not be read back.
 #[derive(Debug)]
-pub struct EngineError(pub String);
+pub struct EngineError(pub store::StoreError);
 
 impl std::fmt::Display for EngineError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -41,7 +41,11 @@ impl std::fmt::Display for EngineError {
     }
 }
 
-impl std::error::Error for EngineError {}
+impl std::error::Error for EngineError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.0)
+    }
+}
 
 /// What a run is asked for besides its inputs.
 #[derive(Default)]
@@ -107,10 +111,10 @@ pub fn lint_inputs(inputs: Vec<Input>, opts: &LintOptions) -> Result<Linted, Eng
     let findings = outcome
         .findings
         .to_vec()
-        .map_err(|e| EngineError(e.to_string()))?;
-    let view = outcome
-        .view
-        .ok_or_else(|| EngineError("the run kept no view".to_string()))?;
+        .map_err(|e| EngineError(store::StoreError::Read(e)))?;
+    let view = outcome.view.ok_or(EngineError(store::StoreError::Corrupt(
+        "the run kept no view",
+    )))?;
     Ok(Linted {
         findings,
         files: outcome.files,

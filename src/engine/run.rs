@@ -38,7 +38,7 @@ use crate::analysis::{Evaluator, Inventory, PlaceSources, Relevant};
 use crate::analysis::{NodeDecl, Place, Workload};
 use crate::diagnostic::FindingSource;
 use crate::diagnostic::{Finding, Severity};
-use crate::engine::store::{Slot, Store};
+use crate::engine::store::{Slot, Store, StoreError};
 use crate::load::codec;
 use crate::rules::{self, Aggregate, CrossCtx, RunCtx};
 use crate::suppress::Suppression;
@@ -236,7 +236,8 @@ impl PlaceSources for StoredSources {
             .files
             .get(file as usize)
             .ok_or_else(|| "a place outside the inventory's files".to_string())?;
-        let SourceRecord(source) = codec::decode(&self.store.get(*slot)?)?;
+        let bytes = self.store.get(*slot).map_err(|e| e.to_string())?;
+        let SourceRecord(source) = codec::decode(&bytes)?;
         Ok(source)
     }
 }
@@ -433,7 +434,7 @@ pub fn finish_spilled(
     late: Vec<Finding>,
     mut known: Option<crate::baseline::Known>,
     view: bool,
-) -> Result<(SpilledFindings, Option<View>), String> {
+) -> Result<(SpilledFindings, Option<View>), StoreError> {
     let Spilled {
         store,
         index,
@@ -529,7 +530,7 @@ pub fn finish_spilled(
         let done: Vec<FileDone> = batch
             .into_par_iter()
             .map(|g| run.file(g))
-            .collect::<Result<_, String>>()?;
+            .collect::<Result<_, StoreError>>()?;
         for FileDone {
             mut findings,
             workloads,
@@ -549,9 +550,7 @@ pub fn finish_spilled(
     }
     out.flush();
     if let Some(e) = inventory.failure() {
-        return Err(format!(
-            "cannot read back where a node pool is declared: {e}"
-        ));
+        return Err(StoreError::Places(e));
     }
     super::timing(
         &format!(
@@ -603,7 +602,7 @@ struct Groups<'a> {
 }
 
 impl Iterator for Groups<'_> {
-    type Item = Result<Group, String>;
+    type Item = Result<Group, StoreError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         let name = [
@@ -645,7 +644,7 @@ struct Run<'a> {
 impl Run<'_> {
     /// One file's final findings: its own, the cross-reference's on its workloads, the loose
     /// ones; suppressed, filtered, sorted and deduplicated.
-    fn file(&self, group: Group) -> Result<FileDone, String> {
+    fn file(&self, group: Group) -> Result<FileDone, StoreError> {
         let Group {
             entries,
             loose,

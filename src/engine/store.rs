@@ -148,31 +148,68 @@ impl Store {
         }
     }
 
-    pub fn get(&self, slot: Slot) -> Result<Vec<u8>, String> {
+    pub fn get(&self, slot: Slot) -> Result<Vec<u8>, StoreError> {
         if !slot.in_file {
             return copy_out(&self.buffer, slot.offset, slot.len);
         }
         if slot.offset >= self.on_disk {
             return copy_out(&self.pending, slot.offset - self.on_disk, slot.len);
         }
-        let file = self
-            .file
-            .as_ref()
-            .ok_or_else(|| "the spill file is gone".to_string())?;
+        let file = self.file.as_ref().ok_or(StoreError::FileGone)?;
         let mut bytes = vec![0; slot.len];
-        read_at(file, &mut bytes, slot.offset, &self.reading)
-            .map_err(|e| format!("cannot read the spill file: {e}"))?;
+        read_at(file, &mut bytes, slot.offset, &self.reading).map_err(StoreError::Read)?;
         Ok(bytes)
     }
 }
 
 /// The `len` bytes at `start` of records held in memory.
-fn copy_out(bytes: &[u8], start: u64, len: usize) -> Result<Vec<u8>, String> {
-    let start = usize::try_from(start).map_err(|e| e.to_string())?;
+fn copy_out(bytes: &[u8], start: u64, len: usize) -> Result<Vec<u8>, StoreError> {
+    let start = usize::try_from(start).map_err(|_| StoreError::OutOfRange)?;
     bytes
         .get(start..start.saturating_add(len))
         .map(<[u8]>::to_vec)
-        .ok_or_else(|| "a record outside the spilled bytes".to_string())
+        .ok_or(StoreError::OutOfRange)
+}
+
+/// Why a record could not be read back.
+#[derive(Debug)]
+pub enum StoreError {
+    /// The temporary file the records went to is no longer open.
+    FileGone,
+    /// Reading the temporary file failed.
+    Read(std::io::Error),
+    /// A slot that points outside the records.
+    OutOfRange,
+    /// A record that does not decode (`load::codec`).
+    Decode(String),
+    /// Records that do not fit together (a bug, not the disk).
+    Corrupt(&'static str),
+    /// The place a node pool is declared at could not be read back.
+    Places(String),
+}
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreError::FileGone => f.write_str("the spill file is gone"),
+            StoreError::Read(e) => write!(f, "cannot read the spill file: {e}"),
+            StoreError::OutOfRange => f.write_str("a record outside the spilled bytes"),
+            StoreError::Decode(e) => f.write_str(e),
+            StoreError::Corrupt(what) => f.write_str(what),
+            StoreError::Places(e) => {
+                write!(f, "cannot read back where a node pool is declared: {e}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+/// A codec error met while reading records back.
+impl From<String> for StoreError {
+    fn from(e: String) -> Self {
+        StoreError::Decode(e)
+    }
 }
 
 impl Default for Store {

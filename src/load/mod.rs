@@ -14,7 +14,6 @@ pub mod yaml11;
 use std::fs::File;
 use std::io::Read;
 use std::path::Path;
-use std::sync::Arc;
 
 pub use source::{Loc, Position, SourceFile, Span};
 
@@ -118,18 +117,6 @@ fn file_type_name(ft: &std::fs::FileType) -> &'static str {
     } else {
         "not a regular file"
     }
-}
-
-/// A source paired with its parsed documents.
-pub struct Parsed {
-    pub source: Arc<SourceFile>,
-    pub stream: yaml::Stream,
-}
-
-/// Parses a loaded text.
-pub fn parse(source: Arc<SourceFile>, limits: yaml::Limits) -> Parsed {
-    let stream = yaml::parse(&source.text, limits);
-    Parsed { source, stream }
 }
 
 /// A path as findings name it: lossy UTF-8, without a leading `./`.

@@ -25,7 +25,11 @@ pub struct WalkOptions {
 
 impl WalkOptions {
     /// Builds the glob sets; a glob that does not compile is a tool error.
-    pub fn new(include: &[String], exclude: &[String], follow_links: bool) -> Result<Self, String> {
+    pub fn new(
+        include: &[String],
+        exclude: &[String],
+        follow_links: bool,
+    ) -> Result<Self, WalkError> {
         let include: Vec<String> = if include.is_empty() {
             DEFAULT_INCLUDE.iter().map(|s| (*s).to_string()).collect()
         } else {
@@ -47,14 +51,40 @@ impl WalkOptions {
     }
 }
 
-fn build_set(globs: &[String]) -> Result<GlobSet, String> {
+fn build_set(globs: &[String]) -> Result<GlobSet, WalkError> {
     let mut b = GlobSetBuilder::new();
     for g in globs {
-        let glob = Glob::new(g).map_err(|e| format!("invalid glob `{g}`: {e}"))?;
+        let glob = Glob::new(g).map_err(|e| WalkError::Glob {
+            glob: g.clone(),
+            message: e.to_string(),
+        })?;
         b.add(glob);
     }
-    b.build().map_err(|e| e.to_string())
+    b.build().map_err(|e| WalkError::GlobSet(e.to_string()))
 }
+
+/// Why a walk cannot start.
+#[derive(Debug)]
+pub enum WalkError {
+    /// An `--include`/`--exclude` (or configured `exclude`) glob that does not parse.
+    Glob { glob: String, message: String },
+    /// The globs together could not be compiled.
+    GlobSet(String),
+    /// A path given to lint that cannot be opened.
+    Path { path: PathBuf, reason: String },
+}
+
+impl std::fmt::Display for WalkError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WalkError::Glob { glob, message } => write!(f, "invalid glob `{glob}`: {message}"),
+            WalkError::GlobSet(message) => f.write_str(message),
+            WalkError::Path { path, reason } => write!(f, "{}: {reason}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for WalkError {}
 
 /// A glob matches the whole path, any suffix of it, or the file name, so `*.yaml`,
 /// `vendor/**` and `charts/x/values.yaml` all do what a user expects.
@@ -137,7 +167,7 @@ impl Found {
 ///
 /// Each file is listed once, even when links (`--follow-links`) or overlapping paths reach it
 /// under several names: the name reached without a link wins, then the smallest path.
-pub fn collect(paths: &[PathBuf], opts: &WalkOptions) -> Result<Vec<Entry>, String> {
+pub fn collect(paths: &[PathBuf], opts: &WalkOptions) -> Result<Vec<Entry>, WalkError> {
     let mut out: Vec<Found> = Vec::new();
     // One directory walked without following links names every file once: only several
     // paths or followed links can reach a file twice.
@@ -168,7 +198,7 @@ impl Iterator for Walk {
 /// comes out of walkdir already in path order, so its files are produced as they are found
 /// and a run over a large tree keeps no list of its paths. Several paths or `--follow-links`
 /// are collected (and deduplicated) first. A path that does not exist is an `Err` up front.
-pub fn stream(paths: &[PathBuf], opts: &WalkOptions) -> Result<Walk, String> {
+pub fn stream(paths: &[PathBuf], opts: &WalkOptions) -> Result<Walk, WalkError> {
     let ([root], false) = (paths, opts.follow_links) else {
         return Ok(Walk(Box::new(collect(paths, opts)?.into_iter())));
     };
@@ -194,9 +224,11 @@ struct DirRoot {
 }
 
 impl Root {
-    fn open(root: &Path, opts: &WalkOptions, identify: bool) -> Result<Root, String> {
-        let meta = std::fs::symlink_metadata(root)
-            .map_err(|e| format!("{}: {}", root.display(), io_reason(&e)))?;
+    fn open(root: &Path, opts: &WalkOptions, identify: bool) -> Result<Root, WalkError> {
+        let meta = std::fs::symlink_metadata(root).map_err(|e| WalkError::Path {
+            path: root.to_path_buf(),
+            reason: io_reason(&e),
+        })?;
         let is_dir = if meta.file_type().is_symlink() {
             std::fs::metadata(root).map(|m| m.is_dir()).unwrap_or(false)
         } else {
@@ -433,7 +465,10 @@ mod tests {
         let opts = WalkOptions::new(&[], &[], false).expect("options");
         let missing = dir.path().join("nope");
         let err = stream(&[missing], &opts).err().expect("an error");
-        assert!(err.contains("no such file or directory"), "{err}");
+        assert!(
+            err.to_string().contains("no such file or directory"),
+            "{err}"
+        );
     }
 
     #[cfg(unix)]

@@ -38,12 +38,6 @@ pub enum Style {
     Folded,
 }
 
-impl Style {
-    pub fn is_quoted_or_block(self) -> bool {
-        !matches!(self, Style::Plain)
-    }
-}
-
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Scalar {
     /// The scalar's content after YAML unescaping and folding.

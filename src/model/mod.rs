@@ -42,12 +42,6 @@ pub struct Object<'a> {
     pub annotations: Option<&'a Node>,
 }
 
-impl Object<'_> {
-    pub fn is_kind(&self, kind: &str) -> bool {
-        self.kind == kind
-    }
-}
-
 pub use crate::load::prescan::split_api_version;
 
 /// Where each built-in workload kind keeps its pod spec (SEMANTICS §1.1).

@@ -147,19 +147,6 @@ pub enum TaintOrigin {
     ClusterApi,
 }
 
-impl TaintOrigin {
-    /// The tool that rejects a bad taint of this origin, for messages.
-    pub fn validator(self) -> &'static str {
-        match self {
-            TaintOrigin::Node => "the API server",
-            TaintOrigin::Karpenter { .. } => "Karpenter",
-            TaintOrigin::Eksctl => "eksctl",
-            TaintOrigin::Kubeadm => "the API server when the node registers",
-            TaintOrigin::ClusterApi => "Cluster API",
-        }
-    }
-}
-
 /// A list of taints: a Node's `spec.taints`, or a node template's in infra-as-code.
 #[derive(Debug)]
 pub struct TaintList<'a> {

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 use super::{FindingSource, Summary};
 
-pub fn write(
+pub(super) fn write(
     findings: &dyn FindingSource,
     summary: &Summary,
     quiet: bool,

@@ -246,7 +246,7 @@ fn full_source(f: &Finding, cache: &mut Option<ReadBack>) -> Option<Src> {
 /// The file last read back for snippets: its name and text (`None`: unreadable now).
 type ReadBack = (Arc<str>, Option<Src>);
 
-pub fn write(
+pub(super) fn write(
     findings: &dyn FindingSource,
     summary: &Summary,
     opts: &HumanOptions,

@@ -70,7 +70,7 @@ struct JsonRelated<'a> {
     message: &'a str,
 }
 
-pub fn write(
+pub(super) fn write(
     findings: &dyn FindingSource,
     summary: &Summary,
     out: &mut dyn Write,

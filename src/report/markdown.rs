@@ -11,7 +11,7 @@ fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', "<br>")
 }
 
-pub fn write(
+pub(super) fn write(
     findings: &dyn FindingSource,
     summary: &Summary,
     out: &mut dyn Write,

@@ -2,6 +2,7 @@
 //! `properties.rs`.
 
 #![allow(dead_code)] // each test crate uses a part
+#![allow(unreachable_pub)] // a test helper module, not an API
 
 use std::sync::Arc;
 

@@ -118,12 +118,12 @@ pub(super) struct Decls<'a, 'o> {
 
 impl Decls<'_, '_> {
     /// The object's name (empty without one).
-    pub fn name(&self) -> String {
+    pub(super) fn name(&self) -> String {
         self.object.id.name.clone().unwrap_or_default()
     }
 
     /// The object's `metadata.name`, or the object itself without one.
-    pub fn object_place(&self) -> Place {
+    pub(super) fn object_place(&self) -> Place {
         let node = self.object.node;
         loc(
             self.source,
@@ -133,13 +133,13 @@ impl Decls<'_, '_> {
     }
 
     /// A place in the object's file.
-    pub fn place(&self, span: Span) -> Place {
+    pub(super) fn place(&self, span: Span) -> Place {
         loc(self.source, span)
     }
 
     /// Declares a pool. Its own name labels (`self_labels`) follow from its origin and name and
     /// are not stored.
-    pub fn pool(
+    pub(super) fn pool(
         &mut self,
         origin: &'static str,
         name: String,
@@ -151,7 +151,7 @@ impl Decls<'_, '_> {
     }
 
     /// Declares a pool or a Node (`is_node`: one node, with exactly its labels).
-    pub fn declare(
+    pub(super) fn declare(
         &mut self,
         origin: &'static str,
         name: String,
