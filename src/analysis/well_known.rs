@@ -83,3 +83,89 @@ pub fn is_well_known_label(key: &str) -> bool {
     ) || key.starts_with("karpenter.k8s.aws/")
         || key.starts_with("karpenter.sh/")
 }
+
+/// A taint Kubernetes (or kubeadm, or the kubelet) puts on nodes itself, always the same way
+/// (SEMANTICS §3.5, §7): a toleration of its key that differs can never match it.
+#[derive(Debug)]
+pub struct SetTaint {
+    pub key: &'static str,
+    /// The value it always has.
+    pub value: &'static str,
+    /// The effects it is set with; `None` when its setter lets users choose (kubeadm's
+    /// control-plane taint can be configured with another effect).
+    pub effects: Option<&'static [&'static str]>,
+    /// Who sets it, for messages.
+    pub set_by: &'static str,
+}
+
+const CONDITION: &str = "the node lifecycle controller";
+const NO_SCHEDULE: &[&str] = &["NoSchedule"];
+
+/// The taints of [`SetTaint`], by key.
+pub const SET_TAINTS: &[SetTaint] = &[
+    SetTaint {
+        key: "node.kubernetes.io/not-ready",
+        value: "",
+        effects: Some(&["NoSchedule", "NoExecute"]),
+        set_by: CONDITION,
+    },
+    SetTaint {
+        key: "node.kubernetes.io/unreachable",
+        value: "",
+        effects: Some(&["NoSchedule", "NoExecute"]),
+        set_by: CONDITION,
+    },
+    SetTaint {
+        key: "node.kubernetes.io/memory-pressure",
+        value: "",
+        effects: Some(NO_SCHEDULE),
+        set_by: CONDITION,
+    },
+    SetTaint {
+        key: "node.kubernetes.io/disk-pressure",
+        value: "",
+        effects: Some(NO_SCHEDULE),
+        set_by: CONDITION,
+    },
+    SetTaint {
+        key: "node.kubernetes.io/pid-pressure",
+        value: "",
+        effects: Some(NO_SCHEDULE),
+        set_by: CONDITION,
+    },
+    SetTaint {
+        key: "node.kubernetes.io/network-unavailable",
+        value: "",
+        effects: Some(NO_SCHEDULE),
+        set_by: CONDITION,
+    },
+    SetTaint {
+        key: "node.kubernetes.io/unschedulable",
+        value: "",
+        effects: Some(NO_SCHEDULE),
+        set_by: CONDITION,
+    },
+    SetTaint {
+        key: "node-role.kubernetes.io/control-plane",
+        value: "",
+        effects: None,
+        set_by: "kubeadm",
+    },
+    SetTaint {
+        key: "node-role.kubernetes.io/master",
+        value: "",
+        effects: None,
+        set_by: "kubeadm (before 1.25)",
+    },
+    SetTaint {
+        key: "node.cloudprovider.kubernetes.io/uninitialized",
+        value: "true",
+        effects: Some(NO_SCHEDULE),
+        set_by: "the kubelet with an external cloud provider",
+    },
+];
+
+/// The taint Kubernetes sets with this key, if it sets one.
+pub fn set_taint(key: &str) -> Option<&'static SetTaint> {
+    SET_TAINTS.iter().find(|t| t.key == key)
+}

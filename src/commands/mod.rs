@@ -267,6 +267,24 @@ fn unmatched_globs(cfg: &Config, usage: &GlobUsage, opts: &LintOptions) -> Vec<F
     }
 }
 
+/// The run `explain` and `matrix` show: every workload and node pool, with their verdicts
+/// (an unlimited budget keeps them all), and the options it ran with.
+fn run_view(input: &InputArgs) -> Result<(engine::View, LintOptions), ToolError> {
+    let cfg = load_config(input)?;
+    let mut opts = lint_options(input, &[], &[], &cfg)?;
+    opts.budget = engine::store::UNLIMITED;
+    let mut gathered = Gathered::new(input, &cfg)?;
+    let job = Job {
+        view: true,
+        ..Job::default()
+    };
+    let run = run_engine(&mut gathered, input, &opts, &cfg, job)?;
+    let view = run
+        .view
+        .ok_or_else(|| ToolError("the run kept no workloads".to_string()))?;
+    Ok((view, opts))
+}
+
 /// Runs the engine over the gathered inputs: standard input's parts and the walked files (as
 /// they are walked, or the list [`Gathered::collect`] made), on `--threads` worker threads.
 pub fn run_engine(

@@ -197,6 +197,7 @@ registry![
     unreadable_file,
     unschedulable_workload,
     unused_suppression,
+    well_known_taint_mismatch,
     yaml_syntax_error,
     yaml_too_complex,
     yaml_type_mismatch,
