@@ -339,6 +339,7 @@ proptest! {
                 unschedulable: *unschedulable,
                 open_labels: false,
                 loc: Place::Here(Loc { source: source(), span: Span::default() }),
+                declared: false,
             })
             .collect();
         let inventory = Inventory::build(decls.clone(), &workloads);

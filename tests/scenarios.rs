@@ -28,6 +28,7 @@ const SCENARIOS: &[&str] = &[
     "toleration-typo",
     "unschedulable",
     "unused-pool",
+    "vendored-pools",
 ];
 
 fn root() -> &'static Path {
@@ -136,10 +137,12 @@ fn workload_no_pool_admits() {
     let all = findings(&run("unschedulable").1);
     let scorer = about(&all, "unschedulable-workload", "batch-scorer");
     assert_eq!(scorer.len(), 1, "{all:#?}");
+    // Pools merely found among the linted files: a warning that says so.
     assert_eq!(
         message(scorer[0]),
-        "0/3 node pools can run this pod: 2 have untolerated taint {dedicated: ml}, 1 didn't match the pod's node affinity/selector"
+        "0/3 node pools found in the linted files can run this pod: 2 have untolerated taint {dedicated: ml}, 1 didn't match the pod's node affinity/selector"
     );
+    assert_eq!(scorer[0]["severity"], "warning");
     let related = scorer[0]["related"].as_array().unwrap();
     assert!(
         related
@@ -152,7 +155,7 @@ fn workload_no_pool_admits() {
     assert_eq!(
         message(inference[0]),
         // Each pool counts once, by its first failing filter (taints before affinity).
-        "0/3 node pools can run this pod: 2 have untolerated taint {dedicated: ml}, 1 didn't match the pod's node affinity/selector"
+        "0/3 node pools found in the linted files can run this pod: 2 have untolerated taint {dedicated: ml}, 1 didn't match the pod's node affinity/selector"
     );
 }
 
@@ -283,4 +286,34 @@ fn karpenter_nodes_carry_their_nodepool_name() {
         message.contains("didn't match the pod's node affinity/selector"),
         "{message}"
     );
+}
+
+/// A declared inventory (`--inventory`) is the cluster: a workload none of its pools admits is
+/// an error, and the message does not hedge.
+#[test]
+fn declared_inventory_keeps_errors() {
+    let all = findings(&run("external-inventory").1);
+    let unschedulable: Vec<&Value> = all
+        .iter()
+        .filter(|f| f["rule"] == "unschedulable-workload")
+        .collect();
+    assert_eq!(unschedulable.len(), 1, "{all:#?}");
+    assert_eq!(unschedulable[0]["severity"], "error");
+    assert!(message(unschedulable[0]).starts_with("0/3 node pools can run this pod: "));
+}
+
+/// Vendored code and test data below the linted folder are another cluster's: their Node is
+/// no pool of this one, their pod is not judged against this cluster's pools, and their own
+/// mistakes are still reported.
+#[test]
+fn vendored_and_test_trees_are_not_inventory() {
+    let all = findings(&run("vendored-pools").1);
+    let text = serde_json::to_string(&all).unwrap();
+    assert!(!text.contains("fixture-node"), "{all:#?}");
+    let lost = about(&all, "unschedulable-workload", "lost");
+    assert_eq!(lost.len(), 1, "{all:#?}");
+    assert!(message(lost[0]).starts_with("0/1 node pools found in the linted files"));
+    assert!(about(&all, "unschedulable-workload", "e2e").is_empty());
+    assert_eq!(about(&all, "toleration-exists-with-value", "e2e").len(), 1);
+    assert!(about(&all, "unschedulable-workload", "trainer").is_empty());
 }

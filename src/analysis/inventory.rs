@@ -28,6 +28,8 @@ pub struct Pool {
     pub nodes: Box<[String]>,
     /// Where it is declared (see [`Inventory::loc`]).
     pub loc: Place,
+    /// Declared by the user as part of the cluster (see [`NodeDecl::declared`]).
+    pub declared: bool,
 }
 
 impl Pool {
@@ -152,6 +154,7 @@ impl Inventory {
                     open_labels: d.open_labels,
                     nodes: Box::default(),
                     loc: d.loc,
+                    declared: d.declared,
                 }));
                 continue;
             }
@@ -205,6 +208,7 @@ impl Inventory {
                 Vec::new()
             };
             let unschedulable = members.iter().all(|m| m.unschedulable);
+            let declared = members.iter().any(|m| m.declared);
             // The pool takes the first node's labels, locations and taints (moved, not
             // copied: an inventory can have thousands of nodes) and every node's name.
             let mut members = members.into_iter();
@@ -231,6 +235,7 @@ impl Inventory {
                 open_labels: false,
                 nodes: nodes.into(),
                 loc: first.loc,
+                declared,
             }));
         }
         pools.sort_by(|a, b| (&a.name, a.origin).cmp(&(&b.name, b.origin)));
@@ -309,6 +314,13 @@ impl Inventory {
 
     pub fn is_empty(&self) -> bool {
         self.pools.is_empty()
+    }
+
+    /// Did the user declare (some of) these pools as the cluster's? Otherwise they are only
+    /// the pools found among the linted files, which may be a part of the cluster (node groups
+    /// made by Terraform or a cloud CLI are not in any manifest).
+    pub fn declared(&self) -> bool {
+        self.pools.iter().any(|p| p.declared)
     }
 
     /// The taints with this key, with their pools (for keyed tolerations).
@@ -546,6 +558,10 @@ pub struct NodeDecl {
     /// does not constrain exist with some value on its nodes.
     pub open_labels: bool,
     pub loc: Place,
+    /// Declared by the user as the cluster's pools (an `--inventory` file, the config's
+    /// `inventory:` or inline pools, a taintlint `Inventory`), not merely found among the
+    /// linted files: a cross-reference against declared pools may say "error".
+    pub declared: bool,
 }
 
 impl NodeDecl {

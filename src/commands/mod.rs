@@ -92,6 +92,12 @@ pub fn lint_options(
         ignore,
     )?;
     opts.max_file_size = input.max_file_size;
+    opts.roots = input
+        .paths
+        .iter()
+        .filter(|p| p.as_os_str() != "-")
+        .map(|p| crate::load::display_path(p))
+        .collect();
     opts.keep_sources = false;
     opts.fast = !input.full_parse;
     for p in &input.policy {

@@ -8,6 +8,7 @@
 //! the same engine with an unlimited budget.
 
 mod file;
+mod fixtures;
 mod index;
 mod options;
 pub mod run;

@@ -34,6 +34,9 @@ pub struct LintOptions {
     /// ([`store::budget`]; [`store::UNLIMITED`] keeps everything, as `--fix`, `explain`
     /// and `matrix` need).
     pub budget: usize,
+    /// The folders and files linted, as findings name them: a file's path below its root
+    /// decides whether it is vendored code or test data (`engine::fixtures`).
+    pub roots: Vec<String>,
 }
 
 impl LintOptions {
@@ -88,6 +91,7 @@ impl Default for LintOptions {
             fast: true,
             progress: None,
             budget: store::budget(),
+            roots: Vec::new(),
         }
     }
 }

@@ -132,10 +132,20 @@ pub fn lint_spilled(
     all.par_bridge().for_each(|(index, inventory_only, input)| {
         let name: Arc<str> = input.name().into();
         let mut report = lint_one(input, opts);
-        if inventory_only {
+        // Vendored code and test data belong to some other cluster: their workloads and the
+        // pools they find are left out of the cross-reference (what the user declares of
+        // them still counts); their own mistakes are still reported.
+        let fixture = !inventory_only && super::fixtures::is_fixture(&name, &opts.roots);
+        if inventory_only || fixture {
             report.workloads.clear();
         }
         let mut nodes = std::mem::take(&mut report.nodes);
+        if inventory_only {
+            // The user named these files as the cluster's pools.
+            nodes.iter_mut().for_each(|n| n.declared = true);
+        } else if fixture {
+            nodes.retain(|n| n.declared);
+        }
         // The declarations' sources, encoded here (outside the lock), stored below.
         let sources = encode_places(&nodes);
         let relevant = Relevant::of(&report.workloads);
@@ -490,6 +500,7 @@ pub fn finish_spilled(
     for aggregate in aggregates {
         let mut found = Vec::new();
         aggregate.report(&ctx, &mut found);
+        cap_discovered(&inventory, &mut found);
         for f in found {
             loose.entry(Arc::clone(&f.file)).or_default().push(f);
         }
@@ -573,6 +584,21 @@ pub fn finish_spilled(
         eval,
     });
     Ok((out, view))
+}
+
+/// A cross-reference against pools merely found among the linted files is not sure enough to
+/// be an error: the cluster may have pools no manifest declares (made by Terraform or a cloud
+/// CLI). Its findings are at most warnings; a declared inventory keeps their severity (and
+/// the configuration can still raise a rule's).
+fn cap_discovered(inventory: &Inventory, found: &mut [Finding]) {
+    if inventory.declared() {
+        return;
+    }
+    for f in found {
+        if f.severity > Severity::Warning {
+            f.severity = Severity::Warning;
+        }
+    }
 }
 
 /// One file's final findings, and its workloads with their input numbers when the run
@@ -693,9 +719,12 @@ impl Run<'_> {
                 eval: &eval,
                 settings: &self.opts.settings,
             };
+            let mut found = Vec::new();
             for (_, check) in self.cross {
-                check(&ctx, &mut findings);
+                check(&ctx, &mut found);
             }
+            cap_discovered(self.inventory, &mut found);
+            findings.append(&mut found);
         }
         settle(&mut findings, &mut suppressions, self.opts);
         if !late.is_empty() {
@@ -803,6 +832,7 @@ mod tests {
             unschedulable: false,
             open_labels: true,
             loc: here(10),
+            declared: false,
         }];
         let (found, bytes) = encode_places(&nodes).expect("encoded");
         assert!(Arc::ptr_eq(&found, &source));

@@ -50,8 +50,13 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                 continue;
             };
             let mut f = META.finding(format!(
-                    "toleration `{}` matches no taint of any known node pool",
-                    t.display()
+                    "toleration `{}` matches no taint of {}",
+                    t.display(),
+                    if ctx.inventory.declared() {
+                        "any known node pool"
+                    } else {
+                        "the node pools found in the linted files"
+                    }
                 ),
             )
             .primary(t.span, "matches nothing")

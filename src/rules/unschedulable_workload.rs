@@ -40,16 +40,29 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             w.anchor
         };
         let mut f = META.finding(format!(
-                "0/{} node pools can run this pod: {detail}",
-                pools.len()
+                "0/{} node pools{} can run this pod: {detail}",
+                pools.len(),
+                if ctx.inventory.declared() {
+                    ""
+                } else {
+                    " found in the linted files"
+                }
             ),
         )
         .primary(span, "no pool admits this pod")
-        .help(if selector_only {
-            "no pool carries the labels this pod selects; fix `nodeSelector`/node affinity, or label a pool to match"
-        } else {
-            "tolerate the pool's taints (and select its labels), or add a pool this pod can use; run `taintlint explain` for the reasons per pool"
-        })
+        .help(format!(
+            "{}{}",
+            if selector_only {
+                "no pool carries the labels this pod selects; fix `nodeSelector`/node affinity, or label a pool to match"
+            } else {
+                "tolerate the pool's taints (and select its labels), or add a pool this pod can use; run `taintlint explain` for the reasons per pool"
+            },
+            if ctx.inventory.declared() {
+                ""
+            } else {
+                "; if the cluster has pools no linted file declares (made by Terraform or a cloud CLI), declare them with `--inventory` or the config's `inventory:`"
+            }
+        ))
         .field(w.spec_path.to_string())
         .in_file(&w.source);
         f.object = Some(w.object.clone());

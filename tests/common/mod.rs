@@ -100,5 +100,6 @@ pub fn pool(name: &str, labels: &[(&str, &str)], taints: Vec<TaintSpec>, nodes: 
         open_labels: false,
         nodes: nodes.iter().map(|n| (*n).to_string()).collect(),
         loc: Place::Here(loc),
+        declared: false,
     }
 }

@@ -45,6 +45,7 @@ pub fn inventory_pools(pools: &Node, source: &Arc<SourceFile>) -> Vec<NodeDecl> 
             unschedulable: false,
             open_labels: true,
             loc: loc(source, pool.get("name").map_or(pool.span, |n| n.span)),
+            declared: true,
         });
     }
     out

@@ -173,6 +173,7 @@ impl Decls<'_, '_> {
             unschedulable: false,
             open_labels: !is_node,
             loc: at,
+            declared: false,
         });
         let last = self.out.len() - 1;
         &mut self.out[last]
