@@ -317,3 +317,25 @@ fn vendored_and_test_trees_are_not_inventory() {
     assert_eq!(about(&all, "toleration-exists-with-value", "e2e").len(), 1);
     assert!(about(&all, "unschedulable-workload", "trainer").is_empty());
 }
+
+/// With an inventory: soft placement (a preferred affinity on a label of the tainted pool) is
+/// an info, and a pod that requests the extended resource named like the taint is pinned by
+/// its request.
+#[test]
+fn soft_placement_and_extended_resources_with_an_inventory() {
+    let all = findings(&run("gpu-dedicated").1);
+    let prefers = about(
+        &all,
+        "dedicated-toleration-without-affinity",
+        "trainer-prefers",
+    );
+    assert_eq!(prefers.len(), 1, "{all:#?}");
+    assert_eq!(prefers[0]["severity"], "info");
+    let loose = about(
+        &all,
+        "dedicated-toleration-without-affinity",
+        "trainer-loose",
+    );
+    assert_eq!(loose[0]["severity"], "warning");
+    assert!(about(&all, "dedicated-toleration-without-affinity", "inference").is_empty());
+}

@@ -99,6 +99,13 @@ pub struct Workload {
     pub terms: Option<Arc<[Term]>>,
     pub node_name: Option<(String, Span)>,
     pub host_network: bool,
+    /// Label keys of its preferred node affinity (soft placement).
+    #[serde(default)]
+    pub preferred: Box<[Arc<str>]>,
+    /// Extended resources its containers request (`nvidia.com/gpu`): they pin the pod to
+    /// nodes that have them as surely as a selector.
+    #[serde(default)]
+    pub resources: Box<[Arc<str>]>,
 }
 
 fn requirements(list: Option<&Node>) -> Vec<Requirement> {
@@ -191,6 +198,8 @@ fn workload(object: &Object<'_>, spec: &PodSpec<'_>, source: &Arc<SourceFile>) -
             .and_then(|f| Some((f.str()?.to_string(), f.span())))
             .filter(|(n, _)| !n.is_empty()),
         host_network: spec.host_network,
+        preferred: spec.preferred_keys().into_iter().map(intern).collect(),
+        resources: spec.extended_resources().into_iter().map(intern).collect(),
     }
 }
 

@@ -247,6 +247,53 @@ impl<'a> PodSpec<'a> {
         ])
     }
 
+    /// The label keys of the preferred node affinity's terms (soft placement: the scheduler
+    /// favours those nodes but may place the pod elsewhere).
+    pub fn preferred_keys(&self) -> Vec<&'a str> {
+        let Some(affinity) = self.affinity else {
+            return Vec::new();
+        };
+        affinity
+            .value
+            .path(&[
+                "nodeAffinity",
+                "preferredDuringSchedulingIgnoredDuringExecution",
+            ])
+            .and_then(Node::as_seq)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|t| t.path(&["preference", "matchExpressions"]))
+            .filter_map(Node::as_seq)
+            .flatten()
+            .filter_map(|e| e.get("key").and_then(Node::text))
+            .collect()
+    }
+
+    /// The extended resources (`vendor.example/name`) its containers request or limit.
+    pub fn extended_resources(&self) -> Vec<&'a str> {
+        let mut names = Vec::new();
+        for list in ["containers", "initContainers"] {
+            for c in self
+                .node
+                .get(list)
+                .and_then(Node::as_seq)
+                .unwrap_or_default()
+            {
+                for k in ["limits", "requests"] {
+                    let map = c.path(&["resources", k]).and_then(Node::as_map);
+                    for (name, _) in map.unwrap_or_default() {
+                        if let Some(n) = name.text().filter(|n| n.contains('/'))
+                            && !names.contains(&n)
+                        {
+                            names.push(n);
+                        }
+                    }
+                }
+            }
+        }
+        names
+    }
+
     /// The pod is pinned to some nodes: a non-empty nodeSelector, required node affinity, or
     /// `nodeName`.
     pub fn is_pinned(&self) -> bool {

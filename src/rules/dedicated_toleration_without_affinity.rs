@@ -43,6 +43,9 @@ const EXEMPT_KEYS: &[&str] = &[
     "cloud.google.com/gke-preemptible",
     "kubernetes.azure.com/scalesetpriority",
     "remediator.aks.microsoft.com/unschedulable",
+    // GKE taints Arm nodes with the architecture: a pod that tolerates it is multi-arch, not
+    // meant for dedicated nodes (and its image decides where it can run).
+    "kubernetes.io/arch",
 ];
 
 /// Name parts that mark a readiness or lifecycle taint (`cni.istio.io/not-ready`,
@@ -139,6 +142,27 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             } else {
                 format!("`{}`", spec.path)
             };
+            // The documented "prefer these nodes" pattern: tolerate the taint and prefer the
+            // nodes with preferred node affinity on the same key. Deliberate; worth knowing.
+            if spec.preferred_keys().contains(&key) {
+                out.push(
+                    META.finding_at(
+                        Severity::Info,
+                        format!(
+                            "tolerates the `{key}` taint and prefers those nodes (preferred node affinity on `{key}`), but does not require them: when they are full it runs on other nodes"
+                        ),
+                    )
+                    .primary(
+                        tol.key.map_or(tol.span(), |k| k.entry_span()),
+                        "soft placement",
+                    )
+                    .help(format!(
+                        "deliberate soft placement is fine; if the pod must run only on those nodes, use required node affinity or {selector} instead"
+                    ))
+                    .field(tol.path.clone()),
+                );
+                continue;
+            }
             out.push(
                 META.finding(format!(
                         "tolerates the `{key}` taint, but nothing pins the pod to those nodes: it can land on any untainted node as well"
@@ -178,10 +202,13 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             continue;
         }
         for t in &w.tolerations {
+            // Requesting the extended resource of the same name pins the pod too (as in the
+            // heuristic).
             if t.key.is_empty()
                 || is_exempt(&t.key)
                 || is_configured_exempt(&t.key, &ctx.settings.dedicated_exempt_keys)
                 || !matches!(&*t.effect, "" | "NoSchedule" | "NoExecute")
+                || w.resources.iter().any(|r| **r == *t.key)
             {
                 continue;
             }
@@ -218,6 +245,11 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             let dedicated = &pools[dp];
             let taint = &dedicated.taints[dt];
             let labels = dedicated.all_labels();
+            // Soft placement: preferred node affinity on the taint's key or on a label of the
+            // dedicated pool.
+            let soft = w.preferred.iter().any(|k| {
+                **k == *t.key || labels.iter().any(|(l, _)| **l == **k)
+            });
             let label = labels.iter().find_map(|(k, v)| match v {
                 crate::analysis::LabelValues::OneOf(vs)
                     if vs.len() == 1 && !crate::analysis::is_well_known_label(k) =>
@@ -241,15 +273,30 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                     dedicated.title()
                 ),
             };
-            let mut f = META.finding(format!(
+            let mut f = if soft {
+                META.finding_at(
+                    Severity::Info,
+                    format!(
+                        "tolerates taint `{}` of {} and prefers it (preferred node affinity), but can also run on {}",
+                        taint.taint.display(),
+                        dedicated.title(),
+                        elsewhere.join(", ")
+                    ),
+                )
+                .primary(t.span, "soft placement")
+                .help(format!(
+                    "deliberate soft placement is fine; if the pod must run only there, make the affinity required. {help}"
+                ))
+            } else {
+                META.finding(format!(
                     "tolerates taint `{}` of {}, but can also run on {}: nothing pins it to the dedicated nodes",
                     taint.taint.display(),
                     dedicated.title(),
                     elsewhere.join(", ")
-                ),
-            )
-            .primary(t.span, "opens the door to tainted nodes")
-            .help(help)
+                ))
+                .primary(t.span, "opens the door to tainted nodes")
+                .help(help)
+            }
             .field(t.path.to_string())
             .in_file(&w.source);
             if let Some(loc) = taint.loc.as_ref().and_then(|p| ctx.inventory.loc(p)) {

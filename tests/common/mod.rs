@@ -68,6 +68,8 @@ pub fn workload(tolerations: Vec<WorkloadToleration>) -> Workload {
         terms: None,
         node_name: None,
         host_network: false,
+        preferred: Box::default(),
+        resources: Box::default(),
     }
 }
 
