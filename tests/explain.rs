@@ -27,7 +27,7 @@ fn explain_by_name() {
         "Deployment/ml/trainer-loose",
     ]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("Node pools: 2 of 2 can run this pod"), "{out}");
+    assert!(out.contains("Node pools: 2 of 3 can run this pod"), "{out}");
     assert!(out.contains("added by DefaultTolerationSeconds"), "{out}");
     insta::assert_snapshot!("explain_gpu_dedicated", out);
 }

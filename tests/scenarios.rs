@@ -16,6 +16,7 @@ const SCENARIOS: &[&str] = &[
     "affinity",
     "comparison-operators",
     "cordoned",
+    "custom-resources",
     "daemonset-misses-pool",
     "effect-mismatch",
     "eksctl",
@@ -338,4 +339,22 @@ fn soft_placement_and_extended_resources_with_an_inventory() {
     );
     assert_eq!(loose[0]["severity"], "warning");
     assert!(about(&all, "dedicated-toleration-without-affinity", "inference").is_empty());
+}
+
+/// Node selection in custom resources (Zalando's `nodeAffinity` beside `tolerations`,
+/// CloudNativePG's `affinity` type), Kueue ResourceFlavors as node pools whose tolerations are
+/// lent, not a workload, and the capacity-type label of an eksctl managed Spot node group.
+#[test]
+fn custom_resources_flavors_and_managed_node_group_labels() {
+    let all = findings(&run("custom-resources").1);
+    for pinned in ["orders-db", "billing-db", "a100", "train", "batch-spot"] {
+        let about_it: Vec<&Value> = all
+            .iter()
+            .filter(|f| f["object"]["name"] == pinned)
+            .collect();
+        assert!(about_it.is_empty(), "{pinned}: {about_it:#?}");
+    }
+    let loose = about(&all, "dedicated-toleration-without-affinity", "loose-db");
+    assert_eq!(loose.len(), 1, "{all:#?}");
+    assert_eq!(all.len(), 1, "{all:#?}");
 }

@@ -128,8 +128,9 @@ fn requirements(list: Option<&Node>) -> Vec<Requirement> {
 
 /// The scheduling signature of each pod spec of a workload object.
 pub fn workloads(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<Workload> {
-    // Only specs the scheduler will see: built-in workloads and pod-creating custom resources.
-    if object.pod_specs.is_empty() || object.kind == "RuntimeClass" {
+    // Only specs the scheduler will see: built-in workloads and pod-creating custom resources,
+    // not tolerations lent to other pods (a ResourceFlavor is a node pool: `sources`).
+    if object.pod_specs.is_empty() || object.kind == "RuntimeClass" || object.lends_tolerations() {
         return Vec::new();
     }
     object
@@ -180,7 +181,13 @@ fn workload(object: &Object<'_>, spec: &PodSpec<'_>, source: &Arc<SourceFile>) -
     let selector_span = spec
         .node_selector
         .map(|f| f.key.span)
-        .or_else(|| spec.affinity.map(|f| f.key.span));
+        .or_else(|| spec.affinity.map(|f| f.key.span))
+        .or_else(|| {
+            // A custom resource's `nodeAffinity` beside its tolerations.
+            (!spec.builtin)
+                .then(|| spec.node.entry("nodeAffinity").map(|(k, _)| k.span))
+                .flatten()
+        });
     Workload {
         object: Arc::clone(&object.id),
         kind: intern(object.kind),

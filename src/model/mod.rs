@@ -42,6 +42,18 @@ pub struct Object<'a> {
     pub annotations: Option<&'a Node>,
 }
 
+impl Object<'_> {
+    /// Objects whose tolerations are merged into other pods, which select their nodes
+    /// themselves: a RuntimeClass's `scheduling`, a Kueue ResourceFlavor's (added to the
+    /// workloads it admits). They are no workloads of their own.
+    pub fn lends_tolerations(&self) -> bool {
+        matches!(
+            (self.kind, self.group),
+            ("RuntimeClass", "node.k8s.io") | ("ResourceFlavor", "kueue.x-k8s.io")
+        )
+    }
+}
+
 pub use crate::load::prescan::split_api_version;
 
 /// Where each built-in workload kind keeps its pod spec (SEMANTICS §1.1).
@@ -305,7 +317,14 @@ fn search_custom<'a>(node: &'a Node, path: String, out: &mut Vec<PodSpec<'a>>, d
                 Some("affinity") => v.as_map().is_some(),
                 _ => false,
             });
-            if is_spec_like {
+            // CloudNativePG's `affinity` is its own type holding tolerations and node
+            // affinity: that mapping is the spec, not the one around it.
+            let lends_affinity = entries.iter().all(|(k, v)| match k.text() {
+                Some("affinity") => v.get("tolerations").and_then(Node::as_seq).is_some(),
+                Some("tolerations" | "nodeSelector") => false,
+                _ => true,
+            });
+            if is_spec_like && !lends_affinity {
                 out.push(PodSpec::new(node, path.clone(), false));
             }
             for (k, v) in entries {

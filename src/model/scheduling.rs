@@ -241,24 +241,32 @@ impl<'a> PodSpec<'a> {
 
     /// Required node affinity terms (`nodeSelectorTerms`), if present.
     pub fn required_affinity(&self) -> Option<&'a Node> {
-        self.affinity?.value.path(&[
-            "nodeAffinity",
-            "requiredDuringSchedulingIgnoredDuringExecution",
-        ])
+        self.node_affinity()?
+            .get("requiredDuringSchedulingIgnoredDuringExecution")
+    }
+
+    /// The spec's node affinity: `affinity.nodeAffinity`, or, in a custom resource, a
+    /// `nodeAffinity` beside its tolerations (Zalando's `postgresql`, CloudNativePG's
+    /// `affinity` configuration), which the operator copies into its pods.
+    pub fn node_affinity(&self) -> Option<&'a Node> {
+        self.affinity
+            .and_then(|a| a.value.get("nodeAffinity"))
+            .or_else(|| {
+                (!self.builtin)
+                    .then(|| self.node.get("nodeAffinity"))
+                    .flatten()
+                    .filter(|n| n.as_map().is_some())
+            })
     }
 
     /// The label keys of the preferred node affinity's terms (soft placement: the scheduler
     /// favours those nodes but may place the pod elsewhere).
     pub fn preferred_keys(&self) -> Vec<&'a str> {
-        let Some(affinity) = self.affinity else {
+        let Some(node_affinity) = self.node_affinity() else {
             return Vec::new();
         };
-        affinity
-            .value
-            .path(&[
-                "nodeAffinity",
-                "preferredDuringSchedulingIgnoredDuringExecution",
-            ])
+        node_affinity
+            .get("preferredDuringSchedulingIgnoredDuringExecution")
             .and_then(Node::as_seq)
             .unwrap_or_default()
             .iter()

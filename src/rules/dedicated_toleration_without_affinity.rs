@@ -94,8 +94,9 @@ fn runs_anywhere(spec: &crate::model::PodSpec<'_>) -> bool {
 }
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
-    // A RuntimeClass's tolerations are merged into pods that select their nodes elsewhere.
-    if ctx.is_node_agent() || ctx.object.kind == "RuntimeClass" {
+    // A RuntimeClass's or a ResourceFlavor's tolerations are merged into pods that select
+    // their nodes elsewhere.
+    if ctx.is_node_agent() || ctx.object.kind == "RuntimeClass" || ctx.object.lends_tolerations() {
         return;
     }
     for spec in &ctx.object.pod_specs {

@@ -1,10 +1,11 @@
 //! eksctl `ClusterConfig`s (`eksctl.io`): each of `nodeGroups` and `managedNodeGroups` is a
-//! pool, with its labels and taints (list or deprecated map form).
+//! pool, with its labels and taints (list or deprecated map form), and the labels EKS gives
+//! managed node groups' nodes (`eks.amazonaws.com/nodegroup`, `…/capacityType` from `spot`).
 
 use std::sync::Arc;
 
 use super::{Decls, label_map, loc, taint_list, text};
-use crate::analysis::inventory::{Labels, PoolTaint, TaintSpec};
+use crate::analysis::inventory::{LabelValues, Labels, PoolTaint, TaintSpec};
 use crate::load::SourceFile;
 use crate::load::yaml::Node;
 
@@ -22,6 +23,14 @@ pub(super) fn cluster_config(mut d: Decls<'_, '_>) {
         {
             let mut labels = Labels::new();
             label_map(ng.get("labels"), &mut labels);
+            if origin == "eksctl managedNodeGroup" {
+                // EKS labels the nodes of a managed node group with their capacity type.
+                let spot = ng.get("spot").and_then(Node::text) == Some("true");
+                labels.insert_absent(
+                    "eks.amazonaws.com/capacityType",
+                    LabelValues::one(if spot { "SPOT" } else { "ON_DEMAND" }),
+                );
+            }
             let taints = eksctl_taints(ng.get("taints"), d.source);
             let at = d.place(ng.get("name").map_or(ng.span, |n| n.span));
             d.pool(origin, text(ng.get("name")), labels, taints, at);

@@ -6,6 +6,7 @@ mod eksctl;
 mod inventory_file;
 mod karpenter;
 mod kubeadm;
+mod kueue;
 mod node;
 
 pub use inventory_file::{inventory_pools, parse_taint_spec};
@@ -104,6 +105,7 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
             capi::kubeadm_control_plane(decls);
         }
         ("Inventory", "taintlint.dev") => inventory_file::inventory(decls),
+        ("ResourceFlavor", "kueue.x-k8s.io") => kueue::resource_flavor(decls),
         _ => {}
     }
     out
