@@ -813,6 +813,10 @@ fn bad_input_fixtures_give_one_finding_each() {
         ("alias-bomb.yaml", "yaml-too-complex", 7, 8),
         ("deep-nesting.yaml", "yaml-too-complex", 1, 256),
         ("helm-template.yaml", "template-not-rendered", 4, 9),
+        // A Terraform template's directive breaks the YAML: the template's, not a syntax error.
+        ("terraform-template.yaml", "template-not-rendered", 9, 1),
+        // Named as a template: not parsed at all.
+        ("deploy.yaml.j2", "template-not-rendered", 5, 9),
     ];
     for (name, rule, line, column) in cases {
         let path = format!("testdata/input/{name}");
@@ -820,6 +824,34 @@ fn bad_input_fixtures_give_one_finding_each() {
         assert_eq!(code, 1, "{name}");
         assert_eq!(found, [loc(&path, rule, line, column)], "{name}");
     }
+}
+
+/// An envsubst template that parses is linted, except the values that hold a placeholder
+/// (no `invalid-toleration-value` for `${DEDICATED_VALUE}`), and the workload whose
+/// scheduling fields hold one is not cross-referenced; one info says so.
+#[test]
+fn envsubst_placeholders_are_not_values() {
+    let path = "testdata/input/envsubst.yaml";
+    let (code, v) = json(&["--isolated", path, "testdata/examples/nodes.yaml"]);
+    assert_eq!(code, 1);
+    let found: Vec<(String, u64)> = findings(&v)
+        .iter()
+        .filter(|f| f["file"] == path)
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                f["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("template-not-rendered".to_string(), 6),
+            ("toleration-exists-with-value".to_string(), 24),
+        ],
+        "{v:#}"
+    );
 }
 
 #[test]

@@ -80,7 +80,10 @@ fn lint_input(input: Input, opts: &LintOptions) -> FileReport {
     match text {
         Ok(text) => {
             let source = SourceFile::new(name, text);
-            let mut report = lint_source(&source, opts);
+            let mut report = match super::templates::template_extension(&source.name) {
+                Some(ext) => super::templates::by_name(&source, ext, opts),
+                None => lint_source(&source, opts),
+            };
             if on_disk && !opts.keep_sources {
                 report.make_lite(&source);
             }
@@ -267,6 +270,15 @@ fn looks_templated(text: &str) -> bool {
 
 /// Lints one loaded source.
 pub fn lint_source(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
+    let mut report = lint_parsed(source, opts);
+    if let Some(marker) = super::templates::find(&source.text) {
+        super::templates::settle(&mut report, source, marker, opts);
+    }
+    report
+}
+
+/// Parses and lints one loaded source (see [`lint_source`]).
+fn lint_parsed(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
     let mut report = FileReport::default();
     let text = &source.text;
     let templated = looks_templated(text);

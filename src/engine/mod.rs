@@ -13,6 +13,7 @@ mod index;
 mod options;
 pub mod run;
 pub mod store;
+mod templates;
 
 pub use file::{FileReport, lint_one, lint_source};
 pub use options::{Input, LintOptions};

@@ -14,7 +14,24 @@ use walkdir::WalkDir;
 /// Folders never descended into.
 const SKIP_DIRS: &[&str] = &[".git", ".hg", ".svn", ".bzr", "_darcs", ".jj"];
 
-pub const DEFAULT_INCLUDE: &[&str] = &["*.yaml", "*.yml", "*.json"];
+pub const DEFAULT_INCLUDE: &[&str] = &[
+    "*.yaml",
+    "*.yml",
+    "*.json",
+    // Templates of manifests: reported as not rendered, not skipped in silence.
+    "*.yaml.j2",
+    "*.yml.j2",
+    "*.yaml.jinja",
+    "*.yml.jinja",
+    "*.yaml.jinja2",
+    "*.yml.jinja2",
+    "*.yaml.tpl",
+    "*.yml.tpl",
+    "*.yaml.tmpl",
+    "*.yml.tmpl",
+    "*.yaml.gotmpl",
+    "*.yml.gotmpl",
+];
 
 #[derive(Clone, Debug)]
 pub struct WalkOptions {

@@ -1,0 +1,311 @@
+//! Files that are templates of another kind than Helm's: envsubst (`${VAR}`), Terraform's
+//! `templatefile` (`%{ if … }`, `${…}`), Jinja (`{% … %}`), `@VAR@` placeholders. Helm/Go
+//! templates that do not parse are recognised while parsing (`file`); these are settled once
+//! a file is linted:
+//!
+//! - a syntax error in a file with template markers is the template's, not the YAML's: it
+//!   becomes one `template-not-rendered` info;
+//! - a file that parses is linted, but a finding about a value that holds a placeholder is
+//!   dropped (the placeholder is not the value the cluster will get), and so are the
+//!   workloads and node pools whose scheduling fields hold one (they cannot be judged); one
+//!   info says so.
+
+use std::sync::Arc;
+
+use super::file::FileReport;
+use super::options::LintOptions;
+use crate::analysis::{NodeDecl, Workload};
+use crate::load::{SourceFile, Span};
+use crate::rules;
+
+/// A template syntax and where its first marker is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Marker {
+    pub syntax: Syntax,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Syntax {
+    Terraform,
+    Jinja,
+    Envsubst,
+    AtPlaceholder,
+}
+
+impl Syntax {
+    fn name(self) -> &'static str {
+        match self {
+            Syntax::Terraform => "a Terraform template (`%{ … }`)",
+            Syntax::Jinja => "a Jinja template (`{% … %}`)",
+            Syntax::Envsubst => "an envsubst template (`${VAR}`)",
+            Syntax::AtPlaceholder => "a template with `@VAR@` placeholders",
+        }
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            Syntax::Terraform => {
+                "render it first (`terraform console`, or lint the manifest Terraform applies)"
+            }
+            Syntax::Jinja => {
+                "render it first (e.g. with Ansible's `template` module) and lint the output"
+            }
+            Syntax::Envsubst => "render it first: `envsubst < file.yaml | taintlint check -`",
+            Syntax::AtPlaceholder => {
+                "render it first (the build step that replaces the placeholders) and lint the output"
+            }
+        }
+    }
+}
+
+/// The template syntax of a text other than Helm's, if it has one, with its first marker.
+/// Directives decide the syntax (`%{` is Terraform's, whose `${…}` are its own), then
+/// placeholders.
+pub(super) fn find(text: &str) -> Option<Marker> {
+    let bytes = text.as_bytes();
+    let marker = |syntax: Syntax, start: usize, len: usize| Marker {
+        syntax,
+        span: Span::new(start, start + len),
+    };
+    if let Some(at) = memchr::memmem::find(bytes, b"%{") {
+        return Some(marker(Syntax::Terraform, at, 2));
+    }
+    if let Some(at) = memchr::memmem::find(bytes, b"{%") {
+        return Some(marker(Syntax::Jinja, at, 2));
+    }
+    if let Some((at, len)) = envsubst(text, 0) {
+        return Some(marker(Syntax::Envsubst, at, len));
+    }
+    at_placeholder(text, 0).map(|(at, len)| marker(Syntax::AtPlaceholder, at, len))
+}
+
+/// The next `${NAME}` (or `${NAME:-default}`, `${NAME}` with dots as Terraform writes them)
+/// at or after `from`: its start and length.
+fn envsubst(text: &str, from: usize) -> Option<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let mut at = from;
+    while let Some(i) = memchr::memmem::find(bytes.get(at..)?, b"${") {
+        let start = at + i;
+        let name_start = start + 2;
+        let name_len = bytes[name_start..]
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.'))
+            .count();
+        let after = name_start + name_len;
+        let starts_ok = bytes
+            .get(name_start)
+            .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_');
+        if starts_ok && let Some(end) = bytes[after..].iter().take(200).position(|b| *b == b'}') {
+            return Some((start, after + end + 1 - start));
+        }
+        at = start + 2;
+    }
+    None
+}
+
+/// The next `@NAME@` (upper case, digits, underscores; at least two characters).
+fn at_placeholder(text: &str, from: usize) -> Option<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let mut at = from;
+    while let Some(i) = memchr::memchr(b'@', bytes.get(at..)?) {
+        let start = at + i;
+        let name_len = bytes[start + 1..]
+            .iter()
+            .take_while(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || **b == b'_')
+            .count();
+        if name_len >= 2
+            && bytes.get(start + 1).is_some_and(u8::is_ascii_uppercase)
+            && bytes.get(start + 1 + name_len) == Some(&b'@')
+        {
+            return Some((start, name_len + 2));
+        }
+        at = start + 1;
+    }
+    None
+}
+
+/// Does this text hold a template placeholder of any syntax (Helm's included)?
+fn has_placeholder(s: &str) -> bool {
+    s.contains("{{")
+        || s.contains("%{")
+        || s.contains("{%")
+        || envsubst(s, 0).is_some()
+        || at_placeholder(s, 0).is_some()
+}
+
+fn workload_has_placeholder(w: &Workload) -> bool {
+    w.tolerations.iter().any(|t| {
+        [&t.key, &t.operator, &t.value, &t.effect]
+            .iter()
+            .any(|s| has_placeholder(s))
+    }) || w
+        .node_selector
+        .iter()
+        .any(|(k, v)| has_placeholder(k) || has_placeholder(v))
+        || w.terms.iter().flat_map(|t| t.iter()).any(|t| {
+            t.expressions
+                .iter()
+                .chain(&t.fields)
+                .any(|r| has_placeholder(&r.key) || r.values.iter().any(|v| has_placeholder(v)))
+        })
+        || w.node_name
+            .as_ref()
+            .is_some_and(|(n, _)| has_placeholder(n))
+}
+
+fn node_has_placeholder(n: &NodeDecl) -> bool {
+    has_placeholder(&n.name)
+        || n.taints.iter().any(|t| {
+            has_placeholder(&t.taint.key)
+                || has_placeholder(&t.taint.value)
+                || has_placeholder(&t.taint.effect)
+        })
+        || n.labels.iter().any(|(k, v)| {
+            has_placeholder(k)
+                || matches!(v, crate::analysis::LabelValues::OneOf(vs) if vs.iter().any(|v| has_placeholder(v)))
+        })
+}
+
+/// The template extension of a file named like `deploy.yaml.j2`, if it has one.
+pub(super) fn template_extension(name: &str) -> Option<&'static str> {
+    const EXTENSIONS: &[&str] = &[".j2", ".jinja", ".jinja2", ".tpl", ".tmpl", ".gotmpl"];
+    let base = name.rsplit('/').next().unwrap_or(name);
+    EXTENSIONS.iter().copied().find(|ext| {
+        base.strip_suffix(ext)
+            .is_some_and(|stem| stem.ends_with(".yaml") || stem.ends_with(".yml"))
+    })
+}
+
+/// A file that is a template by its name: one info at its first marker (or its start); it is
+/// not linted.
+pub(super) fn by_name(source: &Arc<SourceFile>, ext: &str, opts: &LintOptions) -> FileReport {
+    let mut report = FileReport::default();
+    let meta = &rules::TEMPLATE_NOT_RENDERED;
+    if opts.rules.is_enabled(meta.name) {
+        let text = &source.text;
+        let span = [
+            memchr::memmem::find(text.as_bytes(), b"{{").map(|at| Span::new(at, at + 2)),
+            find(text).map(|m| m.span),
+        ]
+        .into_iter()
+        .flatten()
+        .min_by_key(|s| s.start)
+        .unwrap_or(Span::new(0, text.chars().next().map_or(0, char::len_utf8)));
+        report.findings.push(
+            meta.finding(format!(
+                "this file is a template (`{ext}`), not YAML; it was not linted"
+            ))
+            .primary(span, "template")
+            .help("render it first and lint the output (e.g. `… | taintlint check -`)")
+            .in_file(source),
+        );
+    }
+    report
+}
+
+/// Settles a linted file that holds template markers (see the module's notes).
+pub(super) fn settle(
+    report: &mut FileReport,
+    source: &Arc<SourceFile>,
+    marker: Marker,
+    opts: &LintOptions,
+) {
+    let text = &source.text;
+    let meta = &rules::TEMPLATE_NOT_RENDERED;
+    // A Helm/Go template that does not parse was reported as such already.
+    if report.findings.iter().any(|f| f.rule == meta.name) {
+        return;
+    }
+    let syntax_error = report
+        .findings
+        .iter()
+        .position(|f| f.rule == rules::YAML_SYNTAX_ERROR.name);
+    let note = |message: String, span: Span, label: &'static str| {
+        meta.finding(message)
+            .primary(span, label)
+            .help(marker.syntax.help())
+            .in_file(source)
+    };
+    if let Some(i) = syntax_error {
+        // The template's syntax, not the YAML's: what came before the error was linted.
+        report.findings.remove(i);
+        if opts.rules.is_enabled(meta.name) {
+            report.findings.push(note(
+                format!(
+                    "this file is {}, not YAML; it was linted only up to where the template breaks the YAML",
+                    marker.syntax.name()
+                ),
+                marker.span,
+                "template marker",
+            ));
+        }
+        return;
+    }
+    let in_span = |sp: Span| {
+        text.get(sp.start..sp.end.max(sp.start))
+            .is_some_and(has_placeholder)
+    };
+    let before = report.findings.len();
+    report
+        .findings
+        .retain(|f| !f.primary.as_ref().is_some_and(|l| in_span(l.span)));
+    let dropped = before - report.findings.len();
+    let workloads = report.workloads.len();
+    report.workloads.retain(|w| !workload_has_placeholder(w));
+    let nodes = report.nodes.len();
+    report.nodes.retain(|n| !node_has_placeholder(n));
+    let skipped = dropped + (workloads - report.workloads.len()) + (nodes - report.nodes.len());
+    if skipped > 0 && opts.rules.is_enabled(meta.name) {
+        report.findings.push(note(
+            format!(
+                "this file is {}; values that hold a placeholder were not checked",
+                marker.syntax.name()
+            ),
+            marker.span,
+            "placeholder",
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn template_names() {
+        assert_eq!(
+            template_extension("roles/x/templates/deploy.yaml.j2"),
+            Some(".j2")
+        );
+        assert_eq!(template_extension("a.yml.tmpl"), Some(".tmpl"));
+        assert_eq!(template_extension("charts/x/templates/_helpers.tpl"), None);
+        assert_eq!(template_extension("deploy.yaml"), None);
+    }
+
+    #[test]
+    fn finds_each_syntax_first_marker_first() {
+        let m = find("a: 1\nb: ${IMAGE}\n").expect("envsubst");
+        assert_eq!((m.syntax, m.span), (Syntax::Envsubst, Span::new(8, 16)));
+        assert_eq!(
+            find("x: ${IMAGE:-nginx}\n").map(|m| m.span.end - m.span.start),
+            Some(15)
+        );
+        let tf = find("y: ${a.b}\n%{ if x }\n").expect("terraform");
+        assert_eq!((tf.syntax, tf.span.start), (Syntax::Terraform, 10));
+        assert_eq!(
+            find("{% for x in y %}\n").map(|m| m.syntax),
+            Some(Syntax::Jinja)
+        );
+        assert_eq!(
+            find("v: @TAG@\n").map(|m| m.syntax),
+            Some(Syntax::AtPlaceholder)
+        );
+        // Not placeholders: an email, a lone `$`, `${` with no name, shell `$(VAR)`.
+        assert_eq!(
+            find("mail: ops@example.com\ncost: $5\nx: ${ }\ny: $(POD)\n"),
+            None
+        );
+        assert_eq!(find("a: @a@ @B@\n"), None);
+    }
+}
