@@ -26,6 +26,7 @@ const SCENARIOS: &[&str] = &[
     "kubeadm",
     "live-dump",
     "nodename",
+    "same-name-pools",
     "toleration-typo",
     "unschedulable",
     "unused-pool",
@@ -357,4 +358,18 @@ fn custom_resources_flavors_and_managed_node_group_labels() {
     let loose = about(&all, "dedicated-toleration-without-affinity", "loose-db");
     assert_eq!(loose.len(), 1, "{all:#?}");
     assert_eq!(all.len(), 1, "{all:#?}");
+}
+
+/// Two NodePools with one name (one per environment) are alternatives: a message counts and
+/// names the pool once.
+#[test]
+fn same_named_pools_are_named_once() {
+    let all = findings(&run("same-name-pools").1);
+    let web = about(&all, "unschedulable-workload", "web");
+    assert_eq!(web.len(), 1, "{all:#?}");
+    assert_eq!(
+        message(web[0]),
+        "0/1 node pools found in the linted files can run this pod: 1 has untolerated taint {nvidia.com/gpu: true}"
+    );
+    assert_eq!(web[0]["related"].as_array().unwrap().len(), 1);
 }

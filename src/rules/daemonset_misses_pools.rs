@@ -28,7 +28,7 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             continue;
         }
         // Identical DaemonSets share their verdicts: list the pools once per verdicts.
-        let (missed_count, missed) = ctx
+        let (total, missed_count, missed) = ctx
             .eval
             .memo
             .get_or(META.name, fits, "", || missed_pools(pools, w, fits));
@@ -37,8 +37,8 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         }
         let mut f = META.finding(format!(
                 "DaemonSet runs on {}/{} node pools; not on: {}",
-                pools.len() - missed_count,
-                pools.len(),
+                total - missed_count,
+                total,
                 if missed_count > missed.len() {
                     format!("{}; and {} more", missed.join("; "), missed_count - missed.len())
                 } else {
@@ -60,8 +60,25 @@ fn missed_pools(
     pools: &[Box<crate::analysis::Pool>],
     w: &crate::analysis::Workload,
     fits: &crate::analysis::Verdicts,
-) -> (usize, Vec<String>) {
-    let missed: Vec<usize> = (0..pools.len()).filter(|&i| !fits.admits(i)).collect();
+) -> (usize, usize, Vec<String>) {
+    // Each name once: same-named pools are alternatives.
+    let total = pools
+        .iter()
+        .map(|p| p.title())
+        .collect::<std::collections::HashSet<_>>()
+        .len();
+    let mut titles: Vec<String> = Vec::new();
+    let missed: Vec<usize> = (0..pools.len())
+        .filter(|&i| !fits.admits(i))
+        .filter(|&i| {
+            let title = pools[i].title();
+            let new = !titles.contains(&title);
+            if new {
+                titles.push(title);
+            }
+            new
+        })
+        .collect();
     let shown = missed
         .iter()
         .take(SHOWN)
@@ -79,7 +96,7 @@ fn missed_pools(
             format!("{} ({})", p.title(), why.join(", "))
         })
         .collect();
-    (missed.len(), shown)
+    (total, missed.len(), shown)
 }
 
 /// Pools named in a message; the rest are counted.

@@ -230,13 +230,20 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                     }
                 }
                 let &(dp, dt) = tainted.first()?;
-                let others: Vec<usize> = (0..pools.len())
-                    .filter(|p| fits.admits(*p) && !tainted.iter().any(|(q, _)| q == p))
-                    .collect();
-                let mut elsewhere: Vec<String> =
-                    others.iter().take(8).map(|&p| pools[p].title()).collect();
-                if others.len() > 8 {
-                    elsewhere.push(format!("{} more", others.len() - 8));
+                // Each name once: same-named pools are alternatives.
+                let mut others: Vec<String> = Vec::new();
+                for p in 0..pools.len() {
+                    if fits.admits(p) && !tainted.iter().any(|(q, _)| *q == p) {
+                        let title = pools[p].title();
+                        if !others.contains(&title) {
+                            others.push(title);
+                        }
+                    }
+                }
+                let more = others.len().saturating_sub(8);
+                let mut elsewhere: Vec<String> = others.into_iter().take(8).collect();
+                if more > 0 {
+                    elsewhere.push(format!("{more} more"));
                 }
                 (!elsewhere.is_empty()).then_some((dp, dt, elsewhere))
             });

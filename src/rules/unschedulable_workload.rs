@@ -2,7 +2,7 @@
 //! the scheduler's shape (`0/3 node pools can run this pod: ...`), and related locations
 //! point at each blocking taint or label.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use crate::analysis::{Inventory, PoolClasses, Reason};
 use crate::diagnostic::{Finding, Related, Severity};
@@ -31,7 +31,7 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             continue;
         }
         // Identical workloads share their verdicts: build the message once per verdicts.
-        let (detail, selector_only, related) = ctx.eval.memo.get_or(META.name, fits, "", || {
+        let (detail, total, selector_only, related) = ctx.eval.memo.get_or(META.name, fits, "", || {
             describe(ctx.inventory, &ctx.eval.classes, w, fits)
         });
         let span = if selector_only {
@@ -40,8 +40,7 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             w.anchor
         };
         let mut f = META.finding(format!(
-                "0/{} node pools{} can run this pod: {detail}",
-                pools.len(),
+                "0/{total} node pools{} can run this pod: {detail}",
                 if ctx.inventory.declared() {
                     ""
                 } else {
@@ -79,12 +78,12 @@ fn describe(
     classes: &PoolClasses,
     w: &crate::analysis::Workload,
     fits: &crate::analysis::Verdicts,
-) -> (String, bool, Vec<Related>) {
+) -> (String, usize, bool, Vec<Related>) {
     let pools = &inventory.pools;
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     // Per class: the first failing filter, a taint given by its place among the blocking ones.
-    let mut first: Vec<Option<First>> = Vec::with_capacity(classes.len());
-    for (&rep, &size) in classes.reps.iter().zip(&classes.sizes) {
+    let mut first: Vec<Option<(First, String)>> = Vec::with_capacity(classes.len());
+    for &rep in &classes.reps {
         let Some(pool) = pools.get(rep) else {
             first.push(None);
             continue;
@@ -116,18 +115,25 @@ fn describe(
                 First::Taint(_) => format!("untolerated taint {phrase}"),
                 _ => phrase,
             };
-            *counts.entry(phrase).or_default() += size;
-            f
+            (f, phrase)
         }));
     }
+    // Pools with one name (the same NodePool in two files, two copies of a node group) are
+    // alternatives, not two pools: each name counts once, by its first pool, and is named once.
+    let mut seen: HashSet<String> = HashSet::new();
     let mut related = Vec::new();
     for (p, pool) in pools.iter().enumerate() {
-        if related.len() >= 12 {
-            break;
+        let title = pool.title();
+        if !seen.insert(title.clone()) {
+            continue;
         }
-        let Some(Some(f)) = first.get(classes.class(p)) else {
+        let Some(Some((f, phrase))) = first.get(classes.class(p)) else {
             continue;
         };
+        *counts.entry(phrase.clone()).or_default() += 1;
+        if related.len() >= 12 {
+            continue;
+        }
         let (loc, note) = match f {
             First::Taint(k) => {
                 let Some((_, t)) = pool.blocking_taints().nth(*k) else {
@@ -135,14 +141,11 @@ fn describe(
                 };
                 (
                     t.loc.as_ref(),
-                    format!("taint `{}` of {}", t.taint.display(), pool.title()),
+                    format!("taint `{}` of {title}", t.taint.display()),
                 )
             }
-            First::Selector => (
-                Some(&pool.loc),
-                format!("{} has no matching labels", pool.title()),
-            ),
-            First::Unschedulable => (Some(&pool.loc), format!("{} is cordoned", pool.title())),
+            First::Selector => (Some(&pool.loc), format!("{title} has no matching labels")),
+            First::Unschedulable => (Some(&pool.loc), format!("{title} is cordoned")),
         };
         if let Some(loc) = loc.and_then(|p| inventory.loc(p)) {
             related.push(Related {
@@ -173,7 +176,7 @@ fn describe(
         .collect::<Vec<_>>()
         .join(", ");
     let selector_only = parts.iter().all(|(_, p)| p.starts_with("didn't"));
-    (detail, selector_only, related)
+    (detail, seen.len(), selector_only, related)
 }
 
 /// The first filter that rejects the pods of a class of pools.
