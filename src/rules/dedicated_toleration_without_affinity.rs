@@ -232,9 +232,9 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                 let &(dp, dt) = tainted.first()?;
                 // Each name once: same-named pools are alternatives.
                 let mut others: Vec<String> = Vec::new();
-                for p in 0..pools.len() {
+                for (p, pool) in pools.iter().enumerate() {
                     if fits.admits(p) && !tainted.iter().any(|(q, _)| *q == p) {
-                        let title = pools[p].title();
+                        let title = pool.title();
                         if !others.contains(&title) {
                             others.push(title);
                         }
