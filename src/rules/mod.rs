@@ -100,6 +100,9 @@ pub struct Rule {
     /// A heuristic that gives way to the inventory: its findings are dropped from a run
     /// that knows its node pools (a cross-reference rule checks the same thing for real).
     pub superseded_by_inventory: bool,
+    /// A heuristic that says nothing about vendored code and test data (`vendor/`,
+    /// `testdata/`, … below a linted folder), where what it looks for is deliberate.
+    pub quiet_in_fixtures: bool,
 }
 
 impl Rule {
@@ -112,6 +115,7 @@ impl Rule {
             aggregate: None,
             decode: None,
             superseded_by_inventory: false,
+            quiet_in_fixtures: false,
         }
     }
 
@@ -139,6 +143,11 @@ impl Rule {
         self.superseded_by_inventory = true;
         self
     }
+
+    pub const fn quiet_in_fixtures(mut self) -> Self {
+        self.quiet_in_fixtures = true;
+        self
+    }
 }
 
 /// Which decode error a decode rule reports, in the order the server meets them: a type
@@ -159,6 +168,7 @@ macro_rules! registry {
 }
 
 registry![
+    control_plane_selector_untolerated,
     daemonset_misses_pools,
     dedicated_toleration_without_affinity,
     default_toleration_suppressed,
@@ -180,6 +190,7 @@ registry![
     invalid_toleration_value,
     nodename_bypasses_taint,
     nodename_untolerated_noexecute,
+    placeholder_toleration_key,
     pool_tolerated_by_nothing,
     shadowed_toleration,
     stateful_eviction_timeout,
@@ -205,6 +216,11 @@ registry![
 
 pub fn find(name: &str) -> Option<&'static Rule> {
     RULES.iter().find(|r| r.meta.name == name).copied()
+}
+
+/// Does this rule say nothing about vendored code and test data?
+pub fn quiet_in_fixtures(name: &str) -> bool {
+    find(name).is_some_and(|r| r.quiet_in_fixtures)
 }
 
 /// Is this rule a heuristic that gives way to the inventory?
