@@ -420,7 +420,79 @@ pub fn parse_at(text: &str, base: usize, limits: Limits) -> Stream {
 }
 
 /// Parses every document of `text`.
+///
+/// Like kubectl's go-yaml (and libyaml), the closing `]` or `}` of a multi-line flow
+/// collection may sit at any indentation, even at its key's; saphyr reports "invalid
+/// indentation" there. Such a closer is moved to the end of the line before it (the text keeps
+/// its length and its lines, so every position stays true) and the text parsed again.
 pub fn parse(text: &str, limits: Limits) -> Stream {
+    let stream = parse_strict(text, limits);
+    let Some(LoadError::Syntax { offset, message }) = &stream.error else {
+        return stream;
+    };
+    if !message.contains("invalid indentation") {
+        return stream;
+    }
+    let mut relaxed = text.to_string();
+    let mut at = *offset;
+    // Each pass moves one closer; a file has few.
+    for _ in 0..64 {
+        if !move_flow_closer(&mut relaxed, at) {
+            return stream;
+        }
+        let retry = parse_strict(&relaxed, limits);
+        match &retry.error {
+            Some(LoadError::Syntax { offset, message })
+                if message.contains("invalid indentation") && *offset != at =>
+            {
+                at = *offset;
+            }
+            _ => return retry,
+        }
+    }
+    stream
+}
+
+/// Moves a lone flow closer (`]` or `}`, optionally with a `,`) on the line of `at` to the end
+/// of the previous line, when that line has content and no comment: the bytes shift within
+/// those two lines only. False when the line is not such a closer.
+fn move_flow_closer(text: &mut String, at: usize) -> bool {
+    let at = at.min(text.len());
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    let line = &text[line_start..line_end];
+    let closer = line.trim();
+    if !matches!(closer, "]" | "}" | "]," | "}," | "]]" | "}]" | "]}" | "}}") {
+        return false;
+    }
+    let Some(prev_end) = line_start.checked_sub(1) else {
+        return false;
+    };
+    let prev_start = text[..prev_end].rfind('\n').map_or(0, |i| i + 1);
+    let prev = &text[prev_start..prev_end];
+    let prev = prev.strip_suffix('\r').unwrap_or(prev);
+    if prev.trim().is_empty() || prev.contains('#') {
+        return false;
+    }
+    let prev_content_end = prev_start + prev.len();
+    // `prev` + closer, then the closer's line with spaces where the closer was.
+    let moved = format!(
+        "{}{closer}{}{}",
+        &text[prev_start..prev_content_end],
+        &text[prev_content_end..line_start],
+        " ".repeat(line.len()),
+    );
+    let rebuilt_len = moved.len();
+    if rebuilt_len != line_end - prev_start + closer.len() {
+        return false;
+    }
+    // Drop the closer's width of trailing spaces so the length is unchanged.
+    let moved = &moved[..line_end - prev_start];
+    text.replace_range(prev_start..line_end, moved);
+    true
+}
+
+fn parse_strict(text: &str, limits: Limits) -> Stream {
     let conv = CharToByte::new(text);
     let mut parser = Parser::new_from_str(text);
     let mut stream = Stream::default();
@@ -599,6 +671,44 @@ mod tests {
         let s = parse(text, Limits::default());
         assert!(s.error.is_none(), "{:?}", s.error);
         s.documents.into_iter().next().unwrap().root.unwrap()
+    }
+
+    /// The values of `values` in a flow sequence whose closer sits at or below its key's
+    /// indentation: go-yaml (kubectl) and PyYAML read these; saphyr alone says "invalid
+    /// indentation". The positions of everything else stay true.
+    #[test]
+    fn flow_closers_at_any_indentation_parse_like_go_yaml() {
+        let cases = [
+            // Closer at the key's indentation, inside a sequence item (saphyr's complaint).
+            "reqs:\n  - key: x\n    values: [\n      \"a\",\n      \"b\"\n    ]\nafter: 1\n",
+            // Closer below the key's indentation.
+            "reqs:\n  - key: x\n    values: [\n      \"a\",\n      \"b\"\n  ]\nafter: 1\n",
+            // A flow mapping closer, CRLF line ends.
+            "reqs:\r\n  - key: x\r\n    values: {\r\n      a: 1,\r\n      b: 2\r\n    }\r\nafter: 1\r\n",
+        ];
+        for text in cases {
+            let root = one(text);
+            let values = root
+                .get("reqs")
+                .and_then(Node::as_seq)
+                .and_then(|s| s.first())
+                .and_then(|i| i.get("values"))
+                .unwrap_or_else(|| panic!("{text:?}"));
+            let n = values
+                .as_seq()
+                .map(<[Node]>::len)
+                .or_else(|| values.as_map().map(<[(Node, Node)]>::len));
+            assert_eq!(n, Some(2), "{text:?}");
+            let after = root.get("after").expect("after");
+            let at = text
+                .find("1\r\n")
+                .or_else(|| text.rfind("1\n"))
+                .expect("one");
+            assert_eq!(after.span.start, at, "{text:?}");
+        }
+        // A real indentation error is still one.
+        let s = parse("a:\n  b: 1\n c: 2\n", Limits::default());
+        assert!(s.error.is_some());
     }
 
     #[test]
