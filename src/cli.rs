@@ -112,6 +112,11 @@ pub struct InputArgs {
     #[arg(long, value_name = "FILE")]
     pub inventory: Vec<PathBuf>,
 
+    /// Lint only the files of this cluster of the config's `clusters:` (`default`: the files
+    /// no cluster claims); repeatable.
+    #[arg(long, value_name = "NAME")]
+    pub cluster: Vec<String>,
+
     /// Kubernetes version whose messages and features to reproduce (1.30 to 1.37;
     /// default: the config's `kube-version`, else 1.35).
     #[arg(long, value_name = "X.Y")]

@@ -29,6 +29,7 @@ const KEYS: &[&str] = &[
     "kube-version",
     "feature-gates",
     "workload-kinds",
+    "clusters",
 ];
 
 pub use crate::rules::Level;
@@ -49,8 +50,23 @@ pub struct Config {
     pub kube_version: Option<String>,
     pub feature_gates: Option<String>,
     pub workload_kinds: Vec<WorkloadKind>,
+    /// `clusters:`: which files belong to which cluster (see [`ClusterConfig`]).
+    pub clusters: Vec<ClusterConfig>,
     /// Mistakes in the config file.
     pub findings: Vec<Finding>,
+}
+
+/// One entry of `clusters:`: the files under `paths` (globs, as `per-file-ignores` matches
+/// them) are one cluster; its workloads are judged against its own node pools, plus its
+/// `inventory` files and the top-level inventory.
+#[derive(Debug, Clone)]
+pub struct ClusterConfig {
+    pub name: String,
+    /// (glob, where).
+    pub paths: Vec<(String, Span)>,
+    pub inventory: Vec<PathBuf>,
+    /// The entry's `name`, for findings about the entry.
+    pub span: Span,
 }
 
 /// Finds the first of `FILE_NAMES` walking up from `start`. The path is `start` joined with
@@ -154,6 +170,7 @@ pub fn parse(name: &str, text: String, dir: &Path) -> Result<Config, ConfigError
                 cfg.dedicated_exempt_keys = v.strings(val, "dedicated-exempt-keys");
             }
             "inventory" => v.inventory(val, &source, dir, &mut cfg),
+            "clusters" => cfg.clusters = v.clusters(val, dir),
             "policies" => cfg.policies = v.policies(val),
             "kube-version" => match val.text() {
                 Some(s) if crate::settings::Settings::parse_version(s).is_ok() => {
@@ -313,6 +330,83 @@ impl Validator<'_> {
         out
     }
 
+    fn clusters(&mut self, node: &Node, dir: &Path) -> Vec<ClusterConfig> {
+        let Some(items) = node.as_seq() else {
+            if !node.is_null() {
+                self.error(
+                    node.span,
+                    "`clusters` must be a list of `{name, paths, inventory}`".to_string(),
+                );
+            }
+            return Vec::new();
+        };
+        let mut out: Vec<ClusterConfig> = Vec::new();
+        for item in items {
+            let Some(entries) = item.as_map() else {
+                self.error(
+                    item.span,
+                    "a cluster is `{name: …, paths: [globs], inventory: [files]}`".to_string(),
+                );
+                continue;
+            };
+            for (k, _) in entries {
+                if !matches!(k.text(), Some("name" | "paths" | "inventory")) {
+                    self.error(
+                        k.span,
+                        format!(
+                            "unknown cluster key `{}`: expected `name`, `paths` or `inventory`",
+                            k.text().unwrap_or("")
+                        ),
+                    );
+                }
+            }
+            let name_node = item.get("name");
+            let Some(name) = name_node.and_then(Node::text).filter(|n| !n.is_empty()) else {
+                self.error(item.span, "a cluster needs a `name`".to_string());
+                continue;
+            };
+            let span = name_node.map_or(item.span, |n| n.span);
+            if name == "default" || out.iter().any(|c| c.name == name) {
+                self.error(
+                    span,
+                    format!("cluster name `{name}` is taken (`default` names the files no cluster claims)"),
+                );
+                continue;
+            }
+            let mut paths = Vec::new();
+            match item.get("paths") {
+                Some(list) if list.as_seq().is_some() => {
+                    for p in list.as_seq().unwrap_or_default() {
+                        match p.text() {
+                            Some(glob) if globset::Glob::new(glob).is_ok() => {
+                                paths.push((glob.to_string(), p.span));
+                            }
+                            _ => self.error(p.span, "not a valid glob".to_string()),
+                        }
+                    }
+                }
+                _ => self.error(span, format!("cluster `{name}` needs `paths: [globs]`")),
+            }
+            let mut inventory = Vec::new();
+            if let Some(f) = item.get("inventory") {
+                for file in self.strings(f, "inventory") {
+                    let p = dir.join(&file);
+                    if !p.exists() {
+                        self.error(f.span, format!("inventory file `{file}` does not exist"));
+                    }
+                    inventory.push(p);
+                }
+            }
+            out.push(ClusterConfig {
+                name: name.to_string(),
+                paths,
+                inventory,
+                span,
+            });
+        }
+        out
+    }
+
     fn inventory(&mut self, node: &Node, source: &Arc<SourceFile>, dir: &Path, cfg: &mut Config) {
         let (files, pools) = match (node.as_seq(), node.as_map()) {
             (Some(_), _) => (Some(node), None),
@@ -435,15 +529,29 @@ impl Config {
     /// A record of which `per-file-ignores` globs the linted files match, filled as files
     /// come (a streamed run keeps no list of its files).
     pub fn glob_usage(&self) -> GlobUsage {
+        let matcher = |glob: &str| globset::Glob::new(glob).ok().map(|g| g.compile_matcher());
         GlobUsage {
             globs: self
                 .per_file_ignores
                 .iter()
-                .map(|(glob, _, _)| {
-                    let m = globset::Glob::new(glob).ok().map(|g| g.compile_matcher());
-                    (m, std::sync::atomic::AtomicBool::new(false))
+                .map(|(glob, _, _)| (matcher(glob), std::sync::atomic::AtomicBool::new(false)))
+                .chain(self.clusters.iter().flat_map(|c| {
+                    c.paths.iter().map(move |(glob, _)| {
+                        (matcher(glob), std::sync::atomic::AtomicBool::new(false))
+                    })
+                }))
+                .collect(),
+            claims: self
+                .clusters
+                .iter()
+                .map(|c| {
+                    c.paths
+                        .iter()
+                        .filter_map(|(glob, _)| matcher(glob))
+                        .collect()
                 })
                 .collect(),
+            twice: std::sync::Mutex::new(Vec::new()),
         }
     }
 
@@ -453,27 +561,68 @@ impl Config {
             return Vec::new();
         };
         let mut out = Vec::new();
-        for ((glob, _, span), (m, matched)) in self.per_file_ignores.iter().zip(&usage.globs) {
+        let globs = self
+            .per_file_ignores
+            .iter()
+            .map(|(glob, _, span)| (format!("`per-file-ignores` glob `{glob}`"), *span))
+            .chain(self.clusters.iter().flat_map(|c| {
+                c.paths
+                    .iter()
+                    .map(|(glob, span)| (format!("cluster `{}` path `{glob}`", c.name), *span))
+            }));
+        for ((what, span), (m, matched)) in globs.zip(&usage.globs) {
             if m.is_none() || matched.load(std::sync::atomic::Ordering::Relaxed) {
                 continue;
             }
             out.push(
-                rules::INVALID_CONFIG.finding_at(Severity::Warning, format!("`per-file-ignores` glob `{glob}` matches no linted file"),
+                rules::INVALID_CONFIG.finding_at(Severity::Warning, format!("{what} matches no linted file"),
                 )
-                .primary(*span, "matches nothing")
+                .primary(span, "matches nothing")
                 .help("remove the entry, or fix the glob (it is matched against paths as given, and their suffixes)")
                 .in_file(source),
+            );
+        }
+        // A file two clusters claim belongs to the first; say so once per pair of clusters.
+        let twice = usage
+            .twice
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut pairs: Vec<(usize, usize, &str)> = Vec::new();
+        for (file, first, second) in twice.iter() {
+            if !pairs.iter().any(|(a, b, _)| (a, b) == (first, second)) {
+                pairs.push((*first, *second, file));
+            }
+        }
+        pairs.sort();
+        for (first, second, file) in pairs {
+            let (Some(a), Some(b)) = (self.clusters.get(first), self.clusters.get(second)) else {
+                continue;
+            };
+            out.push(
+                rules::INVALID_CONFIG
+                    .finding(format!(
+                        "clusters `{}` and `{}` both claim `{file}` (and perhaps more files); it belongs to `{}`, the first",
+                        a.name, b.name, a.name
+                    ))
+                    .primary(b.span, "claims a file of another cluster")
+                    .help("make the clusters' `paths` disjoint: a file belongs to one cluster")
+                    .in_file(source),
             );
         }
         out
     }
 }
 
-/// Which `per-file-ignores` globs matched a linted file (see [`Config::glob_usage`]).
+/// Which `per-file-ignores` and cluster globs matched a linted file, and which files two
+/// clusters claim (see [`Config::glob_usage`]).
 pub struct GlobUsage {
     /// Each glob's matcher (`None`: it does not compile, reported elsewhere) and whether a
     /// file matched it.
     globs: Vec<(Option<globset::GlobMatcher>, std::sync::atomic::AtomicBool)>,
+    /// Each cluster's path globs.
+    claims: Vec<Vec<globset::GlobMatcher>>,
+    /// Files claimed by two clusters: (file, first cluster, second cluster).
+    twice: std::sync::Mutex<Vec<(String, usize, usize)>>,
 }
 
 impl GlobUsage {
@@ -490,6 +639,20 @@ impl GlobUsage {
                 && path_matches(m, file)
             {
                 matched.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
+        if self.claims.len() > 1 {
+            let mut claimed = self
+                .claims
+                .iter()
+                .enumerate()
+                .filter(|(_, globs)| globs.iter().any(|m| path_matches(m, file)))
+                .map(|(i, _)| i);
+            if let (Some(first), Some(second)) = (claimed.next(), claimed.next()) {
+                self.twice
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .push((file.to_string(), first, second));
             }
         }
     }

@@ -14,6 +14,7 @@ use serde_json::Value;
 
 const SCENARIOS: &[&str] = &[
     "affinity",
+    "clusters",
     "comparison-operators",
     "cordoned",
     "custom-resources",
@@ -372,4 +373,72 @@ fn same_named_pools_are_named_once() {
         "0/1 node pools found in the linted files can run this pod: 1 has untolerated taint {nvidia.com/gpu: true}"
     );
     assert_eq!(web[0]["related"].as_array().unwrap().len(), 1);
+}
+
+/// `clusters:` in the config: each cluster's workloads are judged against its own pools (and
+/// its `inventory:`), findings say their cluster, a file claimed twice and a glob that matches
+/// nothing are config mistakes, and `--cluster` limits the run.
+#[test]
+fn clusters_are_judged_apart() {
+    let all = findings(&run("clusters").1);
+    let staging = about(&all, "unschedulable-workload", "trainer-staging");
+    assert_eq!(staging.len(), 1, "{all:#?}");
+    assert_eq!(staging[0]["cluster"], "staging");
+    // A configured cluster is a declared inventory.
+    assert_eq!(staging[0]["severity"], "error");
+    assert_eq!(
+        message(staging[0]),
+        "0/2 node pools can run this pod: 2 have untolerated taint {env: staging}"
+    );
+    for r in staging[0]["related"].as_array().unwrap() {
+        let file = r["file"].as_str().unwrap();
+        assert!(!file.contains("/prod/"), "{file}");
+    }
+    // The prod overlay fits prod's pool; the base is in the default cluster, which has none.
+    assert!(about(&all, "unschedulable-workload", "trainer-prod").is_empty());
+    assert!(about(&all, "unschedulable-workload", "trainer").is_empty());
+    let config: Vec<&str> = all
+        .iter()
+        .filter(|f| f["rule"] == "invalid-config")
+        .map(message)
+        .collect();
+    assert_eq!(config.len(), 2, "{config:#?}");
+    assert!(config[0].contains("both claim"), "{config:#?}");
+    assert!(config[1].contains("matches no linted file"), "{config:#?}");
+    // Only prod's files.
+    let out = Command::new(env!("CARGO_BIN_EXE_taintlint"))
+        .args([
+            "check",
+            "--format",
+            "json",
+            "--config",
+            "testdata/scenarios/clusters/taintlint.yaml",
+            "testdata/scenarios/clusters",
+            "--cluster",
+            "prod",
+        ])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let prod = findings(&String::from_utf8(out.stdout).unwrap());
+    assert!(prod.iter().all(|f| f["cluster"] != "staging"), "{prod:#?}");
+    assert!(
+        prod.iter().all(|f| f["rule"] == "invalid-config"),
+        "{prod:#?}"
+    );
+    // An unknown cluster is a tool error.
+    let bad = Command::new(env!("CARGO_BIN_EXE_taintlint"))
+        .args([
+            "check",
+            "--config",
+            "testdata/scenarios/clusters/taintlint.yaml",
+            "testdata/scenarios/clusters",
+            "--cluster",
+            "qa",
+        ])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("no cluster `qa`"));
 }

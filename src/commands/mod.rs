@@ -136,6 +136,18 @@ pub fn options_from_config(
     settings.workload_kinds.clone_from(&cfg.workload_kinds);
     let mut rules = RuleSet::resolve(select, ignore).map_err(ToolError)?;
     rules.configure(&cfg.rules, select, ignore);
+    let clusters = cfg
+        .clusters
+        .iter()
+        .map(|c| crate::engine::Cluster {
+            name: c.name.as_str().into(),
+            paths: c
+                .paths
+                .iter()
+                .filter_map(|(g, _)| Some(globset::Glob::new(g).ok()?.compile_matcher()))
+                .collect(),
+        })
+        .collect();
     let per_file_ignores = cfg
         .per_file_ignores
         .iter()
@@ -147,6 +159,7 @@ pub fn options_from_config(
         extra_nodes: cfg.inline_pools.clone(),
         config_findings: cfg.findings.clone(),
         per_file_ignores,
+        clusters,
         ..LintOptions::default()
     })
 }
@@ -154,6 +167,10 @@ pub fn options_from_config(
 /// The inputs of a run: standard input's parts, the files still to be walked, and the
 /// `--inventory` files.
 pub struct Gathered {
+    /// Each configured cluster's `inventory:` files, by cluster.
+    cluster_inventory: Vec<(usize, std::path::PathBuf)>,
+    /// The clusters `--cluster` names (empty: all).
+    only: Vec<usize>,
     /// Standard input's parts (and, once [`Gathered::collect`] ran, the walked files).
     pub inputs: Vec<Input>,
     /// The files still to be walked: a run lints files as they are found.
@@ -196,7 +213,40 @@ impl Gathered {
         let walk = walk::stream(&file_paths, &walk_opts).map_err(|e| ToolError(e.to_string()))?;
         let mut inventory_paths = input.inventory.clone();
         inventory_paths.extend(cfg.inventory_files.iter().filter(|p| p.exists()).cloned());
+        let cluster_inventory = cfg
+            .clusters
+            .iter()
+            .enumerate()
+            .flat_map(|(i, c)| {
+                c.inventory
+                    .iter()
+                    .filter(|p| p.exists())
+                    .map(move |p| (i, p.clone()))
+            })
+            .collect();
+        let mut only = Vec::new();
+        for name in &input.cluster {
+            let slot = if name == "default" {
+                cfg.clusters.len()
+            } else {
+                cfg.clusters
+                    .iter()
+                    .position(|c| &c.name == name)
+                    .ok_or_else(|| {
+                        let known: Vec<&str> = cfg.clusters.iter().map(|c| c.name.as_str()).collect();
+                        ToolError(format!(
+                            "no cluster `{name}` in the config (clusters: {}; `default` is the files no cluster claims)",
+                            if known.is_empty() { "none".to_string() } else { known.join(", ") }
+                        ))
+                    })?
+            };
+            if !only.contains(&slot) {
+                only.push(slot);
+            }
+        }
         Ok(Gathered {
+            cluster_inventory,
+            only,
             inputs,
             walk: Some(walk),
             inventory_paths,
@@ -216,11 +266,26 @@ impl Gathered {
     /// The same run with other inputs (`--fix` replays them with the fixed texts).
     fn replayed(&self, inputs: Vec<Input>) -> Self {
         Gathered {
+            cluster_inventory: self.cluster_inventory.clone(),
+            only: self.only.clone(),
             inputs,
             walk: None,
             inventory_paths: self.inventory_paths.clone(),
             walk_opts: self.walk_opts.clone(),
         }
+    }
+
+    /// Each cluster's `inventory:` files as inputs, by cluster.
+    fn cluster_inventory(&self) -> Result<Vec<(usize, Input)>, ToolError> {
+        let mut out = Vec::new();
+        for (cluster, path) in &self.cluster_inventory {
+            for entry in walk::collect(std::slice::from_ref(path), &self.walk_opts)
+                .map_err(|e| ToolError(e.to_string()))?
+            {
+                out.push((*cluster, Input::Entry(entry)));
+            }
+        }
+        Ok(out)
     }
 
     /// The `--inventory` files as inputs.
@@ -305,6 +370,8 @@ pub fn run_engine(
     opts.progress = progress(listed.then_some(gathered.inputs.len()));
     let job = Job {
         inventory: gathered.inventory()?,
+        cluster_inventory: gathered.cluster_inventory()?,
+        only: gathered.only.clone(),
         ..job
     };
     let pool = rayon::ThreadPoolBuilder::new()

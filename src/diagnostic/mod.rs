@@ -169,6 +169,8 @@ pub struct Finding {
     pub api_error: Option<String>,
     /// A repair the rule can prove, as edits of the source text.
     pub fix: Option<Fix>,
+    /// The configured cluster a cross-reference finding was judged in (`None`: the default).
+    pub cluster: Option<Arc<str>>,
 }
 
 impl<'de> Deserialize<'de> for Finding {
@@ -191,6 +193,7 @@ impl<'de> Deserialize<'de> for Finding {
             field: Option<String>,
             api_error: Option<String>,
             fix: Option<Fix>,
+            cluster: Option<Arc<str>>,
         }
         let x = Data::deserialize(d)?;
         Ok(Finding {
@@ -207,6 +210,7 @@ impl<'de> Deserialize<'de> for Finding {
             field: x.field,
             api_error: x.api_error,
             fix: x.fix,
+            cluster: x.cluster,
         })
     }
 }
@@ -261,6 +265,7 @@ impl Finding {
             field: None,
             api_error: None,
             fix: None,
+            cluster: None,
         }
     }
 

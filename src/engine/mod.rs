@@ -16,7 +16,7 @@ pub mod store;
 mod templates;
 
 pub use file::{FileReport, lint_one, lint_source};
-pub use options::{Input, LintOptions};
+pub use options::{Cluster, Input, LintOptions};
 pub use run::{SpilledFindings as Findings, View};
 
 use crate::baseline::Known;
@@ -54,6 +54,10 @@ impl std::error::Error for EngineError {
 pub struct Job {
     /// `--inventory` files: their node pools count, their workloads are not linted.
     pub inventory: Vec<Input>,
+    /// A cluster's own `inventory:` files, by cluster (see `LintOptions::clusters`).
+    pub cluster_inventory: Vec<(usize, Input)>,
+    /// The clusters whose files to lint (`--cluster`); empty: all.
+    pub only: Vec<usize>,
     /// The baseline: its findings are dropped.
     pub known: Option<Known>,
     /// Keep every workload and return the [`View`] (`explain`, `matrix`).
@@ -71,13 +75,26 @@ pub fn run(
     late: impl FnOnce() -> Vec<Finding>,
 ) -> Result<Outcome, EngineError> {
     let t = std::time::Instant::now();
-    let spilled = run::lint_spilled(inputs, job.inventory, opts);
+    let inventory = job
+        .inventory
+        .into_iter()
+        .map(|i| (None, i))
+        .chain(job.cluster_inventory.into_iter().map(|(c, i)| (Some(c), i)))
+        .collect();
+    // The view is of one cluster: the one asked for, else the default.
+    let view_slot = match job.only.as_slice() {
+        [one] => *one,
+        _ => opts.clusters.len(),
+    };
+    let only = job.only;
+    let inputs = inputs.filter(move |i| only.is_empty() || only.contains(&opts.slot_of(&i.name())));
+    let spilled = run::lint_spilled(inputs, inventory, opts);
     timing("walk and per-file lint", t.elapsed());
     let (files, documents, objects) = (spilled.files, spilled.documents, spilled.objects);
     let late = late();
     let t = std::time::Instant::now();
-    let (findings, view) =
-        run::finish_spilled(spilled, opts, late, job.known, job.view).map_err(EngineError)?;
+    let (findings, view) = run::finish_spilled(spilled, opts, late, job.known, job.view, view_slot)
+        .map_err(EngineError)?;
     timing("finish (cross-reference, suppressions, sort)", t.elapsed());
     Ok(Outcome {
         findings,

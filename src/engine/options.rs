@@ -37,6 +37,38 @@ pub struct LintOptions {
     /// The folders and files linted, as findings name them: a file's path below its root
     /// decides whether it is vendored code or test data (`engine::fixtures`).
     pub roots: Vec<String>,
+    /// The configured clusters (`clusters:`); files no cluster claims form the default one.
+    pub clusters: Vec<Cluster>,
+}
+
+/// A configured cluster: the files its path globs match.
+#[derive(Clone, Debug)]
+pub struct Cluster {
+    pub name: std::sync::Arc<str>,
+    pub paths: Vec<globset::GlobMatcher>,
+}
+
+impl LintOptions {
+    /// How many clusters a run judges separately: the configured ones and the default.
+    pub fn slots(&self) -> usize {
+        self.clusters.len() + 1
+    }
+
+    /// The cluster a file belongs to: the first whose paths match it, else the default (the
+    /// last slot).
+    pub fn slot_of(&self, file: &str) -> usize {
+        self.clusters
+            .iter()
+            .position(|c| c.paths.iter().any(|m| crate::config::path_matches(m, file)))
+            .unwrap_or(self.clusters.len())
+    }
+
+    /// The name findings give a slot: `None` for the default cluster.
+    pub fn cluster_name(&self, slot: usize) -> Option<std::sync::Arc<str>> {
+        self.clusters
+            .get(slot)
+            .map(|c| std::sync::Arc::clone(&c.name))
+    }
 }
 
 impl LintOptions {
@@ -92,6 +124,7 @@ impl Default for LintOptions {
             progress: None,
             budget: store::budget(),
             roots: Vec::new(),
+            clusters: Vec::new(),
         }
     }
 }

@@ -84,16 +84,17 @@ pub struct Spilled {
     store: Store,
     /// One entry per file with results, sorted externally.
     index: Index,
-    /// Node declarations with their inputs' numbers (boxed: the inventory moves them out one
-    /// by one, so they are not held twice while it is built).
-    nodes: Vec<(usize, Box<NodeDecl>)>,
+    /// Node declarations with their inputs' numbers and clusters (`None`: every cluster's;
+    /// boxed: the inventory moves them out one by one, so they are not held twice while it is
+    /// built).
+    nodes: Vec<(usize, Option<usize>, Box<NodeDecl>)>,
     /// The stored source of each file with node declarations (see `Place::Stored`).
     places: Vec<Slot>,
     /// The label sets of the node declarations: copies of a template share one.
     label_sets: std::collections::HashSet<crate::analysis::Labels>,
     relevant: Relevant,
-    /// The accumulators of the whole-run rules (see `rules::Aggregate`).
-    aggregates: Vec<Box<dyn Aggregate>>,
+    /// The accumulators of the whole-run rules (see `rules::Aggregate`), per cluster.
+    aggregates: Vec<Vec<Box<dyn Aggregate>>>,
     /// Inputs linted (not counting `--inventory` files).
     pub files: usize,
     pub documents: usize,
@@ -106,7 +107,7 @@ pub struct Spilled {
 /// in input order tie equal names and order the node declarations.
 pub fn lint_spilled(
     inputs: impl Iterator<Item = Input> + Send,
-    inventory: Vec<Input>,
+    inventory: Vec<(Option<usize>, Input)>,
     opts: &LintOptions,
 ) -> Spilled {
     let budget = opts.budget;
@@ -117,99 +118,112 @@ pub fn lint_spilled(
         places: Vec::new(),
         label_sets: std::collections::HashSet::new(),
         relevant: Relevant::default(),
-        aggregates: opts.rules.new_aggregates(),
+        aggregates: (0..opts.slots())
+            .map(|_| opts.rules.new_aggregates())
+            .collect(),
         files: 0,
         documents: 0,
         objects: 0,
     });
+    let inventory_names: Vec<String> = inventory.iter().map(|(_, i)| i.name()).collect();
+    // Each input with its cluster: an input's is its file's, an inventory file's is the
+    // cluster it was given for (`None`: all).
     let all = inputs
-        .map(|i| (false, i))
-        .chain(inventory.into_iter().map(|i| (true, i)))
+        .map(|i| (false, Some(opts.slot_of(&i.name())), i))
+        .chain(inventory.into_iter().map(|(c, i)| (true, c, i)))
         .enumerate()
-        .map(|(n, (inv, i))| (n, inv, i));
+        .map(|(n, (inv, c, i))| (n, inv, c, i));
+    // Files given as inventory are the clusters' (or every cluster's) pools: when the walk
+    // finds them too, their pools are not a second time the pools of the cluster they sit in.
+    let inventory_names: std::collections::HashSet<String> = inventory_names.into_iter().collect();
     // Estimated bytes of the reports kept as they are.
     let kept = AtomicUsize::new(0);
-    all.par_bridge().for_each(|(index, inventory_only, input)| {
-        let name: Arc<str> = input.name().into();
-        let mut report = lint_one(input, opts);
-        // Vendored code and test data belong to some other cluster: their workloads and the
-        // pools they find are left out of the cross-reference (what the user declares of
-        // them still counts); their own mistakes are still reported.
-        let fixture = !inventory_only && super::fixtures::is_fixture(&name, &opts.roots);
-        if inventory_only || fixture {
-            report.workloads.clear();
-        }
-        if fixture {
-            report
-                .findings
-                .retain(|f| !rules::quiet_in_fixtures(f.rule));
-        }
-        let mut nodes = std::mem::take(&mut report.nodes);
-        if inventory_only {
-            // The user named these files as the cluster's pools.
-            nodes.iter_mut().for_each(|n| n.declared = true);
-        } else if fixture {
-            nodes.retain(|n| n.declared);
-        }
-        // The declarations' sources, encoded here (outside the lock), stored below.
-        let sources = encode_places(&nodes);
-        let relevant = Relevant::of(&report.workloads);
-        let mut aggregates = opts.rules.new_aggregates();
-        for a in &mut aggregates {
-            a.add(&report.workloads);
-        }
-        let (documents, objects) = (report.documents, report.objects);
-        // Reports stay as they are within the budget (`None`); past it they are encoded
-        // (also `None` when they cannot be: a source with its text).
-        let size = estimate(&report);
-        let encoded = if size == 0 || kept.fetch_add(size, Ordering::Relaxed) + size <= budget {
-            None
-        } else {
-            kept.fetch_sub(size, Ordering::Relaxed);
-            encode(&report).ok()
-        };
-        let mut guard = shared
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let s = &mut *guard;
-        // `--inventory` files are not inputs: their documents are not counted.
-        if !inventory_only {
-            s.files += 1;
-            s.documents += documents;
-            s.objects += objects;
-        }
-        if let Some((source, bytes)) = sources {
-            store_places(&mut nodes, &source, s.store.put(&bytes), &mut s.places);
-        }
-        for mut n in nodes {
-            n.labels = std::mem::take(&mut n.labels).share(&mut s.label_sets);
-            s.nodes.push((index, Box::new(n)));
-        }
-        s.relevant.merge(relevant);
-        for (run, file) in s.aggregates.iter_mut().zip(aggregates) {
-            run.merge(file);
-        }
-        // Most files have nothing to report: they need no entry.
-        if size == 0 {
-            return;
-        }
-        let content = match encoded {
-            Some((workloads, rest)) => Content::Spilled {
-                workloads: workloads.map(|b| s.store.put(&b)),
-                rest: rest.map(|b| s.store.put(&b)),
-            },
-            None => Content::Kept(Box::new(report)),
-        };
-        s.index.push(
-            Entry {
-                name,
-                index,
-                inventory_only,
-                content,
-            },
-            &mut s.store,
-        );
-    });
+    all.par_bridge()
+        .for_each(|(index, inventory_only, cluster, input)| {
+            let name: Arc<str> = input.name().into();
+            let mut report = lint_one(input, opts);
+            // Vendored code and test data belong to some other cluster: their workloads and the
+            // pools they find are left out of the cross-reference (what the user declares of
+            // them still counts); their own mistakes are still reported.
+            let fixture = !inventory_only && super::fixtures::is_fixture(&name, &opts.roots);
+            if inventory_only || fixture {
+                report.workloads.clear();
+            }
+            if fixture {
+                report
+                    .findings
+                    .retain(|f| !rules::quiet_in_fixtures(f.rule));
+            }
+            let mut nodes = std::mem::take(&mut report.nodes);
+            if inventory_only {
+                // The user named these files as the cluster's pools.
+                nodes.iter_mut().for_each(|n| n.declared = true);
+            } else if inventory_names.contains(&*name) {
+                nodes.clear();
+            } else if fixture {
+                nodes.retain(|n| n.declared);
+            }
+            // The declarations' sources, encoded here (outside the lock), stored below.
+            let sources = encode_places(&nodes);
+            let relevant = Relevant::of(&report.workloads);
+            let mut aggregates = opts.rules.new_aggregates();
+            for a in &mut aggregates {
+                a.add(&report.workloads);
+            }
+            let (documents, objects) = (report.documents, report.objects);
+            // Reports stay as they are within the budget (`None`); past it they are encoded
+            // (also `None` when they cannot be: a source with its text).
+            let size = estimate(&report);
+            let encoded = if size == 0 || kept.fetch_add(size, Ordering::Relaxed) + size <= budget {
+                None
+            } else {
+                kept.fetch_sub(size, Ordering::Relaxed);
+                encode(&report).ok()
+            };
+            let mut guard = shared
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let s = &mut *guard;
+            // `--inventory` files are not inputs: their documents are not counted.
+            if !inventory_only {
+                s.files += 1;
+                s.documents += documents;
+                s.objects += objects;
+            }
+            if let Some((source, bytes)) = sources {
+                store_places(&mut nodes, &source, s.store.put(&bytes), &mut s.places);
+            }
+            for mut n in nodes {
+                n.labels = std::mem::take(&mut n.labels).share(&mut s.label_sets);
+                s.nodes.push((index, cluster, Box::new(n)));
+            }
+            s.relevant.merge(relevant);
+            if let Some(slot) = cluster.and_then(|c| s.aggregates.get_mut(c)) {
+                for (run, file) in slot.iter_mut().zip(aggregates) {
+                    run.merge(file);
+                }
+            }
+            // Most files have nothing to report: they need no entry.
+            if size == 0 {
+                return;
+            }
+            let content = match encoded {
+                Some((workloads, rest)) => Content::Spilled {
+                    workloads: workloads.map(|b| s.store.put(&b)),
+                    rest: rest.map(|b| s.store.put(&b)),
+                },
+                None => Content::Kept(Box::new(report)),
+            };
+            s.index.push(
+                Entry {
+                    name,
+                    index,
+                    inventory_only,
+                    content,
+                },
+                &mut s.store,
+            );
+        });
     shared
         .into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -449,6 +463,7 @@ pub fn finish_spilled(
     late: Vec<Finding>,
     mut known: Option<crate::baseline::Known>,
     view: bool,
+    view_slot: usize,
 ) -> Result<(SpilledFindings, Option<View>), StoreError> {
     let Spilled {
         store,
@@ -464,50 +479,91 @@ pub fn finish_spilled(
     // on: both share it.
     let store = Arc::new(store);
     drop(label_sets);
-    nodes.sort_by_key(|(i, _)| *i);
-    let mut decls: Vec<Box<NodeDecl>> = nodes.into_iter().map(|(_, n)| n).collect();
-    decls.extend(opts.extra_nodes.iter().cloned().map(Box::new));
-    let declared = decls.len();
+    nodes.sort_by_key(|(i, _, _)| *i);
+    // Each cluster's declarations, in input order: its own files', then those given for every
+    // cluster (`--inventory`, the config's pools). A configured cluster is declared by its
+    // entry in the config.
+    let slots = opts.slots();
+    let mut per_slot: Vec<Vec<Box<NodeDecl>>> = (0..slots).map(|_| Vec::new()).collect();
+    for (_, scope, n) in nodes {
+        match scope {
+            Some(s) => {
+                if let Some(list) = per_slot.get_mut(s) {
+                    list.push(n);
+                }
+            }
+            None => {
+                for list in per_slot.iter_mut().skip(1) {
+                    list.push(n.clone());
+                }
+                if let Some(first) = per_slot.first_mut() {
+                    first.push(n);
+                }
+            }
+        }
+    }
     let t = std::time::Instant::now();
-    let mut inventory = Inventory::build_for(decls, &relevant);
-    inventory.set_places(Box::new(StoredSources {
-        store: Arc::clone(&store),
-        files: places,
-    }));
-    let evaluator = Evaluator::new(&inventory, &relevant, &opts.settings);
+    let mut declared = 0;
+    let inventories: Vec<Inventory> = per_slot
+        .into_iter()
+        .enumerate()
+        .map(|(s, mut decls)| {
+            decls.extend(opts.extra_nodes.iter().cloned().map(Box::new));
+            if s < opts.clusters.len() {
+                decls.iter_mut().for_each(|d| d.declared = true);
+            }
+            declared += decls.len();
+            let mut inventory = Inventory::build_for(decls, &relevant);
+            inventory.set_places(Box::new(StoredSources {
+                store: Arc::clone(&store),
+                files: places.clone(),
+            }));
+            inventory
+        })
+        .collect();
+    let evaluators: Vec<Evaluator<'_>> = inventories
+        .iter()
+        .map(|inventory| Evaluator::new(inventory, &relevant, &opts.settings))
+        .collect();
     super::timing(
         &format!(
             "inventory ({declared} node declarations, {} pools, {} classes)",
-            inventory.pools.len(),
-            evaluator.classes()
+            inventories.iter().map(|i| i.pools.len()).sum::<usize>(),
+            evaluators.iter().map(Evaluator::classes).sum::<usize>()
         ),
         t.elapsed(),
     );
     let cross: Vec<_> = opts.rules.enabled_cross().collect();
     let run = Run {
         store: &store,
-        inventory: &inventory,
-        evaluator: &evaluator,
+        inventories: &inventories,
+        evaluators: &evaluators,
         cross: &cross,
         opts,
-        view,
+        view: view.then_some(view_slot),
     };
 
     // Findings that belong to no spilled file or join one: the whole-run rules', the
     // configuration's, and the late ones.
     let mut loose: BTreeMap<Arc<str>, Vec<Finding>> = BTreeMap::new();
     let t = std::time::Instant::now();
-    let ctx = RunCtx {
-        inventory: &inventory,
-        evaluator: &evaluator,
-        settings: &opts.settings,
-    };
-    for aggregate in aggregates {
-        let mut found = Vec::new();
-        aggregate.report(&ctx, &mut found);
-        cap_discovered(&inventory, &mut found);
-        for f in found {
-            loose.entry(Arc::clone(&f.file)).or_default().push(f);
+    for (slot, aggregates) in aggregates.into_iter().enumerate() {
+        let (Some(inventory), Some(evaluator)) = (inventories.get(slot), evaluators.get(slot))
+        else {
+            continue;
+        };
+        let ctx = RunCtx {
+            inventory,
+            evaluator,
+            settings: &opts.settings,
+        };
+        for aggregate in aggregates {
+            let mut found = Vec::new();
+            aggregate.report(&ctx, &mut found);
+            judged_in(inventory, opts.cluster_name(slot), &mut found);
+            for f in found {
+                loose.entry(Arc::clone(&f.file)).or_default().push(f);
+            }
         }
     }
     super::timing("whole-run rules", t.elapsed());
@@ -565,28 +621,34 @@ pub fn finish_spilled(
         }
     }
     out.flush();
-    if let Some(e) = inventory.failure() {
+    if let Some(e) = inventories.iter().find_map(Inventory::failure) {
         return Err(StoreError::Places(e));
     }
     super::timing(
         &format!(
             "files, cross-reference and output records ({} signatures)",
-            evaluator.signatures()
+            evaluators.iter().map(Evaluator::signatures).sum::<usize>()
         ),
         t.elapsed(),
     );
-    let eval = view.then(|| {
-        // Input order, as the files were given.
-        seen.sort_by_key(|(index, _)| *index);
-        let workloads: Vec<Workload> = seen.into_iter().flat_map(|(_, w)| w).collect();
-        let eval = evaluator.evaluate(&workloads);
-        (workloads, eval)
-    });
-    drop(evaluator);
-    let view = eval.map(|(workloads, eval)| View {
-        inventory,
-        workloads,
-        eval,
+    let eval = view
+        .then(|| evaluators.get(view_slot))
+        .flatten()
+        .map(|evaluator| {
+            // Input order, as the files were given.
+            seen.sort_by_key(|(index, _)| *index);
+            let workloads: Vec<Workload> = seen.into_iter().flat_map(|(_, w)| w).collect();
+            let eval = evaluator.evaluate(&workloads);
+            (workloads, eval)
+        });
+    drop(evaluators);
+    let view = eval.and_then(|(workloads, eval)| {
+        let inventory = inventories.into_iter().nth(view_slot)?;
+        Some(View {
+            inventory,
+            workloads,
+            eval,
+        })
     });
     Ok((out, view))
 }
@@ -595,14 +657,15 @@ pub fn finish_spilled(
 /// be an error: the cluster may have pools no manifest declares (made by Terraform or a cloud
 /// CLI). Its findings are at most warnings; a declared inventory keeps their severity (and
 /// the configuration can still raise a rule's).
-fn cap_discovered(inventory: &Inventory, found: &mut [Finding]) {
-    if inventory.declared() {
-        return;
-    }
+///
+/// The findings also say which configured cluster they were judged in.
+fn judged_in(inventory: &Inventory, cluster: Option<Arc<str>>, found: &mut [Finding]) {
+    let declared = inventory.declared();
     for f in found {
-        if f.severity > Severity::Warning {
+        if !declared && f.severity > Severity::Warning {
             f.severity = Severity::Warning;
         }
+        f.cluster.clone_from(&cluster);
     }
 }
 
@@ -619,6 +682,7 @@ const BATCH: usize = 64;
 /// One output file: its entries (itself, the same path given twice, an `--inventory` copy),
 /// the findings other parts of the run made for it, and the late ones.
 struct Group {
+    name: Arc<str>,
     entries: Vec<Entry>,
     loose: Vec<Finding>,
     late: Vec<Finding>,
@@ -654,6 +718,7 @@ impl Iterator for Groups<'_> {
             }
         }
         Some(Ok(Group {
+            name: Arc::clone(&name),
             entries,
             loose: self.loose.remove(&name).unwrap_or_default(),
             late: self.late.remove(&name).unwrap_or_default(),
@@ -664,12 +729,13 @@ impl Iterator for Groups<'_> {
 /// What working on one file needs of the run.
 struct Run<'a> {
     store: &'a Store,
-    inventory: &'a Inventory,
-    evaluator: &'a Evaluator<'a>,
+    /// Each cluster's inventory and evaluator (see `LintOptions::slots`).
+    inventories: &'a [Inventory],
+    evaluators: &'a [Evaluator<'a>],
     cross: &'a [(&'static rules::RuleMeta, rules::CrossFn)],
     opts: &'a LintOptions,
-    /// Keep the workloads (see [`View`]).
-    view: bool,
+    /// Keep the workloads of this cluster (see [`View`]).
+    view: Option<usize>,
 }
 
 impl Run<'_> {
@@ -677,10 +743,18 @@ impl Run<'_> {
     /// ones; suppressed, filtered, sorted and deduplicated.
     fn file(&self, group: Group) -> Result<FileDone, StoreError> {
         let Group {
+            name,
             entries,
             loose,
             late,
         } = group;
+        // The file's cluster: its workloads are judged against that cluster's pools.
+        let slot = self.opts.slot_of(&name);
+        let (Some(inventory), Some(evaluator)) =
+            (self.inventories.get(slot), self.evaluators.get(slot))
+        else {
+            return Err(StoreError::Corrupt("a file of no cluster"));
+        };
         let mut findings = Vec::new();
         let mut suppressions = Vec::new();
         let mut workloads = Vec::new();
@@ -712,14 +786,14 @@ impl Run<'_> {
             }
         }
         findings.extend(loose);
-        if !self.inventory.is_empty() {
+        if !inventory.is_empty() {
             // With an inventory, the heuristics give way to the inventory-based checks.
             findings.retain(|f| !rules::superseded_by_inventory(f.rule));
         }
         if !workloads.is_empty() {
-            let eval = self.evaluator.evaluate(&workloads);
+            let eval = evaluator.evaluate(&workloads);
             let ctx = CrossCtx {
-                inventory: self.inventory,
+                inventory,
                 workloads: &workloads,
                 eval: &eval,
                 settings: &self.opts.settings,
@@ -728,7 +802,7 @@ impl Run<'_> {
             for (_, check) in self.cross {
                 check(&ctx, &mut found);
             }
-            cap_discovered(self.inventory, &mut found);
+            judged_in(inventory, self.opts.cluster_name(slot), &mut found);
             findings.append(&mut found);
         }
         settle(&mut findings, &mut suppressions, self.opts);
@@ -737,7 +811,7 @@ impl Run<'_> {
             crate::diagnostic::sort_findings(&mut findings);
         }
         let mut kept = Vec::new();
-        if self.view {
+        if self.view == Some(slot) {
             // Split back by entry, from the last one.
             for (index, start) in starts.into_iter().rev() {
                 kept.push((index, workloads.split_off(start.min(workloads.len()))));

@@ -44,6 +44,10 @@ struct JsonFinding<'a> {
     api_error: Option<&'a str>,
     related: Vec<JsonRelated<'a>>,
     fix: Option<JsonFix<'a>>,
+    /// For cross-reference findings: the configured cluster they were judged in, `null` for
+    /// the default one. Absent on other findings.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cluster: Option<Option<&'a str>>,
 }
 
 #[derive(Serialize)]
@@ -127,5 +131,6 @@ fn json_finding(f: &Finding) -> JsonFinding<'_> {
                 })
                 .collect(),
         }),
+        cluster: super::judged_by_cluster(f).then_some(f.cluster.as_deref()),
     }
 }

@@ -45,7 +45,10 @@ pub(super) fn write(
             cell(&f.file),
             start.line,
             start.column,
-            cell(&f.message)
+            match &f.cluster {
+                Some(c) => cell(&format!("{} (cluster `{c}`)", f.message)),
+                None => cell(&f.message),
+            }
         )
     })
 }

@@ -90,6 +90,12 @@ impl Summary {
 
 pub use crate::diagnostic::FindingSource;
 
+/// Is this finding a cross-reference one, judged within a cluster (the scheduling rules)?
+fn judged_by_cluster(f: &Finding) -> bool {
+    crate::rules::find(f.rule)
+        .is_some_and(|r| r.meta.category == crate::rules::Category::Scheduling)
+}
+
 /// Serialises every finding of a source as one JSON array, each written by `element` as it
 /// comes (the findings are never all in memory as output values).
 pub(crate) fn serialize_seq<S, F>(

@@ -177,6 +177,9 @@ fn result(f: &Finding) -> Value {
         "locations": [location(f)],
         "partialFingerprints": { "taintlint/v1": fingerprint(f) },
     });
+    if let Some(cluster) = &f.cluster {
+        result["properties"] = json!({ "cluster": &**cluster });
+    }
     let related: Vec<Value> = f
                 .related
                 .iter()
