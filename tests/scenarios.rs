@@ -26,6 +26,7 @@ const SCENARIOS: &[&str] = &[
     "karpenter",
     "kubeadm",
     "live-dump",
+    "near-miss",
     "nodename",
     "same-name-pools",
     "toleration-typo",
@@ -441,4 +442,28 @@ fn clusters_are_judged_apart() {
         .unwrap();
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("no cluster `qa`"));
+}
+
+/// A workload meant for a pool (its selector picks it) that misses the pool's taint by one
+/// detail: the help names the pool, both values and the edit.
+#[test]
+fn near_misses_name_the_pool_and_the_edit() {
+    let all = findings(&run("near-miss").1);
+    let help = |name: &str| -> String {
+        let f = about(&all, "unschedulable-workload", name);
+        assert_eq!(f.len(), 1, "{name}: {all:#?}");
+        f[0]["help"].as_str().unwrap().to_string()
+    };
+    let meant = "the pool this pod is meant for is NodePool `gpu` (its selector picks it): ";
+    for name in ["value-typo", "effect-typo", "key-typo", "missing"] {
+        assert!(help(name).starts_with(meant), "{name}: {}", help(name));
+    }
+    assert!(help("value-typo").contains(
+        "toleration `nvidia.com/gpu=yes:NoSchedule` has `value: \"yes\"` where the taint `nvidia.com/gpu=true:NoSchedule` has `\"true\"`: set `value: \"true\"`"
+    ));
+    assert!(help("effect-typo").contains("has `effect: NoExecute` where the taint `nvidia.com/gpu=true:NoSchedule` is NoSchedule: set `effect: NoSchedule`"));
+    assert!(help("key-typo").contains("toleration key `nvidia.com/gpus` is one typo from the taint's `nvidia.com/gpu`: set `key: nvidia.com/gpu`"));
+    assert!(help("missing").contains(
+        "add the toleration `{key: nvidia.com/gpu, operator: Equal, value: \"true\", effect: NoSchedule}`"
+    ));
 }

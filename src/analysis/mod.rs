@@ -3,6 +3,7 @@
 
 mod inventory;
 pub mod matching;
+mod near_miss;
 mod schedule;
 mod sources;
 pub mod validation;
@@ -10,6 +11,7 @@ mod well_known;
 mod workload;
 
 pub use inventory::*;
+pub use near_miss::{Block, NearMiss, describe as describe_near_miss, near_miss, toleration_yaml};
 pub use schedule::*;
 pub use sources::{inventory_pools, node_decls, parse_taint_spec};
 pub use well_known::*;

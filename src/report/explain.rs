@@ -20,6 +20,9 @@ pub fn render(outcome: &Outcome, chosen: &[usize], gate: bool) -> String {
     text
 }
 
+/// Rejecting pools listed one by one up to this many; past it they are grouped by reason.
+const GROUP_OVER: usize = 8;
+
 fn describe(w: &Workload) -> String {
     let id = &w.object;
     let mut s = format!("{} ", id.kind);
@@ -225,7 +228,59 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
     let fits: Vec<Vec<Reason>> = pools.iter().map(|p| verdicts.reasons(w, p)).collect();
     let ok = fits.iter().filter(|r| r.is_empty()).count();
     let _ = writeln!(s, "\nNode pools: {ok} of {} can run this pod", pools.len());
-    for (pool, reasons) in pools.iter().zip(fits.iter()) {
+    // A pod no pool admits: the pool it is meant for comes first, with the edit that lets it
+    // in; with many rejecting pools, the others are grouped by their first reason.
+    let miss = crate::analysis::near_miss(&outcome.inventory, w, verdicts);
+    if let Some(m) = &miss
+        && let Some(d) = crate::analysis::describe_near_miss(&outcome.inventory, w, m)
+    {
+        let _ = writeln!(s, "  → {d}");
+    }
+    let mut order: Vec<usize> = (0..pools.len()).collect();
+    if let Some(m) = &miss {
+        order.retain(|&p| p != m.pool);
+        order.insert(0, m.pool);
+    }
+    let rejected = fits.iter().filter(|r| !r.is_empty()).count();
+    let grouped = rejected > GROUP_OVER;
+    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    for p in order {
+        let (pool, reasons) = (&pools[p], &fits[p]);
+        let intended = miss.as_ref().is_some_and(|m| m.pool == p);
+        if grouped && !reasons.is_empty() && !intended {
+            // The scheduler's order: cordon, then taints, then affinity.
+            let first = reasons
+                .iter()
+                .find(|r| matches!(r, Reason::Unschedulable))
+                .or_else(|| reasons.iter().find(|r| matches!(r, Reason::Taint(_))))
+                .or_else(|| reasons.first());
+            let (why, name) = match first {
+                Some(Reason::Taint(t)) => (
+                    "node(s) had an untolerated taint",
+                    format!(
+                        "{} ({})",
+                        pool.title(),
+                        pool.taints
+                            .get(*t)
+                            .map_or(String::new(), |pt| pt.taint.scheduler_form())
+                    ),
+                ),
+                Some(Reason::Unschedulable) => ("node(s) were unschedulable", pool.title()),
+                _ => (
+                    "node(s) didn't match Pod's node affinity/selector",
+                    pool.title(),
+                ),
+            };
+            match groups.iter_mut().find(|(w, _)| w == why) {
+                Some((_, names)) => {
+                    if !names.contains(&name) {
+                        names.push(name);
+                    }
+                }
+                None => groups.push((why.to_string(), vec![name])),
+            }
+            continue;
+        }
         let mark = if reasons.is_empty() { "✓" } else { "✗" };
         let at = outcome.inventory.loc(&pool.loc).map_or(String::new(), |l| {
             let p = l.source.position(l.span.start);
@@ -265,6 +320,22 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
                 );
             }
         }
+    }
+    for (why, names) in groups {
+        let shown: Vec<&str> = names.iter().take(6).map(String::as_str).collect();
+        let more = names.len().saturating_sub(shown.len());
+        let _ = writeln!(
+            s,
+            "  ✗ {} pool{} — {why}: {}{}",
+            names.len(),
+            if names.len() == 1 { "" } else { "s" },
+            shown.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        );
     }
 
     let _ = writeln!(s, "\nEviction when a node fails:");

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use crate::analysis::{Inventory, PoolClasses, Reason};
+use crate::analysis::{Inventory, PoolClasses, Reason, describe_near_miss, near_miss};
 use crate::diagnostic::{Finding, Related, Severity};
 
 use super::{Category, CrossCtx, Rule, RuleMeta};
@@ -34,6 +34,11 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         let (detail, total, selector_only, related) = ctx.eval.memo.get_or(META.name, fits, "", || {
             describe(ctx.inventory, &ctx.eval.classes, w, fits)
         });
+        // The pool it is meant for and the edit that lets it in (tolerations are part of the
+        // signature, so the verdicts' memo holds for this too).
+        let diagnosis = ctx.eval.memo.get_or(META.name, fits, "near-miss", || {
+            near_miss(ctx.inventory, w, fits).and_then(|m| describe_near_miss(ctx.inventory, w, &m))
+        });
         let span = if selector_only {
             w.selector_span.unwrap_or(w.anchor)
         } else {
@@ -51,10 +56,10 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         .primary(span, "no pool admits this pod")
         .help(format!(
             "{}{}",
-            if selector_only {
-                "no pool carries the labels this pod selects; fix `nodeSelector`/node affinity, or label a pool to match"
-            } else {
-                "tolerate the pool's taints (and select its labels), or add a pool this pod can use; run `taintlint explain` for the reasons per pool"
+            match &diagnosis {
+                Some(d) => d.as_str(),
+                None if selector_only => "no pool carries the labels this pod selects; fix `nodeSelector`/node affinity, or label a pool to match",
+                None => "tolerate the pool's taints (and select its labels), or add a pool this pod can use; run `taintlint explain` for the reasons per pool",
             },
             if ctx.inventory.declared() {
                 ""
