@@ -3,74 +3,19 @@
 
 #![allow(clippy::unwrap_used)] // tests may unwrap
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
 
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_taintlint");
+mod common;
+use common::cli::{Run, root, taintlint};
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-/// Runs the binary in `dir` with `stdin`, killing it if it hangs (a FIFO opened by mistake).
+/// `run_in` of the shared harness, as the tests here call it.
 fn run_in(dir: &Path, args: &[&str], stdin: Option<&[u8]>, envs: &[(&str, &str)]) -> Run {
-    let mut cmd = Command::new(BIN);
-    cmd.args(args)
-        .current_dir(dir)
-        .env_remove("NO_COLOR")
-        .env_remove("TAINTLINT_FORMAT")
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (k, v) in envs {
-        cmd.env(k, v);
-    }
-    let mut child = cmd.spawn().expect("spawn taintlint");
-    if let Some(bytes) = stdin {
-        let mut pipe = child.stdin.take().unwrap();
-        pipe.write_all(bytes).unwrap();
-    }
-    // Drain stdout and stderr while the child runs, so a large output cannot fill the pipe
-    // and block it; a watchdog kills a child that hangs.
-    let pid = child.id();
-    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let watchdog = {
-        let done = std::sync::Arc::clone(&done);
-        std::thread::spawn(move || {
-            let deadline = Instant::now() + Duration::from_secs(60);
-            while !done.load(std::sync::atomic::Ordering::SeqCst) {
-                if Instant::now() > deadline {
-                    let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
-                    return true;
-                }
-                std::thread::sleep(Duration::from_millis(10));
-            }
-            false
-        })
-    };
-    let out = child.wait_with_output().unwrap();
-    done.store(true, std::sync::atomic::Ordering::SeqCst);
-    if watchdog.join().unwrap() {
-        panic!("taintlint {args:?} did not finish within 60 s");
-    }
-    Run {
-        code: out.status.code().expect("exit code"),
-        stdout: String::from_utf8(out.stdout).expect("stdout is UTF-8"),
-        stderr: String::from_utf8(out.stderr).expect("stderr is UTF-8"),
+    let cmd = taintlint(args).in_dir(dir).envs(envs);
+    match stdin {
+        Some(bytes) => cmd.stdin(bytes).run(),
+        None => cmd.run(),
     }
 }
 
@@ -962,7 +907,7 @@ fn oversized_file_is_reported_not_read() {
 fn fifo_is_never_opened() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::copy(root().join(GOOD), dir.path().join("good.yaml")).unwrap();
-    let status = Command::new("mkfifo")
+    let status = std::process::Command::new("mkfifo")
         .arg(dir.path().join("pipe.yaml"))
         .status()
         .expect("mkfifo");

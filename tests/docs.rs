@@ -9,6 +9,8 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use taintlint::engine::lint_text;
+
+mod common;
 use taintlint::rules::{RULES, Rule};
 
 const HEADINGS: &[&str] = &[
@@ -317,14 +319,9 @@ fn readme_rules_table_matches_the_registry() {
 /// The README pastes the output of its quick-start command; keep it real.
 #[test]
 fn readme_example_output_is_current() {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_taintlint"))
-        .args(["check", "--color", "never", "testdata/examples"])
-        .current_dir(root())
-        .env_remove("NO_COLOR")
-        .env_remove("TAINTLINT_FORMAT")
-        .output()
-        .unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = common::cli::taintlint(&["check", "--color", "never", "testdata/examples"])
+        .run()
+        .stdout;
     check_readme_section(
         "<!-- example-output:start -->",
         "<!-- example-output:end -->",

@@ -1,20 +1,11 @@
 //! `taintlint explain` and `taintlint matrix` on the scenario folders: output snapshots,
 //! workload selection by name and by FILE:LINE, and the error for an ambiguous request.
 
-use std::process::Command;
+mod common;
 
 fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_taintlint"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env_remove("TAINTLINT_FORMAT")
-        .output()
-        .expect("run taintlint");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let r = common::cli::taintlint(args).run();
+    (r.code, r.stdout, r.stderr)
 }
 
 #[test]

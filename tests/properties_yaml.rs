@@ -459,7 +459,7 @@ fn label_boundaries() {
 
 // ---------------------------------------------------------------- threads
 
-const BIN: &str = env!("CARGO_BIN_EXE_taintlint");
+mod common;
 
 /// A small manifest: a Node pool, a workload with tolerations, or an Inventory.
 fn manifest() -> impl Strategy<Value = String> {
@@ -507,23 +507,21 @@ fn toleration_list(key: &str, op: &str, value: &str, effect: &str, n: u8) -> Str
 }
 
 fn run_threads(dir: &std::path::Path, threads: &str, format: &str) -> (Option<i32>, Vec<u8>) {
-    let out = std::process::Command::new(BIN)
-        .args([
-            "check",
-            "--color",
-            "never",
-            "--format",
-            format,
-            "--threads",
-            threads,
-            "--select",
-            "all",
-            ".",
-        ])
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    (out.status.code(), out.stdout)
+    let r = common::cli::taintlint(&[
+        "check",
+        "--color",
+        "never",
+        "--format",
+        format,
+        "--threads",
+        threads,
+        "--select",
+        "all",
+        ".",
+    ])
+    .in_dir(dir)
+    .run();
+    (Some(r.code), r.stdout.into_bytes())
 }
 
 proptest! {

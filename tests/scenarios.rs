@@ -8,7 +8,9 @@
 #![allow(clippy::unwrap_used)] // tests may unwrap
 
 use std::path::Path;
-use std::process::Command;
+
+mod common;
+use common::cli::taintlint;
 
 use serde_json::Value;
 
@@ -52,20 +54,11 @@ fn run(name: &str) -> (i32, String) {
             .collect(),
         Err(_) => vec![dir],
     };
-    let out = Command::new(env!("CARGO_BIN_EXE_taintlint"))
-        .args(["check", "--format", "json"])
-        .args(&extra)
-        .current_dir(root())
-        .env_remove("NO_COLOR")
-        .env_remove("TAINTLINT_FORMAT")
-        .output()
-        .expect("run taintlint");
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(stderr.is_empty(), "{name}: stderr: {stderr}");
-    (
-        out.status.code().expect("exit code"),
-        String::from_utf8(out.stdout).unwrap(),
-    )
+    let mut args = vec!["check", "--format", "json"];
+    args.extend(extra.iter().map(String::as_str));
+    let r = taintlint(&args).run();
+    assert!(r.stderr.is_empty(), "{name}: stderr: {}", r.stderr);
+    (r.code, r.stdout)
 }
 
 fn findings(json: &str) -> Vec<Value> {
@@ -407,41 +400,35 @@ fn clusters_are_judged_apart() {
     assert!(config[0].contains("both claim"), "{config:#?}");
     assert!(config[1].contains("matches no linted file"), "{config:#?}");
     // Only prod's files.
-    let out = Command::new(env!("CARGO_BIN_EXE_taintlint"))
-        .args([
-            "check",
-            "--format",
-            "json",
-            "--config",
-            "testdata/scenarios/clusters/taintlint.yaml",
-            "testdata/scenarios/clusters",
-            "--cluster",
-            "prod",
-        ])
-        .current_dir(root())
-        .output()
-        .unwrap();
-    let prod = findings(&String::from_utf8(out.stdout).unwrap());
+    let prod = taintlint(&[
+        "check",
+        "--format",
+        "json",
+        "--config",
+        "testdata/scenarios/clusters/taintlint.yaml",
+        "testdata/scenarios/clusters",
+        "--cluster",
+        "prod",
+    ])
+    .run();
+    let prod = findings(&prod.stdout);
     assert!(prod.iter().all(|f| f["cluster"] != "staging"), "{prod:#?}");
     assert!(
         prod.iter().all(|f| f["rule"] == "invalid-config"),
         "{prod:#?}"
     );
     // An unknown cluster is a tool error.
-    let bad = Command::new(env!("CARGO_BIN_EXE_taintlint"))
-        .args([
-            "check",
-            "--config",
-            "testdata/scenarios/clusters/taintlint.yaml",
-            "testdata/scenarios/clusters",
-            "--cluster",
-            "qa",
-        ])
-        .current_dir(root())
-        .output()
-        .unwrap();
-    assert_eq!(bad.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("no cluster `qa`"));
+    let bad = taintlint(&[
+        "check",
+        "--config",
+        "testdata/scenarios/clusters/taintlint.yaml",
+        "testdata/scenarios/clusters",
+        "--cluster",
+        "qa",
+    ])
+    .run();
+    assert_eq!(bad.code, 2);
+    assert!(bad.stderr.contains("no cluster `qa`"));
 }
 
 /// A workload meant for a pool (its selector picks it) that misses the pool's taint by one

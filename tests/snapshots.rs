@@ -5,20 +5,15 @@
 
 #![allow(clippy::unwrap_used)] // tests may unwrap
 
-use std::process::Command;
+mod common;
+use common::cli::taintlint;
 
 fn output(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_taintlint"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env_remove("NO_COLOR")
-        .env_remove("TAINTLINT_FORMAT")
-        .output()
-        .expect("run taintlint");
-    let code = out.status.code().expect("exit code");
-    let stdout = String::from_utf8(out.stdout).expect("UTF-8 output");
-    let stderr = String::from_utf8(out.stderr).expect("UTF-8 output");
-    format!("exit code: {code}\n----- stdout -----\n{stdout}----- stderr -----\n{stderr}")
+    let r = taintlint(args).run();
+    format!(
+        "exit code: {}\n----- stdout -----\n{}----- stderr -----\n{}",
+        r.code, r.stdout, r.stderr
+    )
 }
 
 #[test]

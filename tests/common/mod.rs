@@ -1,8 +1,10 @@
-//! Builders for the cross-reference's public types, shared by `matching.rs` and
-//! `properties.rs`.
+//! What the integration tests share: `cli`, the one harness that runs the real binary, and
+//! builders for the cross-reference's public types (`matching.rs`, `properties.rs`).
 
 #![allow(dead_code)] // each test crate uses a part
 #![allow(unreachable_pub)] // a test helper module, not an API
+
+pub mod cli;
 
 use std::sync::Arc;
 
