@@ -322,7 +322,7 @@ fn sarif_with_fixes_is_valid() {
     let results = doc["runs"][0]["results"].as_array().unwrap();
     assert!(results.iter().any(|r| r["fixes"].is_array()));
     let schema_path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/schemas/sarif-schema-2.1.0.json");
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/schemas/sarif-schema-2.1.0.json");
     let schema: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(schema_path).unwrap()).unwrap();
     let mut schemas = boon::Schemas::new();

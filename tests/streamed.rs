@@ -1,7 +1,7 @@
 //! `taintlint check` spills each file's results and runs the cross-reference file by file
 //! (`src/streamed/`); `TAINTLINT_SPILL=off` keeps everything in memory as `--fix` does
 //! (`lint::finish`). Both must print the same bytes and exit alike, in every format, over the
-//! real-world corpus beside the checkout, over the repository's fixtures and over generated
+//! real-world corpus (`testdata/corpus`), over the repository's fixtures and over generated
 //! repositories of node pools and workloads; and the same again when every record goes to the
 //! temporary file at once (`TAINTLINT_SPILL_BUDGET=0`).
 
@@ -43,13 +43,7 @@ fn same_three_ways(args: &[&str]) {
 #[test]
 fn streamed_equals_in_memory_on_the_real_corpus() {
     for format in ["json", "human", "sarif"] {
-        same_three_ways(&[
-            "check",
-            "../shared/corpus",
-            "--format",
-            format,
-            "--isolated",
-        ]);
+        same_three_ways(&["check", "testdata/corpus", "--format", format, "--isolated"]);
     }
 }
 
