@@ -264,12 +264,18 @@ pub fn gather_streamed(input: &InputArgs, cfg: &config::Config) -> Result<Gather
             .clone()
             .unwrap_or_else(|| "<stdin>".to_string());
         match load::stdin::read(input.max_file_size) {
-            Ok(text) => inputs.extend(load::stdin::split_helm(&name, text).into_iter().map(
-                |(name, text)| Input::Text {
+            Ok(text) => inputs.extend(
+                load::stdin::name_documents(
+                    input.stdin_filename.as_deref(),
+                    input.source_root.as_deref(),
+                    text,
+                )
+                .into_iter()
+                .map(|(name, text)| Input::Text {
                     name,
                     text: Ok(text),
-                },
-            )),
+                }),
+            ),
             Err(e) => inputs.push(Input::Text { name, text: Err(e) }),
         }
     }
@@ -484,6 +490,7 @@ fn clone_failure(f: &load::ReadFailure) -> load::ReadFailure {
             lossy: lossy.clone(),
         },
         R::Utf16 => R::Utf16,
+        R::Binary(w) => R::Binary(w),
         R::Nul { offset, text } => R::Nul {
             offset: *offset,
             text: text.clone(),
