@@ -440,7 +440,10 @@ fn many_changed_files_are_linted_in_one_run() {
     let out = try_repo(&split_hooks, &old, &repo, "taintlint", &["--all-files"]);
     let all = text(&out);
     let runs = regex::Regex::new(r"(?m) in \d+ files? \(").unwrap();
-    assert!(runs.find_iter(&all).count() > 1, "pre-commit no longer splits: {all}");
+    assert!(
+        runs.find_iter(&all).count() > 1,
+        "pre-commit no longer splits: {all}"
+    );
     assert!(all.contains("unschedulable-workload"), "{all}");
 }
 
