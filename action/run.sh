@@ -3,7 +3,8 @@
 # subcommand; tests/action.rs runs them in a simulated runner environment.
 #
 #   run.sh probe    is a taintlint of this action's version already on PATH?
-#                   outputs: version, lock-hash, install (true|false)
+#                   outputs: version, lock-hash, source-hash (of everything the build
+#                   reads: the cache key), install (true|false)
 #   run.sh install  cargo install --locked --path "$GITHUB_ACTION_PATH"
 #   run.sh check    one taintlint run: annotations on stdout, SARIF to the file, Markdown to
 #                   $GITHUB_STEP_SUMMARY; outputs: findings, errors, sarif-file; exits with
@@ -83,6 +84,24 @@ probe() {
     find_python
     set_output version "$want"
     set_output lock-hash "$("$PY" -c 'import hashlib, sys; print(hashlib.sha256(open(sys.argv[1], "rb").read()).hexdigest()[:32])' "$ACTION_PATH/Cargo.lock")"
+    # The action's own source: an upgrade with the same Cargo.lock gets a new cache entry
+    # instead of restoring (and rebuilding over) the old version's build on every run.
+    set_output source-hash "$("$PY" -c '
+import hashlib, os, sys
+root = sys.argv[1]
+h = hashlib.sha256()
+paths = ["Cargo.toml", "Cargo.lock"]
+for top in ("src", "rules"):
+    for d, dirs, files in os.walk(os.path.join(root, top)):
+        dirs.sort()
+        paths += sorted(os.path.relpath(os.path.join(d, f), root) for f in files)
+for p in paths:
+    full = os.path.join(root, p)
+    if os.path.isfile(full):
+        h.update(p.replace(os.sep, "/").encode() + b"\0")
+        h.update(open(full, "rb").read() + b"\0")
+print(h.hexdigest()[:32])
+' "$ACTION_PATH")"
     path=$(command -v taintlint || true)
     if [[ -n $path ]]; then
         have=$(version_of "$path")
@@ -127,6 +146,41 @@ parse_summary() {
     esac
 }
 
+# Appends the Markdown summary $1 to $GITHUB_STEP_SUMMARY within GitHub's limit of 1 MiB per
+# step: past it, the last findings' rows give way to a line saying how many are not shown.
+append_summary() {
+    "$PY" - "$1" "$GITHUB_STEP_SUMMARY" "$2" <<'PY' || die "cannot write the job summary"
+import os, sys
+src, dest, sarif = sys.argv[1:]
+limit = 1024 * 1024
+text = open(src, "rb").read()
+used = os.path.getsize(dest) if os.path.exists(dest) else 0
+if used + len(text) > limit:
+    lines = text.splitlines(keepends=True)
+    # A findings row: a table row after the findings table's header.
+    header = next((i for i, l in enumerate(lines) if l.startswith(b"| | rule |")), len(lines))
+    def note(n):
+        return ("\n… and %d more finding%s, not shown: a job summary holds 1 MiB at most "
+                "(every finding is in the annotations and in `%s`)\n"
+                % (n, "" if n == 1 else "s", sarif)).encode()
+    # rows_from[i]: the findings rows from line i on.
+    rows_from = [0] * (len(lines) + 1)
+    for i in range(len(lines) - 1, -1, -1):
+        row = i >= header + 2 and lines[i].startswith(b"|")
+        rows_from[i] = rows_from[i + 1] + row
+    kept, size = [], used
+    for i, line in enumerate(lines):
+        if size + len(line) + len(note(rows_from[0])) > limit:
+            kept.append(note(rows_from[i]))
+            break
+        kept.append(line)
+        size += len(line)
+    text = b"".join(kept)
+with open(dest, "ab") as f:
+    f.write(text)
+PY
+}
+
 check() {
     local sarif fail_on key value status=0
     local -a paths=() extra=() cmd=()
@@ -146,10 +200,22 @@ check() {
     [[ ${#paths[@]} -gt 0 ]] || paths=(.)
     split_words "${INPUT_ARGS:-}"
     extra=(${WORDS[@]+"${WORDS[@]}"})
+    # `--fail-on` in args wins over the fail-on input (passing both is a taintlint error).
+    local fail_on_arg=false i
+    for ((i = 0; i < ${#extra[@]}; i++)); do
+        case ${extra[i]} in
+        --) break ;;
+        --fail-on) fail_on_arg=true fail_on=${extra[i + 1]:-} ;;
+        --fail-on=*) fail_on_arg=true fail_on=${extra[i]#--fail-on=} ;;
+        esac
+    done
     mkdir -p "$(dirname "$sarif")"
     rm -f "$sarif"
 
-    cmd=("$BIN" check --fail-on "$fail_on")
+    cmd=("$BIN" check)
+    if ! $fail_on_arg; then
+        cmd+=(--fail-on "$fail_on")
+    fi
     if [[ -n ${INPUT_CONFIG:-} ]]; then
         cmd+=(--config "$INPUT_CONFIG")
     fi
@@ -179,7 +245,7 @@ print("errors=%d" % report["summary"]["errors"])
         set_output sarif-file "$sarif"
     fi
     if [[ -f $TMP/summary.md && -n ${GITHUB_STEP_SUMMARY:-} ]]; then
-        cat "$TMP/summary.md" >>"$GITHUB_STEP_SUMMARY"
+        append_summary "$TMP/summary.md" "$sarif"
     fi
 
     case $status in

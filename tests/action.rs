@@ -203,11 +203,13 @@ fn probe_skips_the_install_when_this_version_is_on_path() {
     assert_eq!(step.code, 0, "{}{}", step.stdout, step.stderr);
     assert_eq!(step.outputs["install"], "false");
     assert_eq!(step.outputs["version"], env!("CARGO_PKG_VERSION"));
-    let hash = &step.outputs["lock-hash"];
-    assert!(
-        hash.len() == 32 && hash.bytes().all(|b| b.is_ascii_hexdigit()),
-        "lock-hash={hash}"
-    );
+    for name in ["lock-hash", "source-hash"] {
+        let hash = &step.outputs[name];
+        assert!(
+            hash.len() == 32 && hash.bytes().all(|b| b.is_ascii_hexdigit()),
+            "{name}={hash}"
+        );
+    }
     assert!(step.stdout.contains("already installed"), "{}", step.stdout);
 }
 
@@ -520,4 +522,143 @@ fn the_install_step_installs_from_the_action_path() {
     assert!(script.contains("ACTION_PATH=${GITHUB_ACTION_PATH:-"));
     assert!(script.starts_with("#!/usr/bin/env bash\n"));
     assert!(script.contains("\nset -euo pipefail\n"));
+}
+
+/// Issue 20, item 6: `args: --fail-on …` was passed beside the action's own `--fail-on`, and
+/// taintlint refused the second one. The one in args wins.
+#[test]
+fn fail_on_in_args_overrides_the_input() {
+    let runner = Runner::new();
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("bad.yaml"), BAD).unwrap();
+    for args in [
+        "--fail-on never",
+        "--fail-on=never",
+        "--kube-version 1.33 --fail-on never",
+    ] {
+        let step = runner.run(
+            "check",
+            ws.path(),
+            &[("args", args), ("fail-on", "warning")],
+        );
+        assert_eq!(step.code, 0, "{args}: {}{}", step.stdout, step.stderr);
+        assert_consistent(&step, &ws.path().join("taintlint.sarif"));
+    }
+    let step = runner.run(
+        "check",
+        ws.path(),
+        &[("args", "--fail-on error"), ("fail-on", "never")],
+    );
+    assert_eq!(step.code, 1, "{}{}", step.stdout, step.stderr);
+    assert!(
+        step.stdout.contains("findings at or above 'error'"),
+        "{}",
+        step.stdout
+    );
+}
+
+/// Issue 20, item 6: a job summary over GitHub's 1 MiB limit per step (2.8 MB for 6,080
+/// findings) is cut at a findings row, with a line saying how many are not shown.
+#[test]
+fn the_job_summary_stays_under_one_mib() {
+    let runner = Runner::new();
+    let ws = tempfile::tempdir().unwrap();
+    let pods: String = (0..5000)
+        .map(|i| BAD.replace("name: debug\n", &format!("name: debug-{i}\n")) + "---\n")
+        .collect();
+    std::fs::write(ws.path().join("many.yaml"), pods).unwrap();
+    let step = runner.run("check", ws.path(), &[("fail-on", "never")]);
+    assert_eq!(step.code, 0, "{}", step.stderr);
+    let findings: usize = step.outputs["findings"].parse().unwrap();
+    assert!(findings >= 5000, "{findings}");
+    assert!(
+        step.summary.len() <= 1024 * 1024,
+        "{} bytes",
+        step.summary.len()
+    );
+    assert!(
+        step.summary.len() > 900 * 1024,
+        "{} bytes: cut too early",
+        step.summary.len()
+    );
+    let shown = step
+        .summary
+        .lines()
+        .filter(|l| l.starts_with("| ❌") || l.starts_with("| ⚠️") || l.starts_with("| ℹ️"))
+        .count();
+    let note = step.summary.lines().last().unwrap();
+    assert_eq!(
+        note,
+        format!(
+            "… and {} more findings, not shown: a job summary holds 1 MiB at most (every finding is in the annotations and in `taintlint.sarif`)",
+            findings - shown
+        ),
+        "{shown} of {findings} shown"
+    );
+    assert!(
+        step.summary.starts_with("## taintlint\n"),
+        "the counts come first"
+    );
+
+    // A summary that fits is appended whole.
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("bad.yaml"), BAD).unwrap();
+    let small = Runner::new().run("check", ws.path(), &[]);
+    assert!(!small.summary.contains("more finding"), "{}", small.summary);
+    assert_eq!(
+        small
+            .summary
+            .lines()
+            .filter(|l| l.starts_with("| ❌"))
+            .count(),
+        1
+    );
+}
+
+/// Issue 20, item 6: the cache key follows the action's source, not only its Cargo.lock.
+#[test]
+fn the_cache_key_includes_the_action_source() {
+    let text = std::fs::read_to_string(root().join("action.yml")).unwrap();
+    assert!(
+        text.contains("key: taintlint-action-${{ runner.os }}-${{ runner.arch }}-${{ steps.probe.outputs.lock-hash }}-${{ steps.probe.outputs.source-hash }}"),
+        "{text}"
+    );
+    // The hash changes with a source file, not with the workspace: copy the action, edit one
+    // file of src/, probe both.
+    let copy = tempfile::tempdir().unwrap();
+    for f in ["Cargo.toml", "Cargo.lock", "action/run.sh"] {
+        let to = copy.path().join(f);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(root().join(f), to).unwrap();
+    }
+    std::fs::create_dir_all(copy.path().join("src")).unwrap();
+    std::fs::write(copy.path().join("src/main.rs"), "fn main() {}\n").unwrap();
+    let probe = |action: &Path| {
+        let out = Command::new("bash")
+            .arg(action.join("action/run.sh"))
+            .arg("probe")
+            .env("GITHUB_ACTION_PATH", action)
+            .env_remove("GITHUB_OUTPUT")
+            .env("PATH", path_with_first(&bin_dir()))
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let get = |k: &str| {
+            text.lines()
+                .find_map(|l| l.strip_prefix(&format!("{k}=")))
+                .unwrap_or_else(|| panic!("no {k}: {text}"))
+                .to_string()
+        };
+        (get("lock-hash"), get("source-hash"))
+    };
+    let before = probe(copy.path());
+    std::fs::write(
+        copy.path().join("src/main.rs"),
+        "fn main() { println!(); }\n",
+    )
+    .unwrap();
+    let after = probe(copy.path());
+    assert_eq!(before.0, after.0, "same Cargo.lock");
+    assert_ne!(before.1, after.1, "another source");
+    assert_ne!(probe(&root()).1, after.1);
 }
