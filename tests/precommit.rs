@@ -478,15 +478,25 @@ fn the_hooks_declare_what_the_readme_promises() {
         .iter()
         .filter_map(|h| h.get("id").and_then(Node::text))
         .collect();
-    assert_eq!(ids, ["taintlint", "taintlint-system", "taintlint-all"]);
-    for (id, language) in [
-        ("taintlint", "rust"),
-        ("taintlint-system", "system"),
-        ("taintlint-all", "rust"),
+    assert_eq!(
+        ids,
+        [
+            "taintlint",
+            "taintlint-release",
+            "taintlint-system",
+            "taintlint-all"
+        ]
+    );
+    for (id, language, entry) in [
+        ("taintlint", "rust", "taintlint check"),
+        // The download and the verification are tested in tests/action.rs (`run.sh exec`).
+        ("taintlint-release", "script", "action/run.sh exec check"),
+        ("taintlint-system", "system", "taintlint check"),
+        ("taintlint-all", "rust", "taintlint check"),
     ] {
         let h = hook(hooks, id);
         assert_eq!(field(h, "language"), language, "{id}");
-        assert_eq!(field(h, "entry"), "taintlint check", "{id}");
+        assert_eq!(field(h, "entry"), entry, "{id}");
         assert_eq!(field(h, "types_or"), "yaml,json", "{id}");
         assert_eq!(field(h, "require_serial"), "true", "{id}");
         // Issue 20, item 2: never a share of the files; the repository.
