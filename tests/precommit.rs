@@ -11,11 +11,14 @@
 #![cfg(unix)]
 #![allow(clippy::unwrap_used)] // tests may unwrap
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
 use taintlint::load::yaml::{Limits, Node, parse};
+
+mod release_server;
 
 const HOOKS: &str = ".pre-commit-hooks.yaml";
 
@@ -173,6 +176,12 @@ fn install_pre_commit() -> PathBuf {
 
 /// Runs `python -m pre_commit ARGS` in `dir`, with the binary under test first on PATH.
 fn pre_commit(dir: &Path, home: &Path, args: &[&str]) -> Output {
+    pre_commit_env(dir, home, args, &[])
+}
+
+/// [`pre_commit`] with more environment (the release server's address for
+/// `taintlint-release`).
+fn pre_commit_env(dir: &Path, home: &Path, args: &[&str], env: &[(&str, &OsStr)]) -> Output {
     let bin = Path::new(env!("CARGO_BIN_EXE_taintlint")).parent().unwrap();
     let mut path = vec![bin.to_path_buf()];
     path.extend(std::env::split_paths(
@@ -190,6 +199,12 @@ fn pre_commit(dir: &Path, home: &Path, args: &[&str]) -> Output {
         .env_remove("GIT_DIR")
         .env_remove("GIT_WORK_TREE")
         .env_remove("GIT_INDEX_FILE")
+        .env_remove("RUNNER_TOOL_CACHE")
+        .env_remove("TAINTLINT_INSTALL_DIR")
+        .env_remove("TAINTLINT_RELEASE_URL")
+        .env_remove("GITHUB_ACTION_PATH")
+        .env_remove("GITHUB_ACTION_REPOSITORY")
+        .envs(env.iter().copied())
         .output()
         .unwrap()
 }
@@ -386,6 +401,55 @@ fn default_hook_lints_files_it_was_not_given() {
         assert_eq!(out.status.code(), Some(1), "{id}: {all}");
         assert!(all.contains("other/bad.yaml"), "{id}: {all}");
     }
+}
+
+/// Issue 21: `taintlint-release` downloads the release binary of the hooks' version (here from
+/// a release served on 127.0.0.1), verifies it, caches it, and lints the repository with it.
+#[test]
+fn release_hook_runs_the_verified_release_binary() {
+    if !have_pre_commit() {
+        return;
+    }
+    let tracked = git(&root(), &["ls-files", "--error-unmatch", "action/run.sh"]);
+    if !tracked.status.success() {
+        eprintln!("skipped: action/run.sh is not tracked by git here");
+        return;
+    }
+    let files = release_server::release(false, true);
+    let server = release_server::Server::start(files.path());
+    let scratch = tempfile::tempdir().unwrap();
+    let repo = consumer(
+        scratch.path(),
+        &[("k8s/good.yaml", GOOD), ("other/bad.yaml", BAD)],
+    );
+    let cache = scratch.path().join("xdg-cache");
+    let env = [
+        ("TAINTLINT_RELEASE_URL", OsStr::new(&server.url)),
+        ("XDG_CACHE_HOME", cache.as_os_str()),
+        ("NO_PROXY", OsStr::new("127.0.0.1")),
+        ("no_proxy", OsStr::new("127.0.0.1")),
+    ];
+    let root = root();
+    let args = [
+        "try-repo",
+        root.to_str().unwrap(),
+        "taintlint-release",
+        "--verbose",
+        "--files",
+        "k8s/good.yaml",
+    ];
+    let out = pre_commit_env(&repo, &scratch.path().join("home"), &args, &env);
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    assert!(all.contains("verified taintlint-v"), "{all}");
+    assert!(all.contains("other/bad.yaml"), "{all}");
+    assert!(all.contains("toleration-exists-with-value"), "{all}");
+    let version = env!("CARGO_PKG_VERSION");
+    let installed = cache
+        .join(format!("taintlint/v{version}"))
+        .join(release_server::release_target())
+        .join("taintlint");
+    assert!(installed.is_file(), "{}", installed.display());
 }
 
 /// Issue 20, item 2: with thousands of changed files pre-commit splits the file names over
