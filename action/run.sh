@@ -3,8 +3,18 @@
 # subcommand; tests/action.rs runs them in a simulated runner environment.
 #
 #   run.sh probe    is a taintlint of this action's version already on PATH?
-#                   outputs: version, lock-hash, install (true|false)
-#   run.sh install  cargo install --locked --path "$GITHUB_ACTION_PATH"
+#                   outputs: version, lock-hash, source-hash (of everything the build
+#                   reads: the cache key), install (true|false)
+#   run.sh download the release archive of the action's version for this runner, verified
+#                   against the release's SHA256SUMS, onto PATH; output: build=true when
+#                   there is no such release (a branch or SHA ref), build=false when done;
+#                   fails on a checksum mismatch (nothing is installed)
+#   run.sh build    cargo install --locked --path "$GITHUB_ACTION_PATH" (the fallback)
+#   run.sh install  download, else build (for use outside the action)
+#   run.sh exec ARGS  run taintlint ARGS with the release binary of this checkout's version,
+#                   downloaded and verified once into ~/.cache/taintlint (the pre-commit hook
+#                   `taintlint-release`); no fallback
+#   run.sh target   the release target of this machine (x86_64-unknown-linux-musl, ...)
 #   run.sh check    one taintlint run: annotations on stdout, SARIF to the file, Markdown to
 #                   $GITHUB_STEP_SUMMARY; outputs: findings, errors, sarif-file; exits with
 #                   taintlint's exit code (0 clean, 1 findings at/above fail-on, 2 tool error)
@@ -17,7 +27,11 @@
 #   INPUT_SARIF_FILE  where to write SARIF (default taintlint.sarif)
 #   INPUT_SUMMARY     true|false: append the Markdown summary to $GITHUB_STEP_SUMMARY
 # and the runner's GITHUB_ACTION_PATH, GITHUB_WORKSPACE, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY,
-# GITHUB_PATH, RUNNER_TEMP. Shell words are split by python3's shlex (quotes work, nothing is
+# GITHUB_PATH, RUNNER_TEMP, RUNNER_OS, RUNNER_ARCH, RUNNER_TOOL_CACHE. The releases are looked
+# for at TAINTLINT_RELEASE_URL (tests), else under the action's repository on GitHub
+# (GITHUB_ACTION_REPOSITORY, or the owner/repo in GITHUB_ACTION_PATH), else under the git
+# origin of this checkout, else under `repository` in Cargo.toml: <base>/v<version>/SHA256SUMS
+# and <base>/v<version>/taintlint-v<version>-<target>.tar.gz (.zip on Windows). Shell words are split by python3's shlex (quotes work, nothing is
 # expanded or executed); python3 also reads the JSON report. GitHub's runners have it.
 set -euo pipefail
 
@@ -62,12 +76,12 @@ version_of() {
     "$1" --version 2>/dev/null | awk '{ print $2; exit }' || true
 }
 
-# Sets BIN to a taintlint of the action's version: the one on PATH, else the one
-# `cargo install` just put in CARGO_BIN (which may come after an older one on PATH).
+# Sets BIN to a taintlint of the action's version: the one on PATH, else the one the download
+# or `cargo install` just installed (which may come after an older one on PATH).
 find_taintlint() {
     local want candidate
     want=$(action_version)
-    for candidate in "$(command -v taintlint || true)" "$CARGO_BIN/taintlint"; do
+    for candidate in "$(command -v taintlint || true)" "$(install_dir "$want")/taintlint" "$CARGO_BIN/taintlint"; do
         if [[ -n $candidate && -x $candidate && $(version_of "$candidate") == "$want" ]]; then
             BIN=$candidate
             return
@@ -83,6 +97,24 @@ probe() {
     find_python
     set_output version "$want"
     set_output lock-hash "$("$PY" -c 'import hashlib, sys; print(hashlib.sha256(open(sys.argv[1], "rb").read()).hexdigest()[:32])' "$ACTION_PATH/Cargo.lock")"
+    # The action's own source: an upgrade with the same Cargo.lock gets a new cache entry
+    # instead of restoring (and rebuilding over) the old version's build on every run.
+    set_output source-hash "$("$PY" -c '
+import hashlib, os, sys
+root = sys.argv[1]
+h = hashlib.sha256()
+paths = ["Cargo.toml", "Cargo.lock"]
+for top in ("src", "rules"):
+    for d, dirs, files in os.walk(os.path.join(root, top)):
+        dirs.sort()
+        paths += sorted(os.path.relpath(os.path.join(d, f), root) for f in files)
+for p in paths:
+    full = os.path.join(root, p)
+    if os.path.isfile(full):
+        h.update(p.replace(os.sep, "/").encode() + b"\0")
+        h.update(open(full, "rb").read() + b"\0")
+print(h.hexdigest()[:32])
+' "$ACTION_PATH")"
     path=$(command -v taintlint || true)
     if [[ -n $path ]]; then
         have=$(version_of "$path")
@@ -96,13 +128,203 @@ probe() {
     fi
 }
 
-install() {
+# The release target of this runner or machine, or nothing when there is no release binary
+# for it.
+release_target() {
+    local os=${RUNNER_OS:-$(uname -s)} arch=${RUNNER_ARCH:-$(uname -m)}
+    case $arch in
+    X64 | x86_64 | amd64) arch=x86_64 ;;
+    ARM64 | aarch64 | arm64) arch=aarch64 ;;
+    *) return 0 ;;
+    esac
+    case $os in
+    Linux) echo "$arch-unknown-linux-musl" ;;
+    macOS | Darwin) echo "$arch-apple-darwin" ;;
+    Windows | MINGW* | MSYS* | CYGWIN*) [[ $arch == x86_64 ]] && echo x86_64-pc-windows-msvc ;;
+    esac
+    return 0
+}
+
+# Where the releases of this action's repository are: <base>/v<version>/<asset>.
+release_base() {
+    local url repo
+    if [[ -n ${TAINTLINT_RELEASE_URL:-} ]]; then
+        echo "${TAINTLINT_RELEASE_URL%/}"
+        return
+    fi
+    repo=${GITHUB_ACTION_REPOSITORY:-}
+    # In composite actions GITHUB_ACTION_REPOSITORY can be empty; the path is
+    # <runner>/_actions/<owner>/<repo>/<ref>.
+    if [[ -z $repo && -n ${GITHUB_ACTION_PATH:-} && $GITHUB_ACTION_PATH == */_actions/*/*/* ]]; then
+        repo=${GITHUB_ACTION_PATH#*/_actions/}
+        repo=$(printf '%s' "$repo" | cut -d/ -f1-2)
+    fi
+    if [[ -n $repo ]]; then
+        echo "${GITHUB_SERVER_URL:-https://github.com}/$repo/releases/download"
+        return
+    fi
+    url=$(git -C "$ACTION_PATH" remote get-url origin 2>/dev/null || true)
+    case $url in
+    git@github.com:*) url=https://github.com/${url#git@github.com:} ;;
+    https://*) ;;
+    *) url=$(awk -F'"' '/^repository *=/ { print $2; exit }' "$ACTION_PATH/Cargo.toml") ;;
+    esac
+    url=${url%/}
+    echo "${url%.git}/releases/download"
+}
+
+# Where a downloaded release binary of version $1 goes.
+install_dir() {
+    echo "${TAINTLINT_INSTALL_DIR:-${RUNNER_TOOL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}}/taintlint/v$1/$(release_target)}"
+}
+
+# Downloads base=$1 archive=$2 into dir=$3 and verifies it; exits 0 (installed), 3 (no such
+# release or asset), 4 (checksum mismatch), 5 (network error), 6 (a broken archive).
+FETCH='
+import hashlib, io, os, sys, tarfile, urllib.error, urllib.request, zipfile
+base, archive, dest = sys.argv[1:4]
+def get(url):
+    try:
+        with urllib.request.urlopen(url, timeout=60) as r:
+            return r.read()
+    except urllib.error.HTTPError as e:
+        print("%s: HTTP %d" % (url, e.code))
+        sys.exit(3 if e.code == 404 else 5)
+    except (urllib.error.URLError, OSError) as e:
+        print("%s: %s" % (url, e))
+        sys.exit(5)
+sums = get(base + "/SHA256SUMS").decode("utf-8", "replace")
+want = None
+for line in sums.splitlines():
+    parts = line.split()
+    if len(parts) == 2 and parts[1].lstrip("*") == archive:
+        want = parts[0].lower()
+if want is None:
+    print("%s/SHA256SUMS lists no %s" % (base, archive))
+    sys.exit(3)
+data = get(base + "/" + archive)
+got = hashlib.sha256(data).hexdigest()
+if got != want:
+    print("checksum mismatch for %s: SHA256SUMS says %s, the download is %s; nothing was installed" % (archive, want, got))
+    sys.exit(4)
+exe = "taintlint.exe" if archive.endswith(".zip") else "taintlint"
+blob = None
+try:
+    if archive.endswith(".zip"):
+        with zipfile.ZipFile(io.BytesIO(data)) as z:
+            names = [n for n in z.namelist() if n.rsplit("/", 1)[-1] == exe]
+            blob = z.read(names[0]) if names else None
+    else:
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as t:
+            found = [m for m in t.getmembers() if m.isfile() and m.name.rsplit("/", 1)[-1] == exe]
+            blob = t.extractfile(found[0]).read() if found else None
+except (tarfile.TarError, zipfile.BadZipFile, OSError, EOFError) as e:
+    print("%s is not a readable archive: %s" % (archive, e))
+    sys.exit(6)
+if blob is None:
+    print("%s holds no %s" % (archive, exe))
+    sys.exit(6)
+os.makedirs(dest, exist_ok=True)
+tmp = os.path.join(dest, exe + ".part")
+with open(tmp, "wb") as f:
+    f.write(blob)
+os.chmod(tmp, 0o755)
+os.replace(tmp, os.path.join(dest, exe))
+print("verified %s (sha256 %s)" % (archive, got))
+'
+
+# Sets FETCHED to the directory holding the verified release binary, or returns 3 (no
+# release for this version and machine: build instead) or 5 (network); dies on a checksum
+# mismatch or a broken archive.
+fetch_release() {
+    local version target archive base dest msg status=0
+    version=$(action_version)
+    [[ -n $version ]] || die "no package version in $ACTION_PATH/Cargo.toml"
+    target=$(release_target)
+    if [[ -z $target ]]; then
+        echo "no release binary is built for $(uname -s) $(uname -m)"
+        return 3
+    fi
+    archive=taintlint-v$version-$target.tar.gz
+    [[ $target == *windows* ]] && archive=taintlint-v$version-$target.zip
+    base=$(release_base)/v$version
+    dest=$(install_dir "$version")
+    echo "Downloading $base/$archive"
+    msg=$("$PY" -c "$FETCH" "$base" "$archive" "$dest" 2>&1) || status=$?
+    echo "$msg"
+    case $status in
+    0) ;;
+    3 | 5) return "$status" ;;
+    *) die "${msg:-cannot install $archive}" ;;
+    esac
+    local have
+    have=$(version_of "$dest/taintlint")
+    [[ $have == "$version" ]] || die "the release binary $archive reports version '$have', not $version"
+    FETCHED=$dest
+}
+
+# Puts directory $1 on PATH for the later steps.
+add_path() {
+    if [[ -n ${GITHUB_PATH:-} ]]; then
+        echo "$1" >>"$GITHUB_PATH"
+    fi
+}
+
+download() {
+    local status=0
+    find_python
+    fetch_release || status=$?
+    case $status in
+    0)
+        add_path "$FETCHED"
+        echo "taintlint $(action_version) installed in $FETCHED"
+        set_output build false
+        ;;
+    3)
+        echo "::notice title=taintlint action::no release of taintlint $(action_version) for this runner; building it from source"
+        set_output build true
+        ;;
+    *)
+        echo "::warning title=taintlint action::could not download the release; building it from source"
+        set_output build true
+        ;;
+    esac
+}
+
+build() {
     command -v cargo >/dev/null 2>&1 ||
         die "cargo is not installed; add a Rust toolchain before this action (e.g. dtolnay/rust-toolchain@stable)"
     cargo install --locked --force --path "$ACTION_PATH" --target-dir "$TARGET_DIR"
-    if [[ -n ${GITHUB_PATH:-} ]]; then
-        echo "$CARGO_BIN" >>"$GITHUB_PATH"
+    add_path "$CARGO_BIN"
+}
+
+install() {
+    local status=0
+    find_python
+    fetch_release || status=$?
+    if [[ $status -eq 0 ]]; then
+        add_path "$FETCHED"
+        echo "taintlint $(action_version) installed in $FETCHED"
+    else
+        echo "building taintlint $(action_version) from source instead"
+        build
     fi
+}
+
+# The pre-commit hook `taintlint-release`: the verified release binary, downloaded once.
+exec_release() {
+    local version dir status=0
+    version=$(action_version)
+    dir=$(install_dir "$version")
+    if [[ $(version_of "$dir/taintlint") != "$version" ]]; then
+        find_python
+        fetch_release >&2 || status=$?
+        if [[ $status -ne 0 ]]; then
+            echo "taintlint: no release binary of version $version for this machine ($(release_target)); use the \`taintlint\` hook (builds with cargo) or \`taintlint-system\`" >&2
+            exit 2
+        fi
+    fi
+    exec "$dir/taintlint" "$@"
 }
 
 # Splits $1 like shell words into the array WORDS (NUL-separated through a file, so any
@@ -127,6 +349,41 @@ parse_summary() {
     esac
 }
 
+# Appends the Markdown summary $1 to $GITHUB_STEP_SUMMARY within GitHub's limit of 1 MiB per
+# step: past it, the last findings' rows give way to a line saying how many are not shown.
+append_summary() {
+    "$PY" - "$1" "$GITHUB_STEP_SUMMARY" "$2" <<'PY' || die "cannot write the job summary"
+import os, sys
+src, dest, sarif = sys.argv[1:]
+limit = 1024 * 1024
+text = open(src, "rb").read()
+used = os.path.getsize(dest) if os.path.exists(dest) else 0
+if used + len(text) > limit:
+    lines = text.splitlines(keepends=True)
+    # A findings row: a table row after the findings table's header.
+    header = next((i for i, l in enumerate(lines) if l.startswith(b"| | rule |")), len(lines))
+    def note(n):
+        return ("\n… and %d more finding%s, not shown: a job summary holds 1 MiB at most "
+                "(every finding is in the annotations and in `%s`)\n"
+                % (n, "" if n == 1 else "s", sarif)).encode()
+    # rows_from[i]: the findings rows from line i on.
+    rows_from = [0] * (len(lines) + 1)
+    for i in range(len(lines) - 1, -1, -1):
+        row = i >= header + 2 and lines[i].startswith(b"|")
+        rows_from[i] = rows_from[i + 1] + row
+    kept, size = [], used
+    for i, line in enumerate(lines):
+        if size + len(line) + len(note(rows_from[0])) > limit:
+            kept.append(note(rows_from[i]))
+            break
+        kept.append(line)
+        size += len(line)
+    text = b"".join(kept)
+with open(dest, "ab") as f:
+    f.write(text)
+PY
+}
+
 check() {
     local sarif fail_on key value status=0
     local -a paths=() extra=() cmd=()
@@ -146,10 +403,22 @@ check() {
     [[ ${#paths[@]} -gt 0 ]] || paths=(.)
     split_words "${INPUT_ARGS:-}"
     extra=(${WORDS[@]+"${WORDS[@]}"})
+    # `--fail-on` in args wins over the fail-on input (passing both is a taintlint error).
+    local fail_on_arg=false i
+    for ((i = 0; i < ${#extra[@]}; i++)); do
+        case ${extra[i]} in
+        --) break ;;
+        --fail-on) fail_on_arg=true fail_on=${extra[i + 1]:-} ;;
+        --fail-on=*) fail_on_arg=true fail_on=${extra[i]#--fail-on=} ;;
+        esac
+    done
     mkdir -p "$(dirname "$sarif")"
     rm -f "$sarif"
 
-    cmd=("$BIN" check --fail-on "$fail_on")
+    cmd=("$BIN" check)
+    if ! $fail_on_arg; then
+        cmd+=(--fail-on "$fail_on")
+    fi
     if [[ -n ${INPUT_CONFIG:-} ]]; then
         cmd+=(--config "$INPUT_CONFIG")
     fi
@@ -179,7 +448,7 @@ print("errors=%d" % report["summary"]["errors"])
         set_output sarif-file "$sarif"
     fi
     if [[ -f $TMP/summary.md && -n ${GITHUB_STEP_SUMMARY:-} ]]; then
-        cat "$TMP/summary.md" >>"$GITHUB_STEP_SUMMARY"
+        append_summary "$TMP/summary.md" "$sarif"
     fi
 
     case $status in
@@ -192,10 +461,17 @@ print("errors=%d" % report["summary"]["errors"])
 
 case ${1:-check} in
 probe) probe ;;
+download) download ;;
+build) build ;;
 install) install ;;
 check) check ;;
+exec)
+    shift
+    exec_release "$@"
+    ;;
+target) release_target ;;
 *)
-    echo "usage: $0 probe|install|check" >&2
+    echo "usage: $0 probe|download|build|install|check|exec ARGS|target" >&2
     exit 2
     ;;
 esac

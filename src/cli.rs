@@ -86,6 +86,11 @@ pub struct InputArgs {
     #[arg(long, value_name = "NAME")]
     pub stdin_filename: Option<String>,
 
+    /// The directory of the chart whose `helm template` output is on standard input: findings
+    /// in `chart/templates/x.yaml` are reported in `DIR/templates/x.yaml`.
+    #[arg(long, value_name = "DIR")]
+    pub source_root: Option<PathBuf>,
+
     /// Worker threads (default: all cores).
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,

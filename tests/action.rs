@@ -12,6 +12,9 @@ use std::process::Command;
 
 use taintlint::load::yaml::{Limits, Node, parse};
 
+mod release_server;
+use release_server::{Server, release};
+
 const INPUTS: &[&str] = &[
     "paths",
     "args",
@@ -72,6 +75,8 @@ fn bin_dir() -> PathBuf {
 struct Runner {
     dir: tempfile::TempDir,
     path: std::ffi::OsString,
+    /// More environment for every step (the release server's address).
+    env: Vec<(String, String)>,
 }
 
 struct Step {
@@ -87,6 +92,7 @@ impl Runner {
         Runner {
             dir: tempfile::tempdir().unwrap(),
             path: path_with_first(&bin_dir()),
+            env: Vec::new(),
         }
     }
 
@@ -116,7 +122,14 @@ impl Runner {
             // No taintlint from a real ~/.cargo/bin: only the PATH this test chooses.
             .env("CARGO_HOME", self.file("cargo-home"))
             .env("NO_COLOR", "1")
-            .env_remove("TAINTLINT_FORMAT");
+            .env("RUNNER_TOOL_CACHE", self.file("tool-cache"))
+            .env_remove("TAINTLINT_FORMAT")
+            .env_remove("TAINTLINT_RELEASE_URL")
+            .env_remove("TAINTLINT_INSTALL_DIR")
+            .env_remove("GITHUB_ACTION_REPOSITORY");
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
         for name in INPUTS {
             cmd.env_remove(input_var(name));
         }
@@ -203,11 +216,13 @@ fn probe_skips_the_install_when_this_version_is_on_path() {
     assert_eq!(step.code, 0, "{}{}", step.stdout, step.stderr);
     assert_eq!(step.outputs["install"], "false");
     assert_eq!(step.outputs["version"], env!("CARGO_PKG_VERSION"));
-    let hash = &step.outputs["lock-hash"];
-    assert!(
-        hash.len() == 32 && hash.bytes().all(|b| b.is_ascii_hexdigit()),
-        "lock-hash={hash}"
-    );
+    for name in ["lock-hash", "source-hash"] {
+        let hash = &step.outputs[name];
+        assert!(
+            hash.len() == 32 && hash.bytes().all(|b| b.is_ascii_hexdigit()),
+            "{name}={hash}"
+        );
+    }
     assert!(step.stdout.contains("already installed"), "{}", step.stdout);
 }
 
@@ -487,10 +502,18 @@ fn action_yml_declares_the_inputs_outputs_and_steps() {
             "input {name}"
         );
     }
-    let install = steps
+    // The download runs when the probe finds no taintlint of this version; the cache and
+    // the build only when the download found no release.
+    let download = step("download");
+    assert!(run_of(download).contains("action/run.sh\" download"));
+    assert_eq!(
+        download.get("if").and_then(Node::text),
+        Some("steps.probe.outputs.install == 'true'")
+    );
+    let build = steps
         .iter()
-        .find(|s| run_of(s).contains("action/run.sh\" install"))
-        .expect("no install step");
+        .find(|s| run_of(s).contains("action/run.sh\" build"))
+        .expect("no build step");
     let cache = steps
         .iter()
         .find(|s| {
@@ -499,10 +522,10 @@ fn action_yml_declares_the_inputs_outputs_and_steps() {
                 .is_some_and(|u| u.starts_with("actions/cache@"))
         })
         .expect("no actions/cache step");
-    for s in [install, cache] {
+    for s in [build, cache] {
         assert_eq!(
             s.get("if").and_then(Node::text),
-            Some("steps.probe.outputs.install == 'true'")
+            Some("steps.download.outputs.build == 'true'")
         );
     }
     for s in steps {
@@ -513,11 +536,407 @@ fn action_yml_declares_the_inputs_outputs_and_steps() {
 }
 
 #[test]
-fn the_install_step_installs_from_the_action_path() {
-    // Not run here (it would build the crate again); check what it runs.
+fn the_script_is_strict_bash() {
     let script = std::fs::read_to_string(root().join("action/run.sh")).unwrap();
-    assert!(script.contains("cargo install --locked --force --path \"$ACTION_PATH\""));
     assert!(script.contains("ACTION_PATH=${GITHUB_ACTION_PATH:-"));
     assert!(script.starts_with("#!/usr/bin/env bash\n"));
     assert!(script.contains("\nset -euo pipefail\n"));
+}
+
+/// Issue 20, item 6: `args: --fail-on …` was passed beside the action's own `--fail-on`, and
+/// taintlint refused the second one. The one in args wins.
+#[test]
+fn fail_on_in_args_overrides_the_input() {
+    let runner = Runner::new();
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("bad.yaml"), BAD).unwrap();
+    for args in [
+        "--fail-on never",
+        "--fail-on=never",
+        "--kube-version 1.33 --fail-on never",
+    ] {
+        let step = runner.run(
+            "check",
+            ws.path(),
+            &[("args", args), ("fail-on", "warning")],
+        );
+        assert_eq!(step.code, 0, "{args}: {}{}", step.stdout, step.stderr);
+        assert_consistent(&step, &ws.path().join("taintlint.sarif"));
+    }
+    let step = runner.run(
+        "check",
+        ws.path(),
+        &[("args", "--fail-on error"), ("fail-on", "never")],
+    );
+    assert_eq!(step.code, 1, "{}{}", step.stdout, step.stderr);
+    assert!(
+        step.stdout.contains("findings at or above 'error'"),
+        "{}",
+        step.stdout
+    );
+}
+
+/// Issue 20, item 6: a job summary over GitHub's 1 MiB limit per step (2.8 MB for 6,080
+/// findings) is cut at a findings row, with a line saying how many are not shown.
+#[test]
+fn the_job_summary_stays_under_one_mib() {
+    let runner = Runner::new();
+    let ws = tempfile::tempdir().unwrap();
+    let pods: String = (0..5000)
+        .map(|i| BAD.replace("name: debug\n", &format!("name: debug-{i}\n")) + "---\n")
+        .collect();
+    std::fs::write(ws.path().join("many.yaml"), pods).unwrap();
+    let step = runner.run("check", ws.path(), &[("fail-on", "never")]);
+    assert_eq!(step.code, 0, "{}", step.stderr);
+    let findings: usize = step.outputs["findings"].parse().unwrap();
+    assert!(findings >= 5000, "{findings}");
+    assert!(
+        step.summary.len() <= 1024 * 1024,
+        "{} bytes",
+        step.summary.len()
+    );
+    assert!(
+        step.summary.len() > 900 * 1024,
+        "{} bytes: cut too early",
+        step.summary.len()
+    );
+    let shown = step
+        .summary
+        .lines()
+        .filter(|l| l.starts_with("| ❌") || l.starts_with("| ⚠️") || l.starts_with("| ℹ️"))
+        .count();
+    let note = step.summary.lines().last().unwrap();
+    assert_eq!(
+        note,
+        format!(
+            "… and {} more findings, not shown: a job summary holds 1 MiB at most (every finding is in the annotations and in `taintlint.sarif`)",
+            findings - shown
+        ),
+        "{shown} of {findings} shown"
+    );
+    assert!(
+        step.summary.starts_with("## taintlint\n"),
+        "the counts come first"
+    );
+
+    // A summary that fits is appended whole.
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("bad.yaml"), BAD).unwrap();
+    let small = Runner::new().run("check", ws.path(), &[]);
+    assert!(!small.summary.contains("more finding"), "{}", small.summary);
+    assert_eq!(
+        small
+            .summary
+            .lines()
+            .filter(|l| l.starts_with("| ❌"))
+            .count(),
+        1
+    );
+}
+
+/// Issue 20, item 6: the cache key follows the action's source, not only its Cargo.lock.
+#[test]
+fn the_cache_key_includes_the_action_source() {
+    let text = std::fs::read_to_string(root().join("action.yml")).unwrap();
+    assert!(
+        text.contains("key: taintlint-action-${{ runner.os }}-${{ runner.arch }}-${{ steps.probe.outputs.lock-hash }}-${{ steps.probe.outputs.source-hash }}"),
+        "{text}"
+    );
+    // The hash changes with a source file, not with the workspace: copy the action, edit one
+    // file of src/, probe both.
+    let copy = tempfile::tempdir().unwrap();
+    for f in ["Cargo.toml", "Cargo.lock", "action/run.sh"] {
+        let to = copy.path().join(f);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(root().join(f), to).unwrap();
+    }
+    std::fs::create_dir_all(copy.path().join("src")).unwrap();
+    std::fs::write(copy.path().join("src/main.rs"), "fn main() {}\n").unwrap();
+    let probe = |action: &Path| {
+        let out = Command::new("bash")
+            .arg(action.join("action/run.sh"))
+            .arg("probe")
+            .env("GITHUB_ACTION_PATH", action)
+            .env_remove("GITHUB_OUTPUT")
+            .env("PATH", path_with_first(&bin_dir()))
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let get = |k: &str| {
+            text.lines()
+                .find_map(|l| l.strip_prefix(&format!("{k}=")))
+                .unwrap_or_else(|| panic!("no {k}: {text}"))
+                .to_string()
+        };
+        (get("lock-hash"), get("source-hash"))
+    };
+    let before = probe(copy.path());
+    std::fs::write(
+        copy.path().join("src/main.rs"),
+        "fn main() { println!(); }\n",
+    )
+    .unwrap();
+    let after = probe(copy.path());
+    assert_eq!(before.0, after.0, "same Cargo.lock");
+    assert_ne!(before.1, after.1, "another source");
+    assert_ne!(probe(&root()).1, after.1);
+}
+
+// ---------------------------------------------------------------- release downloads (issue 21)
+
+/// A runner whose PATH has no taintlint, downloading from `server`.
+fn bare_runner(server: &Server) -> Runner {
+    let mut runner = Runner::new();
+    let system: Vec<PathBuf> = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .filter(|d| !d.join("taintlint").exists())
+        .collect();
+    runner.path = std::env::join_paths(system).unwrap();
+    runner.env = vec![
+        ("TAINTLINT_RELEASE_URL".into(), server.url.clone()),
+        ("NO_PROXY".into(), "127.0.0.1".into()),
+        ("no_proxy".into(), "127.0.0.1".into()),
+    ];
+    runner
+}
+
+/// What the runner does between steps: the directories a step added to GITHUB_PATH go first
+/// on PATH for the next ones.
+fn apply_github_path(runner: &mut Runner) -> Vec<PathBuf> {
+    let added: Vec<PathBuf> = std::fs::read_to_string(runner.file("github-path"))
+        .unwrap_or_default()
+        .lines()
+        .map(PathBuf::from)
+        .collect();
+    prepend_path(runner, added.clone());
+    added
+}
+
+/// Puts `dirs` first on the runner's PATH.
+fn prepend_path(runner: &mut Runner, mut dirs: Vec<PathBuf>) {
+    dirs.extend(std::env::split_paths(&runner.path));
+    runner.path = std::env::join_paths(dirs).unwrap();
+}
+
+#[test]
+fn the_download_step_installs_a_verified_release_in_seconds() {
+    let files = release(false, true);
+    let server = Server::start(files.path());
+    let mut runner = bare_runner(&server);
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("bad.yaml"), BAD).unwrap();
+
+    let probe = runner.run("probe", ws.path(), &[]);
+    assert_eq!(probe.outputs["install"], "true", "{}", probe.stdout);
+    let started = std::time::Instant::now();
+    let step = runner.run("download", ws.path(), &[]);
+    let took = started.elapsed();
+    assert_eq!(step.code, 0, "{}{}", step.stdout, step.stderr);
+    assert_eq!(step.outputs["build"], "false", "{}", step.stdout);
+    assert!(
+        step.stdout.contains("verified taintlint-v"),
+        "{}",
+        step.stdout
+    );
+    assert!(
+        took < std::time::Duration::from_secs(5),
+        "the download took {took:?}"
+    );
+    let added = apply_github_path(&mut runner);
+    assert_eq!(added.len(), 1, "{added:?}");
+    assert!(added[0].starts_with(runner.file("tool-cache")), "{added:?}");
+    assert!(added[0].join("taintlint").is_file());
+
+    // The next steps find it on PATH: the probe skips the install, the check runs.
+    let probe = runner.run("probe", ws.path(), &[]);
+    assert_eq!(probe.outputs["install"], "false", "{}", probe.stdout);
+    let step = runner.run("check", ws.path(), &[]);
+    assert_eq!(step.code, 1, "{}{}", step.stdout, step.stderr);
+    assert_consistent(&step, &ws.path().join("taintlint.sarif"));
+}
+
+#[test]
+fn a_checksum_mismatch_fails_and_installs_nothing() {
+    let files = release(true, true);
+    let server = Server::start(files.path());
+    let mut runner = bare_runner(&server);
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("bad.yaml"), BAD).unwrap();
+    let step = runner.run("download", ws.path(), &[]);
+    assert_eq!(step.code, 2, "{}{}", step.stdout, step.stderr);
+    assert!(
+        step.stdout
+            .contains("::error title=taintlint action::checksum mismatch for taintlint-v"),
+        "{}",
+        step.stdout
+    );
+    assert!(
+        !step.outputs.contains_key("build"),
+        "no fallback build after a mismatch"
+    );
+    assert!(apply_github_path(&mut runner).is_empty());
+    let installed = walk_files(&runner.file("tool-cache"));
+    assert!(installed.is_empty(), "installed: {installed:?}");
+    // Nothing runs: the check step finds no taintlint.
+    let step = runner.run("check", ws.path(), &[]);
+    assert_eq!(step.code, 2, "{}", step.stdout);
+    assert!(step.stdout.contains("no taintlint"), "{}", step.stdout);
+
+    // `install` (download, else build) stops there too.
+    let step = runner.run("install", ws.path(), &[]);
+    assert_eq!(step.code, 2, "{}", step.stdout);
+    assert!(step.stdout.contains("checksum mismatch"), "{}", step.stdout);
+}
+
+fn walk_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                out.extend(walk_files(&p));
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// A `cargo` that records its arguments and "installs" the binary under test, so the fallback
+/// build is seen without building the crate again.
+fn fake_cargo(runner: &mut Runner) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = runner.file("fake-cargo");
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = runner.file("cargo-args");
+    let script = format!(
+        "#!/bin/sh\nprintf '%s\\n' \"$*\" >>'{}'\nmkdir -p \"$CARGO_HOME/bin\"\ncp '{}' \"$CARGO_HOME/bin/taintlint\"\n",
+        log.display(),
+        env!("CARGO_BIN_EXE_taintlint")
+    );
+    std::fs::write(dir.join("cargo"), script).unwrap();
+    std::fs::set_permissions(dir.join("cargo"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    prepend_path(runner, vec![dir]);
+    log
+}
+
+#[test]
+fn a_missing_release_falls_back_to_building() {
+    let files = release(false, false);
+    let server = Server::start(files.path());
+    let mut runner = bare_runner(&server);
+    let log = fake_cargo(&mut runner);
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("bad.yaml"), BAD).unwrap();
+
+    let step = runner.run("download", ws.path(), &[]);
+    assert_eq!(step.code, 0, "{}{}", step.stdout, step.stderr);
+    assert_eq!(step.outputs["build"], "true");
+    assert!(
+        step.stdout.contains("lists no taintlint-v"),
+        "{}",
+        step.stdout
+    );
+    assert!(
+        step.stdout.contains("building it from source"),
+        "{}",
+        step.stdout
+    );
+    assert!(!log.exists(), "download does not build");
+
+    let step = runner.run("build", ws.path(), &[]);
+    assert_eq!(step.code, 0, "{}{}", step.stdout, step.stderr);
+    let args = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        args.starts_with(&format!(
+            "install --locked --force --path {}",
+            root().display()
+        )),
+        "{args}"
+    );
+    let added = apply_github_path(&mut runner);
+    assert_eq!(added, [runner.file("cargo-home/bin")]);
+    let step = runner.run("check", ws.path(), &[]);
+    assert_eq!(step.code, 1, "{}{}", step.stdout, step.stderr);
+
+    // No release at all for the version (a branch or SHA ref: no v<version>/ directory):
+    // `install` builds.
+    let empty = tempfile::tempdir().unwrap();
+    let server = Server::start(empty.path());
+    let mut runner = bare_runner(&server);
+    let log = fake_cargo(&mut runner);
+    let step = runner.run("install", ws.path(), &[]);
+    assert_eq!(step.code, 0, "{}{}", step.stdout, step.stderr);
+    assert!(step.stdout.contains("HTTP 404"), "{}", step.stdout);
+    assert!(
+        std::fs::read_to_string(&log)
+            .unwrap()
+            .starts_with("install --locked")
+    );
+}
+
+/// The pre-commit hook `taintlint-release` (`run.sh exec`): downloads and verifies once, then
+/// runs from its cache, without the server.
+#[test]
+fn exec_runs_the_release_binary_from_its_cache() {
+    let files = release(false, true);
+    let server = Server::start(files.path());
+    let runner = bare_runner(&server);
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("bad.yaml"), BAD).unwrap();
+    let cache = runner.file("xdg-cache");
+    let exec = |url: &str| {
+        Command::new("bash")
+            .arg(root().join("action/run.sh"))
+            .args(["exec", "check", "--format", "concise", "."])
+            .current_dir(ws.path())
+            .env("PATH", &runner.path)
+            .env("XDG_CACHE_HOME", &cache)
+            .env("TAINTLINT_RELEASE_URL", url)
+            .env("NO_PROXY", "127.0.0.1")
+            .env("no_proxy", "127.0.0.1")
+            .env("NO_COLOR", "1")
+            .env_remove("RUNNER_TOOL_CACHE")
+            .env_remove("GITHUB_ACTION_PATH")
+            .env_remove("TAINTLINT_INSTALL_DIR")
+            .output()
+            .unwrap()
+    };
+    let out = exec(&server.url);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("bad.yaml:9:14: error[toleration-exists-with-value]"),
+        "{stdout}"
+    );
+    assert!(stderr.contains("verified taintlint-v"), "{stderr}");
+    drop(server);
+    // The second run needs no server.
+    let out = exec("http://127.0.0.1:9");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).is_empty());
+
+    // No release: a clear message, exit 2.
+    let out = Command::new("bash")
+        .arg(root().join("action/run.sh"))
+        .args(["exec", "check"])
+        .env("PATH", &runner.path)
+        .env("XDG_CACHE_HOME", runner.file("other-cache"))
+        .env("TAINTLINT_RELEASE_URL", "http://127.0.0.1:9")
+        .env_remove("RUNNER_TOOL_CACHE")
+        .env_remove("GITHUB_ACTION_PATH")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no release binary of version"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

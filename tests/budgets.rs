@@ -3,7 +3,7 @@
 //! `matrix` run it with an unlimited budget. Whatever the budget — everything kept (a huge
 //! `TAINTLINT_SPILL_BUDGET`), the default, or every record to the temporary file at once
 //! (`TAINTLINT_SPILL_BUDGET=0`) — a run must print the same bytes and exit alike, in every
-//! format, over the real-world corpus beside the checkout, over the repository's fixtures and
+//! format, over the real-world corpus (`testdata/corpus`), over the repository's fixtures and
 //! over generated repositories of node pools and workloads.
 
 use std::process::Command;
@@ -46,13 +46,7 @@ fn same_three_ways(args: &[&str]) {
 #[test]
 fn spilled_equals_kept_on_the_real_corpus() {
     for format in ["json", "human", "sarif"] {
-        same_three_ways(&[
-            "check",
-            "../shared/corpus",
-            "--format",
-            format,
-            "--isolated",
-        ]);
+        same_three_ways(&["check", "testdata/corpus", "--format", format, "--isolated"]);
     }
 }
 

@@ -1,5 +1,5 @@
-//! The real-world corpus beside the checkout (`../shared/corpus`, 300+ manifests from public
-//! repositories, CRD bundles and Helm templates included): no crash, no `internal-error`,
+//! The real-world corpus (`testdata/corpus`: 300 manifests from 15 public repositories, a
+//! subset of the project's full corpus; see its `SOURCES.md`; a CRD and Helm templates included): no crash, no `internal-error`,
 //! nothing linted inside a CustomResourceDefinition, and a compact snapshot of every finding
 //! (`file:line:col rule`) so a change shows its real-world effect in review.
 
@@ -12,8 +12,9 @@ use std::process::Command;
 use serde_json::Value;
 use taintlint::rules::RULES;
 
-fn shared() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared")
+/// The directory holding `corpus/`, so findings are named `corpus/<owner>__<repo>/…`.
+fn testdata() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata")
 }
 
 /// Rules that may report inside a CRD: its YAML can be broken like any other file's.
@@ -49,10 +50,10 @@ fn crd_documents(text: &str) -> Vec<(usize, usize)> {
 
 #[test]
 fn real_world_corpus() {
-    let dir = shared();
+    let dir = testdata();
     assert!(
         dir.join("corpus").is_dir(),
-        "{} must exist beside the checkout",
+        "{} must exist",
         dir.join("corpus").display()
     );
     let out = Command::new(env!("CARGO_BIN_EXE_taintlint"))

@@ -1,6 +1,6 @@
 //! The fast path (documents of kinds without scheduling fields are skipped after a line scan)
 //! gives exactly the diagnostics of the slow path (`--full-parse`, every document parsed),
-//! over the real-world corpus beside the checkout and over the repository's own fixtures.
+//! over the real-world corpus (`testdata/corpus`) and over the repository's own fixtures.
 
 use std::path::Path;
 use std::process::Command;
@@ -35,13 +35,9 @@ fn same_both_ways(path: &str) {
 
 #[test]
 fn fast_path_equals_full_parse_on_the_real_corpus() {
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    assert!(
-        corpus.is_dir(),
-        "{} must exist beside the checkout",
-        corpus.display()
-    );
-    same_both_ways("../shared/corpus");
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/corpus");
+    assert!(corpus.is_dir(), "{} must exist", corpus.display());
+    same_both_ways("testdata/corpus");
 }
 
 #[test]

@@ -122,7 +122,7 @@ fn compare_tree(dir: &Path) -> (usize, usize) {
 
 #[test]
 fn same_trees_on_the_real_corpus() {
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/corpus");
     assert!(corpus.is_dir(), "{} must exist", corpus.display());
     let (total, accepted) = compare_tree(&corpus);
     eprintln!("fast builder accepted {accepted} of {total} bytes");
@@ -394,7 +394,7 @@ proptest! {
 #[ignore = "measurement, not a check"]
 fn why_the_fast_builder_gives_up() {
     let corpus = std::env::var_os("CORPUS").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"),
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/corpus"),
         std::path::PathBuf::from,
     );
     let mut files = Vec::new();

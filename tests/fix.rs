@@ -271,6 +271,39 @@ fn permissions_are_kept() {
 }
 
 #[cfg(unix)]
+/// Issue 20, item 5: `--fix` on a symbolic link fixed nothing and replaced the link with a
+/// regular file. The file it points to is fixed; the link stays a link.
+#[cfg(unix)]
+#[test]
+fn fix_through_a_symlink_fixes_its_target() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("real")).unwrap();
+    let target = dir.path().join("real/m.yaml");
+    std::fs::write(&target, pod("    - {key: a, operator: exists}\n")).unwrap();
+    std::os::unix::fs::symlink("real/m.yaml", dir.path().join("link.yaml")).unwrap();
+    let r = taintlint(
+        dir.path(),
+        &[
+            "check",
+            "link.yaml",
+            "--isolated",
+            "--fix",
+            "--format",
+            "concise",
+        ],
+    );
+    assert!(r.code == 0 || r.code == 1, "{}{}", r.stdout, r.stderr);
+    let link = std::fs::symlink_metadata(dir.path().join("link.yaml")).unwrap();
+    assert!(link.file_type().is_symlink(), "the link was replaced");
+    let fixed = std::fs::read_to_string(&target).unwrap();
+    assert!(fixed.contains("operator: Exists"), "{fixed}");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+    assert_eq!(
+        std::fs::read_dir(dir.path().join("real")).unwrap().count(),
+        1
+    );
+}
+
 #[test]
 fn files_without_fixes_are_not_rewritten() {
     use std::os::unix::fs::MetadataExt;
@@ -322,7 +355,7 @@ fn sarif_with_fixes_is_valid() {
     let results = doc["runs"][0]["results"].as_array().unwrap();
     assert!(results.iter().any(|r| r["fixes"].is_array()));
     let schema_path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/schemas/sarif-schema-2.1.0.json");
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/schemas/sarif-schema-2.1.0.json");
     let schema: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(schema_path).unwrap()).unwrap();
     let mut schemas = boon::Schemas::new();

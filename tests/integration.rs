@@ -1294,13 +1294,14 @@ fn helm_output_on_stdin_names_the_templates() {
         HELM.as_bytes(),
     );
     assert_eq!(r.code, 1, "{}", r.stderr);
-    // Lines count from the `---` that starts each template's document.
+    // Lines count from the template's first line, the one after `# Source:` (issue 20, item 3:
+    // they counted from the `---`, two too many).
     assert_eq!(
         r.lines(),
         [
-            "mychart/templates/daemonset.yaml:11:11: info[tolerates-all-taints] toleration tolerates every taint of every effect",
-            "mychart/templates/deployment.yaml:11:11: warning[dedicated-toleration-without-affinity] tolerates the `dedicated` taint, but nothing pins the pod to those nodes: it can land on any untainted node as well",
-            "mychart/templates/deployment.yaml:13:18: error[toleration-exists-with-value] toleration has `operator: Exists` and `value: true`; the API server rejects this object",
+            "mychart/templates/daemonset.yaml:9:11: info[tolerates-all-taints] toleration tolerates every taint of every effect",
+            "mychart/templates/deployment.yaml:9:11: warning[dedicated-toleration-without-affinity] tolerates the `dedicated` taint, but nothing pins the pod to those nodes: it can land on any untainted node as well",
+            "mychart/templates/deployment.yaml:11:18: error[toleration-exists-with-value] toleration has `operator: Exists` and `value: true`; the API server rejects this object",
         ],
         "{}",
         r.stdout
@@ -1342,6 +1343,141 @@ fn helm_output_on_stdin_names_the_templates() {
     let uri =
         &v["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"];
     assert_eq!(uri, "mychart/templates/daemonset.yaml");
+}
+
+/// Issue 20, item 3: the lines are the template's own, `--source-root` moves the chart's paths
+/// onto the chart's directory, and `--stdin-filename` is not ignored any more.
+#[test]
+fn helm_lines_source_root_and_stdin_filename() {
+    let template = HELM
+        .split("# Source: mychart/templates/deployment.yaml\n")
+        .nth(1)
+        .and_then(|rest| rest.split("---\n").next())
+        .expect("the deployment template");
+    let dir = tree(&[("charts/web/templates/deployment.yaml", template)]);
+    let value_line = template
+        .lines()
+        .position(|l| l.contains("value: \"true\""))
+        .expect("the value line")
+        + 1;
+
+    // The line reported is the template file's line.
+    let r = run_stdin(
+        dir.path(),
+        &[
+            "check",
+            "--isolated",
+            "--format",
+            "concise",
+            "--source-root",
+            "charts/web",
+            "-",
+        ],
+        HELM.as_bytes(),
+    );
+    let wanted = format!(
+        "charts/web/templates/deployment.yaml:{value_line}:18: error[toleration-exists-with-value]"
+    );
+    assert!(
+        r.lines().iter().any(|l| l.starts_with(&wanted)),
+        "{wanted}\n{}",
+        r.stdout
+    );
+    for l in r.lines() {
+        let file = l.split(':').next().unwrap_or("");
+        assert!(file.starts_with("charts/web/templates/"), "{l}");
+    }
+    // A real file: the human report shows its line, read back from the disk.
+    let human = run_stdin(
+        dir.path(),
+        &[
+            "check",
+            "--isolated",
+            "--color",
+            "never",
+            "--source-root",
+            "charts/web/",
+            "-",
+        ],
+        HELM.as_bytes(),
+    );
+    assert!(
+        human.stdout.contains(&format!(
+            "[charts/web/templates/deployment.yaml:{value_line}:18]"
+        )),
+        "{}",
+        human.stdout
+    );
+    assert!(
+        human
+            .stdout
+            .contains(&format!(" {value_line} │           value: \"true\"")),
+        "{}",
+        human.stdout
+    );
+
+    // --stdin-filename alone names all of standard input, with its own lines.
+    let r = run_stdin(
+        dir.path(),
+        &[
+            "check",
+            "--isolated",
+            "--format",
+            "concise",
+            "--stdin-filename",
+            "rendered/prod.yaml",
+            "-",
+        ],
+        HELM.as_bytes(),
+    );
+    let stdin_line = HELM
+        .lines()
+        .position(|l| l.contains("value: \"true\""))
+        .expect("the value line")
+        + 1;
+    assert!(
+        r.lines().contains(&format!("rendered/prod.yaml:{stdin_line}:18: error[toleration-exists-with-value] toleration has `operator: Exists` and `value: true`; the API server rejects this object").as_str()),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.summary().ends_with("in 1 file (3 documents)"),
+        "{}",
+        r.summary()
+    );
+
+    // Both: templates under the root, the documents without `# Source:` under the name.
+    let mixed = format!("{TOLERATE_ALL}{HELM}");
+    let r = run_stdin(
+        dir.path(),
+        &[
+            "check",
+            "--isolated",
+            "--format",
+            "concise",
+            "--stdin-filename",
+            "rendered/prod.yaml",
+            "--source-root",
+            "charts/web",
+            "-",
+        ],
+        mixed.as_bytes(),
+    );
+    let files: std::collections::BTreeSet<&str> = r
+        .lines()
+        .iter()
+        .map(|l| l.split(':').next().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        files.into_iter().collect::<Vec<_>>(),
+        [
+            "charts/web/templates/daemonset.yaml",
+            "charts/web/templates/deployment.yaml",
+            "rendered/prod.yaml"
+        ],
+        "{}",
+        r.stdout
+    );
 }
 
 #[test]

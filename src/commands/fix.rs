@@ -230,6 +230,7 @@ fn clone_failure(f: &ReadFailure) -> ReadFailure {
             lossy: lossy.clone(),
         },
         R::Utf16 => R::Utf16,
+        R::Binary(w) => R::Binary(w),
         R::Nul { offset, text } => R::Nul {
             offset: *offset,
             text: text.clone(),

@@ -199,14 +199,18 @@ impl Gathered {
                 .clone()
                 .unwrap_or_else(|| "<stdin>".to_string());
             match crate::load::stdin::read(input.max_file_size) {
-                Ok(text) => {
-                    inputs.extend(crate::load::stdin::split_helm(&name, text).into_iter().map(
-                        |(name, text)| Input::Text {
-                            name,
-                            text: Ok(text),
-                        },
-                    ))
-                }
+                Ok(text) => inputs.extend(
+                    crate::load::stdin::name_documents(
+                        input.stdin_filename.as_deref(),
+                        input.source_root.as_deref(),
+                        text,
+                    )
+                    .into_iter()
+                    .map(|(name, text)| Input::Text {
+                        name,
+                        text: Ok(text),
+                    }),
+                ),
                 Err(e) => inputs.push(Input::Text { name, text: Err(e) }),
             }
         }

@@ -230,6 +230,15 @@ fn read_failure(name: &str, failure: ReadFailure, opts: &LintOptions) -> FileRep
                 opts,
             );
         }
+        ReadFailure::Binary(what) => {
+            return file_failure(
+                name,
+                enc,
+                format!("binary file ({what}), not a text manifest"),
+                Some("exclude it (`--exclude`, or `exclude:` in the config) or rename it"),
+                opts,
+            );
+        }
         ReadFailure::InvalidUtf8 { offset, lossy } => (
             SourceFile::new(name, lossy),
             offset,

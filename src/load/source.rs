@@ -58,6 +58,15 @@ pub struct Position {
 /// A recorded position: byte offset, line, column (packed: a large tree has millions).
 pub type Packed = (u32, u32, u32);
 
+/// The block size of [`SourceFile`]'s character index.
+const BLOCK: usize = 1024;
+
+/// Characters in `bytes`: the bytes that do not continue a UTF-8 sequence (a sequence cut
+/// at the end counts as one character).
+fn chars_in(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| (b & 0xC0) != 0x80).count()
+}
+
 #[derive(Debug)]
 pub struct SourceFile {
     /// The path as the user gave it (or the stdin name); shared with the findings in it.
@@ -65,6 +74,10 @@ pub struct SourceFile {
     /// The text; empty in a *lite* source (see [`SourceFile::lite`]).
     pub text: String,
     line_starts: Vec<usize>,
+    /// Characters before each [`BLOCK`]-byte block of the text (empty when the text is ASCII,
+    /// where a column is a byte count): a column costs at most two block scans, never a scan
+    /// from the start of its line, so a megabyte-long line costs what many short ones do.
+    block_chars: Vec<usize>,
     /// A lite source keeps only the positions of the offsets findings need, so a run over a
     /// large tree does not keep every file's text in memory.
     /// Sorted by offset, deduplicated: (offset, line, column), packed (a large tree has
@@ -76,10 +89,21 @@ impl SourceFile {
     pub fn new(name: impl Into<Arc<str>>, text: String) -> Arc<Self> {
         let mut line_starts = vec![0];
         line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        let mut block_chars = Vec::new();
+        if !text.is_ascii() {
+            let mut before = 0;
+            for block in text.as_bytes().chunks(BLOCK) {
+                block_chars.push(before);
+                before += chars_in(block);
+            }
+            // For an offset at the end of a text of whole blocks.
+            block_chars.push(before);
+        }
         Arc::new(SourceFile {
             name: name.into(),
             text,
             line_starts,
+            block_chars,
             positions: None,
         })
     }
@@ -102,6 +126,7 @@ impl SourceFile {
             name: self.name.clone(),
             text: String::new(),
             line_starts: Vec::new(),
+            block_chars: Vec::new(),
             positions: Some(positions),
         })
     }
@@ -117,6 +142,7 @@ impl SourceFile {
             name,
             text: String::new(),
             line_starts: Vec::new(),
+            block_chars: Vec::new(),
             positions: Some(positions.into_boxed_slice()),
         })
     }
@@ -146,18 +172,26 @@ impl SourceFile {
             Err(i) => i.saturating_sub(1),
         };
         let line_start = self.line_starts.get(line_idx).copied().unwrap_or(0);
-        let prefix = self.text.get(line_start..offset).map_or_else(
-            || {
-                String::from_utf8_lossy(&self.text.as_bytes()[line_start..offset])
-                    .chars()
-                    .count()
-            },
-            |s| s.chars().count(),
-        );
+        let prefix = self
+            .chars_before(offset)
+            .saturating_sub(self.chars_before(line_start));
         Position {
             line: line_idx + 1,
             column: prefix + 1,
         }
+    }
+
+    /// Characters in the text before byte `offset` (at most the text's length); a character
+    /// that `offset` cuts counts. Constant time: one block of [`BLOCK`] bytes at most.
+    fn chars_before(&self, offset: usize) -> usize {
+        let offset = offset.min(self.text.len());
+        if self.block_chars.is_empty() {
+            return offset;
+        }
+        let block = offset / BLOCK;
+        let bytes = self.text.as_bytes();
+        self.block_chars.get(block).copied().unwrap_or(0)
+            + chars_in(bytes.get(block * BLOCK..offset).unwrap_or(&[]))
     }
 
     /// The text of line `line` (1-based) without its line terminator.
@@ -203,6 +237,29 @@ mod tests {
         assert_eq!(f.position(8), Position { line: 2, column: 3 });
         assert_eq!(f.line_text(2), "kéy: v");
         assert_eq!(f.position(1000).line, 3);
+    }
+
+    /// The block index gives what counting from the line start gives, across block
+    /// boundaries, inside multi-byte characters and at the very end.
+    #[test]
+    fn columns_match_a_count_from_the_line_start() {
+        let mut text = String::new();
+        for i in 0..3000 {
+            text.push(['a', 'é', '€', '𝄞', '\n'][i % 7 % 5]);
+        }
+        text.push_str(&"x".repeat(2048 - text.len() % 1024));
+        for multiple in [text.clone(), "é".repeat(1024), "ab".repeat(1024)] {
+            let f = SourceFile::new("x", multiple.clone());
+            for offset in 0..=multiple.len() + 2 {
+                let clamped = offset.min(multiple.len());
+                let bytes = &multiple.as_bytes()[..clamped];
+                let line_start = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+                let naive = String::from_utf8_lossy(&multiple.as_bytes()[line_start..clamped])
+                    .chars()
+                    .count();
+                assert_eq!(f.position(offset).column, naive + 1, "offset {offset}");
+            }
+        }
     }
 }
 

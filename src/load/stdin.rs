@@ -2,6 +2,7 @@
 //! the templates it was rendered from.
 
 use std::io::Read;
+use std::path::Path;
 
 use super::{ReadFailure, decode};
 
@@ -22,18 +23,64 @@ pub fn read(max_size: u64) -> Result<String, ReadFailure> {
     decode(bytes)
 }
 
+/// Names standard input's documents: `helm template` output (documents after a
+/// `# Source: chart/templates/x.yaml` comment) is split into its templates, unless
+/// `stdin_filename` is given without `source_root`, which names all of standard input. With
+/// `source_root`, the chart's directory, a template's path is moved there
+/// (`chart/templates/x.yaml` becomes `<source_root>/templates/x.yaml`) so findings point at the
+/// files in the repository. Documents without a `# Source:` comment are named `stdin_filename`
+/// (default `<stdin>`) with their lines in standard input.
+pub fn name_documents(
+    stdin_filename: Option<&str>,
+    source_root: Option<&Path>,
+    text: String,
+) -> Vec<(String, String)> {
+    let name = stdin_filename.unwrap_or("<stdin>");
+    match (stdin_filename, source_root) {
+        (Some(_), None) => vec![(name.to_string(), text)],
+        (_, root) => {
+            let mut parts = split_helm(name, text);
+            if let Some(root) = root {
+                for (part, _) in parts.iter_mut() {
+                    if *part != name {
+                        *part = under_root(root, part);
+                    }
+                }
+            }
+            parts
+        }
+    }
+}
+
+/// `chart/templates/x.yaml` (a path as Helm prints it, from the chart's name) as a path under
+/// the chart's directory `root`: `root/templates/x.yaml`; a subchart's
+/// `chart/charts/sub/templates/y.yaml` becomes `root/charts/sub/templates/y.yaml`.
+fn under_root(root: &Path, source: &str) -> String {
+    let rest = source.split_once('/').map_or(source, |(_, rest)| rest);
+    let root = root.to_string_lossy();
+    let root = root.trim_end_matches(['/', '\\']);
+    if root.is_empty() || root == "." {
+        rest.to_string()
+    } else {
+        format!("{root}/{rest}")
+    }
+}
+
 /// Splits Helm output on stdin into one input per `# Source: chart/templates/x.yaml`, so
-/// findings name the template and the line within its rendered document.
+/// findings name the template and the line within it: a template's text starts on the line
+/// after its `# Source:` comment, which is its first line. The documents of one template
+/// (Helm repeats the comment before each) are one input, in their order, joined by `---`.
+/// Documents without the comment keep `name` and their lines in `text`.
 pub fn split_helm(name: &str, text: String) -> Vec<(String, String)> {
     if !text.contains("# Source: ") {
         return vec![(name.to_string(), text)];
     }
-    let mut out = Vec::new();
+    let mut out: Vec<(String, String)> = Vec::new();
     let mut chunk_start = 0;
     let mut starts = Vec::new();
     let mut offset = 0;
     for line in text.split_inclusive('\n') {
-        if (line.starts_with("---") && line[3..].trim().is_empty()) && offset > 0 {
+        if line.starts_with("---") && line[3..].trim().is_empty() && offset > 0 {
             starts.push(offset);
         }
         offset += line.len();
@@ -41,13 +88,17 @@ pub fn split_helm(name: &str, text: String) -> Vec<(String, String)> {
     starts.push(text.len());
     for end in starts {
         let chunk = &text[chunk_start..end];
-        let source = chunk
-            .lines()
-            .take_while(|l| l.starts_with('#') || l.starts_with("---") || l.trim().is_empty())
-            .find_map(|l| l.strip_prefix("# Source: "))
-            .map(str::trim);
-        match source {
-            Some(src) => out.push((src.to_string(), chunk.to_string())),
+        match template_of(chunk) {
+            Some((src, body)) => match out.iter_mut().find(|(n, _)| n == src) {
+                Some((_, joined)) => {
+                    if !joined.ends_with('\n') {
+                        joined.push('\n');
+                    }
+                    joined.push_str("---\n");
+                    joined.push_str(body);
+                }
+                None => out.push((src.to_string(), body.to_string())),
+            },
             None if chunk.trim().is_empty() => {}
             None => {
                 // Keep stdin's own line numbers for documents without a Source comment.
@@ -61,4 +112,97 @@ pub fn split_helm(name: &str, text: String) -> Vec<(String, String)> {
         chunk_start = end;
     }
     out
+}
+
+/// The template a chunk (a `---` line, comments, then a document) was rendered from, and the
+/// text after its `# Source:` line: `None` when the leading comments name no template.
+fn template_of(chunk: &str) -> Option<(&str, &str)> {
+    let mut offset = 0;
+    for line in chunk.split_inclusive('\n') {
+        let bare = line.trim_end_matches(['\n', '\r']);
+        if let Some(src) = bare.strip_prefix("# Source: ") {
+            let src = src.trim();
+            return (!src.is_empty()).then(|| (src, &chunk[offset + line.len()..]));
+        }
+        if !(bare.starts_with('#') || bare.starts_with("---") || bare.trim().is_empty()) {
+            return None;
+        }
+        offset += line.len();
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HELM: &str = "---\n# Source: app/templates/a.yaml\nkind: Pod\nmetadata:\n  name: a\n---\n# Source: app/templates/b.yaml\nkind: Pod\n---\n# Source: app/templates/a.yaml\nkind: Service\n";
+
+    #[test]
+    fn templates_start_after_their_source_line() {
+        let parts = split_helm("<stdin>", HELM.to_string());
+        assert_eq!(
+            parts,
+            [
+                (
+                    "app/templates/a.yaml".to_string(),
+                    "kind: Pod\nmetadata:\n  name: a\n---\nkind: Service\n".to_string()
+                ),
+                (
+                    "app/templates/b.yaml".to_string(),
+                    "kind: Pod\n".to_string()
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn documents_without_source_keep_stdin_lines() {
+        let parts = split_helm("in", format!("kind: A\n---\nkind: B\n{HELM}"));
+        assert_eq!(parts[0], ("in".to_string(), "kind: A\n".to_string()));
+        assert_eq!(parts[1], ("in".to_string(), "\n---\nkind: B\n".to_string()));
+        assert_eq!(parts.len(), 4);
+        // CRLF and a Source comment with nothing after it.
+        let parts = split_helm(
+            "in",
+            "---\r\n# Source: c/t.yaml\r\nkind: A\r\n---\n# Source: \nkind: B\n".into(),
+        );
+        assert_eq!(
+            parts[0],
+            ("c/t.yaml".to_string(), "kind: A\r\n".to_string())
+        );
+        assert_eq!(parts[1].0, "in");
+    }
+
+    #[test]
+    fn stdin_filename_and_source_root() {
+        let names = |f: Option<&str>, root: Option<&str>| -> Vec<String> {
+            name_documents(f, root.map(Path::new), format!("kind: X\n{HELM}"))
+                .into_iter()
+                .map(|(n, _)| n)
+                .collect()
+        };
+        assert_eq!(
+            names(None, None),
+            ["<stdin>", "app/templates/a.yaml", "app/templates/b.yaml"]
+        );
+        assert_eq!(names(Some("all.yaml"), None), ["all.yaml"]);
+        assert_eq!(
+            names(Some("all.yaml"), Some("charts/app/")),
+            [
+                "all.yaml",
+                "charts/app/templates/a.yaml",
+                "charts/app/templates/b.yaml"
+            ]
+        );
+        assert_eq!(
+            names(None, Some(".")),
+            ["<stdin>", "templates/a.yaml", "templates/b.yaml"]
+        );
+        assert_eq!(
+            under_root(Path::new("deploy/chart"), "app/charts/sub/templates/y.yaml"),
+            "deploy/chart/charts/sub/templates/y.yaml"
+        );
+        assert_eq!(under_root(Path::new("r"), "flat.yaml"), "r/flat.yaml");
+    }
 }
