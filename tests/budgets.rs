@@ -6,27 +6,17 @@
 //! format, over the real-world corpus (`testdata/corpus`), over the repository's fixtures and
 //! over generated repositories of node pools and workloads.
 
-use std::process::Command;
+mod common;
 
 /// A budget no test run reaches: every result is kept as it is.
 const KEEP_ALL: &str = "1000000000000";
 
 fn run(args: &[&str], env: &[(&str, &str)]) -> (i32, Vec<u8>, String) {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_taintlint"));
-    cmd.args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env_remove("TAINTLINT_FORMAT")
-        .env_remove("TAINTLINT_SPILL_BUDGET")
-        .env("NO_COLOR", "1");
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd.output().expect("run taintlint");
-    (
-        out.status.code().unwrap_or(-1),
-        out.stdout,
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let r = common::cli::taintlint(args)
+        .env("NO_COLOR", "1")
+        .envs(env)
+        .run();
+    (r.code, r.stdout.into_bytes(), r.stderr)
 }
 
 fn same_three_ways(args: &[&str]) {
@@ -124,28 +114,14 @@ fn spilled_applies_a_baseline_like_the_kept_run() {
 
 #[test]
 fn stdin_is_kept_in_memory_and_reported_alike() {
-    use std::io::Write;
     let text = std::fs::read("testdata/examples/pod-debug.yaml").expect("fixture");
     let piped = |env: &[(&str, &str)]| {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_taintlint"));
-        cmd.args(["check", "-", "testdata/examples", "--isolated"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .env_remove("TAINTLINT_SPILL_BUDGET")
+        let r = common::cli::taintlint(&["check", "-", "testdata/examples", "--isolated"])
             .env("NO_COLOR", "1")
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped());
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
-        let mut child = cmd.spawn().expect("spawn");
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(&text)
-            .expect("write stdin");
-        let out = child.wait_with_output().expect("wait");
-        (out.status.code(), out.stdout)
+            .envs(env)
+            .stdin(&text)
+            .run();
+        (Some(r.code), r.stdout.into_bytes())
     };
     let memory = piped(&[("TAINTLINT_SPILL_BUDGET", KEEP_ALL)]);
     let streamed = piped(&[("TAINTLINT_SPILL_BUDGET", "0")]);

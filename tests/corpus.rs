@@ -7,10 +7,11 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value;
 use taintlint::rules::RULES;
+
+mod common;
 
 /// The directory holding `corpus/`, so findings are named `corpus/<owner>__<repo>/…`.
 fn testdata() -> PathBuf {
@@ -56,19 +57,16 @@ fn real_world_corpus() {
         "{} must exist",
         dir.join("corpus").display()
     );
-    let out = Command::new(env!("CARGO_BIN_EXE_taintlint"))
-        .args(["check", "corpus", "--format", "json", "--isolated"])
-        .current_dir(&dir)
-        .env_remove("TAINTLINT_FORMAT")
-        .output()
-        .unwrap();
+    let out = common::cli::taintlint(&["check", "corpus", "--format", "json", "--isolated"])
+        .in_dir(&dir)
+        .run();
     assert!(
-        matches!(out.status.code(), Some(0 | 1)),
-        "exit {:?}: {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
+        matches!(out.code, 0 | 1),
+        "exit {}: {}",
+        out.code,
+        out.stderr
     );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
     let findings = v["findings"].as_array().unwrap();
 
     let internal: Vec<_> = findings

@@ -3,21 +3,13 @@
 //! over the real-world corpus (`testdata/corpus`) and over the repository's own fixtures.
 
 use std::path::Path;
-use std::process::Command;
+
+mod common;
 
 fn run(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_taintlint"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env_remove("TAINTLINT_FORMAT")
-        .output()
-        .expect("run taintlint");
-    assert!(
-        matches!(out.status.code(), Some(0 | 1)),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8 output")
+    let r = common::cli::taintlint(args).run();
+    assert!(matches!(r.code, 0 | 1), "{args:?}: {}", r.stderr);
+    r.stdout
 }
 
 fn same_both_ways(path: &str) {

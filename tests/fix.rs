@@ -6,9 +6,10 @@
 #![allow(clippy::unwrap_used)] // tests may unwrap
 
 use std::path::Path;
-use std::process::Command;
 
 use proptest::prelude::*;
+
+mod common;
 
 struct Run {
     code: i32,
@@ -17,17 +18,14 @@ struct Run {
 }
 
 fn taintlint(dir: &Path, args: &[&str]) -> Run {
-    let out = Command::new(env!("CARGO_BIN_EXE_taintlint"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("TAINTLINT_FORMAT")
+    let r = common::cli::taintlint(args)
+        .in_dir(dir)
         .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
+        .run();
     Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code: r.code,
+        stdout: r.stdout,
+        stderr: r.stderr,
     }
 }
 

@@ -2,21 +2,12 @@
 //! official 2.1.0 schema, GitHub annotation escaping, and `--format`/`--output-file` pairs.
 
 use std::path::Path;
-use std::process::Command;
+
+mod common;
 
 fn taintlint(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_taintlint"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env_remove("TAINTLINT_FORMAT")
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run taintlint");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let r = common::cli::taintlint(args).env("NO_COLOR", "1").run();
+    (r.code, r.stdout, r.stderr)
 }
 
 fn sarif_schema() -> serde_json::Value {
@@ -98,12 +89,10 @@ fn sarif_fingerprints_survive_unrelated_edits() {
     let file = dir.path().join("p.yaml");
     std::fs::write(&file, text).expect("write");
     let run = |p: &Path| {
-        let out = Command::new(env!("CARGO_BIN_EXE_taintlint"))
-            .args(["check", "p.yaml", "--format", "sarif"])
-            .current_dir(p)
-            .output()
-            .expect("run");
-        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        let out = common::cli::taintlint(&["check", "p.yaml", "--format", "sarif"])
+            .in_dir(p)
+            .run();
+        let doc: serde_json::Value = serde_json::from_str(&out.stdout).expect("json");
         doc["runs"][0]["results"][0]["partialFingerprints"]["taintlint/v1"].clone()
     };
     let before = run(dir.path());

@@ -10,9 +10,10 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::Value;
+
+mod common;
 
 /// (repo, rule, file below the repo folder, line).
 type Key = (String, String, String, u64);
@@ -60,18 +61,11 @@ fn repos() -> Vec<String> {
 
 /// The errors and warnings of one repository, as a new user gets them.
 fn findings(repo: &str) -> BTreeSet<Key> {
-    let out = Command::new(env!("CARGO_BIN_EXE_taintlint"))
-        .args(["check", repo, "--format", "json", "--isolated"])
-        .current_dir(suite())
-        .env_remove("TAINTLINT_FORMAT")
-        .output()
-        .unwrap();
-    assert!(
-        matches!(out.status.code(), Some(0 | 1)),
-        "{repo}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let out = common::cli::taintlint(&["check", repo, "--format", "json", "--isolated"])
+        .in_dir(&suite())
+        .run();
+    assert!(matches!(out.code, 0 | 1), "{repo}: {}", out.stderr);
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
     v["findings"]
         .as_array()
         .unwrap()
