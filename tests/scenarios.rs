@@ -453,4 +453,19 @@ fn near_misses_name_the_pool_and_the_edit() {
     assert!(help("missing").contains(
         "add the toleration `{key: nvidia.com/gpu, operator: Equal, value: \"true\", effect: NoSchedule}`"
     ));
+    // The mechanical ones come with an unsafe fix that edits exactly that scalar.
+    let fix = |name: &str| about(&all, "unschedulable-workload", name)[0]["fix"].clone();
+    for (name, line, replacement) in [
+        ("value-typo", 14, "\"true\""),
+        ("effect-typo", 28, "NoSchedule"),
+        ("key-typo", 42, "nvidia.com/gpu"),
+    ] {
+        let f = fix(name);
+        assert_eq!(f["applicability"], "unsafe", "{name}");
+        let edits = f["edits"].as_array().unwrap();
+        assert_eq!(edits.len(), 1, "{name}");
+        assert_eq!(edits[0]["line"], line, "{name}");
+        assert_eq!(edits[0]["replacement"], replacement, "{name}");
+    }
+    assert!(fix("missing").is_null());
 }

@@ -35,6 +35,7 @@ pub fn effective_tolerations(w: &Workload) -> Vec<WorkloadToleration> {
             seconds,
             span: w.anchor,
             path: intern(""),
+            scalars: Default::default(),
         });
     };
     if w.daemonset {

@@ -41,6 +41,19 @@ pub struct WorkloadToleration {
     /// The toleration's key (or the toleration) in its file.
     pub span: Span,
     pub path: Arc<str>,
+    /// Where its `key`, `value` and `effect` scalars are, for fixes that edit one.
+    #[serde(default)]
+    pub scalars: Scalars,
+}
+
+/// The spans of a toleration's scalars (`None`: not written, or not a scalar).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+pub struct Scalars {
+    pub key: Option<Span>,
+    pub value: Option<Span>,
+    pub effect: Option<Span>,
 }
 
 impl WorkloadToleration {
@@ -152,6 +165,20 @@ fn workload(object: &Object<'_>, spec: &PodSpec<'_>, source: &Arc<SourceFile>) -
             seconds: t.seconds(),
             span: t.key.map_or(t.node.span, |k| k.entry_span()),
             path: intern(&t.path),
+            scalars: Scalars {
+                key: t
+                    .key
+                    .filter(|f| f.value.as_scalar().is_some())
+                    .map(|f| f.value.span),
+                value: t
+                    .value
+                    .filter(|f| f.value.as_scalar().is_some())
+                    .map(|f| f.value.span),
+                effect: t
+                    .effect
+                    .filter(|f| f.value.as_scalar().is_some())
+                    .map(|f| f.value.span),
+            },
         })
         .collect();
     let node_selector = spec

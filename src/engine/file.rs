@@ -133,6 +133,12 @@ impl FileReport {
             }
             for t in &w.tolerations {
                 span(t.span, &mut offsets);
+                for s in [t.scalars.key, t.scalars.value, t.scalars.effect]
+                    .into_iter()
+                    .flatten()
+                {
+                    span(s, &mut offsets);
+                }
             }
         }
         for place in self.nodes.iter().flat_map(NodeDecl::places) {

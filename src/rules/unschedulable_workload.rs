@@ -4,8 +4,8 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use crate::analysis::{Inventory, PoolClasses, Reason, describe_near_miss, near_miss};
-use crate::diagnostic::{Finding, Related, Severity};
+use crate::analysis::{Block, Inventory, PoolClasses, Reason, describe_near_miss, near_miss};
+use crate::diagnostic::{Edit, Finding, Fix, Related, Severity};
 
 use super::{Category, CrossCtx, Rule, RuleMeta};
 
@@ -36,9 +36,14 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         });
         // The pool it is meant for and the edit that lets it in (tolerations are part of the
         // signature, so the verdicts' memo holds for this too).
-        let diagnosis = ctx.eval.memo.get_or(META.name, fits, "near-miss", || {
-            near_miss(ctx.inventory, w, fits).and_then(|m| describe_near_miss(ctx.inventory, w, &m))
+        let miss = ctx.eval.memo.get_or(META.name, fits, "near-miss", || {
+            near_miss(ctx.inventory, w, fits)
+                .and_then(|m| Some((describe_near_miss(ctx.inventory, w, &m)?, m)))
         });
+        let (diagnosis, fix) = match &miss {
+            Some((text, m)) => (Some(text.clone()), near_miss_fix(ctx, w, m)),
+            None => (None, None),
+        };
         let span = if selector_only {
             w.selector_span.unwrap_or(w.anchor)
         } else {
@@ -68,11 +73,43 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             }
         ))
         .field(w.spec_path.to_string())
+        .fix(fix)
         .in_file(&w.source);
         f.object = Some(w.object.clone());
         f.related = related;
         out.push(f);
     }
+}
+
+/// The edit that lets the workload into the pool it is meant for, when every block is a
+/// toleration scalar to change (a value, an effect or a key typo); unsafe, since the taint may
+/// be the one that is wrong.
+fn near_miss_fix(
+    ctx: &CrossCtx<'_>,
+    w: &crate::analysis::Workload,
+    miss: &crate::analysis::NearMiss,
+) -> Option<Fix> {
+    let pool = ctx.inventory.pools.get(miss.pool)?;
+    let mut edits = Vec::new();
+    let mut titles = Vec::new();
+    for b in &miss.blocks {
+        let (toleration, taint, field) = match b {
+            Block::Value { toleration, taint } => (*toleration, *taint, "value"),
+            Block::Effect { toleration, taint } => (*toleration, *taint, "effect"),
+            Block::Key { toleration, taint } => (*toleration, *taint, "key"),
+            _ => return None,
+        };
+        let tol = w.tolerations.get(toleration)?;
+        let taint = &pool.taints.get(taint)?.taint;
+        let (span, new) = match field {
+            "value" => (tol.scalars.value?, format!("\"{}\"", taint.value)),
+            "effect" => (tol.scalars.effect?, taint.effect.to_string()),
+            _ => (tol.scalars.key?, taint.key.to_string()),
+        };
+        titles.push(format!("set `{field}: {new}`"));
+        edits.push(Edit::new(&w.source, span, new));
+    }
+    (!edits.is_empty()).then(|| Fix::unsafe_(titles.join(", "), edits))
 }
 
 /// The scheduler-style detail, whether only selectors failed, and the related locations.

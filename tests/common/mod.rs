@@ -31,6 +31,7 @@ pub fn tol(key: &str, operator: &str, value: &str, effect: &str) -> WorkloadTole
         seconds: None,
         span: Span::default(),
         path: "".into(),
+        scalars: Default::default(),
     }
 }
 
