@@ -7,7 +7,8 @@ use crate::diagnostic::{Finding, Severity};
 
 use super::{FindingSource, Summary, rule_url};
 
-fn cell(s: &str) -> String {
+/// Text for a Markdown table cell: `|` escaped, line breaks as `<br>`.
+pub(super) fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', "<br>")
 }
 

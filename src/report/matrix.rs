@@ -108,17 +108,13 @@ fn table(o: &Outcome) -> String {
     s
 }
 
-fn md_escape(s: &str) -> String {
-    s.replace('|', "\\|")
-}
-
 fn markdown(o: &Outcome) -> String {
     if let Some(n) = empty_note(o) {
         return n;
     }
     let mut s = String::from("| workload |");
     for p in &o.inventory.pools {
-        s.push_str(&format!(" {} |", md_escape(&p.title())));
+        s.push_str(&format!(" {} |", super::markdown::cell(&p.title())));
     }
     s.push_str("\n|---|");
     for _ in &o.inventory.pools {
@@ -126,12 +122,12 @@ fn markdown(o: &Outcome) -> String {
     }
     s.push('\n');
     for (w, cells) in rows(o) {
-        s.push_str(&format!("| `{}` |", md_escape(&w)));
+        s.push_str(&format!("| `{}` |", super::markdown::cell(&w)));
         for c in cells {
             let c = if c == "yes" {
                 "✅".to_string()
             } else {
-                format!("❌ {}", md_escape(c.trim_start_matches("no: ")))
+                format!("❌ {}", super::markdown::cell(c.trim_start_matches("no: ")))
             };
             s.push_str(&format!(" {c} |"));
         }

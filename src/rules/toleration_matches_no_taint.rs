@@ -3,7 +3,7 @@
 
 use crate::analysis::is_well_known_key;
 use crate::analysis::matching::{TaintRef, tolerates};
-use crate::diagnostic::{Finding, Related, Severity};
+use crate::diagnostic::{Edit, Finding, Fix, Related, Severity};
 use crate::util::edit_distance;
 
 use std::collections::HashMap;
@@ -64,11 +64,13 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             .in_file(&w.source);
             match nearest {
                 Some((pool, pt)) => {
-                    f = f.help(format!(
-                        "did you mean the taint `{}` of {}? (key, value and effect must all match)",
-                        pt.taint.display(),
-                        pool.title()
-                    ));
+                    f = f
+                        .help(format!(
+                            "did you mean the taint `{}` of {}? (key, value and effect must all match)",
+                            pt.taint.display(),
+                            pool.title()
+                        ))
+                        .fix(one_scalar_fix(w, t, &pt.taint));
                     if let Some(loc) = pt.loc.as_ref().and_then(|p| ctx.inventory.loc(p)) {
                         f.related.push(Related {
                             source: loc.source,
@@ -85,6 +87,28 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             out.push(f);
         }
     }
+}
+
+/// When the toleration differs from the nearest taint in one scalar only — the key (a typo) or,
+/// for `Equal`, the value — the edit that makes it match; unsafe: the taint may be the one that
+/// is wrong.
+fn one_scalar_fix(
+    w: &crate::analysis::Workload,
+    t: &WorkloadToleration,
+    taint: &crate::analysis::TaintSpec,
+) -> Option<Fix> {
+    let exists = &*t.operator == "Exists";
+    let (field, span, new) = if *t.key != *taint.key && (exists || *t.value == *taint.value) {
+        ("key", t.scalars.key?, taint.key.to_string())
+    } else if *t.key == *taint.key && !exists && *t.value != *taint.value {
+        ("value", t.scalars.value?, format!("\"{}\"", taint.value))
+    } else {
+        return None;
+    };
+    Some(Fix::unsafe_(
+        format!("set `{field}: {new}`"),
+        vec![Edit::new(&w.source, span, new)],
+    ))
 }
 
 /// `None` when the toleration matches a taint; otherwise the nearest taint, if any is close.
