@@ -56,9 +56,20 @@ pub fn read_file(path: &Path, max_size: u64) -> Result<String, ReadFailure> {
         });
     }
     let file = File::open(path).map_err(|e| ReadFailure::Io(e.to_string()))?;
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
     // The file may have grown since `metadata`: never read more than the limit.
-    file.take(max_size.saturating_add(1))
+    read_limited(file, usize::try_from(meta.len()).unwrap_or(0), max_size)
+}
+
+/// Reads at most `max_size` bytes (a reader with more is `TooLarge`) and checks their
+/// encoding: files and standard input alike.
+pub(crate) fn read_limited(
+    reader: impl Read,
+    capacity: usize,
+    max_size: u64,
+) -> Result<String, ReadFailure> {
+    let mut bytes = Vec::with_capacity(capacity);
+    reader
+        .take(max_size.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(|e| ReadFailure::Io(e.to_string()))?;
     if bytes.len() as u64 > max_size {

@@ -1,26 +1,13 @@
 //! Standard input: read with the checks a file gets, and `helm template` output split into
 //! the templates it was rendered from.
 
-use std::io::Read;
 use std::path::Path;
 
-use super::{ReadFailure, decode};
+use super::ReadFailure;
 
 /// Reads standard input with the same checks as a file.
 pub fn read(max_size: u64) -> Result<String, ReadFailure> {
-    let mut bytes = Vec::new();
-    std::io::stdin()
-        .lock()
-        .take(max_size.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|e| ReadFailure::Io(e.to_string()))?;
-    if bytes.len() as u64 > max_size {
-        return Err(ReadFailure::TooLarge {
-            size: bytes.len() as u64,
-            limit: max_size,
-        });
-    }
-    decode(bytes)
+    super::read_limited(std::io::stdin().lock(), 0, max_size)
 }
 
 /// Names standard input's documents: `helm template` output (documents after a
