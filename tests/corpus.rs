@@ -122,3 +122,75 @@ fn crd_documents_are_found() {
     // A document starts at its `---` line.
     assert_eq!(crd_documents(text), [(2, 5)]);
 }
+
+/// A `clusters:` entry per project of the corpus: one run gives the cross-reference findings
+/// of the per-project runs, and no finding's related place is in another project.
+#[test]
+fn one_cluster_per_project_equals_per_project_runs() {
+    let dir = testdata();
+    let mut projects: Vec<String> = std::fs::read_dir(dir.join("corpus"))
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    projects.sort();
+    let config_dir = tempfile::tempdir().unwrap();
+    let config = config_dir.path().join("taintlint.yaml");
+    let mut text = String::from("clusters:\n");
+    for p in &projects {
+        text.push_str(&format!("  - name: {p}\n    paths: [\"corpus/{p}/**\"]\n"));
+    }
+    std::fs::write(&config, text).unwrap();
+    let config = config.to_string_lossy().into_owned();
+    let scheduling = |v: &Value| -> Vec<(String, String, u64)> {
+        let mut out: Vec<(String, String, u64)> = v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| {
+                let rule = f["rule"].as_str().unwrap();
+                RULES
+                    .iter()
+                    .any(|r| r.meta.name == rule && r.meta.category.as_str() == "scheduling")
+            })
+            .map(|f| {
+                (
+                    f["rule"].as_str().unwrap().to_string(),
+                    f["file"].as_str().unwrap().to_string(),
+                    f["line"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        out.sort();
+        out
+    };
+    let (_, all) =
+        common::cli::taintlint(&["check", "corpus", "--format", "json", "--config", &config])
+            .in_dir(&dir)
+            .json();
+    let project_of = |file: &str| file.split('/').nth(1).unwrap_or("").to_string();
+    for f in all["findings"].as_array().unwrap() {
+        let own = project_of(f["file"].as_str().unwrap());
+        for r in f["related"].as_array().unwrap() {
+            assert_eq!(project_of(r["file"].as_str().unwrap()), own, "{f:#}");
+        }
+    }
+    let mut separate = Vec::new();
+    for p in &projects {
+        let (_, v) = common::cli::taintlint(&[
+            "check",
+            &format!("corpus/{p}"),
+            "--format",
+            "json",
+            "--isolated",
+        ])
+        .in_dir(&dir)
+        .json();
+        separate.extend(scheduling(&v));
+    }
+    separate.sort();
+    let together = scheduling(&all);
+    assert!(!together.is_empty());
+    assert_eq!(together, separate);
+}

@@ -3,7 +3,7 @@
 
 use crate::analysis::first_tolerating;
 use crate::analysis::matching::{TaintRef, tolerates};
-use crate::diagnostic::{Finding, Related, Severity};
+use crate::diagnostic::{Edit, Finding, Fix, Related, Severity};
 
 use super::{Category, CrossCtx, Rule, RuleMeta};
 
@@ -69,6 +69,13 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                     pt.taint.effect
                 ))
                 .field(t.path.to_string())
+                // Unsafe: the taint's effect may be the one that is wrong.
+                .fix(t.scalars.effect.map(|span| {
+                    Fix::unsafe_(
+                        format!("set `effect: {}`", pt.taint.effect),
+                        vec![Edit::new(&w.source, span, pt.taint.effect.to_string())],
+                    )
+                }))
                 .in_file(&w.source);
                 if let Some(loc) = pt.loc.as_ref().and_then(|p| ctx.inventory.loc(p)) {
                     f.related.push(Related {
