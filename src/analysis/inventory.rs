@@ -106,6 +106,9 @@ pub trait PlaceSources: Send + Sync {
 /// The stored places of a run's node declarations (see [`Place`]).
 struct StoredPlaces {
     sources: Box<dyn PlaceSources>,
+    /// Each file's source once read back: a run with thousands of findings naming the same
+    /// pools reads each record once (the sources are lite: positions, no text).
+    read: std::sync::Mutex<HashMap<u32, Arc<SourceFile>>>,
     /// The first failure to read one back: the run cannot be trusted after it.
     failed: std::sync::Mutex<Option<String>>,
 }
@@ -277,6 +280,7 @@ impl Inventory {
     pub fn set_places(&mut self, sources: Box<dyn PlaceSources>) {
         self.places = Some(StoredPlaces {
             sources,
+            read: std::sync::Mutex::new(HashMap::new()),
             failed: std::sync::Mutex::new(None),
         });
     }
@@ -289,8 +293,23 @@ impl Inventory {
             Place::Stored { file, span } => (*file, *span),
         };
         let places = self.places.as_ref()?;
+        let read = || {
+            places
+                .read
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        };
+        if let Some(source) = read().get(&file) {
+            return Some(Loc {
+                source: Arc::clone(source),
+                span,
+            });
+        }
         match places.sources.source(file) {
-            Ok(source) => Some(Loc { source, span }),
+            Ok(source) => {
+                read().insert(file, Arc::clone(&source));
+                Some(Loc { source, span })
+            }
             Err(e) => {
                 places
                     .failed
