@@ -86,9 +86,7 @@ pub fn run(
         [one] => *one,
         _ => opts.clusters.len(),
     };
-    let only = job.only;
-    let inputs = inputs.filter(move |i| only.is_empty() || only.contains(&opts.slot_of(&i.name())));
-    let spilled = run::lint_spilled(inputs, inventory, opts);
+    let spilled = run::lint_spilled(inputs, inventory, &job.only, opts);
     timing("walk and per-file lint", t.elapsed());
     let (files, documents, objects) = (spilled.files, spilled.documents, spilled.objects);
     let late = late();

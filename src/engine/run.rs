@@ -108,6 +108,7 @@ pub struct Spilled {
 pub fn lint_spilled(
     inputs: impl Iterator<Item = Input> + Send,
     inventory: Vec<(Option<usize>, Input)>,
+    only: &[usize],
     opts: &LintOptions,
 ) -> Spilled {
     let budget = opts.budget;
@@ -129,7 +130,11 @@ pub fn lint_spilled(
     // Each input with its cluster: an input's is its file's, an inventory file's is the
     // cluster it was given for (`None`: all).
     let all = inputs
-        .map(|i| (false, Some(opts.slot_of(&i.name())), i))
+        .filter_map(|i| {
+            // The file's cluster, worked out once; `--cluster` skips the others' files.
+            let slot = opts.slot_of(&i.name());
+            (only.is_empty() || only.contains(&slot)).then_some((false, Some(slot), i))
+        })
         .chain(inventory.into_iter().map(|(c, i)| (true, c, i)))
         .enumerate()
         .map(|(n, (inv, c, i))| (n, inv, c, i));

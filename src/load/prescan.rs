@@ -262,11 +262,11 @@ mod tests {
 
 #[cfg(test)]
 mod corpus_share {
-    /// How many bytes of the real corpus the fast path skips (run with --nocapture).
+    /// How many bytes of the real corpus (`testdata/corpus`) the fast path skips (run with --nocapture).
     #[test]
     #[ignore = "measurement, not a test"]
     fn skipped_share_of_the_corpus() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/corpus");
         let (mut total, mut skipped) = (0usize, 0usize);
         for e in walkdir::WalkDir::new(root).into_iter().flatten() {
             let Ok(text) = std::fs::read_to_string(e.path()) else {

@@ -62,23 +62,17 @@ fn missed_pools(
     fits: &crate::analysis::Verdicts,
 ) -> (usize, usize, Vec<String>) {
     // Each name once: same-named pools are alternatives.
-    let total = pools
-        .iter()
-        .map(|p| p.title())
-        .collect::<std::collections::HashSet<_>>()
-        .len();
-    let mut titles: Vec<String> = Vec::new();
-    let missed: Vec<usize> = (0..pools.len())
-        .filter(|&i| !fits.admits(i))
-        .filter(|&i| {
-            let title = pools[i].title();
-            let new = !titles.contains(&title);
-            if new {
-                titles.push(title);
-            }
-            new
-        })
-        .collect();
+    let mut names = std::collections::HashSet::new();
+    let mut missed_names = std::collections::HashSet::new();
+    let mut missed: Vec<usize> = Vec::new();
+    for (i, pool) in pools.iter().enumerate() {
+        let title = pool.title();
+        if !fits.admits(i) && missed_names.insert(title.clone()) {
+            missed.push(i);
+        }
+        names.insert(title);
+    }
+    let total = names.len();
     let shown = missed
         .iter()
         .take(SHOWN)
