@@ -3,19 +3,26 @@
 label), and N_DEPLOYMENTS Deployments spread over the pools (most select and tolerate their
 pool; some tolerate without selecting; some select a pool they do not tolerate).
 
-usage: gen_xref.py OUT_DIR [N_NODES=5000] [N_POOLS=50] [N_DEPLOYMENTS=20000]
+usage: gen_xref.py [--unschedulable] OUT_DIR [N_NODES=5000] [N_POOLS=50] [N_DEPLOYMENTS=20000]
+
+By default one Deployment in ten cannot schedule (it tolerates the next pool's taint). With
+`--unschedulable` (issue 18's case: many findings), the Nodes go into one file and the
+Deployments into 20, and about a quarter cannot schedule: besides those, one in ten tolerates
+its pool with a value typo (`Pool-07`) and one in twenty with the wrong effect.
 No third-party modules needed."""
 import os
 import sys
 
-out = sys.argv[1]
-n_nodes = int(sys.argv[2]) if len(sys.argv) > 2 else 5000
-n_pools = int(sys.argv[3]) if len(sys.argv) > 3 else 50
-n_deploy = int(sys.argv[4]) if len(sys.argv) > 4 else 20000
+args = [a for a in sys.argv[1:] if a != "--unschedulable"]
+many = len(args) != len(sys.argv) - 1
+out = args[0]
+n_nodes = int(args[1]) if len(args) > 1 else 5000
+n_pools = int(args[2]) if len(args) > 2 else 50
+n_deploy = int(args[3]) if len(args) > 3 else 20000
 os.makedirs(os.path.join(out, "nodes"), exist_ok=True)
 os.makedirs(os.path.join(out, "apps"), exist_ok=True)
 
-per_file = 100
+per_file = n_nodes if many else 100
 for start in range(0, n_nodes, per_file):
     with open(os.path.join(out, "nodes", f"nodes-{start // per_file:04d}.yaml"), "w") as f:
         f.write("apiVersion: v1\nkind: NodeList\nitems:\n")
@@ -38,6 +45,7 @@ for start in range(0, n_nodes, per_file):
 """
             )
 
+per_file = max(1, n_deploy // 20) if many else 100
 for start in range(0, n_deploy, per_file):
     with open(os.path.join(out, "apps", f"apps-{start // per_file:04d}.yaml"), "w") as f:
         for i in range(start, min(start + per_file, n_deploy)):
@@ -45,6 +53,11 @@ for start in range(0, n_deploy, per_file):
             kind = i % 10
             selector = f"      nodeSelector:\n        example.com/pool: pool-{pool:02d}\n" if kind != 7 else ""
             tol_pool = pool if kind != 8 else (pool + 1) % n_pools
+            value, effect = f"pool-{tol_pool:02d}", "NoSchedule"
+            if many and kind == 9:
+                value = f"Pool-{tol_pool:02d}"
+            elif many and i % 20 == 3:
+                effect = "NoExecute"
             f.write(
                 f"""---
 apiVersion: apps/v1
@@ -63,8 +76,8 @@ spec:
 {selector}      tolerations:
         - key: example.com/dedicated
           operator: Equal
-          value: pool-{tol_pool:02d}
-          effect: NoSchedule
+          value: {value}
+          effect: {effect}
       containers:
         - name: app
           image: registry.example.com/app:{i % 7}

@@ -28,6 +28,7 @@ const SCENARIOS: &[&str] = &[
     "karpenter",
     "kubeadm",
     "live-dump",
+    "many-pools",
     "near-miss",
     "nodename",
     "same-name-pools",
@@ -130,6 +131,49 @@ fn dedicated_pool_without_selector_names_the_general_pool() {
 }
 
 #[test]
+fn many_pools_are_counted_not_listed() {
+    let all = findings(&run("many-pools").1);
+    let reports = about(&all, "unschedulable-workload", "reports");
+    assert_eq!(reports.len(), 1, "{all:#?}");
+    // Eight distinct taints: counted together, as the scheduler's summary would be too long.
+    assert_eq!(
+        message(reports[0]),
+        "0/8 node pools found in the linted files can run this pod: 8 have an untolerated taint (8 different taints)"
+    );
+    // Groups of one instance type are told apart by their first node.
+    let related = reports[0]["related"].as_array().unwrap();
+    assert_eq!(related.len(), 1, "{related:#?}");
+    assert_eq!(
+        related[0]["message"],
+        "taint `example.com/team=team-3:NoSchedule` of `node-06` (2 nodes) (and 7 more pools this pod does not select: see `taintlint explain`)"
+    );
+    let help = reports[0]["help"].as_str().unwrap();
+    assert!(help.contains("`value: \"Team-3\"`"), "{help}");
+    assert_eq!(reports[0]["fix"]["title"], "set `value: \"team-3\"`");
+    // The toleration's own finding names the taint with the nearest value.
+    let dead = about(&all, "toleration-matches-no-taint", "reports");
+    assert_eq!(dead.len(), 1);
+    assert!(
+        dead[0]["help"].as_str().unwrap().starts_with(
+            "did you mean the taint `example.com/team=team-3:NoSchedule` of `node-06`"
+        ),
+        "{:#?}",
+        dead[0]
+    );
+    // Nothing nearer than another: the first three pools, and the rest counted.
+    let stray = about(&all, "unschedulable-workload", "stray");
+    let related = stray[0]["related"].as_array().unwrap();
+    assert_eq!(related.len(), 3);
+    assert!(
+        related[2]["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("(and 5 more pools: see `taintlint explain`)"),
+        "{related:#?}"
+    );
+}
+
+#[test]
 fn workload_no_pool_admits() {
     let all = findings(&run("unschedulable").1);
     let scorer = about(&all, "unschedulable-workload", "batch-scorer");
@@ -146,7 +190,15 @@ fn workload_no_pool_admits() {
             .iter()
             .all(|r| r["file"] == "testdata/scenarios/unschedulable/nodepools.yaml")
     );
-    assert_eq!(related.len(), 3);
+    // The two pools its selector admits; the third is counted, not named.
+    assert_eq!(related.len(), 2);
+    assert!(
+        related[1]["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("(and 1 more pool this pod does not select: see `taintlint explain`)"),
+        "{related:#?}"
+    );
     let inference = about(&all, "unschedulable-workload", "inference");
     assert_eq!(inference.len(), 1);
     assert_eq!(

@@ -241,6 +241,20 @@ impl Inventory {
                 declared,
             }));
         }
+        // A group is named by a label its nodes share, which other groups may share too
+        // (groups that differ in their taints, say, with one instance type): such a name does
+        // not tell the pools apart, so each of those groups is named by its first node.
+        let mut group_names: HashMap<Box<str>, usize> = HashMap::new();
+        for p in pools.iter().filter(|p| p.nodes.len() > 1) {
+            *group_names.entry(p.name.clone()).or_default() += 1;
+        }
+        for p in pools.iter_mut().filter(|p| p.nodes.len() > 1) {
+            if group_names.get(&p.name).is_some_and(|n| *n > 1)
+                && let Some(first) = p.nodes.first()
+            {
+                p.name = first.as_str().into();
+            }
+        }
         pools.sort_by(|a, b| (&a.name, a.origin).cmp(&(&b.name, b.origin)));
         Inventory::from_boxed(pools)
     }

@@ -42,19 +42,32 @@ pub fn near_miss(inventory: &Inventory, w: &Workload, fits: &Verdicts) -> Option
     if fits.any() {
         return None;
     }
+    // A pod with no nodeSelector and no required node affinity selects every pool: it is
+    // "meant for" one only when that pool is strictly the closest.
+    let selects = !w.node_selector.is_empty() || w.terms.is_some();
     let mut best: Option<(bool, usize, usize, Vec<Reason>)> = None;
+    let mut tied = false;
     for (p, pool) in inventory.pools.iter().enumerate() {
         let reasons = fits.reasons(w, pool);
-        let selected = !reasons.contains(&Reason::Selector);
-        let better = match &best {
-            None => true,
-            Some((s, _, n, _)) => (selected, usize::MAX - reasons.len()) > (*s, usize::MAX - n),
+        let selected = selects && !reasons.contains(&Reason::Selector);
+        let score = (selected, usize::MAX - reasons.len());
+        let order = match &best {
+            None => std::cmp::Ordering::Greater,
+            Some((s, _, n, _)) => score.cmp(&(*s, usize::MAX - n)),
         };
-        if better {
-            best = Some((selected, p, reasons.len(), reasons));
+        match order {
+            std::cmp::Ordering::Greater => {
+                best = Some((selected, p, reasons.len(), reasons));
+                tied = false;
+            }
+            std::cmp::Ordering::Equal => tied = true,
+            std::cmp::Ordering::Less => {}
         }
     }
     let (selected, p, _, reasons) = best?;
+    if tied && !selects {
+        return None;
+    }
     let pool = inventory.pools.get(p)?;
     let blocks = reasons
         .iter()

@@ -136,8 +136,8 @@ fn lookup<'a>(
     if matched {
         return None;
     }
-    // Did-you-mean: the nearest taint key, if close; then its first taint (a taint with the
-    // same key but another value is nearest of all).
+    // Did-you-mean: the nearest taint key, if close (a taint with the same key but another
+    // value is nearest of all).
     let lower = t.key.to_ascii_lowercase();
     let nearest_key = keys
         .get_or_insert_with(|| ctx.inventory.taint_keys())
@@ -145,9 +145,16 @@ fn lookup<'a>(
         .map(|k| (edit_distance(&lower, &k.to_ascii_lowercase()), *k))
         .filter(|(d, k)| *d <= 3.max(k.len() / 5))
         .min();
+    // Among the key's taints, the one whose value is nearest (a case or one-letter typo), then
+    // one with the toleration's effect.
+    let value = t.value.to_ascii_lowercase();
     Some(nearest_key.and_then(|(_, k)| {
-        ctx.inventory
-            .taints_with_key(k)
-            .min_by(|a, b| a.1.taint.cmp(&b.1.taint))
+        ctx.inventory.taints_with_key(k).min_by_key(|(_, pt)| {
+            (
+                edit_distance(&value, &pt.taint.value.to_ascii_lowercase()),
+                !t.effect.is_empty() && *t.effect != *pt.taint.effect,
+                &pt.taint,
+            )
+        })
     }))
 }

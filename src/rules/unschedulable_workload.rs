@@ -31,14 +31,15 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             continue;
         }
         // Identical workloads share their verdicts: build the message once per verdicts.
-        let (detail, total, selector_only, related) = ctx.eval.memo.get_or(META.name, fits, "", || {
-            describe(ctx.inventory, &ctx.eval.classes, w, fits)
-        });
         // The pool it is meant for and the edit that lets it in (tolerations are part of the
         // signature, so the verdicts' memo holds for this too).
         let miss = ctx.eval.memo.get_or(META.name, fits, "near-miss", || {
             near_miss(ctx.inventory, w, fits)
                 .and_then(|m| Some((describe_near_miss(ctx.inventory, w, &m)?, m)))
+        });
+        let intended = miss.as_ref().map(|(_, m)| m.pool);
+        let (detail, total, selector_only, related) = ctx.eval.memo.get_or(META.name, fits, "", || {
+            describe(ctx.inventory, &ctx.eval.classes, w, fits, intended)
         });
         let (diagnosis, fix) = match &miss {
             Some((text, m)) => (Some(text.clone()), near_miss_fix(ctx, w, m)),
@@ -69,7 +70,7 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             if ctx.inventory.declared() {
                 ""
             } else {
-                "; if the cluster has pools no linted file declares (made by Terraform or a cloud CLI), declare them with `--inventory` or the config's `inventory:`"
+                "; pools made outside the linted files (by Terraform, a cloud CLI) can be declared with `--inventory`"
             }
         ))
         .field(w.spec_path.to_string())
@@ -112,6 +113,15 @@ fn near_miss_fix(
     (!edits.is_empty()).then(|| Fix::unsafe_(titles.join(", "), edits))
 }
 
+/// At most this many pools are named in `related`: the one the pod is meant for and those its
+/// selector admits — or, when there are none, the first others; the last note says how many
+/// more there are (`explain` lists every pool).
+const RELATED_POOLS: usize = 3;
+
+/// Distinct untolerated taints listed in the message, as the scheduler lists them; beyond
+/// this many they are counted together (`40 have an untolerated taint`).
+const LISTED_TAINTS: usize = 3;
+
 /// The scheduler-style detail, whether only selectors failed, and the related locations.
 /// Every pool of a class fails alike (see `PoolClasses`): the first failing filter is found
 /// once per class, on its first pool, and counted for all of its pools.
@@ -120,17 +130,19 @@ fn describe(
     classes: &PoolClasses,
     w: &crate::analysis::Workload,
     fits: &crate::analysis::Verdicts,
+    intended: Option<usize>,
 ) -> (String, usize, bool, Vec<Related>) {
     let pools = &inventory.pools;
-    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
-    // Per class: the first failing filter, a taint given by its place among the blocking ones.
-    let mut first: Vec<Option<(First, String)>> = Vec::with_capacity(classes.len());
+    // Per class: the first failing filter (a taint given by its place among the blocking
+    // ones), its phrase, and whether the pod's selector admits the class's pools.
+    let mut first: Vec<Option<(First, String, bool)>> = Vec::with_capacity(classes.len());
     for &rep in &classes.reps {
         let Some(pool) = pools.get(rep) else {
             first.push(None);
             continue;
         };
         let reasons = fits.reasons(w, pool);
+        let selected = !reasons.contains(&Reason::Selector);
         // The scheduler stops at a node's first failing filter (NodeUnschedulable, then
         // TaintToleration, then NodeAffinity), so each pool counts once.
         let reason = reasons
@@ -152,33 +164,52 @@ fn describe(
             }
             None => None,
         };
-        first.push(found.map(|(f, phrase)| {
-            let phrase = match f {
-                First::Taint(_) => format!("untolerated taint {phrase}"),
-                _ => phrase,
-            };
-            (f, phrase)
-        }));
+        first.push(found.map(|(f, phrase)| (f, phrase, selected)));
     }
     // Pools with one name (the same NodePool in two files, two copies of a node group) are
     // alternatives, not two pools: each name counts once, by its first pool, and is named once.
     let mut seen: HashSet<String> = HashSet::new();
-    let mut related = Vec::new();
+    let mut taints: BTreeMap<&str, usize> = BTreeMap::new();
+    let (mut selector, mut cordoned) = (0usize, 0usize);
+    // (rank, pool, what blocks it): rank 0 the intended pool, 1 a pool the selector admits.
+    let mut named: Vec<(u8, usize, First)> = Vec::new();
     for (p, pool) in pools.iter().enumerate() {
-        let title = pool.title();
-        if !seen.insert(title.clone()) {
+        if !seen.insert(pool.title()) {
             continue;
         }
-        let Some(Some((f, phrase))) = first.get(classes.class(p)) else {
+        let Some(Some((f, phrase, selected))) = first.get(classes.class(p)) else {
             continue;
         };
-        *counts.entry(phrase.clone()).or_default() += 1;
-        if related.len() >= 12 {
-            continue;
+        match f {
+            First::Taint(_) => *taints.entry(phrase.as_str()).or_default() += 1,
+            First::Selector => selector += 1,
+            First::Unschedulable => cordoned += 1,
         }
+        let rank = if intended == Some(p) {
+            0
+        } else if *selected {
+            1
+        } else {
+            2
+        };
+        named.push((rank, p, *f));
+    }
+    // Stable: pools keep their inventory order within a rank.
+    named.sort_by_key(|(rank, _, _)| *rank);
+    // Pools the pod neither selects nor nearly fits are named only when there are no others.
+    let relevant = match named.iter().filter(|(rank, _, _)| *rank < 2).count() {
+        0 => named.len(),
+        n => n,
+    };
+    let shown = relevant.min(RELATED_POOLS);
+    let more = named.len() - shown;
+    let mut related = Vec::new();
+    for &(_, p, f) in named.iter().take(shown) {
+        let Some(pool) = pools.get(p) else { continue };
+        let title = pool.title();
         let (loc, note) = match f {
             First::Taint(k) => {
-                let Some((_, t)) = pool.blocking_taints().nth(*k) else {
+                let Some((_, t)) = pool.blocking_taints().nth(k) else {
                     continue;
                 };
                 (
@@ -197,27 +228,63 @@ fn describe(
             });
         }
     }
-    let mut parts: Vec<(usize, String)> = counts.into_iter().map(|(p, n)| (n, p)).collect();
-    parts.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    let detail = parts
-        .iter()
-        .map(|(n, p)| {
-            let verb = if p.starts_with("didn't") || p.starts_with("unschedulable") {
+    if more > 0
+        && let Some(last) = related.last_mut()
+    {
+        last.message.push_str(&format!(
+            " (and {more} more pool{}{}: see `taintlint explain`)",
+            if more == 1 { "" } else { "s" },
+            if shown == relevant && relevant < named.len() {
+                " this pod does not select"
+            } else {
                 ""
-            } else if *n == 1 {
-                "has "
-            } else {
-                "have "
-            };
-            if p.starts_with("unschedulable") {
-                format!("{n} {} {p}", if *n == 1 { "is" } else { "are" })
-            } else {
-                format!("{n} {verb}{p}")
             }
-        })
+        ));
+    }
+    // The scheduler's counts, most first: one part per distinct untolerated taint while there
+    // are few, one part for all of them beyond that.
+    // (count, the phrase it sorts by, the text)
+    let mut parts: Vec<(usize, String, String)> = Vec::new();
+    if taints.len() <= LISTED_TAINTS {
+        for (phrase, n) in &taints {
+            let verb = if *n == 1 { "has" } else { "have" };
+            parts.push((
+                *n,
+                format!("untolerated taint {phrase}"),
+                format!("{n} {verb} untolerated taint {phrase}"),
+            ));
+        }
+    } else {
+        let n: usize = taints.values().sum();
+        let verb = if n == 1 { "has" } else { "have" };
+        parts.push((
+            n,
+            "untolerated taint".to_string(),
+            format!("{n} {verb} an untolerated taint ({} different taints)", taints.len()),
+        ));
+    }
+    if selector > 0 {
+        parts.push((
+            selector,
+            "didn't match".to_string(),
+            format!("{selector} didn't match the pod's node affinity/selector"),
+        ));
+    }
+    if cordoned > 0 {
+        let verb = if cordoned == 1 { "is" } else { "are" };
+        parts.push((
+            cordoned,
+            "unschedulable".to_string(),
+            format!("{cordoned} {verb} unschedulable (cordoned)"),
+        ));
+    }
+    parts.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let selector_only = taints.is_empty() && cordoned == 0;
+    let detail = parts
+        .into_iter()
+        .map(|(_, _, p)| p)
         .collect::<Vec<_>>()
         .join(", ");
-    let selector_only = parts.iter().all(|(_, p)| p.starts_with("didn't"));
     (detail, seen.len(), selector_only, related)
 }
 

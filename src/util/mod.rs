@@ -2,8 +2,17 @@
 
 pub mod fs;
 
-/// Levenshtein distance, for did-you-mean suggestions.
+/// Levenshtein distance, for did-you-mean suggestions. Texts longer than any Kubernetes name
+/// (hostile input) are not compared letter by letter: their distance is the longer length.
 pub fn edit_distance(a: &str, b: &str) -> usize {
+    const LONGEST: usize = 512;
+    if a.len() > LONGEST || b.len() > LONGEST {
+        return if a == b {
+            0
+        } else {
+            a.chars().count().max(b.chars().count())
+        };
+    }
     let b: Vec<char> = b.chars().collect();
     let mut prev: Vec<usize> = (0..=b.len()).collect();
     let mut cur = vec![0; b.len() + 1];
