@@ -32,6 +32,7 @@ const SCENARIOS: &[&str] = &[
     "near-miss",
     "nodename",
     "same-name-pools",
+    "sibling-pools",
     "toleration-typo",
     "unschedulable",
     "unused-pool",
@@ -481,6 +482,42 @@ fn clusters_are_judged_apart() {
     .run();
     assert_eq!(bad.code, 2);
     assert!(bad.stderr.contains("no cluster `qa`"));
+}
+
+/// No config: the default cluster is every linted file, so pools in a sibling folder judge
+/// the apps, and the findings say no cluster.
+#[test]
+fn default_cluster_with_pools_in_a_sibling_folder() {
+    let all = findings(&run("sibling-pools").1);
+    let trainer = about(&all, "unschedulable-workload", "trainer");
+    assert_eq!(trainer.len(), 1, "{all:#?}");
+    assert!(trainer[0]["cluster"].is_null());
+    assert_eq!(
+        trainer[0]["related"][0]["file"],
+        "testdata/scenarios/sibling-pools/infra/karpenter/nodepools.yaml"
+    );
+    assert!(
+        trainer[0]["help"]
+            .as_str()
+            .unwrap()
+            .starts_with("the pool this pod is meant for is NodePool `gpu` (its selector picks it): toleration `nvidia.com/gpu=yes:NoSchedule` has `value: \"yes\"` where the taint `nvidia.com/gpu=true:NoSchedule` has `\"true\"`: set `value: \"true\"`"),
+        "{:#?}",
+        trainer[0]
+    );
+    assert!(about(&all, "unschedulable-workload", "trainer-ok").is_empty());
+    // Linting the apps folder alone finds no pool: nothing to cross-reference.
+    let apps = taintlint(&[
+        "check",
+        "--format",
+        "json",
+        "testdata/scenarios/sibling-pools/apps",
+    ])
+    .run();
+    assert!(
+        findings(&apps.stdout)
+            .iter()
+            .all(|f| f["rule"] != "unschedulable-workload")
+    );
 }
 
 /// A workload meant for a pool (its selector picks it) that misses the pool's taint by one
