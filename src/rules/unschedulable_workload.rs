@@ -67,7 +67,9 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                 None if selector_only => "no pool carries the labels this pod selects; fix `nodeSelector`/node affinity, or label a pool to match",
                 None => "tolerate the pool's taints (and select its labels), or add a pool this pod can use; run `taintlint explain` for the reasons per pool",
             },
-            if ctx.inventory.declared() {
+            // A pod whose selector picks a pool found here is meant for that pool, not for
+            // one made elsewhere.
+            if ctx.inventory.declared() || miss.as_ref().is_some_and(|(_, m)| m.selected) {
                 ""
             } else {
                 "; pools made outside the linted files (by Terraform, a cloud CLI) can be declared with `--inventory`"
