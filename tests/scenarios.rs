@@ -161,8 +161,15 @@ fn many_pools_are_counted_not_listed() {
         "{:#?}",
         dead[0]
     );
-    // Nothing nearer than another: the first three pools, and the rest counted.
+    // Nothing nearer than another: no pool is named as meant for it, the help says where the
+    // pools were found, and the first three pools are named, the rest counted.
     let stray = about(&all, "unschedulable-workload", "stray");
+    let help = stray[0]["help"].as_str().unwrap();
+    assert!(!help.contains("meant for"), "{help}");
+    assert!(
+        help.ends_with("; pools found in `testdata/scenarios/many-pools/nodes.yaml` (8); declare pools made elsewhere (by Terraform, a cloud CLI) with `--inventory`"),
+        "{help}"
+    );
     let related = stray[0]["related"].as_array().unwrap();
     assert_eq!(related.len(), 3);
     assert!(

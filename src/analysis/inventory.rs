@@ -94,6 +94,8 @@ pub struct Inventory {
     by_node: HashMap<String, Vec<usize>>,
     /// The stored sources of [`Place::Stored`] places, and where they are.
     places: Option<StoredPlaces>,
+    /// [`Inventory::found_in`], worked out once.
+    found_in: std::sync::OnceLock<String>,
 }
 
 /// Where the sources of [`Place::Stored`] places are read back from: the run's store, which
@@ -287,6 +289,7 @@ impl Inventory {
             by_key,
             by_node,
             places: None,
+            found_in: std::sync::OnceLock::new(),
         }
     }
 
@@ -347,6 +350,47 @@ impl Inventory {
 
     pub fn is_empty(&self) -> bool {
         self.pools.is_empty()
+    }
+
+    /// Where the pools were found, for messages about pools that are only found, not declared:
+    /// the files with the most pools first, with their counts (`` `nodes.yaml` (3),
+    /// `infra/nodepools.yaml` (2) and 4 more files ``). Worked out once per inventory.
+    pub fn found_in(&self) -> &str {
+        self.found_in.get_or_init(|| {
+            let mut files: HashMap<Arc<str>, usize> = HashMap::new();
+            let mut unknown = 0usize;
+            for pool in &self.pools {
+                match self.loc(&pool.loc) {
+                    Some(loc) => *files.entry(Arc::clone(&loc.source.name)).or_default() += 1,
+                    None => unknown += 1,
+                }
+            }
+            let mut files: Vec<(Arc<str>, usize)> = files.into_iter().collect();
+            files.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            const SHOWN: usize = 3;
+            let mut parts: Vec<String> = files
+                .iter()
+                .take(SHOWN)
+                .map(|(name, n)| format!("`{name}` ({n})"))
+                .collect();
+            let more = files.len().saturating_sub(SHOWN);
+            if more > 0 {
+                parts.push(format!(
+                    "{more} more file{}",
+                    if more == 1 { "" } else { "s" }
+                ));
+            } else if unknown > 0 {
+                parts.push(format!("{unknown} elsewhere"));
+            }
+            match parts.len() {
+                0 => String::new(),
+                1 => parts.remove(0),
+                n => {
+                    let last = parts.remove(n - 1);
+                    format!("{} and {last}", parts.join(", "))
+                }
+            }
+        })
     }
 
     /// Did the user declare (some of) these pools as the cluster's? Otherwise they are only

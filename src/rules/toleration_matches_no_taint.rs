@@ -79,8 +79,14 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                         });
                     }
                 }
-                None => {
+                None if ctx.inventory.declared() => {
                     f = f.help("no pool has this taint: remove the toleration, or pass the inventory that declares it (`--inventory`)");
+                }
+                None => {
+                    f = f.help(format!(
+                        "no pool found in the linted files has this taint (they were found in {}): remove the toleration, or declare the pools that have it (`--inventory`)",
+                        ctx.inventory.found_in()
+                    ));
                 }
             }
             f.object = Some(w.object.clone());

@@ -70,9 +70,12 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             // A pod whose selector picks a pool found here is meant for that pool, not for
             // one made elsewhere.
             if ctx.inventory.declared() || miss.as_ref().is_some_and(|(_, m)| m.selected) {
-                ""
+                String::new()
             } else {
-                "; pools made outside the linted files (by Terraform, a cloud CLI) can be declared with `--inventory`"
+                format!(
+                    "; pools found in {}; declare pools made elsewhere (by Terraform, a cloud CLI) with `--inventory`",
+                    ctx.inventory.found_in()
+                )
             }
         ))
         .field(w.spec_path.to_string())
