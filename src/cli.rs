@@ -100,7 +100,7 @@ pub struct InputArgs {
     pub exclude: Vec<String>,
 
     /// Lint files matching GLOB when walking directories (repeatable; default `*.yaml`,
-    /// `*.yml`, `*.json`).
+    /// `*.yml`, `*.json`, `*.tf` and `*.yaml.j2`-style templates).
     #[arg(long, value_name = "GLOB")]
     pub include: Vec<String>,
 

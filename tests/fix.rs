@@ -472,3 +472,31 @@ proptest! {
         }
     }
 }
+
+/// A Terraform file is linted through a view of its heredocs: `--fix` never writes it, while
+/// the YAML beside it is fixed.
+#[test]
+fn terraform_files_are_never_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/scenarios/terraform");
+    for sub in ["infra", "apps"] {
+        std::fs::create_dir(dir.path().join(sub)).unwrap();
+        for e in std::fs::read_dir(scenario.join(sub)).unwrap() {
+            let e = e.unwrap();
+            std::fs::copy(e.path(), dir.path().join(sub).join(e.file_name())).unwrap();
+        }
+    }
+    let tf = std::fs::read(dir.path().join("infra/karpenter.tf")).unwrap();
+    let yaml = std::fs::read_to_string(dir.path().join("apps/train.yaml")).unwrap();
+    let r = taintlint(
+        dir.path(),
+        &["check", ".", "--isolated", "--fix", "--unsafe-fixes"],
+    );
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    assert_eq!(
+        std::fs::read(dir.path().join("infra/karpenter.tf")).unwrap(),
+        tf
+    );
+    let after = std::fs::read_to_string(dir.path().join("apps/train.yaml")).unwrap();
+    assert_eq!(after, yaml.replace("value: \"yes\"", "value: \"true\""));
+}

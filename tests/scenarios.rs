@@ -33,6 +33,7 @@ const SCENARIOS: &[&str] = &[
     "nodename",
     "same-name-pools",
     "sibling-pools",
+    "terraform",
     "toleration-typo",
     "unschedulable",
     "unused-pool",
@@ -524,6 +525,44 @@ fn default_cluster_with_pools_in_a_sibling_folder() {
         findings(&apps.stdout)
             .iter()
             .all(|f| f["rule"] != "unschedulable-workload")
+    );
+}
+
+/// NodePools applied by Terraform (`kubectl_manifest` heredocs) are part of the inventory, and
+/// the heredocs are linted at their real positions, with no fix offered in a `.tf` file.
+#[test]
+fn terraform_heredocs_are_read() {
+    let all = findings(&run("terraform").1);
+    let bad = about(&all, "unschedulable-workload", "trainer-bad");
+    assert_eq!(bad.len(), 1, "{all:#?}");
+    assert_eq!(
+        bad[0]["related"][0]["file"],
+        "testdata/scenarios/terraform/infra/karpenter.tf"
+    );
+    assert_eq!(bad[0]["related"][0]["line"], 24);
+    assert!(about(&all, "unschedulable-workload", "trainer").is_empty());
+    let in_tf: Vec<&Value> = all
+        .iter()
+        .filter(|f| f["file"].as_str().unwrap().ends_with(".tf"))
+        .collect();
+    let rules: Vec<(&str, u64)> = in_tf
+        .iter()
+        .map(|f| (f["rule"].as_str().unwrap(), f["line"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        rules,
+        [
+            ("template-not-rendered", 12),
+            ("invalid-taint-value", 43),
+            ("invalid-taint-effect", 44)
+        ]
+    );
+    assert!(in_tf.iter().all(|f| f["fix"].is_null()));
+    assert!(
+        in_tf[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("a Terraform template")
     );
 }
 

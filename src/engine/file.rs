@@ -80,9 +80,13 @@ fn lint_input(input: Input, opts: &LintOptions) -> FileReport {
     match text {
         Ok(text) => {
             let source = SourceFile::new(name, text);
-            let mut report = match super::templates::template_extension(&source.name) {
-                Some(ext) => super::templates::by_name(&source, ext, opts),
-                None => lint_source(&source, opts),
+            let mut report = if super::terraform::is_terraform(&source.name) {
+                super::terraform::lint(&source, opts)
+            } else {
+                match super::templates::template_extension(&source.name) {
+                    Some(ext) => super::templates::by_name(&source, ext, opts),
+                    None => lint_source(&source, opts),
+                }
             };
             if on_disk && !opts.keep_sources {
                 report.make_lite(&source);
@@ -293,7 +297,7 @@ pub fn lint_source(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
 }
 
 /// Parses and lints one loaded source (see [`lint_source`]).
-fn lint_parsed(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
+pub(super) fn lint_parsed(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
     let mut report = FileReport::default();
     let text = &source.text;
     let templated = looks_templated(text);

@@ -14,6 +14,7 @@ mod options;
 pub mod run;
 pub mod store;
 mod templates;
+mod terraform;
 
 pub use file::{FileReport, lint_one, lint_source};
 pub use options::{Cluster, Input, LintOptions};

@@ -31,6 +31,8 @@ pub const DEFAULT_INCLUDE: &[&str] = &[
     "*.yml.tmpl",
     "*.yaml.gotmpl",
     "*.yml.gotmpl",
+    // Terraform: the manifests in its heredocs (`kubectl_manifest` `yaml_body`).
+    "*.tf",
 ];
 
 #[derive(Clone, Debug)]
