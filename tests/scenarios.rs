@@ -31,6 +31,7 @@ const SCENARIOS: &[&str] = &[
     "many-pools",
     "near-miss",
     "nodename",
+    "other-platform",
     "same-name-pools",
     "sibling-pools",
     "terraform",
@@ -525,6 +526,39 @@ fn default_cluster_with_pools_in_a_sibling_folder() {
         findings(&apps.stdout)
             .iter()
             .all(|f| f["rule"] != "unschedulable-workload")
+    );
+}
+
+/// Pools merely found in the tree do not judge a pod that selects labels of a platform they do
+/// not describe; a domain they use, and unprefixed keys, are judged.
+#[test]
+fn pods_of_another_platform_are_not_judged_against_found_pools() {
+    let all = findings(&run("other-platform").1);
+    for name in ["gke-inference", "gke-batch"] {
+        assert!(
+            about(&all, "unschedulable-workload", name).is_empty(),
+            "{name}: {all:#?}"
+        );
+    }
+    for name in ["old-group", "ssd"] {
+        let f = about(&all, "unschedulable-workload", name);
+        assert_eq!(f.len(), 1, "{name}: {all:#?}");
+        assert_eq!(f[0]["severity"], "warning");
+    }
+    // Declared, the same pools are the cluster: the GKE pods are judged (and cannot run).
+    let declared = taintlint(&[
+        "check",
+        "--format",
+        "json",
+        "--inventory",
+        "testdata/scenarios/other-platform/eks/cluster.yaml",
+        "testdata/scenarios/other-platform/gke",
+    ])
+    .run();
+    let declared = findings(&declared.stdout);
+    assert_eq!(
+        about(&declared, "unschedulable-workload", "gke-inference")[0]["severity"],
+        "error"
     );
 }
 

@@ -96,6 +96,8 @@ pub struct Inventory {
     places: Option<StoredPlaces>,
     /// [`Inventory::found_in`], worked out once.
     found_in: std::sync::OnceLock<String>,
+    /// The DNS prefixes of the pools' label keys (see [`Inventory::knows_label`]).
+    label_domains: std::sync::OnceLock<std::collections::HashSet<Box<str>>>,
 }
 
 /// Where the sources of [`Place::Stored`] places are read back from: the run's store, which
@@ -290,6 +292,7 @@ impl Inventory {
             by_node,
             places: None,
             found_in: std::sync::OnceLock::new(),
+            label_domains: std::sync::OnceLock::new(),
         }
     }
 
@@ -350,6 +353,33 @@ impl Inventory {
 
     pub fn is_empty(&self) -> bool {
         self.pools.is_empty()
+    }
+
+    /// Can these pools tell whether a node carries label `key`? Not when the key is in a
+    /// domain none of their labels uses (`cloud.google.com/…` against eksctl node groups):
+    /// such labels are set by a platform the pools do not describe (GKE on its nodes, a
+    /// bootstrap script), so the pools are not the nodes the pod is meant for. Unprefixed keys
+    /// and the `kubernetes.io`/`k8s.io` labels every node has are always judged.
+    pub fn knows_label(&self, key: &str) -> bool {
+        let Some((domain, _)) = key.rsplit_once('/') else {
+            return true;
+        };
+        let standard = |d: &str| {
+            ["kubernetes.io", "k8s.io"]
+                .iter()
+                .any(|s| d == *s || d.strip_suffix(s).is_some_and(|p| p.ends_with('.')))
+        };
+        if standard(domain) {
+            return true;
+        }
+        let domains = self.label_domains.get_or_init(|| {
+            self.pools
+                .iter()
+                .flat_map(|p| p.all_labels())
+                .filter_map(|(k, _)| k.rsplit_once('/').map(|(d, _)| d.into()))
+                .collect()
+        });
+        domains.contains(domain) || self.pools.iter().any(|p| p.label(key).is_some())
     }
 
     /// Where the pools were found, for messages about pools that are only found, not declared:

@@ -30,6 +30,11 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         if w.node_name.is_some() || fits.any() {
             continue;
         }
+        // Pools merely found in the tree cannot judge a pod that selects labels of a platform
+        // they do not describe (a GKE sample beside an eksctl cluster in one repository).
+        if !ctx.inventory.declared() && selects_unknown_labels(ctx.inventory, w) {
+            continue;
+        }
         // Identical workloads share their verdicts: build the message once per verdicts.
         // The pool it is meant for and the edit that lets it in (tolerations are part of the
         // signature, so the verdicts' memo holds for this too).
@@ -85,6 +90,19 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         f.related = related;
         out.push(f);
     }
+}
+
+/// Does the pod require a label the inventory cannot tell about (see
+/// [`Inventory::knows_label`])? Requirements that absence satisfies (`NotIn`, `DoesNotExist`)
+/// do not count.
+fn selects_unknown_labels(inventory: &Inventory, w: &crate::analysis::Workload) -> bool {
+    w.node_selector.iter().any(|(k, _)| !inventory.knows_label(k))
+        || w.terms.iter().flat_map(|t| t.iter()).any(|term| {
+            term.expressions.iter().any(|r| {
+                matches!(r.operator.as_str(), "In" | "Exists" | "Gt" | "Lt")
+                    && !inventory.knows_label(&r.key)
+            })
+        })
 }
 
 /// The edit that lets the workload into the pool it is meant for, when every block is a
