@@ -69,6 +69,23 @@ fn tolerates_control_plane(spec: &PodSpec<'_>) -> bool {
             || ROLE_LABELS.contains(&t.key())
                 && (t.operator() == "Exists" || t.value().is_empty());
         key_ok && matches!(t.effect(), "" | "NoSchedule")
+    }) || tolerates_own_control_plane_taint(spec)
+}
+
+/// Does the spec tolerate a control-plane taint of some distribution's own (OpenStack Magnum
+/// taints its masters `dedicated=master:NoSchedule`, not with the kubeadm taint)? Then the pod
+/// was written for that distribution's control plane, and may well fit it.
+fn tolerates_own_control_plane_taint(spec: &PodSpec<'_>) -> bool {
+    const WORDS: &[&str] = &["master", "control-plane", "controlplane"];
+    spec.tolerations.iter().any(|t| {
+        let names_it = |s: &str| {
+            let s = s.to_ascii_lowercase();
+            WORDS.iter().any(|w| s.contains(w))
+        };
+        // The role-label taints are judged exactly above.
+        !ROLE_LABELS.contains(&t.key())
+            && matches!(t.effect(), "" | "NoSchedule")
+            && (names_it(t.key()) || names_it(t.value()))
     })
 }
 
