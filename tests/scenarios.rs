@@ -36,6 +36,7 @@ const SCENARIOS: &[&str] = &[
     "sibling-pools",
     "terraform",
     "toleration-typo",
+    "topology-spread",
     "unschedulable",
     "unused-pool",
     "vendored-pools",
@@ -560,6 +561,33 @@ fn pods_of_another_platform_are_not_judged_against_found_pools() {
         about(&declared, "unschedulable-workload", "gke-inference")[0]["severity"],
         "error"
     );
+}
+
+/// A hard topology spread constraint's key filters out the nodes without it, like an
+/// `Exists` requirement; soft constraints and the well-known keys every node has pin nothing.
+#[test]
+fn hard_topology_spread_pins_like_affinity() {
+    let all = findings(&run("topology-spread").1);
+    let loose = |name: &str| about(&all, "dedicated-toleration-without-affinity", name).len();
+    assert_eq!(loose("split"), 0, "{all:#?}");
+    assert_eq!(loose("soft-split"), 1, "{all:#?}");
+    assert_eq!(loose("zonal"), 1, "{all:#?}");
+    // A spread key no pool found here has names a topology they do not describe: not judged
+    // against them; against declared pools, the pod fits nowhere.
+    assert!(about(&all, "unschedulable-workload", "nowhere").is_empty());
+    let declared = taintlint(&[
+        "check",
+        "--format",
+        "json",
+        "--inventory",
+        "testdata/scenarios/topology-spread/nodepools.yaml",
+        "testdata/scenarios/topology-spread/workloads.yaml",
+    ])
+    .run();
+    let declared = findings(&declared.stdout);
+    let nowhere = about(&declared, "unschedulable-workload", "nowhere");
+    assert_eq!(nowhere.len(), 1, "{declared:#?}");
+    assert_eq!(nowhere[0]["severity"], "error");
 }
 
 /// NodePools applied by Terraform (`kubectl_manifest` heredocs) are part of the inventory, and

@@ -96,6 +96,10 @@ pub struct SetTaint {
     pub effects: Option<&'static [&'static str]>,
     /// Who sets it, for messages.
     pub set_by: &'static str,
+    /// Another value some installer sets the same key with, and which: a toleration with it
+    /// is right on those clusters (aks-engine taints masters `node-role.kubernetes.io/master=
+    /// true`).
+    pub variant: Option<(&'static str, &'static str)>,
 }
 
 const CONDITION: &str = "the node lifecycle controller";
@@ -108,60 +112,71 @@ pub const SET_TAINTS: &[SetTaint] = &[
         value: "",
         effects: Some(&["NoSchedule", "NoExecute"]),
         set_by: CONDITION,
+        variant: None,
     },
     SetTaint {
         key: "node.kubernetes.io/unreachable",
         value: "",
         effects: Some(&["NoSchedule", "NoExecute"]),
         set_by: CONDITION,
+        variant: None,
     },
     SetTaint {
         key: "node.kubernetes.io/memory-pressure",
         value: "",
         effects: Some(NO_SCHEDULE),
         set_by: CONDITION,
+        variant: None,
     },
     SetTaint {
         key: "node.kubernetes.io/disk-pressure",
         value: "",
         effects: Some(NO_SCHEDULE),
         set_by: CONDITION,
+        variant: None,
     },
     SetTaint {
         key: "node.kubernetes.io/pid-pressure",
         value: "",
         effects: Some(NO_SCHEDULE),
         set_by: CONDITION,
+        variant: None,
     },
     SetTaint {
         key: "node.kubernetes.io/network-unavailable",
         value: "",
         effects: Some(NO_SCHEDULE),
         set_by: CONDITION,
+        variant: None,
     },
     SetTaint {
         key: "node.kubernetes.io/unschedulable",
         value: "",
         effects: Some(NO_SCHEDULE),
         set_by: CONDITION,
+        variant: None,
     },
     SetTaint {
         key: "node-role.kubernetes.io/control-plane",
         value: "",
         effects: None,
         set_by: "kubeadm",
+        variant: None,
     },
     SetTaint {
         key: "node-role.kubernetes.io/master",
         value: "",
         effects: None,
         set_by: "kubeadm (before 1.25)",
+        // Azure/acs-engine#1883, Azure/aks-engine#766.
+        variant: Some(("true", "aks-engine and acs-engine")),
     },
     SetTaint {
         key: "node.cloudprovider.kubernetes.io/uninitialized",
         value: "true",
         effects: Some(NO_SCHEDULE),
         set_by: "the kubelet with an external cloud provider",
+        variant: None,
     },
 ];
 

@@ -119,6 +119,10 @@ pub struct Workload {
     /// nodes that have them as surely as a selector.
     #[serde(default)]
     pub resources: Box<[Arc<str>]>,
+    /// The custom topology keys of its hard topology spread constraints, also in `terms` as
+    /// `Exists` requirements (see `with_spread_keys`).
+    #[serde(default)]
+    pub spread_keys: Box<[Arc<str>]>,
 }
 
 fn requirements(list: Option<&Node>) -> Vec<Requirement> {
@@ -199,7 +203,8 @@ fn workload(object: &Object<'_>, spec: &PodSpec<'_>, source: &Arc<SourceFile>) -
             })
             .collect::<Vec<_>>()
     });
-    let terms = terms.map(intern_terms);
+    let spread = spread_keys(spec);
+    let terms = with_spread_keys(terms, &spread).map(intern_terms);
     let kind_span = object
         .node
         .entry("kind")
@@ -234,7 +239,54 @@ fn workload(object: &Object<'_>, spec: &PodSpec<'_>, source: &Arc<SourceFile>) -
         host_network: spec.host_network,
         preferred: spec.preferred_keys().into_iter().map(intern).collect(),
         resources: spec.extended_resources().into_iter().map(intern).collect(),
+        spread_keys: spread.iter().map(|r| intern(&r.key)).collect(),
     }
+}
+
+/// The required node-affinity terms with the topology keys of the hard topology spread
+/// constraints added to each: the PodTopologySpread filter rejects a node without the key of a
+/// `whenUnsatisfiable: DoNotSchedule` constraint ("node(s) didn't match pod topology spread
+/// constraints (missing required label)"), so such a key pins the pod like an `Exists`
+/// requirement. The well-known keys (`kubernetes.io/hostname`, the zone and region labels)
+/// are on every node, and are left out.
+fn with_spread_keys(terms: Option<Vec<Term>>, keys: &[Requirement]) -> Option<Vec<Term>> {
+    if keys.is_empty() {
+        return terms;
+    }
+    match terms {
+        None => Some(vec![Term {
+            expressions: keys.to_vec(),
+            fields: Vec::new(),
+        }]),
+        Some(terms) => Some(
+            terms
+                .into_iter()
+                .map(|mut t| {
+                    t.expressions.extend(keys.iter().cloned());
+                    t
+                })
+                .collect(),
+        ),
+    }
+}
+
+/// The `Exists` requirements of the custom topology keys of the spec's hard topology spread
+/// constraints (see [`with_spread_keys`]).
+fn spread_keys(spec: &PodSpec<'_>) -> Vec<Requirement> {
+    spec.node
+        .get("topologySpreadConstraints")
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+        .iter()
+        .filter(|c| c.get("whenUnsatisfiable").and_then(Node::text) == Some("DoNotSchedule"))
+        .filter_map(|c| c.get("topologyKey").and_then(Node::text))
+        .filter(|k| !k.is_empty() && !super::is_well_known_label(k))
+        .map(|k| Requirement {
+            key: k.to_string(),
+            operator: "Exists".to_string(),
+            values: Vec::new(),
+        })
+        .collect()
 }
 
 thread_local! {

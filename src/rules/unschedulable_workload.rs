@@ -94,9 +94,13 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
 
 /// Does the pod require a label the inventory cannot tell about (see
 /// [`Inventory::knows_label`])? Requirements that absence satisfies (`NotIn`, `DoesNotExist`)
-/// do not count.
+/// do not count. A topology spread key no pool has at all counts too: such a key (`zone`,
+/// `rack`) names a topology the pools found here do not describe.
 fn selects_unknown_labels(inventory: &Inventory, w: &crate::analysis::Workload) -> bool {
-    w.node_selector.iter().any(|(k, _)| !inventory.knows_label(k))
+    w.spread_keys
+        .iter()
+        .any(|k| inventory.pools.iter().all(|p| p.label(k).is_none()))
+        || w.node_selector.iter().any(|(k, _)| !inventory.knows_label(k))
         || w.terms.iter().flat_map(|t| t.iter()).any(|term| {
             term.expressions.iter().any(|r| {
                 matches!(r.operator.as_str(), "In" | "Exists" | "Gt" | "Lt")

@@ -75,12 +75,31 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 "the taint never has this value",
             ),
         };
-        let mut f = META
-            .finding(format!(
+        // A value another installer sets: right on those clusters, wrong on the others.
+        let variant = taint
+            .variant
+            .filter(|(v, _)| value_differs && !effect_differs && tol.value() == *v);
+        let mut f = match variant {
+            Some((v, who)) => META.finding_at(
+                Severity::Info,
+                format!(
+                    "this toleration matches `{}` only as {who} set it (`{v}`): the taint {} sets {why}",
+                    taint.key, taint.set_by
+                ),
+            ),
+            None => META.finding(format!(
                 "this toleration never matches `{}`: the taint {} sets {why}",
                 taint.key, taint.set_by
-            ))
-            .primary(label_span.unwrap_or(tol.span()), label)
+            )),
+        }
+            .primary(
+                label_span.unwrap_or(tol.span()),
+                if variant.is_some() {
+                    "kubeadm's taint never has this value"
+                } else {
+                    label
+                },
+            )
             .field(tol.path.clone());
         if value_differs
             && effect_differs
