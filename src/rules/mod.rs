@@ -192,6 +192,7 @@ registry![
     nodename_untolerated_noexecute,
     placeholder_toleration_key,
     pool_tolerated_by_nothing,
+    resource_flavor_toleration_mismatch,
     shadowed_toleration,
     stateful_eviction_timeout,
     template_not_rendered,

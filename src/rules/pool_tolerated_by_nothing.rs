@@ -68,7 +68,10 @@ impl Usage {
             return;
         }
         for (p, pool) in inventory.pools.iter().enumerate() {
-            if pool.blocking_taints().next().is_none() || self.used.get(p).copied().unwrap_or(true)
+            // A Kueue flavor's pods get the flavor's own tolerations when Kueue admits them.
+            if pool.blocking_taints().next().is_none()
+                || self.used.get(p).copied().unwrap_or(true)
+                || pool.origin == "Kueue ResourceFlavor"
             {
                 continue;
             }
