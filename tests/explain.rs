@@ -93,3 +93,22 @@ fn matrix_formats() {
     let (_, out, _) = run(&["matrix", "testdata/examples/pod-debug.yaml", "--isolated"]);
     assert!(out.contains("No node pools are known"), "{out}");
 }
+
+/// A hard topology spread key is shown as what it is, not as a node-affinity requirement.
+#[test]
+fn explain_shows_topology_spread_keys() {
+    let (code, out, err) = run(&[
+        "explain",
+        "testdata/scenarios/topology-spread",
+        "--isolated",
+        "--workload",
+        "Deployment/split",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("  required node affinity: none\n"), "{out}");
+    assert!(
+        out.contains("  topology spread (DoNotSchedule) over capacity-spread: nodes without that label are filtered out\n"),
+        "{out}"
+    );
+    assert!(out.contains("Node pools: 2 of 3 can run this pod"), "{out}");
+}

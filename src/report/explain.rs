@@ -180,8 +180,23 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
             .collect();
         let _ = writeln!(s, "  nodeSelector: {{{}}}", sel.join(", "));
     }
+    // The hard topology spread keys are in every term as `Exists` requirements (see
+    // `analysis::workload`): shown on a line of their own.
+    let spread = |r: &crate::analysis::Requirement| {
+        r.operator == "Exists" && r.values.is_empty() && w.spread_keys.iter().any(|k| **k == *r.key)
+    };
+    let only_spread = w.terms.as_deref().is_some_and(|terms| {
+        !w.spread_keys.is_empty()
+            && terms.len() == 1
+            && terms
+                .iter()
+                .all(|t| t.fields.is_empty() && t.expressions.iter().all(spread))
+    });
     match &w.terms {
         None => {
+            let _ = writeln!(s, "  required node affinity: none");
+        }
+        Some(_) if only_spread => {
             let _ = writeln!(s, "  required node affinity: none");
         }
         Some(terms) => {
@@ -189,6 +204,7 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
                 let mut parts: Vec<String> = t
                     .expressions
                     .iter()
+                    .filter(|r| !spread(r))
                     .map(|r| format!("{} {} {:?}", r.key, r.operator, r.values))
                     .collect();
                 parts.extend(
@@ -208,6 +224,19 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
                 );
             }
         }
+    }
+    if !w.spread_keys.is_empty() {
+        let keys: Vec<&str> = w.spread_keys.iter().map(|k| &**k).collect();
+        let _ = writeln!(
+            s,
+            "  topology spread (DoNotSchedule) over {}: nodes without {} are filtered out",
+            keys.join(", "),
+            if keys.len() == 1 {
+                "that label"
+            } else {
+                "these labels"
+            }
+        );
     }
     if let Some((node, _)) = &w.node_name {
         let _ = writeln!(
