@@ -588,6 +588,11 @@ fn hard_topology_spread_pins_like_affinity() {
     let nowhere = about(&declared, "unschedulable-workload", "nowhere");
     assert_eq!(nowhere.len(), 1, "{declared:#?}");
     assert_eq!(nowhere[0]["severity"], "error");
+    // In the PodTopologySpread filter's words.
+    assert_eq!(
+        message(nowhere[0]),
+        "0/3 node pools can run this pod: 2 have untolerated taint {intent: workload-split}, 1 didn't match pod topology spread constraints (missing required label)"
+    );
 }
 
 /// NodePools applied by Terraform (`kubectl_manifest` heredocs) are part of the inventory, and

@@ -191,7 +191,11 @@ pub fn describe(inventory: &Inventory, w: &Workload, miss: &NearMiss) -> Option<
                 )
             }
             Block::Selector => {
-                "its labels do not match the pod's nodeSelector/affinity".to_string()
+                if w.selects_by_spread_only() {
+                    "it lacks the label of the pod's topology spread constraint".to_string()
+                } else {
+                    "its labels do not match the pod's nodeSelector/affinity".to_string()
+                }
             }
             Block::Cordoned => "it is cordoned".to_string(),
         };

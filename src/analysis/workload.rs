@@ -125,6 +125,19 @@ pub struct Workload {
     pub spread_keys: Box<[Arc<str>]>,
 }
 
+impl Workload {
+    /// Does the pod select nodes only through the keys of its hard topology spread
+    /// constraints (no nodeSelector, no required node affinity of its own)? Then a pool that
+    /// fails its "selector" lacks a topology label, and messages say so.
+    pub fn selects_by_spread_only(&self) -> bool {
+        !self.spread_keys.is_empty()
+            && self.node_selector.is_empty()
+            && self.terms.as_deref().is_some_and(|terms| {
+                matches!(terms, [t] if t.fields.is_empty() && t.expressions.len() == self.spread_keys.len())
+            })
+    }
+}
+
 fn requirements(list: Option<&Node>) -> Vec<Requirement> {
     list.and_then(Node::as_seq)
         .unwrap_or_default()
@@ -262,7 +275,10 @@ fn with_spread_keys(terms: Option<Vec<Term>>, keys: &[Requirement]) -> Option<Ve
             terms
                 .into_iter()
                 .map(|mut t| {
-                    t.expressions.extend(keys.iter().cloned());
+                    // An empty term matches nothing, and still does.
+                    if !t.expressions.is_empty() || !t.fields.is_empty() {
+                        t.expressions.extend(keys.iter().cloned());
+                    }
                     t
                 })
                 .collect(),

@@ -182,10 +182,7 @@ fn describe(
                 .blocking_taints()
                 .position(|(j, _)| j == *i)
                 .map(|k| (First::Taint(k), pool.taints[*i].taint.scheduler_form())),
-            Some(Reason::Selector) => Some((
-                First::Selector,
-                "didn't match the pod's node affinity/selector".to_string(),
-            )),
+            Some(Reason::Selector) => Some((First::Selector, String::new())),
             Some(Reason::Unschedulable) => {
                 Some((First::Unschedulable, "unschedulable (cordoned)".to_string()))
             }
@@ -294,7 +291,14 @@ fn describe(
         parts.push((
             selector,
             "didn't match".to_string(),
-            format!("{selector} didn't match the pod's node affinity/selector"),
+            if w.selects_by_spread_only() {
+                // The PodTopologySpread filter's words.
+                format!(
+                    "{selector} didn't match pod topology spread constraints (missing required label)"
+                )
+            } else {
+                format!("{selector} didn't match the pod's node affinity/selector")
+            },
         ));
     }
     if cordoned > 0 {
