@@ -1,5 +1,7 @@
 //! `duplicate-key`: a mapping key given twice; kubectl keeps the last one (SEMANTICS §6).
 
+use std::collections::HashMap;
+
 use super::Rule;
 use super::decoding::*;
 
@@ -44,20 +46,40 @@ fn path_text(path: &[Step<'_>]) -> String {
     s
 }
 
+/// The index of the last entry of each scalar key: one pass, so a mapping of 100,000 keys
+/// costs what its keys cost, not their pairs (#22).
+fn last_of_each_key(entries: &[(Node, Node)]) -> HashMap<&str, usize> {
+    let mut last = HashMap::with_capacity(entries.len());
+    for (i, (k, _)) in entries.iter().enumerate() {
+        if let Some(key) = k.text() {
+            last.insert(key, i);
+        }
+    }
+    last
+}
+
 fn duplicates<'a>(node: &'a Node, path: &mut Vec<Step<'a>>, out: &mut Vec<Finding>) {
     if path.len() > 200 {
         return;
     }
     match &node.value {
         Value::Map(entries) => {
+            // A few keys are compared directly; past that, an index.
+            let last = (entries.len() > 16).then(|| last_of_each_key(entries));
             for (i, (k, v)) in entries.iter().enumerate() {
                 let Some(key) = k.text() else { continue };
                 path.push(Step::Key(key));
-                if let Some((wk, _)) = entries[i + 1..]
-                    .iter()
-                    .rev()
-                    .find(|(k2, _)| k2.text() == Some(key))
-                {
+                let winner = match &last {
+                    Some(last) => last
+                        .get(key)
+                        .filter(|&&j| j > i)
+                        .and_then(|&j| entries.get(j)),
+                    None => entries[i + 1..]
+                        .iter()
+                        .rev()
+                        .find(|(k2, _)| k2.text() == Some(key)),
+                };
+                if let Some((wk, _)) = winner {
                     out.push(
                         META.finding(format!("key `{key}` is given more than once; kubectl keeps only the last one and drops this one"),
                         )
