@@ -10,20 +10,32 @@ use saphyr_parser::{Event, Parser, ScalarStyle, ScanError};
 
 use super::source::Span;
 
-/// Limits on the work one document may cost.
+/// Limits on the work one file may cost.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
     /// Maximum nesting depth of collections.
     pub max_depth: usize,
-    /// Maximum number of nodes that alias expansion may add to one document.
+    /// Maximum number of nodes that alias expansion may add to one file, all its documents
+    /// together: a file of many documents each just under a per-document budget would
+    /// otherwise cost that budget many times over (#22).
     pub max_alias_nodes: usize,
+    /// Maximum memory the node tree of one document may take, as [`Node::cost`] counts it
+    /// (and, for the parser, what it may hold before its first event: see
+    /// [`parser_cost`]). Documents are built and dropped one at a time, so this bounds
+    /// what loading a file holds.
+    pub max_document_bytes: usize,
 }
+
+/// The default of [`Limits::max_document_bytes`]: a document's tree costs about ten times
+/// its bytes when written in block YAML, up to thirty times as a dense flow collection.
+pub const DEFAULT_DOCUMENT_BYTES: usize = 384 << 20;
 
 impl Default for Limits {
     fn default() -> Self {
         Limits {
             max_depth: 256,
             max_alias_nodes: 100_000,
+            max_document_bytes: DEFAULT_DOCUMENT_BYTES,
         }
     }
 }
@@ -134,6 +146,35 @@ impl Node {
             Value::Map(v) => 1 + v.iter().map(|(k, v)| k.count() + v.count()).sum::<usize>(),
         }
     }
+
+    /// What the tree under this node costs in memory, as the builders count it against
+    /// [`Limits::max_document_bytes`]: each node, and each scalar's text.
+    pub fn cost(&self) -> usize {
+        match &self.value {
+            Value::Scalar(s) => scalar_cost(&s.text),
+            Value::Seq(v) => NODE_COST + v.iter().map(Node::cost).sum::<usize>(),
+            Value::Map(v) => NODE_COST + v.iter().map(|(k, v)| k.cost() + v.cost()).sum::<usize>(),
+        }
+    }
+}
+
+/// What one node costs: the node itself (a collection's entry holds it).
+pub const NODE_COST: usize = std::mem::size_of::<Node>();
+
+/// What a scalar node with this text costs.
+pub fn scalar_cost(text: &str) -> usize {
+    NODE_COST + text.len()
+}
+
+/// What `saphyr-parser` may hold for a document before it gives its first event: in a flow
+/// collection that starts in block context, it keeps every token until the collection
+/// closes (a simple key stays possible), about this much per flow indicator (`,`, `[`,
+/// `{`) written in it. A crude, generous estimate: quoted text counts too.
+pub fn parser_cost(doc: &str) -> usize {
+    const PER_INDICATOR: usize = 160;
+    let b = doc.as_bytes();
+    let n = memchr::memchr3_iter(b',', b'[', b'{', b).count();
+    n.saturating_mul(PER_INDICATOR)
 }
 
 /// One YAML document of a file.
@@ -152,10 +193,26 @@ pub struct Document {
 /// Why a file (or a document of it) could not be loaded.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LoadError {
-    Syntax { message: String, offset: usize },
-    TooDeep { offset: usize, limit: usize },
-    ExcessiveAliasing { offset: usize },
-    UnknownAlias { offset: usize },
+    Syntax {
+        message: String,
+        offset: usize,
+    },
+    TooDeep {
+        offset: usize,
+        limit: usize,
+    },
+    ExcessiveAliasing {
+        offset: usize,
+    },
+    UnknownAlias {
+        offset: usize,
+    },
+    /// The document would take more than `limit` bytes of memory ([`Limits::max_document_bytes`]);
+    /// `offset` is the document's start.
+    TooLarge {
+        offset: usize,
+        limit: usize,
+    },
 }
 
 impl LoadError {
@@ -164,7 +221,8 @@ impl LoadError {
             LoadError::Syntax { offset, .. }
             | LoadError::TooDeep { offset, .. }
             | LoadError::ExcessiveAliasing { offset }
-            | LoadError::UnknownAlias { offset } => *offset,
+            | LoadError::UnknownAlias { offset }
+            | LoadError::TooLarge { offset, .. } => *offset,
         }
     }
 }
@@ -174,6 +232,19 @@ impl LoadError {
 pub struct Stream {
     pub documents: Vec<Document>,
     pub error: Option<LoadError>,
+    /// Nodes alias expansion added: what the stream spent of [`Limits::max_alias_nodes`].
+    pub alias_nodes: usize,
+}
+
+/// How a parse handed its documents over ([`parse_each`]) ended.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// The error that ended the stream, if one did.
+    pub error: Option<LoadError>,
+    /// Nodes alias expansion added: what the stream spent of [`Limits::max_alias_nodes`].
+    pub alias_nodes: usize,
+    /// The callback asked to stop.
+    pub stopped: bool,
 }
 
 /// Converts saphyr's character indices into byte offsets.
@@ -244,12 +315,30 @@ struct Builder {
     limits: Limits,
     stack: Vec<Frame>,
     anchors: HashMap<usize, Node>,
-    alias_nodes: usize,
     has_complex_key: bool,
     root: Option<Node>,
+    /// What the tree (and the anchors' copies) cost so far ([`Node::cost`]).
+    bytes: usize,
 }
 
 impl Builder {
+    fn new(limits: Limits) -> Self {
+        Builder {
+            limits,
+            stack: Vec::new(),
+            anchors: HashMap::new(),
+            has_complex_key: false,
+            root: None,
+            bytes: 0,
+        }
+    }
+
+    /// Counts `bytes` more against [`Limits::max_document_bytes`]: false past it.
+    fn charge(&mut self, bytes: usize) -> bool {
+        self.bytes = self.bytes.saturating_add(bytes);
+        self.bytes <= self.limits.max_document_bytes
+    }
+
     fn push_node(&mut self, node: Node) {
         match self.stack.last_mut() {
             None => self.root = Some(node),
@@ -272,6 +361,8 @@ impl Builder {
 
     fn remember(&mut self, anchor: usize, node: &Node) {
         if anchor != 0 {
+            // The copy costs what the node does (nested anchors copy their subtrees again).
+            self.bytes = self.bytes.saturating_add(node.cost());
             self.anchors.insert(anchor, node.clone());
         }
     }
@@ -284,8 +375,9 @@ impl Builder {
                 start,
                 flow,
                 anchor,
-                items,
+                mut items,
             } => {
+                items.shrink_to_fit();
                 // saphyr's end event of a flow collection also covers the spaces and
                 // comment after the closing bracket: end at the bracket.
                 let end = if flow {
@@ -323,6 +415,7 @@ impl Builder {
                         },
                     ));
                 }
+                entries.shrink_to_fit();
                 // saphyr's end event of a flow collection also covers the spaces and
                 // comment after the closing bracket: end at the bracket.
                 let end = if flow {
@@ -397,60 +490,77 @@ impl LoadError {
             LoadError::Syntax { offset, .. }
             | LoadError::TooDeep { offset, .. }
             | LoadError::ExcessiveAliasing { offset }
-            | LoadError::UnknownAlias { offset } => *offset += by,
+            | LoadError::UnknownAlias { offset }
+            | LoadError::TooLarge { offset, .. } => *offset += by,
         }
     }
 }
 
 /// Parses a part of a file that starts at byte `base` of it: spans are file offsets.
 pub fn parse_at(text: &str, base: usize, limits: Limits) -> Stream {
-    let mut stream = parse(text, limits);
-    if base > 0 {
-        for d in &mut stream.documents {
-            d.span = Span::new(d.span.start + base, d.span.end + base);
-            if let Some(root) = &mut d.root {
-                root.shift(base);
-            }
-        }
-        if let Some(e) = &mut stream.error {
-            e.shift(base);
-        }
+    let mut documents = Vec::new();
+    let outcome = parse_each(text, base, limits, &mut |d| {
+        documents.push(d);
+        true
+    });
+    Stream {
+        documents,
+        error: outcome.error,
+        alias_nodes: outcome.alias_nodes,
     }
-    stream
 }
 
 /// Parses every document of `text`.
+pub fn parse(text: &str, limits: Limits) -> Stream {
+    parse_at(text, 0, limits)
+}
+
+/// Parses every document of a part of a file that starts at byte `base` of it (spans are
+/// file offsets), handing each to `each` as soon as it is complete: a stream of a million
+/// documents holds one at a time. `each` returns false to stop the stream there.
 ///
 /// Like kubectl's go-yaml (and libyaml), the closing `]` or `}` of a multi-line flow
 /// collection may sit at any indentation, even at its key's; saphyr reports "invalid
 /// indentation" there. Such a closer is moved to the end of the line before it (the text keeps
-/// its length and its lines, so every position stays true) and the text parsed again.
-pub fn parse(text: &str, limits: Limits) -> Stream {
-    let stream = parse_strict(text, limits);
-    let Some(LoadError::Syntax { offset, message }) = &stream.error else {
-        return stream;
+/// its length and its lines, so every position stays true) and the text parsed again; the
+/// documents before the error, handed over already, are not handed over again.
+pub fn parse_each(
+    text: &str,
+    base: usize,
+    limits: Limits,
+    each: &mut dyn FnMut(Document) -> bool,
+) -> Outcome {
+    let mut handed = 0usize;
+    let first = parse_strict(text, base, limits, 0, &mut |d| {
+        handed += 1;
+        each(d)
+    });
+    let Some(LoadError::Syntax { offset, message }) = &first.error else {
+        return first;
     };
     if !message.contains("invalid indentation") {
-        return stream;
+        return first;
     }
+    // Find the text that parses (without handing anything over), then hand over the rest
+    // of its documents.
     let mut relaxed = text.to_string();
-    let mut at = *offset;
+    let mut at = offset - base;
     // Each pass moves one closer; a file has few.
     for _ in 0..64 {
         if !move_flow_closer(&mut relaxed, at) {
-            return stream;
+            return first;
         }
-        let retry = parse_strict(&relaxed, limits);
+        let retry = parse_strict(&relaxed, base, limits, usize::MAX, &mut |_| true);
         match &retry.error {
             Some(LoadError::Syntax { offset, message })
-                if message.contains("invalid indentation") && *offset != at =>
+                if message.contains("invalid indentation") && *offset - base != at =>
             {
-                at = *offset;
+                at = *offset - base;
             }
-            _ => return retry,
+            _ => return parse_strict(&relaxed, base, limits, handed, each),
         }
     }
-    stream
+    first
 }
 
 /// Moves a lone flow closer (`]` or `}`, optionally with a `,`) on the line of `at` to the end
@@ -492,64 +602,105 @@ fn move_flow_closer(text: &mut String, at: usize) -> bool {
     true
 }
 
-fn parse_strict(text: &str, limits: Limits) -> Stream {
+/// One pass of the parser over `text` (at byte `base` of its file): the documents from the
+/// `skip`th on are handed to `each`.
+fn parse_strict(
+    text: &str,
+    base: usize,
+    limits: Limits,
+    skip: usize,
+    each: &mut dyn FnMut(Document) -> bool,
+) -> Outcome {
+    let mut outcome = Outcome::default();
+    // saphyr holds a whole flow collection's tokens before its first event: estimate that
+    // first, and do not start what would not fit.
+    if parser_cost(text) > limits.max_document_bytes {
+        let over = crate::load::prescan::split_documents(text)
+            .into_iter()
+            .find(|r| parser_cost(&text[r.clone()]) > limits.max_document_bytes);
+        if let Some(r) = over {
+            // The documents before it are parsed on their own.
+            if r.start > 0 {
+                outcome = parse_strict(&text[..r.start], base, limits, skip, each);
+                if outcome.error.is_some() || outcome.stopped {
+                    return outcome;
+                }
+            }
+            let doc = &text[r.clone()];
+            let at = doc.find(|c: char| !c.is_whitespace()).unwrap_or(0);
+            outcome.error = Some(LoadError::TooLarge {
+                offset: base + r.start + at,
+                limit: limits.max_document_bytes,
+            });
+            return outcome;
+        }
+    }
     let conv = CharToByte::new(text);
     let mut parser = Parser::new_from_str(text);
-    let mut stream = Stream::default();
     let mut builder: Option<Builder> = None;
     let mut doc_start = 0usize;
+    let mut index = 0usize;
 
     while let Some(next) = parser.next_event() {
         let (event, span) = match next {
             Ok(ok) => ok,
             Err(err) => {
-                stream.error = Some(syntax_error(&conv, &err, limits));
+                outcome.error = Some(syntax_error(&conv, &err, limits));
                 break;
             }
         };
         let bspan = conv.span(span);
+        // Every error below is at the event's start.
+        let fail = |error: fn(usize, Limits) -> LoadError| error(bspan.start, limits);
         match event {
             Event::StreamStart | Event::Nothing => {}
             Event::StreamEnd => break,
             Event::DocumentStart(_) => {
                 doc_start = bspan.start;
-                builder = Some(Builder {
-                    limits,
-                    stack: Vec::new(),
-                    anchors: HashMap::new(),
-                    alias_nodes: 0,
-                    has_complex_key: false,
-                    root: None,
-                });
+                builder = Some(Builder::new(limits));
             }
             Event::DocumentEnd => {
                 if let Some(b) = builder.take() {
                     let end = b.root.as_ref().map_or(bspan.end, |r| r.span.end);
-                    stream.documents.push(Document {
-                        index: stream.documents.len(),
+                    let mut doc = Document {
+                        index,
                         span: Span::new(doc_start.min(end), end),
                         has_complex_key: b.has_complex_key,
                         root: b.root,
-                    });
+                    };
+                    index += 1;
+                    if index <= skip {
+                        continue;
+                    }
+                    if base > 0 {
+                        doc.span = Span::new(doc.span.start + base, doc.span.end + base);
+                        if let Some(root) = &mut doc.root {
+                            root.shift(base);
+                        }
+                    }
+                    if !each(doc) {
+                        outcome.stopped = true;
+                        break;
+                    }
                 }
             }
             Event::Alias(id) => {
                 let Some(b) = builder.as_mut() else { continue };
                 let Some(node) = b.anchors.get(&id) else {
-                    stream.error = Some(LoadError::UnknownAlias {
-                        offset: bspan.start,
-                    });
+                    outcome.error = Some(fail(|offset, _| LoadError::UnknownAlias { offset }));
                     break;
                 };
-                let cost = node.count();
-                b.alias_nodes = b.alias_nodes.saturating_add(cost);
-                if b.alias_nodes > b.limits.max_alias_nodes {
-                    stream.error = Some(LoadError::ExcessiveAliasing {
-                        offset: bspan.start,
-                    });
+                // The budget is the file's: every document's aliases count.
+                outcome.alias_nodes = outcome.alias_nodes.saturating_add(node.count());
+                if outcome.alias_nodes > b.limits.max_alias_nodes {
+                    outcome.error = Some(fail(|offset, _| LoadError::ExcessiveAliasing { offset }));
                     break;
                 }
                 let node = node.clone();
+                if !b.charge(node.cost()) {
+                    outcome.error = Some(too_large(doc_start, limits));
+                    break;
+                }
                 b.push_node(node);
             }
             Event::Scalar(value, style, anchor, tag) => {
@@ -573,16 +724,20 @@ fn parse_strict(text: &str, limits: Limits) -> Stream {
                         tag: tag.map(|t| format!("{}{}", t.handle, t.suffix).into_boxed_str()),
                     }),
                 };
+                if !b.charge(node.cost()) {
+                    outcome.error = Some(too_large(doc_start, limits));
+                    break;
+                }
                 b.remember(anchor, &node);
                 b.push_node(node);
             }
             Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
                 let Some(b) = builder.as_mut() else { continue };
                 if b.stack.len() >= b.limits.max_depth {
-                    stream.error = Some(LoadError::TooDeep {
-                        offset: bspan.start,
-                        limit: b.limits.max_depth,
-                    });
+                    outcome.error = Some(fail(|offset, limits| LoadError::TooDeep {
+                        offset,
+                        limit: limits.max_depth,
+                    }));
                     break;
                 }
                 // A block collection's start event is empty; an indentless sequence's may sit on the `[` of
@@ -608,6 +763,10 @@ fn parse_strict(text: &str, limits: Limits) -> Stream {
             }
             Event::SequenceEnd | Event::MappingEnd => {
                 if let Some(b) = builder.as_mut() {
+                    if !b.charge(NODE_COST) {
+                        outcome.error = Some(too_large(doc_start, limits));
+                        break;
+                    }
                     b.close(flow_end(text, bspan));
                 }
             }
@@ -615,7 +774,17 @@ fn parse_strict(text: &str, limits: Limits) -> Stream {
     }
     // Drop deep partial trees iteratively enough: the depth is bounded by `max_depth`.
     drop(builder);
-    stream
+    if let Some(e) = &mut outcome.error {
+        e.shift(base);
+    }
+    outcome
+}
+
+fn too_large(offset: usize, limits: Limits) -> LoadError {
+    LoadError::TooLarge {
+        offset,
+        limit: limits.max_document_bytes,
+    }
 }
 
 /// The span of a quoted scalar from its opening quote to its closing one.
