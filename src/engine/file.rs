@@ -527,8 +527,8 @@ fn load_error_finding(
         LoadError::TooLarge { limit, .. } => (
             &rules::YAML_TOO_COMPLEX,
             format!(
-                "document would take more than {} MiB of memory to load; it and the rest of the file were not checked",
-                limit >> 20
+                "document would take more than {} of memory to load; it and the rest of the file were not checked",
+                size_text(*limit)
             ),
             "no Kubernetes object is this large; split the file, or raise the budget with TAINTLINT_DOCUMENT_BUDGET=<bytes>",
         ),
@@ -555,6 +555,15 @@ fn load_error_finding(
             .help(help)
             .in_file(source),
     )
+}
+
+/// `384 MiB`, or `64 KiB` for a budget under a MiB (as tests set).
+fn size_text(bytes: usize) -> String {
+    if bytes >= 1 << 20 {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{} KiB", bytes >> 10)
+    }
 }
 
 /// The tab a tab error is about. The parser marks where it was when it gave up: right after

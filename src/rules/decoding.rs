@@ -537,3 +537,51 @@ pub(crate) fn last(path: &str) -> &str {
     let tail = path.rsplit('.').next().unwrap_or(path);
     tail.split('[').next().unwrap_or(tail)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `json_order` did before #22: each key removed from the list when seen again.
+    fn json_order_pairwise(entries: &[(Node, Node)]) -> Vec<(&str, &Node, &Node)> {
+        let mut out: Vec<(&str, &Node, &Node)> = Vec::new();
+        for (k, v) in entries {
+            let Some(key) = k.text() else { continue };
+            out.retain(|(seen, _, _)| *seen != key);
+            out.push((key, k, v));
+        }
+        out.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        out
+    }
+
+    #[test]
+    fn json_order_equals_the_pairwise_removal() {
+        for n in [0usize, 1, 2, 17, 300, 5000] {
+            // Keys repeat (every seventh, with a period of 13), values tell entries apart;
+            // a collection key has no text.
+            let mut text = String::from("{");
+            for i in 0..n {
+                let key = if i % 7 == 3 { i % 13 } else { i };
+                text.push_str(&format!("k{key}: v{i}, "));
+                if i % 50 == 25 {
+                    text.push_str(&format!("[c{i}]: x, "));
+                }
+            }
+            text.push_str("z: end}\n");
+            let stream = crate::load::yaml::parse(&text, crate::load::yaml::Limits::default());
+            assert!(stream.error.is_none(), "{:?}", stream.error);
+            let root = stream.documents[0].root.as_ref().unwrap();
+            let entries = root.as_map().unwrap();
+            let spans = |v: Vec<(&str, &Node, &Node)>| -> Vec<_> {
+                v.into_iter()
+                    .map(|(k, a, b)| (k.to_string(), a.span, b.span))
+                    .collect()
+            };
+            assert_eq!(
+                spans(json_order(entries)),
+                spans(json_order_pairwise(entries)),
+                "n = {n}"
+            );
+        }
+    }
+}

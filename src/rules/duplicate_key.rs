@@ -103,3 +103,49 @@ fn duplicates<'a>(node: &'a Node, path: &mut Vec<Step<'a>>, out: &mut Vec<Findin
         Value::Scalar(_) => {}
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// (duplicate key, winning key) spans of every finding over `text`'s first document.
+    fn found(text: &str) -> Vec<(crate::load::Span, crate::load::Span, Option<String>)> {
+        let stream = crate::load::yaml::parse(text, crate::load::yaml::Limits::default());
+        let root = stream.documents[0].root.as_ref().unwrap();
+        let mut out = Vec::new();
+        duplicates(root, &mut Vec::new(), &mut out);
+        out.iter()
+            .map(|f| {
+                (
+                    f.primary.as_ref().unwrap().span,
+                    f.secondary[0].span,
+                    f.field.as_ref().map(ToString::to_string),
+                )
+            })
+            .collect()
+    }
+
+    /// Past 16 keys the index names the same winner as a scan of the keys after each one:
+    /// a mapping of 2,000 keys, one in five repeated, gives the scan's findings (#22).
+    #[test]
+    fn index_equals_the_scan() {
+        let key = |i: usize| if i.is_multiple_of(5) { i % 40 } else { i };
+        let mut big = String::from("m:\n");
+        for i in 0..2000 {
+            big.push_str(&format!("  k{}: {i}\n", key(i)));
+        }
+        let spans = found(&big);
+        // The naive scan, by hand: for each key, the last later entry with the same key.
+        let stream = crate::load::yaml::parse(&big, crate::load::yaml::Limits::default());
+        let root = stream.documents[0].root.as_ref().unwrap();
+        let entries = root.get("m").unwrap().as_map().unwrap();
+        let mut want = Vec::new();
+        for (i, (k, _)) in entries.iter().enumerate() {
+            if let Some((w, _)) = entries[i + 1..].iter().rev().find(|(k2, _)| k2.text() == k.text()) {
+                want.push((k.span, w.span, Some(format!("m.{}", k.text().unwrap()))));
+            }
+        }
+        assert!(want.len() > 300, "{}", want.len());
+        assert_eq!(spans, want);
+    }
+}
