@@ -383,6 +383,13 @@ fn lint_fast(
         }
         // Plain block YAML is built directly from its lines; anything else, and every
         // error, is the parser's.
+        // A document that cannot fit is not built at all.
+        if load::yaml::tree_cost_floor(doc) > limits.max_document_bytes {
+            return End::Error(LoadError::TooLarge {
+                offset: range.start + load::fast_yaml::first_content(doc),
+                limit: limits.max_document_bytes,
+            });
+        }
         let built = match plan {
             load::prescan::Prescan::Parse => None,
             _ => load::fast_yaml::parse_at(doc, range.start, limits),

@@ -146,7 +146,7 @@ fn plain_bytes(s: &[u8]) -> bool {
 
 /// Where a document chunk's content starts: after blank and comment lines (at its `---`
 /// marker when it has one), where the parser starts the document.
-pub(crate) fn first_content(chunk: &str) -> usize {
+pub fn first_content(chunk: &str) -> usize {
     let mut line = 0;
     for l in chunk.split_inclusive('\n') {
         let t = l.trim_start();

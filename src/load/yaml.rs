@@ -175,11 +175,25 @@ pub fn scalar_cost(text: &str) -> usize {
 /// a JSON dashboard is not a flow collection), any other indicator counts.
 pub fn parser_cost(doc: &str) -> usize {
     const PER_INDICATOR: usize = 700;
+    flow_indicators(doc).1.saturating_mul(PER_INDICATOR)
+}
+
+/// Less than what the tree of a document costs ([`Node::cost`]): each `,` outside block
+/// scalars and comments separates two nodes at least (a comma in quoted text would be
+/// counted too, but no manifest has millions). A document over the budget by this count is
+/// refused without building anything.
+pub fn tree_cost_floor(doc: &str) -> usize {
+    flow_indicators(doc).0.saturating_mul(NODE_COST)
+}
+
+/// The `,` and the `,`, `[` and `{` of a document, leaving out the lines of block scalars
+/// and comment lines.
+fn flow_indicators(doc: &str) -> (usize, usize) {
     let b = doc.as_bytes();
     if memchr::memchr3(b',', b'[', b'{', b).is_none() {
-        return 0;
+        return (0, 0);
     }
-    let mut n = 0usize;
+    let (mut commas, mut all) = (0usize, 0usize);
     // The indentation a block scalar's lines are deeper than, while in one.
     let mut block: Option<usize> = None;
     for line in b.split(|&c| c == b'\n') {
@@ -195,12 +209,17 @@ pub fn parser_cost(doc: &str) -> usize {
         if content.first() == Some(&b'#') {
             continue;
         }
-        n += memchr::memchr3_iter(b',', b'[', b'{', content).count();
+        for i in memchr::memchr3_iter(b',', b'[', b'{', content) {
+            all += 1;
+            if content[i] == b',' {
+                commas += 1;
+            }
+        }
         if block_scalar_header(content) {
             block = Some(indent);
         }
     }
-    n.saturating_mul(PER_INDICATOR)
+    (commas, all)
 }
 
 /// A line that ends with a block scalar's header (`key: |`, `- >-`, `|2+ # comment`).
