@@ -386,7 +386,7 @@ fn lint_fast(
         // A document that cannot fit is not built at all.
         if load::yaml::tree_cost_floor(doc) > limits.max_document_bytes {
             return End::Error(LoadError::TooLarge {
-                offset: range.start + load::fast_yaml::first_content(doc),
+                offset: range.start + load::yaml::first_content(doc),
                 limit: limits.max_document_bytes,
             });
         }

@@ -80,7 +80,7 @@ pub fn parse_at(chunk: &str, base: usize, limits: Limits) -> Option<Stream> {
     let (doc, over) = run_counted(chunk, limits, true);
     if over {
         let mut stream = Stream::default();
-        let at = first_content(chunk);
+        let at = super::yaml::first_content(chunk);
         stream.error = Some(LoadError::TooLarge {
             offset: base + at,
             limit: limits.max_document_bytes,
@@ -142,20 +142,6 @@ fn plain_bytes(s: &[u8]) -> bool {
         }
     }
     true
-}
-
-/// Where a document chunk's content starts: after blank and comment lines (at its `---`
-/// marker when it has one), where the parser starts the document.
-pub fn first_content(chunk: &str) -> usize {
-    let mut line = 0;
-    for l in chunk.split_inclusive('\n') {
-        let t = l.trim_start();
-        if !t.is_empty() && !t.starts_with('#') {
-            return line + (l.len() - t.len());
-        }
-        line += l.len();
-    }
-    0
 }
 
 fn shift(node: &mut Node, by: usize) {

@@ -178,6 +178,20 @@ pub fn parser_cost(doc: &str) -> usize {
     flow_indicators(doc).1.saturating_mul(PER_INDICATOR)
 }
 
+/// Where a document chunk's content starts: after blank and comment lines (at its `---`
+/// marker when it has one), where the parser starts the document.
+pub fn first_content(chunk: &str) -> usize {
+    let mut line = 0;
+    for l in chunk.split_inclusive('\n') {
+        let t = l.trim_start();
+        if !t.is_empty() && !t.starts_with('#') {
+            return line + (l.len() - t.len());
+        }
+        line += l.len();
+    }
+    0
+}
+
 /// Less than what the tree of a document costs ([`Node::cost`]): each `,` outside block
 /// scalars and comments separates two nodes at least (a comma in quoted text would be
 /// counted too, but no manifest has millions). A document over the budget by this count is
@@ -252,29 +266,15 @@ pub struct Document {
     pub has_complex_key: bool,
 }
 
-/// Why a file (or a document of it) could not be loaded.
+/// Why a file (or a document of it) could not be loaded. `TooLarge`: the document would take
+/// more than `limit` bytes of memory ([`Limits::max_document_bytes`]); `offset` is its start.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LoadError {
-    Syntax {
-        message: String,
-        offset: usize,
-    },
-    TooDeep {
-        offset: usize,
-        limit: usize,
-    },
-    ExcessiveAliasing {
-        offset: usize,
-    },
-    UnknownAlias {
-        offset: usize,
-    },
-    /// The document would take more than `limit` bytes of memory ([`Limits::max_document_bytes`]);
-    /// `offset` is the document's start.
-    TooLarge {
-        offset: usize,
-        limit: usize,
-    },
+    Syntax { message: String, offset: usize },
+    TooDeep { offset: usize, limit: usize },
+    ExcessiveAliasing { offset: usize },
+    UnknownAlias { offset: usize },
+    TooLarge { offset: usize, limit: usize },
 }
 
 impl LoadError {
@@ -688,10 +688,8 @@ fn parse_strict(
                     return outcome;
                 }
             }
-            let doc = &text[r.clone()];
-            let at = doc.find(|c: char| !c.is_whitespace()).unwrap_or(0);
             outcome.error = Some(LoadError::TooLarge {
-                offset: base + r.start + at,
+                offset: base + r.start + first_content(&text[r.clone()]),
                 limit: limits.max_document_bytes,
             });
             return outcome;
