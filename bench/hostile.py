@@ -21,14 +21,16 @@ The classes:
                    and 0.1% `yes` values
   unknown-fields   one Pod with a toleration of N unknown fields (unknown-field's findings)
   long-line        a minified `kubectl get -o json` List on one line (columns)
-  flow-line        a 60 MB List of Deployments written as one line of flow YAML (plain
-                   scalars, not JSON), under the default 64 MiB file limit
+  flow-line        a List of Deployments written as one line of flow YAML (plain scalars,
+                   not JSON), 15 and 30 MB: linted, two findings per item
+  flow-line-max    the same at 45 and 60 MB (under the default 64 MiB file limit): its tree
+                   would exceed the memory budget of one document; reported, not linted
   flow-dense       60 MB of one-character scalars on one line (`[0,0,0,...]`): a tree
                    of about 30 million nodes, over the memory budget; reported, not built
   docs-full        10^6 tiny Pods in one 55 MB file, with --full-parse
   docs-template    the same with a `# {{ x }}` comment line at the top, default mode
   alias-full       documents each just under the alias-expansion budget (billion laughs
-                   of 99,000 nodes), with --full-parse
+                   of 98,995 nodes), with --full-parse
   alias-default    the same, in the default mode
 """
 import argparse
@@ -152,15 +154,16 @@ def gen_docs(path, n, template):
 
 
 def laughs():
-    """One document whose aliases expand to 99,011 nodes, just under the budget (100,000)."""
+    """One document whose aliases expand to 98,995 nodes, just under the budget (100,000)."""
     lines = ["apiVersion: v1", "kind: ConfigMap", "metadata:", "  name: laughs", "data:"]
     lines.append("  a: &a [x, x, x, x, x, x, x, x, x, x]")
     prev = "a"
     for name in "bcd":
         lines.append(f"  {name}: &{name} [" + ", ".join([f"*{prev}"] * 10) + "]")
         prev = name
-    # a: 11 nodes; b: 10 aliases of 11; c: 10 of 111; d: 10 of 1,111; e: 8 of 11,111.
-    lines.append("  e: [" + ", ".join(["*d"] * 8) + "]")
+    # Aliases of a (11 nodes), b (111), c (1,111) and d (11,111): 110 + 1,110 + 11,110 in b,
+    # c and d, then 7 of d and 8 of c in e: 98,995 in all.
+    lines.append("  e: [" + ", ".join(["*d"] * 7 + ["*c"] * 8) + "]")
     return "\n".join(lines) + "\n"
 
 
@@ -177,7 +180,8 @@ CLASSES = {
     "map-keys": (gen_map_keys, (50_000, 100_000), "keys", []),
     "unknown-fields": (gen_unknown_fields, (50_000, 100_000), "fields", []),
     "long-line": (gen_long_line, (0.88, 1.76), "MB", []),
-    "flow-line": (gen_flow_line, (30, 60), "MB", []),
+    "flow-line": (gen_flow_line, (15, 30), "MB", []),
+    "flow-line-max": (gen_flow_line, (45, 60), "MB", []),
     "flow-dense": (gen_flow_dense, (30, 60), "MB", []),
     "docs-full": (lambda p, n: gen_docs(p, n, False), (500_000, 1_000_000), "documents", ["--full-parse"]),
     "docs-template": (lambda p, n: gen_docs(p, n, True), (500_000, 1_000_000), "documents", []),
