@@ -384,7 +384,7 @@ fn lint_fast(
         // Plain block YAML is built directly from its lines; anything else, and every
         // error, is the parser's.
         // A document that cannot fit is not built at all.
-        if load::yaml::tree_cost_floor(doc) > limits.max_document_bytes {
+        if load::yaml::tree_cost_floor_over(doc, limits.max_document_bytes) {
             return End::Error(LoadError::TooLarge {
                 offset: range.start + load::yaml::first_content(doc),
                 limit: limits.max_document_bytes,

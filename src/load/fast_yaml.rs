@@ -214,11 +214,11 @@ impl<'a> Fast<'a> {
         }
         let value = match value {
             Value::Seq(mut items) => {
-                items.shrink_to_fit();
+                super::yaml::trim(&mut items);
                 Value::Seq(items)
             }
             Value::Map(mut entries) => {
-                entries.shrink_to_fit();
+                super::yaml::trim(&mut entries);
                 Value::Map(entries)
             }
             v => v,

@@ -176,8 +176,21 @@ pub fn scalar_cost(text: &str) -> usize {
 /// estimate: the lines of block scalars and comment lines are left out (a ConfigMap holding
 /// a JSON dashboard is not a flow collection), any other indicator counts.
 pub fn parser_cost(doc: &str) -> usize {
-    const PER_INDICATOR: usize = 700;
     flow_indicators(doc).1.saturating_mul(PER_INDICATOR)
+}
+
+/// What [`parser_cost`] counts per flow indicator.
+const PER_INDICATOR: usize = 700;
+
+/// Whether [`parser_cost`] of `doc` may exceed `max`: a document too short to (one indicator
+/// per byte at most) is not scanned.
+pub fn parser_cost_over(doc: &str, max: usize) -> bool {
+    doc.len().saturating_mul(PER_INDICATOR) > max && parser_cost(doc) > max
+}
+
+/// Whether [`tree_cost_floor`] of `doc` exceeds `max` (short documents are not scanned).
+pub fn tree_cost_floor_over(doc: &str, max: usize) -> bool {
+    doc.len().saturating_mul(NODE_COST) > max && tree_cost_floor(doc) > max
 }
 
 /// Where a document chunk's content starts: after blank and comment lines (at its `---`
@@ -441,7 +454,7 @@ impl Builder {
                 anchor,
                 mut items,
             } => {
-                items.shrink_to_fit();
+                trim(&mut items);
                 // saphyr's end event of a flow collection also covers the spaces and
                 // comment after the closing bracket: end at the bracket.
                 let end = if flow {
@@ -479,7 +492,7 @@ impl Builder {
                         },
                     ));
                 }
-                entries.shrink_to_fit();
+                trim(&mut entries);
                 // saphyr's end event of a flow collection also covers the spaces and
                 // comment after the closing bracket: end at the bracket.
                 let end = if flow {
@@ -499,6 +512,14 @@ impl Builder {
         };
         self.push_node(node);
         Some(())
+    }
+}
+
+/// Gives back a collection's spare capacity when it is worth a reallocation: a tree of large
+/// collections keeps what it holds, not what growing them reserved.
+pub fn trim<T>(v: &mut Vec<T>) {
+    if v.capacity() - v.len() > 16 {
+        v.shrink_to_fit();
     }
 }
 
@@ -678,10 +699,10 @@ fn parse_strict(
     let mut outcome = Outcome::default();
     // saphyr holds a whole flow collection's tokens before its first event: estimate that
     // first, and do not start what would not fit.
-    if parser_cost(text) > limits.max_document_bytes {
+    if parser_cost_over(text, limits.max_document_bytes) {
         let over = crate::load::prescan::split_documents(text)
             .into_iter()
-            .find(|r| parser_cost(&text[r.clone()]) > limits.max_document_bytes);
+            .find(|r| parser_cost_over(&text[r.clone()], limits.max_document_bytes));
         if let Some(r) = over {
             // The documents before it are parsed on their own.
             if r.start > 0 {

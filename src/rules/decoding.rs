@@ -488,14 +488,17 @@ pub(crate) fn json_order(entries: &[(Node, Node)]) -> Vec<(&str, &Node, &Node)> 
     // A stable sort keeps duplicates in source order: the last of each run wins. Sorting
     // first makes a mapping of 100,000 keys cost n log n, not n² (#22).
     out.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-    let mut kept: Vec<(&str, &Node, &Node)> = Vec::with_capacity(out.len());
-    for entry in out {
-        match kept.last_mut() {
-            Some(last) if last.0 == entry.0 => *last = entry,
-            _ => kept.push(entry),
+    let mut kept = 0;
+    for i in 0..out.len() {
+        if kept > 0 && out[kept - 1].0 == out[i].0 {
+            out[kept - 1] = out[i];
+        } else {
+            out[kept] = out[i];
+            kept += 1;
         }
     }
-    kept
+    out.truncate(kept);
+    out
 }
 
 pub(crate) fn strip_indices(path: &str) -> String {

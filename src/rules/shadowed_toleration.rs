@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use crate::analysis::matching::is_well_formed;
+use crate::analysis::matching::{covers, is_well_formed};
 use crate::diagnostic::{Finding, Fix, Severity};
 use crate::model::{Tol, Toleration};
 
@@ -42,7 +42,7 @@ fn compare(operator: &str) -> Option<Compare> {
     }
 }
 
-/// The first well-formed tolerations of one (key, effect), as [`covers`](crate::analysis::matching::covers) reads them: the
+/// The first well-formed tolerations of one (key, effect), as [`covers`] reads them: the
 /// first `Exists`, and the first of each compared value.
 #[derive(Default)]
 struct Bucket<'a> {
@@ -106,8 +106,41 @@ impl<'a> Earlier<'a> {
 
 /// For each toleration, the earlier one that makes it useless: an exact duplicate (with the
 /// same `tolerationSeconds`) when there is one, else the first well-formed one that covers
-/// it; `None` for a toleration that is not well-formed itself.
+/// it; `None` for a toleration that is not well-formed itself. A short list is compared pair
+/// by pair; a long one through an index ([`Earlier`]), with the same answers.
 fn shadowing(tolerations: &[Toleration<'_>], gate: bool) -> Vec<Option<usize>> {
+    if tolerations.len() <= 16 {
+        pairwise(tolerations, gate)
+    } else {
+        indexed(tolerations, gate)
+    }
+}
+
+/// [`shadowing`] by comparing every pair.
+fn pairwise(tolerations: &[Toleration<'_>], gate: bool) -> Vec<Option<usize>> {
+    tolerations
+        .iter()
+        .enumerate()
+        .map(|(j, later)| {
+            let b = later.tol();
+            if !is_well_formed(&b, gate) {
+                return None;
+            }
+            let before = &tolerations[..j];
+            before
+                .iter()
+                .position(|e| e.tol() == b && e.seconds() == later.seconds())
+                .or_else(|| {
+                    before
+                        .iter()
+                        .position(|e| is_well_formed(&e.tol(), gate) && covers(&e.tol(), &b))
+                })
+        })
+        .collect()
+}
+
+/// [`shadowing`] through an index of the earlier tolerations.
+fn indexed(tolerations: &[Toleration<'_>], gate: bool) -> Vec<Option<usize>> {
     let mut earlier = Earlier::default();
     let mut out = Vec::with_capacity(tolerations.len());
     for (j, later) in tolerations.iter().enumerate() {
@@ -242,30 +275,6 @@ fn toleration_struct(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::matching::covers;
-
-    /// What the rule did before the index (#22): every pair compared.
-    fn pairwise(tolerations: &[Toleration<'_>], gate: bool) -> Vec<Option<usize>> {
-        tolerations
-            .iter()
-            .enumerate()
-            .map(|(j, later)| {
-                let b = later.tol();
-                if !is_well_formed(&b, gate) {
-                    return None;
-                }
-                let before = &tolerations[..j];
-                before
-                    .iter()
-                    .position(|e| e.tol() == b && e.seconds() == later.seconds())
-                    .or_else(|| {
-                        before
-                            .iter()
-                            .position(|e| is_well_formed(&e.tol(), gate) && covers(&e.tol(), &b))
-                    })
-            })
-            .collect()
-    }
 
     /// The index names the same earlier toleration as comparing every pair, over lists
     /// mixing every operator, empty keys and effects, values, seconds and malformed items.
@@ -304,7 +313,7 @@ mod tests {
             assert_eq!(spec.tolerations.len(), len);
             for gate in [false, true] {
                 assert_eq!(
-                    shadowing(&spec.tolerations, gate),
+                    indexed(&spec.tolerations, gate),
                     pairwise(&spec.tolerations, gate),
                     "round {round}, gate {gate}:\n{text}"
                 );
