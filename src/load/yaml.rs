@@ -515,10 +515,11 @@ impl Builder {
     }
 }
 
-/// Gives back a collection's spare capacity when it is worth a reallocation: a tree of large
-/// collections keeps what it holds, not what growing them reserved.
+/// Gives back a collection's spare capacity: a tree keeps what it holds, not what growing its
+/// collections reserved (a mapping of five entries would keep room for eight: 30% more for a
+/// List of Deployments on one line; about 2% more time on the corpus).
 pub fn trim<T>(v: &mut Vec<T>) {
-    if v.capacity() - v.len() > 16 {
+    if v.capacity() > v.len() {
         v.shrink_to_fit();
     }
 }
