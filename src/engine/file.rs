@@ -471,9 +471,10 @@ fn lint_document(
         return;
     }
     report.documents += 1;
-    let objects = model::objects(doc, &opts.settings.workload_kinds);
-    report.objects += objects.len();
-    for object in &objects {
+    // One object at a time: the items of a List are built, linted and dropped in turn.
+    model::each_object(doc, &opts.settings.workload_kinds, &mut |object| {
+        let object = &object;
+        report.objects += 1;
         let ctx = Ctx {
             object,
             document: doc,
@@ -500,7 +501,7 @@ fn lint_document(
             f.object = Some(object.id.clone());
             report.findings.push(f.in_file(source));
         }
-    }
+    });
 }
 
 fn load_error_finding(
