@@ -207,22 +207,23 @@ pub fn first_content(chunk: &str) -> usize {
     0
 }
 
-/// Less than what the tree of a document costs ([`Node::cost`]): each `,` outside block
-/// scalars and comments separates two nodes at least (a comma in quoted text would be
-/// counted too, but no manifest has millions). A document over the budget by this count is
-/// refused without building anything.
+/// Less than what the tree of a document costs ([`Node::cost`]), outside block scalars and
+/// comment lines: each `,` separates two nodes and each `: ` follows a key that has a value,
+/// so a mapping of n entries (2n + 1 nodes) counts 2n - 1 and a sequence of n items (n + 1
+/// nodes) n - 1 (the same characters in quoted text count too, but no manifest has
+/// millions). A document over the budget by this count is refused without building anything.
 pub fn tree_cost_floor(doc: &str) -> usize {
     flow_indicators(doc).0.saturating_mul(NODE_COST)
 }
 
-/// The `,` and the `,`, `[` and `{` of a document, leaving out the lines of block scalars
-/// and comment lines.
+/// The node separators (`,` and `: `) and the flow indicators (`,`, `[` and `{`) of a
+/// document, leaving out the lines of block scalars and comment lines.
 fn flow_indicators(doc: &str) -> (usize, usize) {
     let b = doc.as_bytes();
     if memchr::memchr3(b',', b'[', b'{', b).is_none() {
         return (0, 0);
     }
-    let (mut commas, mut all) = (0usize, 0usize);
+    let (mut separators, mut all) = (0usize, 0usize);
     // The indentation a block scalar's lines are deeper than, while in one.
     let mut block: Option<usize> = None;
     for line in b.split(|&c| c == b'\n') {
@@ -241,14 +242,17 @@ fn flow_indicators(doc: &str) -> (usize, usize) {
         for i in memchr::memchr3_iter(b',', b'[', b'{', content) {
             all += 1;
             if content[i] == b',' {
-                commas += 1;
+                separators += 1;
             }
         }
+        separators += memchr::memchr_iter(b':', content)
+            .filter(|&i| matches!(content.get(i + 1), None | Some(b' ' | b'\r')))
+            .count();
         if block_scalar_header(content) {
             block = Some(indent);
         }
     }
-    (commas, all)
+    (separators, all)
 }
 
 /// A line that ends with a block scalar's header (`key: |`, `- >-`, `|2+ # comment`).
