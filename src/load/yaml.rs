@@ -1008,6 +1008,98 @@ mod tests {
         assert!(matches!(s.error, Some(LoadError::ExcessiveAliasing { .. })));
     }
 
+    /// Documents are handed over one at a time, each once: also when a flow closer is moved
+    /// and the text parsed again after documents were handed over (#22); `false` stops.
+    #[test]
+    fn parse_each_hands_each_document_over_once() {
+        let text = "a: 1\n---\nb: 2\n---\nreqs:\n  - key: x\n    values: [\n      \"a\",\n      \"b\"\n    ]\n---\nc: 3\n";
+        let mut seen = Vec::new();
+        let outcome = parse_each(text, 10, Limits::default(), &mut |d| {
+            seen.push((d.index, d.span.start));
+            true
+        });
+        assert!(outcome.error.is_none(), "{:?}", outcome.error);
+        let starts: Vec<usize> = [
+            0,
+            text.find("---\nb").unwrap(),
+            text.find("---\nreqs").unwrap(),
+            text.find("---\nc").unwrap(),
+        ]
+        .iter()
+        .map(|s| s + 10)
+        .collect();
+        assert_eq!(
+            seen.iter().map(|(i, _)| *i).collect::<Vec<_>>(),
+            [0, 1, 2, 3]
+        );
+        assert_eq!(seen.iter().map(|(_, s)| *s).collect::<Vec<_>>(), starts);
+        let mut n = 0;
+        let outcome = parse_each(text, 0, Limits::default(), &mut |_| {
+            n += 1;
+            n < 2
+        });
+        assert!(outcome.stopped && n == 2);
+    }
+
+    /// The alias budget is the file's: two documents of 60,000 alias nodes each go over it.
+    #[test]
+    fn alias_budget_spans_documents() {
+        let doc = "a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: [*d, *d, *d, *d]\n";
+        let one = parse(doc, Limits::default());
+        assert!(
+            one.error.is_none() && one.alias_nodes > 50_000,
+            "{}",
+            one.alias_nodes
+        );
+        let two = parse(&format!("{doc}---\n{doc}"), Limits::default());
+        assert_eq!(two.documents.len(), 1);
+        assert!(matches!(
+            two.error,
+            Some(LoadError::ExcessiveAliasing { .. })
+        ));
+    }
+
+    /// The floor is one: on every document of the real corpus and on flow, block and JSON
+    /// text, it never exceeds what the tree costs.
+    #[test]
+    fn tree_cost_floor_is_below_the_cost() {
+        let mut texts: Vec<String> = vec![
+            "{\"a\": [1, 2, {\"b\": \"c, d: e\"}], \"f\": {}}\n".into(),
+            "a: [1, 2]\nb: {c: d, e: [f, g]}\nh:\n  - i: j\n    k: l\n".into(),
+            "k: |\n  a, b: c, [d], {e}\n# x: y, z\nl: [m]\n".into(),
+            "[[], {}, [[]], {a: }]\n".into(),
+        ];
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/corpus");
+        for e in walkdir::WalkDir::new(root).into_iter().flatten() {
+            if let Ok(text) = std::fs::read_to_string(e.path()) {
+                texts.push(text);
+            }
+        }
+        let mut checked = 0;
+        for text in &texts {
+            for r in crate::load::prescan::split_documents(text) {
+                let chunk = &text[r];
+                let s = parse(chunk, Limits::default());
+                if s.error.is_some() {
+                    continue;
+                }
+                let cost: usize = s
+                    .documents
+                    .iter()
+                    .filter_map(|d| d.root.as_ref())
+                    .map(Node::cost)
+                    .sum();
+                assert!(
+                    tree_cost_floor(chunk) <= cost,
+                    "{} > {cost}:\n{chunk}",
+                    tree_cost_floor(chunk)
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 100, "{checked}");
+    }
+
     #[test]
     fn deep_nesting_is_bounded() {
         let text = "[".repeat(100_000);
