@@ -337,9 +337,35 @@ fn same_trees_on_edge_cases() {
         "a: x\u{2028}y\n",
         "\u{feff}a: 1\n",
         "a: \u{feff}\n",
+        // A root flow collection on one line (minified JSON), which the builder takes (#22),
+        // and the ones it must leave to the parser.
+        "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[{\"a\":1},{\"b\":[2,3]}]}\n",
+        "{apiVersion: v1, kind: List, items: [{a: 1}, {b: [2, 3]}]}",
+        "--- {a: b, c: [d]}\n",
+        "---\n[a, b] # c\n",
+        "# lead\n  {a: b}  \n\n",
+        "[]\n",
+        "{}\n",
+        "{a: b}: c\n",
+        "[a, b]\nc: d\n",
+        "{a: b,\n c: d}\n",
+        "[a, b]]\n",
+        "&x [a]\n",
+        "[a, b] x\n",
     ];
     for case in cases {
         compare(&format!("{case:?}"), case);
+    }
+    // The root flow collections are the builder's, not only compared when it takes them.
+    for taken in [
+        "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[{\"a\":1},{\"b\":[2,3]}]}\n",
+        "{apiVersion: v1, kind: List, items: [{a: 1}, {b: [2, 3]}]}",
+        "---\n[a, b] # c\n",
+    ] {
+        assert!(
+            fast_yaml::parse_at(taken, 0, Limits::default()).is_some(),
+            "{taken:?}"
+        );
     }
 }
 

@@ -711,3 +711,211 @@ fn tab_errors_point_at_the_tab() {
         );
     }
 }
+
+// ---------------------------------------------------------------- budgets (#22)
+
+/// [`check`] with the memory one document may take set to `bytes`.
+fn check_with_budget(dir: &Path, args: &[&str], bytes: usize) -> Run {
+    let mut cmd = Command::new(BIN);
+    cmd.env("TAINTLINT_DOCUMENT_BUDGET", bytes.to_string());
+    check_with(cmd, dir, args)
+}
+
+/// A Pod whose toleration is `good.yaml`'s finding (`Exists` with a value), named `name`.
+fn pod_with_finding(name: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\nspec:\n  containers: [{{name: a, image: a}}]\n  tolerations:\n    - {{key: k, operator: Exists, value: v, effect: NoSchedule}}\n"
+    )
+}
+
+/// (rule, line) of the findings in `file`.
+fn rules_at(v: &Value, file: &str) -> Vec<(String, u64)> {
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["file"] == file)
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                f["line"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn document_over_the_memory_budget_is_reported_not_built() {
+    // A Pod whose nodeSelector has 3,000 keys (about 250 KB of tree) against a 64 KiB budget,
+    // between two small Pods with a finding each: the one before is checked, the big one is
+    // reported at its start, and the file ends there (as at any load error).
+    let keys: String = (0..3000).map(|i| format!("    k{i}: v\n")).collect();
+    let block = format!(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: big\nspec:\n  nodeSelector:\n{keys}"
+    );
+    let flow_keys: Vec<String> = (0..3000).map(|i| format!("k{i}: v")).collect();
+    let flow = format!(
+        "{{apiVersion: v1, kind: Pod, metadata: {{name: big}}, spec: {{nodeSelector: {{{}}}}}}}\n",
+        flow_keys.join(", ")
+    );
+    // An anchor: the parser's, not the fast builder's.
+    let anchored = format!(
+        "{}  extra: &x [a]\n",
+        block.replace("  nodeSelector:\n", "  nodeSelector: &n\n")
+    );
+    for (what, big) in [("block", &block), ("flow", &flow), ("anchored", &anchored)] {
+        let text = format!(
+            "{}---\n{big}---\n{}",
+            pod_with_finding("before"),
+            pod_with_finding("after")
+        );
+        // The big document starts at its `---` line.
+        let big_line = pod_with_finding("before").lines().count() as u64 + 1;
+        for mode in [&[][..], &["--full-parse"][..]] {
+            let dir = dir_with_good();
+            fs::write(dir.path().join("big.yaml"), &text).unwrap();
+            let mut args = vec![SEL, "."];
+            args.extend_from_slice(mode);
+            let run = check_with_budget(dir.path(), &args, 64 << 10);
+            assert_eq!(
+                rules_at(&run.json, "big.yaml"),
+                vec![
+                    (GOOD_RULE.to_string(), 8),
+                    ("yaml-too-complex".to_string(), big_line)
+                ],
+                "{what} {mode:?}"
+            );
+            let msg = &messages(&run.json, "big.yaml")[1];
+            assert!(msg.contains("more than 64 KiB of memory"), "{msg}");
+            assert_eq!(rules_at(&run.json, "good.yaml").len(), 1, "{what} {mode:?}");
+            // With the default budget, the same file is linted whole.
+            let run = check(dir.path(), &args);
+            assert_eq!(
+                rules_at(&run.json, "big.yaml"),
+                vec![
+                    (GOOD_RULE.to_string(), 8),
+                    (GOOD_RULE.to_string(), big_line + block_lines(big) + 9),
+                ],
+                "{what} {mode:?}"
+            );
+        }
+    }
+}
+
+/// Lines of `text` (each ends with a line feed).
+fn block_lines(text: &str) -> u64 {
+    text.lines().count() as u64
+}
+
+#[test]
+fn parser_is_not_given_a_flow_collection_it_would_buffer_past_the_budget() {
+    // saphyr holds every token of a flow collection until it closes: a List of 2,000 items
+    // on one line, given to the parser (--full-parse), is over 64 KiB before any event.
+    let items: Vec<String> = (0..2000).map(|i| format!("{{a: {i}, b: [x]}}")).collect();
+    let text = format!(
+        "{{apiVersion: v1, kind: List, items: [{}]}}\n",
+        items.join(", ")
+    );
+    let dir = dir_with_good();
+    fs::write(dir.path().join("list.yaml"), &text).unwrap();
+    let run = check_with_budget(dir.path(), &[SEL, ".", "--full-parse"], 64 << 10);
+    assert_eq!(
+        rules_at(&run.json, "list.yaml"),
+        vec![("yaml-too-complex".to_string(), 1)]
+    );
+}
+
+/// A document whose aliases add 67,885 nodes: under the budget of 100,000 alone.
+fn laughs(name: &str) -> String {
+    let refs = |to: &str, n: usize| vec![format!("*{to}"); n].join(", ");
+    format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\ndata:\n  a: &a [x, x, x, x, x, x, x, x, x, x]\n  b: &b [{}]\n  c: &c [{}]\n  d: &d [{}]\n  e: [{}]\n",
+        refs("a", 10),
+        refs("b", 10),
+        refs("c", 10),
+        refs("d", 5)
+    )
+}
+
+#[test]
+fn alias_budget_is_the_files_not_each_documents() {
+    // Each document alone is under the budget; the second one takes the file over it. Once a
+    // file could expand 100,000 nodes per document: 1,000 such documents took 27 s and
+    // 7.6 GB with --full-parse.
+    let text = format!(
+        "{}---\n{}---\n{}---\n{}",
+        pod_with_finding("first"),
+        laughs("one"),
+        laughs("two"),
+        pod_with_finding("last")
+    );
+    let two_at = text.find("name: two").unwrap();
+    let line = text[..two_at].lines().count() as u64;
+    for mode in [&[][..], &["--full-parse"][..]] {
+        let dir = dir_with_good();
+        fs::write(dir.path().join("laughs.yaml"), &text).unwrap();
+        let mut args = vec![SEL, "."];
+        args.extend_from_slice(mode);
+        let run = check(dir.path(), &args);
+        let found = rules_at(&run.json, "laughs.yaml");
+        assert_eq!(found.len(), 2, "{mode:?}: {found:?}");
+        assert_eq!(found[0], (GOOD_RULE.to_string(), 8), "{mode:?}");
+        assert_eq!(found[1].0, "yaml-too-complex", "{mode:?}");
+        // In the second laughing document, after its name.
+        assert!(found[1].1 > line, "{mode:?}: {found:?}");
+        assert!(messages(&run.json, "laughs.yaml")[1].contains("aliasing"));
+        // One such document alone is fine.
+        fs::write(
+            dir.path().join("laughs.yaml"),
+            format!("{}---\n{}", laughs("one"), pod_with_finding("last")),
+        )
+        .unwrap();
+        let run = check(dir.path(), &args);
+        assert_eq!(rules_at(&run.json, "laughs.yaml").len(), 1, "{mode:?}");
+    }
+}
+
+#[test]
+fn template_comment_does_not_change_how_the_file_is_read() {
+    // `{{ }}` in a comment once sent the whole stream to the parser at once (a million tiny
+    // documents: 1.6 GB); the file is read document by document like any other, and since it
+    // parses it is linted: the same findings as without the comment, one line further down.
+    let body = format!(
+        "{}---\n{}---\n{}",
+        pod_with_finding("first"),
+        // An anchor: this document is the parser's.
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata: &d {a: b}\n",
+        pod_with_finding("last")
+    );
+    for mode in [&[][..], &["--full-parse"][..]] {
+        let dir = dir_with_good();
+        fs::write(dir.path().join("plain.yaml"), &body).unwrap();
+        fs::write(
+            dir.path().join("commented.yaml"),
+            format!("# {{{{ .Values.note }}}}\n{body}"),
+        )
+        .unwrap();
+        let mut args = vec![SEL, "."];
+        args.extend_from_slice(mode);
+        let run = check(dir.path(), &args);
+        let plain = rules_at(&run.json, "plain.yaml");
+        let shifted: Vec<_> = plain.iter().map(|(r, l)| (r.clone(), l + 1)).collect();
+        assert_eq!(plain.len(), 2, "{mode:?}");
+        assert_eq!(rules_at(&run.json, "commented.yaml"), shifted, "{mode:?}");
+        // A real template is still one: a `{{ }}` key in the last document.
+        fs::write(
+            dir.path().join("commented.yaml"),
+            format!("{body}---\n{{{{ .Values.extra }}}}: x\n"),
+        )
+        .unwrap();
+        let run = check(dir.path(), &args);
+        assert_eq!(
+            rules(&run.json)
+                .into_iter()
+                .filter(|(f, _)| f == "commented.yaml")
+                .collect::<Vec<_>>(),
+            vec![pair("commented.yaml", "template-not-rendered")],
+            "{mode:?}"
+        );
+    }
+}

@@ -296,57 +296,88 @@ pub fn lint_source(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
     report
 }
 
-/// Parses and lints one loaded source (see [`lint_source`]).
+/// Parses and lints one loaded source (see [`lint_source`]). On every path the documents
+/// are parsed and linted one at a time, each dropped before the next is built, and a file
+/// with template markers is read the same way as any other (a `{{ }}` in a comment changes
+/// nothing): it is a Helm/Go template when a document does not parse or has a mapping key
+/// that is a collection (as `{{ .Values.x }}: y` parses).
 pub(super) fn lint_parsed(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
-    let mut report = FileReport::default();
     let text = &source.text;
     let templated = looks_templated(text);
-    // `{{` in a file that is plain block YAML (alert rules, Argo workflows, rendered docs)
-    // is text, not a template: when the fast builder takes every document of it, there is
-    // no syntax error for the parser to find.
-    if opts.fast && templated {
-        let streams: Option<Vec<_>> = load::prescan::split_documents(text)
-            .into_iter()
-            .map(|range| load::fast_yaml::parse_at(&text[range.clone()], range.start, opts.limits))
-            .collect();
-        if let Some(streams) = streams {
-            report.suppressions = crate::suppress::scan_comments(source);
-            for stream in &streams {
-                lint_stream(stream, source, opts, &mut report);
-            }
-            return report;
+    let mut report = FileReport {
+        suppressions: crate::suppress::scan_comments(source),
+        ..FileReport::default()
+    };
+    let end = if opts.fast {
+        lint_fast(source, opts, templated, &mut report)
+    } else {
+        // `--full-parse`: the parser over the whole file.
+        lint_parser(text, 0, opts.limits, source, opts, templated, &mut report)
+    };
+    match end {
+        End::Template => template_report(source, opts),
+        End::Error(err) => {
+            report
+                .findings
+                .extend(load_error_finding(&err, source, opts));
+            report
         }
+        End::Done => report,
     }
-    // Templates and the slow path parse the whole file at once.
-    if !opts.fast || templated {
-        let stream = load::yaml::parse(text, opts.limits);
-        let templated = templated
-            && (matches!(stream.error, Some(LoadError::Syntax { .. }))
-                || stream.documents.iter().any(|d| d.has_complex_key));
-        if templated {
-            let meta = &rules::TEMPLATE_NOT_RENDERED;
-            if opts.rules.is_enabled(meta.name) {
-                let at = text.find("{{").unwrap_or(0);
-                report.findings.push(
-                    meta.finding("this file is a Helm/Go template, not YAML; it was not linted")
-                        .primary(Span::new(at, at + 2), "template action")
-                        .help("render it first: `helm template ./chart | taintlint check -`")
-                        .in_file(source),
-                );
-            }
-            return report;
+}
+
+/// How linting a file's documents ended.
+enum End {
+    Done,
+    /// The error that ended the stream (the documents before it were linted).
+    Error(LoadError),
+    /// The file is a template: nothing of it is reported but that.
+    Template,
+}
+
+/// Lints the documents the parser reads from `text` (at byte `base` of the source), each as
+/// soon as it is complete.
+fn lint_parser(
+    text: &str,
+    base: usize,
+    limits: load::yaml::Limits,
+    source: &Arc<SourceFile>,
+    opts: &LintOptions,
+    templated: bool,
+    report: &mut FileReport,
+) -> End {
+    let mut template = false;
+    let outcome = load::yaml::parse_each(text, base, limits, &mut |doc| {
+        if templated && doc.has_complex_key {
+            template = true;
+            return false;
         }
-        report.suppressions = crate::suppress::scan_comments(source);
-        lint_stream(&stream, source, opts, &mut report);
-        return report;
+        lint_document(&doc, source, opts, report);
+        true
+    });
+    match outcome.error {
+        _ if template => End::Template,
+        Some(LoadError::Syntax { .. }) if templated => End::Template,
+        Some(err) => End::Error(err),
+        None => End::Done,
     }
-    // The fast path: split into documents with a line scan, skip the documents whose kind
-    // cannot hold scheduling fields, and parse the rest one by one. Like the parser, stop
-    // at the first error.
-    report.suppressions = crate::suppress::scan_comments(source);
+}
+
+/// The fast path: split into documents with a line scan, skip the documents whose kind
+/// cannot hold scheduling fields, and parse the rest one by one. Like the parser, stop at
+/// the first error.
+fn lint_fast(
+    source: &Arc<SourceFile>,
+    opts: &LintOptions,
+    templated: bool,
+    report: &mut FileReport,
+) -> End {
+    let text = &source.text;
+    // The alias budget is the file's: what each document spends is gone for the next.
+    let mut limits = opts.limits;
     for range in load::prescan::split_documents(text) {
         let doc = &text[range.clone()];
-        let plan = load::prescan::classify(doc, opts.limits, |kind| {
+        let plan = load::prescan::classify(doc, limits, |kind| {
             opts.settings.workload_kinds.iter().any(|k| k.kind == kind)
         });
         if plan == load::prescan::Prescan::Skip {
@@ -356,23 +387,66 @@ pub(super) fn lint_parsed(source: &Arc<SourceFile>, opts: &LintOptions) -> FileR
         }
         // Plain block YAML is built directly from its lines; anything else, and every
         // error, is the parser's.
+        // A document that cannot fit is not built at all.
+        if load::yaml::tree_cost_floor_over(doc, limits.max_document_bytes) {
+            return End::Error(LoadError::TooLarge {
+                offset: range.start + load::yaml::first_content(doc),
+                limit: limits.max_document_bytes,
+            });
+        }
         let built = match plan {
             load::prescan::Prescan::Parse => None,
-            _ => load::fast_yaml::parse_at(doc, range.start, opts.limits),
+            _ => load::fast_yaml::parse_at(doc, range.start, limits),
         };
-        let stream = built.unwrap_or_else(|| load::yaml::parse_at(doc, range.start, opts.limits));
-        if stream.error.is_some() || stream.documents.iter().any(block_scalar_root) {
+        let stream = built.unwrap_or_else(|| load::yaml::parse_at(doc, range.start, limits));
+        if templated && stream.documents.iter().any(|d| d.has_complex_key) {
+            return End::Template;
+        }
+        let retry = match &stream.error {
+            // The document alone is over the memory budget: so it is in the whole file.
+            Some(LoadError::TooLarge { .. }) => false,
+            Some(_) => true,
+            None => stream.documents.iter().any(block_scalar_root),
+        };
+        if retry {
             // The line split may have cut where the parser would not (an unterminated quote
             // running into a `---` line; saphyr also runs a top-level block scalar on over
             // `---` lines): parse the rest of the file as one, as the slow path does, for its
             // documents and its exact error.
-            let rest = load::yaml::parse_at(&text[range.start..], range.start, opts.limits);
-            lint_stream(&rest, source, opts, &mut report);
-            break;
+            drop(stream);
+            return lint_parser(
+                &text[range.start..],
+                range.start,
+                limits,
+                source,
+                opts,
+                templated,
+                report,
+            );
         }
-        if lint_stream(&stream, source, opts, &mut report) {
-            break;
+        limits.max_alias_nodes = limits.max_alias_nodes.saturating_sub(stream.alias_nodes);
+        for doc in &stream.documents {
+            lint_document(doc, source, opts, report);
         }
+        if let Some(err) = stream.error {
+            return End::Error(err);
+        }
+    }
+    End::Done
+}
+
+/// The one finding of a file that is a Helm/Go template.
+fn template_report(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
+    let mut report = FileReport::default();
+    let meta = &rules::TEMPLATE_NOT_RENDERED;
+    if opts.rules.is_enabled(meta.name) {
+        let at = source.text.find("{{").unwrap_or(0);
+        report.findings.push(
+            meta.finding("this file is a Helm/Go template, not YAML; it was not linted")
+                .primary(Span::new(at, at + 2), "template action")
+                .help("render it first: `helm template ./chart | taintlint check -`")
+                .in_file(source),
+        );
     }
     report
 }
@@ -390,58 +464,48 @@ fn block_scalar_root(doc: &load::yaml::Document) -> bool {
         })
 }
 
-/// Lints the parsed documents of a stream; reports its error. True when there was one.
-fn lint_stream(
-    stream: &load::yaml::Stream,
+/// Lints one parsed document.
+fn lint_document(
+    doc: &load::yaml::Document,
     source: &Arc<SourceFile>,
     opts: &LintOptions,
     report: &mut FileReport,
-) -> bool {
-    for doc in &stream.documents {
-        if doc.root.is_none() {
-            continue;
-        }
-        report.documents += 1;
-        let objects = model::objects(doc, &opts.settings.workload_kinds);
-        report.objects += objects.len();
-        for object in &objects {
-            let ctx = Ctx {
-                object,
-                document: doc,
-                source,
-                settings: &opts.settings,
-            };
-            let mut found = Vec::new();
-            for (_, check) in opts.rules.enabled_checks() {
-                check(&ctx, &mut found);
-            }
-            rules::gate_api_errors(&mut found);
-            report
-                .suppressions
-                .extend(crate::suppress::scan_annotation(object, source));
-            if opts.rules.needs_inventory() {
-                report
-                    .nodes
-                    .extend(crate::analysis::node_decls(object, source));
-                report
-                    .workloads
-                    .extend(crate::analysis::workloads(object, source));
-            }
-            for mut f in found {
-                f.object = Some(object.id.clone());
-                report.findings.push(f.in_file(source));
-            }
-        }
+) {
+    if doc.root.is_none() {
+        return;
     }
-    match &stream.error {
-        Some(err) => {
-            report
-                .findings
-                .extend(load_error_finding(err, source, opts));
-            true
+    report.documents += 1;
+    // One object at a time: the items of a List are built, linted and dropped in turn.
+    model::each_object(doc, &opts.settings.workload_kinds, &mut |object| {
+        let object = &object;
+        report.objects += 1;
+        let ctx = Ctx {
+            object,
+            document: doc,
+            source,
+            settings: &opts.settings,
+        };
+        let mut found = Vec::new();
+        for (_, check) in opts.rules.enabled_checks() {
+            check(&ctx, &mut found);
         }
-        None => false,
-    }
+        rules::gate_api_errors(&mut found);
+        report
+            .suppressions
+            .extend(crate::suppress::scan_annotation(object, source));
+        if opts.rules.needs_inventory() {
+            report
+                .nodes
+                .extend(crate::analysis::node_decls(object, source));
+            report
+                .workloads
+                .extend(crate::analysis::workloads(object, source));
+        }
+        for mut f in found {
+            f.object = Some(object.id.clone());
+            report.findings.push(f.in_file(source));
+        }
+    });
 }
 
 fn load_error_finding(
@@ -467,8 +531,18 @@ fn load_error_finding(
         ),
         LoadError::ExcessiveAliasing { .. } => (
             &rules::YAML_TOO_COMPLEX,
+            // The budget is the file's (#22): the document where it runs out and the rest of the
+            // file are not checked; the message stays what baselines know.
             "document contains excessive aliasing; it was not checked".to_string(),
             "this looks like a YAML alias bomb (billion laughs); kubectl refuses it too",
+        ),
+        LoadError::TooLarge { limit, .. } => (
+            &rules::YAML_TOO_COMPLEX,
+            format!(
+                "document would take more than {} of memory to load; it and the rest of the file were not checked",
+                size_text(*limit)
+            ),
+            "no Kubernetes object is this large; split the file, or raise the budget with TAINTLINT_DOCUMENT_BUDGET=<bytes>",
         ),
     };
     if !opts.rules.is_enabled(meta.name) {
@@ -493,6 +567,15 @@ fn load_error_finding(
             .help(help)
             .in_file(source),
     )
+}
+
+/// `384 MiB`, or `64 KiB` for a budget under a MiB (as tests set).
+fn size_text(bytes: usize) -> String {
+    if bytes >= 1 << 20 {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{} KiB", bytes >> 10)
+    }
 }
 
 /// The tab a tab error is about. The parser marks where it was when it gave up: right after

@@ -108,6 +108,19 @@ impl Input {
     }
 }
 
+/// The YAML limits of a run: the defaults, with `TAINTLINT_DOCUMENT_BUDGET=<bytes>` for the
+/// memory one document may take.
+fn limits() -> Limits {
+    let mut limits = Limits::default();
+    if let Some(bytes) = std::env::var("TAINTLINT_DOCUMENT_BUDGET")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        limits.max_document_bytes = bytes;
+    }
+    limits
+}
+
 impl Default for LintOptions {
     /// The defaults of `taintlint check`: default rules, Kubernetes 1.35, 64 MiB files.
     fn default() -> Self {
@@ -115,7 +128,7 @@ impl Default for LintOptions {
             rules: RuleSet::defaults(),
             settings: Settings::default(),
             max_file_size: 64 * 1024 * 1024,
-            limits: Limits::default(),
+            limits: limits(),
             extra_nodes: Vec::new(),
             config_findings: Vec::new(),
             per_file_ignores: Vec::new(),

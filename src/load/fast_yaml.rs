@@ -11,8 +11,12 @@
 //! which gives the exact node or the exact error. Tests compare the two on the real corpus,
 //! on hand-written edge cases and on generated inputs.
 
+use std::cell::Cell;
+
 use super::source::Span;
-use super::yaml::{Document, Limits, Node, Scalar, Stream, Style, Value};
+use super::yaml::{
+    Document, Limits, LoadError, NODE_COST, Node, Scalar, Stream, Style, Value, scalar_cost,
+};
 
 /// Gives up: the caller falls back to the full parser. Keeps where, for [`why_not`].
 struct Bail(&'static std::panic::Location<'static>);
@@ -39,27 +43,51 @@ struct Fast<'a> {
     max_depth: usize,
     /// False when only checking: nodes below the top level are left empty.
     build: bool,
+    /// What the tree built so far costs ([`Node::cost`]), against [`Limits::max_document_bytes`].
+    bytes: Cell<usize>,
+    max_bytes: usize,
 }
 
 /// Runs the builder over one chunk: the document, or where it gave up.
-fn run(chunk: &str, max_depth: usize, build: bool) -> Result<Option<Document>, Bail> {
+fn run(chunk: &str, limits: Limits, build: bool) -> Result<Option<Document>, Bail> {
+    run_counted(chunk, limits, build).0
+}
+
+/// [`run`], and whether the tree went over [`Limits::max_document_bytes`] (it gave up there).
+fn run_counted(chunk: &str, limits: Limits, build: bool) -> (Result<Option<Document>, Bail>, bool) {
     if !plain_bytes(chunk.as_bytes()) {
-        return Err(Bail(std::panic::Location::caller()));
+        return (Err(Bail(std::panic::Location::caller())), false);
     }
-    Fast {
+    let mut fast = Fast {
         s: chunk.as_bytes(),
         t: chunk,
         depth: 0,
-        max_depth: max_depth.min(128),
+        max_depth: limits.max_depth.min(128),
         build,
-    }
-    .document()
+        bytes: Cell::new(0),
+        max_bytes: limits.max_document_bytes,
+    };
+    let doc = fast.document();
+    let over = fast.over();
+    (doc, over)
 }
 
 /// Parses one document chunk (as [`super::prescan::split_documents`] cuts them) that starts
-/// at byte `base` of its file, or `None` when the chunk needs the full parser.
+/// at byte `base` of its file, or `None` when the chunk needs the full parser. A document
+/// whose tree would go over [`Limits::max_document_bytes`] is that error (at its start), as
+/// it is for the parser.
 pub fn parse_at(chunk: &str, base: usize, limits: Limits) -> Option<Stream> {
-    let doc = run(chunk, limits.max_depth, true).ok()?;
+    let (doc, over) = run_counted(chunk, limits, true);
+    if over {
+        let mut stream = Stream::default();
+        let at = super::yaml::first_content(chunk);
+        stream.error = Some(LoadError::TooLarge {
+            offset: base + at,
+            limit: limits.max_document_bytes,
+        });
+        return Some(stream);
+    }
+    let doc = doc.ok()?;
     let mut stream = Stream::default();
     if let Some(mut doc) = doc {
         doc.span = Span::new(doc.span.start + base, doc.span.end + base);
@@ -78,7 +106,7 @@ pub fn why_not(chunk: &str) -> Option<String> {
     if !plain_bytes(chunk.as_bytes()) {
         return Some("bytes".into());
     }
-    run(chunk, Limits::default().max_depth, true)
+    run(chunk, Limits::default(), true)
         .err()
         .map(|Bail(at)| format!("line {}", at.line()))
 }
@@ -87,9 +115,7 @@ pub fn why_not(chunk: &str) -> Option<String> {
 /// building it: the root comes back with its top-level entries (so its `kind` and
 /// `apiVersion` can be read) and empty collections below them. `None` as for [`parse_at`].
 pub fn check(chunk: &str, limits: Limits) -> Option<Node> {
-    run(chunk, limits.max_depth, false)
-        .ok()?
-        .and_then(|d| d.root)
+    run(chunk, limits, false).ok()?.and_then(|d| d.root)
 }
 
 /// Printable characters and line feeds only: no tab, CR, control character, byte order mark,
@@ -168,7 +194,42 @@ impl<'a> Fast<'a> {
         }
     }
 
+    /// Counts a node of `bytes` against the budget (only when building).
+    fn charge(&self, bytes: usize) {
+        if self.build {
+            self.bytes.set(self.bytes.get().saturating_add(bytes));
+        }
+    }
+
+    /// The tree went over the budget.
+    fn over(&self) -> bool {
+        self.bytes.get() > self.max_bytes
+    }
+
+    /// Closes a collection: counts its node, and gives up past the budget.
+    fn collection(&self, span: Span, value: Value) -> R<Node> {
+        self.charge(NODE_COST);
+        if self.over() {
+            return bail();
+        }
+        let value = match value {
+            Value::Seq(mut items) => {
+                super::yaml::trim(&mut items);
+                Value::Seq(items)
+            }
+            Value::Map(mut entries) => {
+                super::yaml::trim(&mut entries);
+                Value::Map(entries)
+            }
+            v => v,
+        };
+        Ok(Node { span, value })
+    }
+
     fn scalar(&self, span: Span, text: &str, style: Style) -> Node {
+        if self.build {
+            self.charge(scalar_cost(text));
+        }
         Node {
             span,
             value: Value::Scalar(Scalar {
@@ -342,7 +403,13 @@ impl<'a> Fast<'a> {
                 })),
             };
         }
-        let (root, next) = self.block_node(cur)?;
+        // A root flow collection on one line (minified JSON, `kubectl get -o json | jq -c`).
+        let (root, next) = if matches!(self.at(cur.pos), b'[' | b'{') {
+            let (root, after) = self.flow(cur.pos)?;
+            (root, self.end_of_line(after)?)
+        } else {
+            self.block_node(cur)?
+        };
         if !self.at_end(next) {
             return bail();
         }
@@ -388,6 +455,9 @@ impl<'a> Fast<'a> {
             if self.keep() {
                 entries.push((key, value));
             }
+            if self.over() {
+                return bail();
+            }
             if self.at_end(next) || next.col < m {
                 cur = next;
                 break;
@@ -399,10 +469,10 @@ impl<'a> Fast<'a> {
         }
         self.depth -= 1;
         Ok((
-            Node {
-                span: Span::new(first.pos, end.max(first.pos)),
-                value: Value::Map(entries),
-            },
+            self.collection(
+                Span::new(first.pos, end.max(first.pos)),
+                Value::Map(entries),
+            )?,
             cur,
         ))
     }
@@ -600,6 +670,9 @@ impl<'a> Fast<'a> {
             if self.keep() {
                 items.push(item);
             }
+            if self.over() {
+                return bail();
+            }
             cur = next;
             if self.at_end(next) || next.col < d {
                 break;
@@ -616,10 +689,7 @@ impl<'a> Fast<'a> {
         }
         self.depth -= 1;
         Ok((
-            Node {
-                span: Span::new(start, end.max(start)),
-                value: Value::Seq(items),
-            },
+            self.collection(Span::new(start, end.max(start)), Value::Seq(items))?,
             cur,
         ))
     }
@@ -842,11 +912,17 @@ impl<'a> Fast<'a> {
                 if self.keep() {
                     entries.push((key, value));
                 }
+                if self.over() {
+                    return bail();
+                }
                 i = self.skip_spaces(after);
             } else {
                 let (item, after) = self.flow_item(i)?;
                 if self.keep() {
                     items.push(item);
+                }
+                if self.over() {
+                    return bail();
                 }
                 i = self.skip_spaces(after);
                 if self.at(i) == b':' {
@@ -866,7 +942,7 @@ impl<'a> Fast<'a> {
         } else {
             Value::Seq(items)
         };
-        Ok((Node { span, value }, i + 1))
+        Ok((self.collection(span, value)?, i + 1))
     }
 
     fn flow_item(&mut self, i: usize) -> R<(Node, usize)> {

@@ -10,20 +10,34 @@ use saphyr_parser::{Event, Parser, ScalarStyle, ScanError};
 
 use super::source::Span;
 
-/// Limits on the work one document may cost.
+/// Limits on the work one file may cost.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
     /// Maximum nesting depth of collections.
     pub max_depth: usize,
-    /// Maximum number of nodes that alias expansion may add to one document.
+    /// Maximum number of nodes that alias expansion may add to one file, all its documents
+    /// together: a file of many documents each just under a per-document budget would
+    /// otherwise cost that budget many times over (#22).
     pub max_alias_nodes: usize,
+    /// Maximum memory the node tree of one document may take, as [`Node::cost`] counts it
+    /// (and, for the parser, what it may hold before its first event: see
+    /// [`parser_cost`]). Documents are built and dropped one at a time, so this bounds
+    /// what loading a file holds.
+    pub max_document_bytes: usize,
 }
+
+/// The default of [`Limits::max_document_bytes`]. A document's tree costs about nine times
+/// its bytes as a List on one line of flow YAML, thirty times as a flow collection of
+/// one-character scalars: a 30 MB List is linted (in under 1 GB with its findings), a
+/// 45 MB one is not.
+pub const DEFAULT_DOCUMENT_BYTES: usize = 256 << 20;
 
 impl Default for Limits {
     fn default() -> Self {
         Limits {
             max_depth: 256,
             max_alias_nodes: 100_000,
+            max_document_bytes: DEFAULT_DOCUMENT_BYTES,
         }
     }
 }
@@ -134,6 +148,128 @@ impl Node {
             Value::Map(v) => 1 + v.iter().map(|(k, v)| k.count() + v.count()).sum::<usize>(),
         }
     }
+
+    /// What the tree under this node costs in memory, as the builders count it against
+    /// [`Limits::max_document_bytes`]: each node, and each scalar's text.
+    pub fn cost(&self) -> usize {
+        match &self.value {
+            Value::Scalar(s) => scalar_cost(&s.text),
+            Value::Seq(v) => NODE_COST + v.iter().map(Node::cost).sum::<usize>(),
+            Value::Map(v) => NODE_COST + v.iter().map(|(k, v)| k.cost() + v.cost()).sum::<usize>(),
+        }
+    }
+}
+
+/// What one node costs: the node itself (a collection's entry holds it).
+pub const NODE_COST: usize = std::mem::size_of::<Node>();
+
+/// What a scalar node with this text costs.
+pub fn scalar_cost(text: &str) -> usize {
+    NODE_COST + text.len()
+}
+
+/// What `saphyr-parser` may hold for a document before it gives its first event: in a flow
+/// collection that starts in block context, it keeps every token until the collection
+/// closes (a simple key stays possible), up to about 700 bytes per flow indicator (`,`, `[`,
+/// `{`) written in it at its peak (measured with saphyr-parser 0.3: 109 MB for the 158,506
+/// indicators of a 2 MB List on one line, its queue's doubling included). A generous
+/// estimate: the lines of block scalars and comment lines are left out (a ConfigMap holding
+/// a JSON dashboard is not a flow collection), any other indicator counts.
+pub fn parser_cost(doc: &str) -> usize {
+    flow_indicators(doc).1.saturating_mul(PER_INDICATOR)
+}
+
+/// What [`parser_cost`] counts per flow indicator.
+const PER_INDICATOR: usize = 700;
+
+/// Whether [`parser_cost`] of `doc` may exceed `max`: a document too short to (one indicator
+/// per byte at most) is not scanned.
+pub fn parser_cost_over(doc: &str, max: usize) -> bool {
+    doc.len().saturating_mul(PER_INDICATOR) > max && parser_cost(doc) > max
+}
+
+/// Whether [`tree_cost_floor`] of `doc` exceeds `max` (short documents are not scanned).
+pub fn tree_cost_floor_over(doc: &str, max: usize) -> bool {
+    doc.len().saturating_mul(NODE_COST) > max && tree_cost_floor(doc) > max
+}
+
+/// Where a document chunk's content starts: after blank and comment lines (at its `---`
+/// marker when it has one), where the parser starts the document.
+pub fn first_content(chunk: &str) -> usize {
+    let mut line = 0;
+    for l in chunk.split_inclusive('\n') {
+        let t = l.trim_start();
+        if !t.is_empty() && !t.starts_with('#') {
+            return line + (l.len() - t.len());
+        }
+        line += l.len();
+    }
+    0
+}
+
+/// Less than what the tree of a document costs ([`Node::cost`]), outside block scalars and
+/// comment lines: each `,` separates two nodes and each `: ` follows a key that has a value,
+/// so a mapping of n entries (2n + 1 nodes) counts 2n - 1 and a sequence of n items (n + 1
+/// nodes) n - 1 (the same characters in quoted text count too, but no manifest has
+/// millions). A document over the budget by this count is refused without building anything.
+pub fn tree_cost_floor(doc: &str) -> usize {
+    flow_indicators(doc).0.saturating_mul(NODE_COST)
+}
+
+/// The node separators (`,` and `: `) and the flow indicators (`,`, `[` and `{`) of a
+/// document, leaving out the lines of block scalars and comment lines.
+fn flow_indicators(doc: &str) -> (usize, usize) {
+    let b = doc.as_bytes();
+    if memchr::memchr3(b',', b'[', b'{', b).is_none() {
+        return (0, 0);
+    }
+    let (mut separators, mut all) = (0usize, 0usize);
+    // The indentation a block scalar's lines are deeper than, while in one.
+    let mut block: Option<usize> = None;
+    for line in b.split(|&c| c == b'\n') {
+        let indent = line.iter().take_while(|&&c| c == b' ').count();
+        let content = &line[indent..];
+        let blank = content.iter().all(|c| c.is_ascii_whitespace());
+        if let Some(parent) = block {
+            if blank || indent > parent {
+                continue;
+            }
+            block = None;
+        }
+        if content.first() == Some(&b'#') {
+            continue;
+        }
+        for i in memchr::memchr3_iter(b',', b'[', b'{', content) {
+            all += 1;
+            if content[i] == b',' {
+                separators += 1;
+            }
+        }
+        separators += memchr::memchr_iter(b':', content)
+            .filter(|&i| matches!(content.get(i + 1), None | Some(b' ' | b'\r')))
+            .count();
+        if block_scalar_header(content) {
+            block = Some(indent);
+        }
+    }
+    (separators, all)
+}
+
+/// A line that ends with a block scalar's header (`key: |`, `- >-`, `|2+ # comment`).
+fn block_scalar_header(content: &[u8]) -> bool {
+    let end = memchr::memmem::find(content, b" #").unwrap_or(content.len());
+    let value = content[..end].trim_ascii_end();
+    let head = value
+        .iter()
+        .rposition(|&c| c == b'|' || c == b'>')
+        .map_or(value, |i| &value[i..]);
+    matches!(head.first(), Some(b'|' | b'>'))
+        && head[1..]
+            .iter()
+            .all(|c| matches!(c, b'-' | b'+' | b'1'..=b'9'))
+        && value.len() >= head.len()
+        && (value.len() == head.len()
+            || matches!(value[value.len() - head.len() - 1], b' ' | b'\t'))
 }
 
 /// One YAML document of a file.
@@ -149,13 +285,15 @@ pub struct Document {
     pub has_complex_key: bool,
 }
 
-/// Why a file (or a document of it) could not be loaded.
+/// Why a file (or a document of it) could not be loaded. `TooLarge`: the document would take
+/// more than `limit` bytes of memory ([`Limits::max_document_bytes`]); `offset` is its start.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LoadError {
     Syntax { message: String, offset: usize },
     TooDeep { offset: usize, limit: usize },
     ExcessiveAliasing { offset: usize },
     UnknownAlias { offset: usize },
+    TooLarge { offset: usize, limit: usize },
 }
 
 impl LoadError {
@@ -164,7 +302,8 @@ impl LoadError {
             LoadError::Syntax { offset, .. }
             | LoadError::TooDeep { offset, .. }
             | LoadError::ExcessiveAliasing { offset }
-            | LoadError::UnknownAlias { offset } => *offset,
+            | LoadError::UnknownAlias { offset }
+            | LoadError::TooLarge { offset, .. } => *offset,
         }
     }
 }
@@ -174,6 +313,19 @@ impl LoadError {
 pub struct Stream {
     pub documents: Vec<Document>,
     pub error: Option<LoadError>,
+    /// Nodes alias expansion added: what the stream spent of [`Limits::max_alias_nodes`].
+    pub alias_nodes: usize,
+}
+
+/// How a parse handed its documents over ([`parse_each`]) ended.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// The error that ended the stream, if one did.
+    pub error: Option<LoadError>,
+    /// Nodes alias expansion added: what the stream spent of [`Limits::max_alias_nodes`].
+    pub alias_nodes: usize,
+    /// The callback asked to stop.
+    pub stopped: bool,
 }
 
 /// Converts saphyr's character indices into byte offsets.
@@ -244,12 +396,30 @@ struct Builder {
     limits: Limits,
     stack: Vec<Frame>,
     anchors: HashMap<usize, Node>,
-    alias_nodes: usize,
     has_complex_key: bool,
     root: Option<Node>,
+    /// What the tree (and the anchors' copies) cost so far ([`Node::cost`]).
+    bytes: usize,
 }
 
 impl Builder {
+    fn new(limits: Limits) -> Self {
+        Builder {
+            limits,
+            stack: Vec::new(),
+            anchors: HashMap::new(),
+            has_complex_key: false,
+            root: None,
+            bytes: 0,
+        }
+    }
+
+    /// Counts `bytes` more against [`Limits::max_document_bytes`]: false past it.
+    fn charge(&mut self, bytes: usize) -> bool {
+        self.bytes = self.bytes.saturating_add(bytes);
+        self.bytes <= self.limits.max_document_bytes
+    }
+
     fn push_node(&mut self, node: Node) {
         match self.stack.last_mut() {
             None => self.root = Some(node),
@@ -272,6 +442,8 @@ impl Builder {
 
     fn remember(&mut self, anchor: usize, node: &Node) {
         if anchor != 0 {
+            // The copy costs what the node does (nested anchors copy their subtrees again).
+            self.bytes = self.bytes.saturating_add(node.cost());
             self.anchors.insert(anchor, node.clone());
         }
     }
@@ -284,8 +456,9 @@ impl Builder {
                 start,
                 flow,
                 anchor,
-                items,
+                mut items,
             } => {
+                trim(&mut items);
                 // saphyr's end event of a flow collection also covers the spaces and
                 // comment after the closing bracket: end at the bracket.
                 let end = if flow {
@@ -323,6 +496,7 @@ impl Builder {
                         },
                     ));
                 }
+                trim(&mut entries);
                 // saphyr's end event of a flow collection also covers the spaces and
                 // comment after the closing bracket: end at the bracket.
                 let end = if flow {
@@ -342,6 +516,15 @@ impl Builder {
         };
         self.push_node(node);
         Some(())
+    }
+}
+
+/// Gives back a collection's spare capacity: a tree keeps what it holds, not what growing its
+/// collections reserved (a mapping of five entries would keep room for eight: 30% more for a
+/// List of Deployments on one line; about 2% more time on the corpus).
+pub fn trim<T>(v: &mut Vec<T>) {
+    if v.capacity() > v.len() {
+        v.shrink_to_fit();
     }
 }
 
@@ -397,60 +580,77 @@ impl LoadError {
             LoadError::Syntax { offset, .. }
             | LoadError::TooDeep { offset, .. }
             | LoadError::ExcessiveAliasing { offset }
-            | LoadError::UnknownAlias { offset } => *offset += by,
+            | LoadError::UnknownAlias { offset }
+            | LoadError::TooLarge { offset, .. } => *offset += by,
         }
     }
 }
 
 /// Parses a part of a file that starts at byte `base` of it: spans are file offsets.
 pub fn parse_at(text: &str, base: usize, limits: Limits) -> Stream {
-    let mut stream = parse(text, limits);
-    if base > 0 {
-        for d in &mut stream.documents {
-            d.span = Span::new(d.span.start + base, d.span.end + base);
-            if let Some(root) = &mut d.root {
-                root.shift(base);
-            }
-        }
-        if let Some(e) = &mut stream.error {
-            e.shift(base);
-        }
+    let mut documents = Vec::new();
+    let outcome = parse_each(text, base, limits, &mut |d| {
+        documents.push(d);
+        true
+    });
+    Stream {
+        documents,
+        error: outcome.error,
+        alias_nodes: outcome.alias_nodes,
     }
-    stream
 }
 
 /// Parses every document of `text`.
+pub fn parse(text: &str, limits: Limits) -> Stream {
+    parse_at(text, 0, limits)
+}
+
+/// Parses every document of a part of a file that starts at byte `base` of it (spans are
+/// file offsets), handing each to `each` as soon as it is complete: a stream of a million
+/// documents holds one at a time. `each` returns false to stop the stream there.
 ///
 /// Like kubectl's go-yaml (and libyaml), the closing `]` or `}` of a multi-line flow
 /// collection may sit at any indentation, even at its key's; saphyr reports "invalid
 /// indentation" there. Such a closer is moved to the end of the line before it (the text keeps
-/// its length and its lines, so every position stays true) and the text parsed again.
-pub fn parse(text: &str, limits: Limits) -> Stream {
-    let stream = parse_strict(text, limits);
-    let Some(LoadError::Syntax { offset, message }) = &stream.error else {
-        return stream;
+/// its length and its lines, so every position stays true) and the text parsed again; the
+/// documents before the error, handed over already, are not handed over again.
+pub fn parse_each(
+    text: &str,
+    base: usize,
+    limits: Limits,
+    each: &mut dyn FnMut(Document) -> bool,
+) -> Outcome {
+    let mut handed = 0usize;
+    let first = parse_strict(text, base, limits, 0, &mut |d| {
+        handed += 1;
+        each(d)
+    });
+    let Some(LoadError::Syntax { offset, message }) = &first.error else {
+        return first;
     };
     if !message.contains("invalid indentation") {
-        return stream;
+        return first;
     }
+    // Find the text that parses (without handing anything over), then hand over the rest
+    // of its documents.
     let mut relaxed = text.to_string();
-    let mut at = *offset;
+    let mut at = offset - base;
     // Each pass moves one closer; a file has few.
     for _ in 0..64 {
         if !move_flow_closer(&mut relaxed, at) {
-            return stream;
+            return first;
         }
-        let retry = parse_strict(&relaxed, limits);
+        let retry = parse_strict(&relaxed, base, limits, usize::MAX, &mut |_| true);
         match &retry.error {
             Some(LoadError::Syntax { offset, message })
-                if message.contains("invalid indentation") && *offset != at =>
+                if message.contains("invalid indentation") && *offset - base != at =>
             {
-                at = *offset;
+                at = *offset - base;
             }
-            _ => return retry,
+            _ => return parse_strict(&relaxed, base, limits, handed, each),
         }
     }
-    stream
+    first
 }
 
 /// Moves a lone flow closer (`]` or `}`, optionally with a `,`) on the line of `at` to the end
@@ -492,64 +692,103 @@ fn move_flow_closer(text: &mut String, at: usize) -> bool {
     true
 }
 
-fn parse_strict(text: &str, limits: Limits) -> Stream {
+/// One pass of the parser over `text` (at byte `base` of its file): the documents from the
+/// `skip`th on are handed to `each`.
+fn parse_strict(
+    text: &str,
+    base: usize,
+    limits: Limits,
+    skip: usize,
+    each: &mut dyn FnMut(Document) -> bool,
+) -> Outcome {
+    let mut outcome = Outcome::default();
+    // saphyr holds a whole flow collection's tokens before its first event: estimate that
+    // first, and do not start what would not fit.
+    if parser_cost_over(text, limits.max_document_bytes) {
+        let over = crate::load::prescan::split_documents(text)
+            .into_iter()
+            .find(|r| parser_cost_over(&text[r.clone()], limits.max_document_bytes));
+        if let Some(r) = over {
+            // The documents before it are parsed on their own.
+            if r.start > 0 {
+                outcome = parse_strict(&text[..r.start], base, limits, skip, each);
+                if outcome.error.is_some() || outcome.stopped {
+                    return outcome;
+                }
+            }
+            outcome.error = Some(LoadError::TooLarge {
+                offset: base + r.start + first_content(&text[r.clone()]),
+                limit: limits.max_document_bytes,
+            });
+            return outcome;
+        }
+    }
     let conv = CharToByte::new(text);
     let mut parser = Parser::new_from_str(text);
-    let mut stream = Stream::default();
     let mut builder: Option<Builder> = None;
     let mut doc_start = 0usize;
+    let mut index = 0usize;
 
     while let Some(next) = parser.next_event() {
         let (event, span) = match next {
             Ok(ok) => ok,
             Err(err) => {
-                stream.error = Some(syntax_error(&conv, &err, limits));
+                outcome.error = Some(syntax_error(&conv, &err, limits));
                 break;
             }
         };
         let bspan = conv.span(span);
+        // Every error below is at the event's start.
+        let fail = |error: fn(usize, Limits) -> LoadError| error(bspan.start, limits);
         match event {
             Event::StreamStart | Event::Nothing => {}
             Event::StreamEnd => break,
             Event::DocumentStart(_) => {
                 doc_start = bspan.start;
-                builder = Some(Builder {
-                    limits,
-                    stack: Vec::new(),
-                    anchors: HashMap::new(),
-                    alias_nodes: 0,
-                    has_complex_key: false,
-                    root: None,
-                });
+                builder = Some(Builder::new(limits));
             }
             Event::DocumentEnd => {
                 if let Some(b) = builder.take() {
                     let end = b.root.as_ref().map_or(bspan.end, |r| r.span.end);
-                    stream.documents.push(Document {
-                        index: stream.documents.len(),
+                    let mut doc = Document {
+                        index,
                         span: Span::new(doc_start.min(end), end),
                         has_complex_key: b.has_complex_key,
                         root: b.root,
-                    });
+                    };
+                    index += 1;
+                    if index <= skip {
+                        continue;
+                    }
+                    if base > 0 {
+                        doc.span = Span::new(doc.span.start + base, doc.span.end + base);
+                        if let Some(root) = &mut doc.root {
+                            root.shift(base);
+                        }
+                    }
+                    if !each(doc) {
+                        outcome.stopped = true;
+                        break;
+                    }
                 }
             }
             Event::Alias(id) => {
                 let Some(b) = builder.as_mut() else { continue };
                 let Some(node) = b.anchors.get(&id) else {
-                    stream.error = Some(LoadError::UnknownAlias {
-                        offset: bspan.start,
-                    });
+                    outcome.error = Some(fail(|offset, _| LoadError::UnknownAlias { offset }));
                     break;
                 };
-                let cost = node.count();
-                b.alias_nodes = b.alias_nodes.saturating_add(cost);
-                if b.alias_nodes > b.limits.max_alias_nodes {
-                    stream.error = Some(LoadError::ExcessiveAliasing {
-                        offset: bspan.start,
-                    });
+                // The budget is the file's: every document's aliases count.
+                outcome.alias_nodes = outcome.alias_nodes.saturating_add(node.count());
+                if outcome.alias_nodes > b.limits.max_alias_nodes {
+                    outcome.error = Some(fail(|offset, _| LoadError::ExcessiveAliasing { offset }));
                     break;
                 }
                 let node = node.clone();
+                if !b.charge(node.cost()) {
+                    outcome.error = Some(too_large(doc_start, limits));
+                    break;
+                }
                 b.push_node(node);
             }
             Event::Scalar(value, style, anchor, tag) => {
@@ -573,16 +812,20 @@ fn parse_strict(text: &str, limits: Limits) -> Stream {
                         tag: tag.map(|t| format!("{}{}", t.handle, t.suffix).into_boxed_str()),
                     }),
                 };
+                if !b.charge(node.cost()) {
+                    outcome.error = Some(too_large(doc_start, limits));
+                    break;
+                }
                 b.remember(anchor, &node);
                 b.push_node(node);
             }
             Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
                 let Some(b) = builder.as_mut() else { continue };
                 if b.stack.len() >= b.limits.max_depth {
-                    stream.error = Some(LoadError::TooDeep {
-                        offset: bspan.start,
-                        limit: b.limits.max_depth,
-                    });
+                    outcome.error = Some(fail(|offset, limits| LoadError::TooDeep {
+                        offset,
+                        limit: limits.max_depth,
+                    }));
                     break;
                 }
                 // A block collection's start event is empty; an indentless sequence's may sit on the `[` of
@@ -608,6 +851,10 @@ fn parse_strict(text: &str, limits: Limits) -> Stream {
             }
             Event::SequenceEnd | Event::MappingEnd => {
                 if let Some(b) = builder.as_mut() {
+                    if !b.charge(NODE_COST) {
+                        outcome.error = Some(too_large(doc_start, limits));
+                        break;
+                    }
                     b.close(flow_end(text, bspan));
                 }
             }
@@ -615,7 +862,17 @@ fn parse_strict(text: &str, limits: Limits) -> Stream {
     }
     // Drop deep partial trees iteratively enough: the depth is bounded by `max_depth`.
     drop(builder);
-    stream
+    if let Some(e) = &mut outcome.error {
+        e.shift(base);
+    }
+    outcome
+}
+
+fn too_large(offset: usize, limits: Limits) -> LoadError {
+    LoadError::TooLarge {
+        offset,
+        limit: limits.max_document_bytes,
+    }
 }
 
 /// The span of a quoted scalar from its opening quote to its closing one.
@@ -749,6 +1006,98 @@ mod tests {
         }
         let s = parse(&text, Limits::default());
         assert!(matches!(s.error, Some(LoadError::ExcessiveAliasing { .. })));
+    }
+
+    /// Documents are handed over one at a time, each once: also when a flow closer is moved
+    /// and the text parsed again after documents were handed over (#22); `false` stops.
+    #[test]
+    fn parse_each_hands_each_document_over_once() {
+        let text = "a: 1\n---\nb: 2\n---\nreqs:\n  - key: x\n    values: [\n      \"a\",\n      \"b\"\n    ]\n---\nc: 3\n";
+        let mut seen = Vec::new();
+        let outcome = parse_each(text, 10, Limits::default(), &mut |d| {
+            seen.push((d.index, d.span.start));
+            true
+        });
+        assert!(outcome.error.is_none(), "{:?}", outcome.error);
+        let starts: Vec<usize> = [
+            0,
+            text.find("---\nb").unwrap(),
+            text.find("---\nreqs").unwrap(),
+            text.find("---\nc").unwrap(),
+        ]
+        .iter()
+        .map(|s| s + 10)
+        .collect();
+        assert_eq!(
+            seen.iter().map(|(i, _)| *i).collect::<Vec<_>>(),
+            [0, 1, 2, 3]
+        );
+        assert_eq!(seen.iter().map(|(_, s)| *s).collect::<Vec<_>>(), starts);
+        let mut n = 0;
+        let outcome = parse_each(text, 0, Limits::default(), &mut |_| {
+            n += 1;
+            n < 2
+        });
+        assert!(outcome.stopped && n == 2);
+    }
+
+    /// The alias budget is the file's: two documents of 60,000 alias nodes each go over it.
+    #[test]
+    fn alias_budget_spans_documents() {
+        let doc = "a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: [*d, *d, *d, *d]\n";
+        let one = parse(doc, Limits::default());
+        assert!(
+            one.error.is_none() && one.alias_nodes > 50_000,
+            "{}",
+            one.alias_nodes
+        );
+        let two = parse(&format!("{doc}---\n{doc}"), Limits::default());
+        assert_eq!(two.documents.len(), 1);
+        assert!(matches!(
+            two.error,
+            Some(LoadError::ExcessiveAliasing { .. })
+        ));
+    }
+
+    /// The floor is one: on every document of the real corpus and on flow, block and JSON
+    /// text, it never exceeds what the tree costs.
+    #[test]
+    fn tree_cost_floor_is_below_the_cost() {
+        let mut texts: Vec<String> = vec![
+            "{\"a\": [1, 2, {\"b\": \"c, d: e\"}], \"f\": {}}\n".into(),
+            "a: [1, 2]\nb: {c: d, e: [f, g]}\nh:\n  - i: j\n    k: l\n".into(),
+            "k: |\n  a, b: c, [d], {e}\n# x: y, z\nl: [m]\n".into(),
+            "[[], {}, [[]], {a: }]\n".into(),
+        ];
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/corpus");
+        for e in walkdir::WalkDir::new(root).into_iter().flatten() {
+            if let Ok(text) = std::fs::read_to_string(e.path()) {
+                texts.push(text);
+            }
+        }
+        let mut checked = 0;
+        for text in &texts {
+            for r in crate::load::prescan::split_documents(text) {
+                let chunk = &text[r];
+                let s = parse(chunk, Limits::default());
+                if s.error.is_some() {
+                    continue;
+                }
+                let cost: usize = s
+                    .documents
+                    .iter()
+                    .filter_map(|d| d.root.as_ref())
+                    .map(Node::cost)
+                    .sum();
+                assert!(
+                    tree_cost_floor(chunk) <= cost,
+                    "{} > {cost}:\n{chunk}",
+                    tree_cost_floor(chunk)
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 100, "{checked}");
     }
 
     #[test]

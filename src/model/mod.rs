@@ -100,16 +100,26 @@ fn is_opaque(kind: &str, group: &str) -> bool {
 /// The objects of a document: the root object, or the items of a `List`/`*List`, recursively.
 pub fn objects<'a>(doc: &'a Document, kinds: &[WorkloadKind]) -> Vec<Object<'a>> {
     let mut out = Vec::new();
-    if let Some(root) = &doc.root {
-        collect_objects(root, String::new(), &mut out, 0, kinds);
-    }
+    each_object(doc, kinds, &mut |o| out.push(o));
     out
+}
+
+/// [`objects`], handed over one at a time: a List of 100,000 items never holds all their
+/// objects at once.
+pub fn each_object<'a>(
+    doc: &'a Document,
+    kinds: &[WorkloadKind],
+    each: &mut dyn FnMut(Object<'a>),
+) {
+    if let Some(root) = &doc.root {
+        collect_objects(root, String::new(), each, 0, kinds);
+    }
 }
 
 fn collect_objects<'a>(
     node: &'a Node,
     doc_path: String,
-    out: &mut Vec<Object<'a>>,
+    out: &mut dyn FnMut(Object<'a>),
     depth: usize,
     kinds: &[WorkloadKind],
 ) {
@@ -133,7 +143,7 @@ fn collect_objects<'a>(
     if kind.is_empty() {
         return;
     }
-    out.push(build_object(node, doc_path, kinds));
+    out(build_object(node, doc_path, kinds));
 }
 
 fn build_object<'a>(node: &'a Node, doc_path: String, kinds: &[WorkloadKind]) -> Object<'a> {

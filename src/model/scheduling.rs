@@ -360,7 +360,7 @@ impl PodSpec<'_> {
 }
 
 /// The four strings that decide matching.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Tol<'a> {
     pub key: &'a str,
     pub operator: &'a str,

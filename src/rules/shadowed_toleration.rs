@@ -2,8 +2,11 @@
 //! one matches every taint it matches. For NoExecute the first match decides the eviction
 //! time (SEMANTICS §3.4).
 
+use std::collections::HashMap;
+
 use crate::analysis::matching::{covers, is_well_formed};
 use crate::diagnostic::{Finding, Fix, Severity};
+use crate::model::{Tol, Toleration};
 
 use super::{Category, Ctx, Rule, RuleMeta};
 
@@ -22,27 +25,152 @@ fn seconds_text(s: Option<i64>) -> String {
     s.map_or_else(|| "forever".to_string(), |s| format!("{s}s"))
 }
 
-pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
-    let gate = ctx.settings.comparison_operators;
-    for spec in &ctx.object.pod_specs {
-        for (j, later) in spec.tolerations.iter().enumerate() {
+/// How an operator compares values, for [`Earlier`]: `Equal` and the empty operator alike.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Compare {
+    Equal,
+    Lt,
+    Gt,
+}
+
+fn compare(operator: &str) -> Option<Compare> {
+    match operator {
+        "" | "Equal" => Some(Compare::Equal),
+        "Lt" => Some(Compare::Lt),
+        "Gt" => Some(Compare::Gt),
+        _ => None,
+    }
+}
+
+/// The first well-formed tolerations of one (key, effect), as [`covers`] reads them: the
+/// first `Exists`, and the first of each compared value.
+#[derive(Default)]
+struct Bucket<'a> {
+    exists: Option<usize>,
+    by_value: HashMap<(Compare, &'a str), usize>,
+}
+
+/// The tolerations seen so far, indexed so that the first one covering (or duplicating) a
+/// later one is found without comparing every pair: a list of 100,000 tolerations costs
+/// what 100,000 lookups cost. `covers` only lets a toleration with the same key or none
+/// and the same effect or none cover another, so the candidates are in at most four buckets.
+#[derive(Default)]
+struct Earlier<'a> {
+    buckets: HashMap<(&'a str, &'a str), Bucket<'a>>,
+    /// The first toleration of each (key, operator, value, effect, seconds).
+    exact: HashMap<(Tol<'a>, Option<i64>), usize>,
+}
+
+impl<'a> Earlier<'a> {
+    fn add(&mut self, i: usize, t: Tol<'a>, seconds: Option<i64>, well_formed: bool) {
+        self.exact.entry((t, seconds)).or_insert(i);
+        if !well_formed {
+            return;
+        }
+        let bucket = self.buckets.entry((t.key, t.effect)).or_default();
+        if t.operator == "Exists" {
+            bucket.exists.get_or_insert(i);
+        } else if let Some(c) = compare(t.operator) {
+            bucket.by_value.entry((c, t.value)).or_insert(i);
+        }
+    }
+
+    /// The first earlier toleration that covers `b` (well-formed).
+    fn first_covering(&self, b: &Tol<'a>) -> Option<usize> {
+        let keys: &[&str] = if b.key.is_empty() { &[""] } else { &[b.key, ""] };
+        let effects: &[&str] = if b.effect.is_empty() {
+            &[""]
+        } else {
+            &[b.effect, ""]
+        };
+        let mut first: Option<usize> = None;
+        let mut consider = |i: Option<usize>| {
+            if let Some(i) = i {
+                first = Some(first.map_or(i, |f| f.min(i)));
+            }
+        };
+        for &key in keys {
+            for &effect in effects {
+                let Some(bucket) = self.buckets.get(&(key, effect)) else {
+                    continue;
+                };
+                consider(bucket.exists);
+                if let Some(c) = compare(b.operator) {
+                    consider(bucket.by_value.get(&(c, b.value)).copied());
+                }
+            }
+        }
+        first
+    }
+}
+
+/// For each toleration, the earlier one that makes it useless: an exact duplicate (with the
+/// same `tolerationSeconds`) when there is one, else the first well-formed one that covers
+/// it; `None` for a toleration that is not well-formed itself. A short list is compared pair
+/// by pair; a long one through an index ([`Earlier`]), with the same answers.
+fn shadowing(tolerations: &[Toleration<'_>], gate: bool) -> Vec<Option<usize>> {
+    if tolerations.len() <= 16 {
+        pairwise(tolerations, gate)
+    } else {
+        indexed(tolerations, gate)
+    }
+}
+
+/// [`shadowing`] by comparing every pair.
+fn pairwise(tolerations: &[Toleration<'_>], gate: bool) -> Vec<Option<usize>> {
+    tolerations
+        .iter()
+        .enumerate()
+        .map(|(j, later)| {
             let b = later.tol();
             if !is_well_formed(&b, gate) {
-                continue;
+                return None;
             }
-            let before = &spec.tolerations[..j];
-            // Name an exact duplicate when there is one, else the first that covers it.
-            let Some(earlier) = before
+            let before = &tolerations[..j];
+            before
                 .iter()
-                .find(|e| e.tol() == b && e.seconds() == later.seconds())
+                .position(|e| e.tol() == b && e.seconds() == later.seconds())
                 .or_else(|| {
                     before
                         .iter()
-                        .find(|e| is_well_formed(&e.tol(), gate) && covers(&e.tol(), &b))
+                        .position(|e| is_well_formed(&e.tol(), gate) && covers(&e.tol(), &b))
                 })
-            else {
+        })
+        .collect()
+}
+
+/// [`shadowing`] through an index of the earlier tolerations.
+fn indexed(tolerations: &[Toleration<'_>], gate: bool) -> Vec<Option<usize>> {
+    let mut earlier = Earlier::default();
+    let mut out = Vec::with_capacity(tolerations.len());
+    for (j, later) in tolerations.iter().enumerate() {
+        let b = later.tol();
+        let seconds = later.seconds();
+        let well_formed = is_well_formed(&b, gate);
+        out.push(if well_formed {
+            earlier
+                .exact
+                .get(&(b, seconds))
+                .copied()
+                .or_else(|| earlier.first_covering(&b))
+        } else {
+            None
+        });
+        earlier.add(j, b, seconds, well_formed);
+    }
+    out
+}
+
+pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
+    let gate = ctx.settings.comparison_operators;
+    for spec in &ctx.object.pod_specs {
+        let shadowed = shadowing(&spec.tolerations, gate);
+        for (later, earlier) in spec.tolerations.iter().zip(shadowed) {
+            // Name an exact duplicate when there is one, else the first that covers it.
+            let Some(earlier) = earlier.and_then(|i| spec.tolerations.get(i)) else {
                 continue;
             };
+            let b = later.tol();
             let a = earlier.tol();
             let exact = a == b && earlier.seconds() == later.seconds();
             let can_noexecute = matches!(b.effect, "" | "NoExecute");
@@ -141,5 +269,55 @@ fn toleration_struct(
                 "(*int64)(nil)"
             }
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The index names the same earlier toleration as comparing every pair, over lists
+    /// mixing every operator, empty keys and effects, values, seconds and malformed items.
+    #[test]
+    fn index_equals_pairwise() {
+        let keys = ["", "a", "b"];
+        let ops = ["", "Equal", "Exists", "Lt", "Gt", "In"];
+        let values = ["", "1", "2"];
+        let effects = ["", "NoSchedule", "NoExecute", "Bad"];
+        let seconds = ["", "tolerationSeconds: 5, ", "tolerationSeconds: 9, "];
+        // A small deterministic generator: every list is a different walk over the choices.
+        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            usize::try_from(state % n as u64).unwrap()
+        };
+        for round in 0..300 {
+            let len = 1 + next(40);
+            let mut text = String::from("apiVersion: v1\nkind: Pod\nspec:\n  tolerations:\n");
+            for _ in 0..len {
+                text.push_str(&format!(
+                    "  - {{{}key: \"{}\", operator: \"{}\", value: \"{}\", effect: \"{}\"}}\n",
+                    seconds[next(seconds.len())],
+                    keys[next(keys.len())],
+                    ops[next(ops.len())],
+                    values[next(values.len())],
+                    effects[next(effects.len())],
+                ));
+            }
+            let stream = crate::load::yaml::parse(&text, crate::load::yaml::Limits::default());
+            let doc = &stream.documents[0];
+            let objects = crate::model::objects(doc, &[]);
+            let spec = &objects[0].pod_specs[0];
+            assert_eq!(spec.tolerations.len(), len);
+            for gate in [false, true] {
+                assert_eq!(
+                    indexed(&spec.tolerations, gate),
+                    pairwise(&spec.tolerations, gate),
+                    "round {round}, gate {gate}:\n{text}"
+                );
+            }
+        }
     }
 }

@@ -1,0 +1,284 @@
+#!/usr/bin/env python3
+"""Hostile input at scale (issue 22): each class of input that used to take minutes or
+gigabytes, at two sizes (half and full), with its wall time and peak RSS from
+`/usr/bin/time -v`. Run by hand, never by CI:
+
+    python3 bench/hostile.py [--bin target/release/taintlint] [--only CLASS,...]
+                             [--timeout 120] [--mem-limit-gb 8] [--workdir DIR]
+
+Without --bin it runs `cargo build --release` first (and nothing else is built). The inputs
+are generated into a temporary folder (or --workdir, kept). A run slower than --timeout is
+killed and shown as `>T`; a run is also refused more than --mem-limit-gb of address space,
+so a regression cannot take the machine down (it then shows as `killed`). Growth is linear
+when the full size takes about twice the half size, in time and in memory over the ~10 MB
+the binary needs anyway.
+
+The classes:
+  tolerations      one Pod with N tolerations (shadowed-toleration compared every pair);
+                   1% exact duplicates, 1% shadowed by an earlier `Exists`
+  map-keys         one Pod whose nodeSelector has N keys (duplicate-key, yaml-type-mismatch,
+                   unknown-field were quadratic in a mapping's size); 0.1% duplicated keys
+                   and 0.1% `yes` values
+  unknown-fields   one Pod with a toleration of N unknown fields (unknown-field's findings)
+  long-line        a minified `kubectl get -o json` List on one line (columns)
+  flow-line        a List of Deployments written as one line of flow YAML (plain scalars,
+                   not JSON), 15 and 30 MB: linted, two findings per item
+  flow-line-max    the same at 45 and 60 MB (under the default 64 MiB file limit): its tree
+                   would exceed the memory budget of one document; reported, not linted
+  flow-dense       60 MB of one-character scalars on one line (`[0,0,0,...]`): a tree
+                   of about 30 million nodes, over the memory budget; reported, not built
+  docs-full        10^6 tiny Pods in one 55 MB file, with --full-parse
+  docs-template    the same with a `# {{ x }}` comment line at the top, default mode
+  alias-full       documents each just under the alias-expansion budget (billion laughs
+                   of 98,995 nodes), with --full-parse
+  alias-default    the same, in the default mode
+"""
+import argparse
+import os
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def pod_head(name):
+    return (
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: " + name + "\n"
+        "spec:\n  containers:\n    - name: c\n      image: nginx:1.27\n"
+    )
+
+
+def gen_tolerations(path, n):
+    with open(path, "w") as f:
+        f.write(pod_head("many-tolerations"))
+        f.write("  tolerations:\n")
+        for i in range(n):
+            if i % 100 == 50:
+                # An exact duplicate of an earlier one.
+                f.write(f"    - {{key: k{i - 7}, operator: Equal, value: v, effect: NoSchedule}}\n")
+            elif i % 100 == 10:
+                f.write(f"    - {{key: s{i}, operator: Exists, effect: NoSchedule}}\n")
+            elif i % 100 == 20:
+                # Shadowed by the `Exists` of ten items before.
+                f.write(f"    - {{key: s{i - 10}, operator: Equal, value: x, effect: NoSchedule}}\n")
+            else:
+                f.write(f"    - {{key: k{i}, operator: Equal, value: v, effect: NoSchedule}}\n")
+
+
+def gen_map_keys(path, n):
+    with open(path, "w") as f:
+        f.write(pod_head("many-keys"))
+        f.write("  nodeSelector:\n")
+        for i in range(n):
+            if i % 1000 == 500:
+                f.write(f"    k{i - 3}: again\n")
+            elif i % 1000 == 600:
+                f.write(f"    k{i}: yes\n")
+            else:
+                f.write(f"    k{i}: v\n")
+
+
+def gen_unknown_fields(path, n):
+    with open(path, "w") as f:
+        f.write(pod_head("many-fields"))
+        f.write("  tolerations:\n    - key: a\n      operator: Exists\n")
+        for i in range(n):
+            f.write(f"      f{i}: x\n")
+
+
+def deployment_json(i):
+    return (
+        '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web-%d","namespace":"shop",'
+        '"labels":{"app":"web-%d"}},"spec":{"replicas":2,"selector":{"matchLabels":{"app":"web-%d"}},'
+        '"template":{"metadata":{"labels":{"app":"web-%d"}},"spec":{"tolerations":[{"key":"dedicated",'
+        '"operator":"Exists","value":"web","effect":"NoSchedule"}],"containers":[{"name":"web",'
+        '"image":"nginx:1.27","ports":[{"containerPort":80}]}]}}}}' % (i, i, i, i)
+    )
+
+
+def deployment_flow(i):
+    return (
+        "{apiVersion: apps/v1, kind: Deployment, metadata: {name: web-%d, namespace: shop, "
+        "labels: {app: web-%d}}, spec: {replicas: 2, selector: {matchLabels: {app: web-%d}}, "
+        "template: {metadata: {labels: {app: web-%d}}, spec: {tolerations: [{key: dedicated, "
+        "operator: Exists, value: web, effect: NoSchedule}], containers: [{name: web, "
+        "image: 'nginx:1.27', ports: [{containerPort: 80}]}]}}}}" % (i, i, i, i)
+    )
+
+
+def gen_list(path, megabytes, item, head, sep, tail):
+    limit = int(megabytes * 1_000_000)
+    with open(path, "w") as f:
+        f.write(head)
+        size, i = len(head), 0
+        while True:
+            s = item(i)
+            if size + len(s) + len(sep) + len(tail) > limit:
+                break
+            if i:
+                f.write(sep)
+                size += len(sep)
+            f.write(s)
+            size += len(s)
+            i += 1
+        f.write(tail)
+
+
+def gen_long_line(path, mb):
+    gen_list(path, mb, deployment_json, '{"apiVersion":"v1","kind":"List","items":[', ",", "]}\n")
+
+
+def gen_flow_line(path, mb):
+    gen_list(path, mb, deployment_flow, "{apiVersion: v1, kind: List, items: [", ", ", "]}\n")
+
+
+def gen_flow_dense(path, mb):
+    n = int(mb * 1_000_000) // 2
+    with open(path, "w") as f:
+        f.write("{apiVersion: v1, kind: ConfigMap, x: [")
+        chunk = "0," * 100_000
+        for _ in range(n // 100_000):
+            f.write(chunk)
+        f.write("0]}\n")
+
+
+def gen_docs(path, n, template):
+    with open(path, "w") as f:
+        if template:
+            f.write("# {{ x }}\n")
+        for i in range(n):
+            f.write(f"---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p{i:07d}\n")
+
+
+def laughs():
+    """One document whose aliases expand to 98,995 nodes, just under the budget (100,000)."""
+    lines = ["apiVersion: v1", "kind: ConfigMap", "metadata:", "  name: laughs", "data:"]
+    lines.append("  a: &a [x, x, x, x, x, x, x, x, x, x]")
+    prev = "a"
+    for name in "bcd":
+        lines.append(f"  {name}: &{name} [" + ", ".join([f"*{prev}"] * 10) + "]")
+        prev = name
+    # Aliases of a (11 nodes), b (111), c (1,111) and d (11,111): 110 + 1,110 + 11,110 in b,
+    # c and d, then 7 of d and 8 of c in e: 98,995 in all.
+    lines.append("  e: [" + ", ".join(["*d"] * 7 + ["*c"] * 8) + "]")
+    return "\n".join(lines) + "\n"
+
+
+def gen_alias(path, n):
+    doc = laughs()
+    with open(path, "w") as f:
+        for _ in range(n):
+            f.write("---\n" + doc)
+
+
+# name: (generator, (half, full), unit, extra arguments)
+CLASSES = {
+    "tolerations": (gen_tolerations, (50_000, 100_000), "tolerations", []),
+    "map-keys": (gen_map_keys, (50_000, 100_000), "keys", []),
+    "unknown-fields": (gen_unknown_fields, (50_000, 100_000), "fields", []),
+    "long-line": (gen_long_line, (0.88, 1.76), "MB", []),
+    "flow-line": (gen_flow_line, (15, 30), "MB", []),
+    "flow-line-max": (gen_flow_line, (45, 60), "MB", []),
+    "flow-dense": (gen_flow_dense, (30, 60), "MB", []),
+    "docs-full": (lambda p, n: gen_docs(p, n, False), (500_000, 1_000_000), "documents", ["--full-parse"]),
+    "docs-template": (lambda p, n: gen_docs(p, n, True), (500_000, 1_000_000), "documents", []),
+    "alias-full": (gen_alias, (500, 1_000), "documents", ["--full-parse"]),
+    "alias-default": (gen_alias, (2_500, 5_000), "documents", []),
+}
+
+
+def clock(text):
+    parts = [float(p) for p in text.split(":")]
+    secs = 0.0
+    for p in parts:
+        secs = secs * 60 + p
+    return secs
+
+
+def run(binary, path, extra, timeout, mem_limit):
+    def limit():
+        if mem_limit:
+            resource.setrlimit(resource.RLIMIT_AS, (mem_limit, mem_limit))
+
+    cmd = ["/usr/bin/time", "-v", binary, "check", path, "--format", "json", "--isolated"] + extra
+    try:
+        out = subprocess.run(
+            cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout, preexec_fn=limit
+        )
+    except subprocess.TimeoutExpired:
+        return None, None, None, "timeout"
+    err = out.stderr.decode(errors="replace")
+    wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)", err)
+    rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", err)
+    code = re.search(r"Exit status: (\d+)", err)
+    status = "ok"
+    if not code or code.group(1) not in ("0", "1"):
+        status = "killed" if "signal" in err else f"exit {code.group(1) if code else '?'}"
+    stdout = out.stdout.decode(errors="replace")
+    findings = stdout.count('"rule":')
+    rules = sorted(set(re.findall(r'"rule": ?"([a-z-]+)"', stdout)))
+    note = status if status != "ok" else ", ".join(rules[:4]) + (" ..." if len(rules) > 4 else "")
+    return (
+        clock(wall.group(1)) if wall else None,
+        int(rss.group(1)) / 1024 if rss else None,
+        findings,
+        note,
+    )
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bin", help="the binary to measure (default: cargo build --release)")
+    ap.add_argument("--only", help="comma-separated classes (default: all)")
+    ap.add_argument("--sizes", choices=["both", "half", "full"], default="both")
+    ap.add_argument("--timeout", type=float, default=120)
+    ap.add_argument("--mem-limit-gb", type=float, default=8)
+    ap.add_argument("--workdir", help="generate the inputs here and keep them")
+    args = ap.parse_args()
+    binary = args.bin
+    if not binary:
+        subprocess.run(["cargo", "build", "--release"], cwd=ROOT, check=True)
+        binary = os.path.join(ROOT, "target", "release", "taintlint")
+    binary = os.path.abspath(binary)
+    names = args.only.split(",") if args.only else list(CLASSES)
+    for n in names:
+        if n not in CLASSES:
+            sys.exit(f"unknown class {n}; classes: {', '.join(CLASSES)}")
+    mem_limit = int(args.mem_limit_gb * (1 << 30)) if args.mem_limit_gb else 0
+    tmp = None
+    if args.workdir:
+        work = args.workdir
+        os.makedirs(work, exist_ok=True)
+    else:
+        tmp = tempfile.TemporaryDirectory()
+        work = tmp.name
+    print(f"| class | size | input | time | peak RSS | findings | rules / status |")
+    print(f"|---|---:|---:|---:|---:|---:|---|")
+    for name in names:
+        gen, (half, full), unit, extra = CLASSES[name]
+        sizes = {"both": (half, full), "half": (half,), "full": (full,)}[args.sizes]
+        for size in sizes:
+            path = os.path.join(work, f"{name}-{size}.yaml")
+            if not os.path.exists(path) or not args.workdir:
+                gen(path, size)
+            mb = os.path.getsize(path) / 1e6
+            secs, rss, findings, note = run(binary, path, extra, args.timeout, mem_limit)
+            t = f"{secs:.2f} s" if secs is not None else f">{args.timeout:.0f} s"
+            m = f"{rss:.0f} MB" if rss is not None else "?"
+            shown = f"{size:,}" if isinstance(size, int) else f"{size}"
+            print(
+                f"| {name}{' ' + ' '.join(extra) if extra else ''} | {shown} {unit} | {mb:.2f} MB | {t} | {m} | "
+                f"{findings if findings is not None else '?'} | {note} |",
+                flush=True,
+            )
+            if not args.workdir:
+                os.remove(path)
+    if tmp:
+        tmp.cleanup()
+
+
+if __name__ == "__main__":
+    main()
