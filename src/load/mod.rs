@@ -4,6 +4,7 @@
 
 pub mod codec;
 pub mod fast_yaml;
+mod goyaml;
 pub mod prescan;
 pub mod source;
 pub mod stdin;

@@ -247,6 +247,8 @@ struct Builder {
     alias_nodes: usize,
     has_complex_key: bool,
     root: Option<Node>,
+    /// What go-yaml's decoder refuses while building (a merge of a scalar, bad `!!binary`).
+    error: Option<LoadError>,
 }
 
 impl Builder {
@@ -332,6 +334,19 @@ impl Builder {
                         .last()
                         .map_or(start, |(k, v)| k.span.end.max(v.span.end))
                 };
+                if entries.iter().any(|(k, _)| is_merge_key(k)) {
+                    match merge(entries) {
+                        Ok(merged) => entries = merged,
+                        Err(offset) => {
+                            self.error.get_or_insert(LoadError::Syntax {
+                                message: "map merge requires map or sequence of maps as the value"
+                                    .to_string(),
+                                offset,
+                            });
+                            entries = Vec::new();
+                        }
+                    }
+                }
                 let node = Node {
                     span: Span::new(start, end.max(start)),
                     value: Value::Map(entries),
@@ -343,6 +358,114 @@ impl Builder {
         self.push_node(node);
         Some(())
     }
+}
+
+/// A merge key as go-yaml's decoder knows it (`isMerge`): the scalar `<<`, plain and untagged
+/// or tagged `!!merge`. A quoted `"<<"` is an ordinary key.
+fn is_merge_key(key: &Node) -> bool {
+    key.as_scalar().is_some_and(|s| {
+        &*s.text == "<<"
+            && match &s.tag {
+                None => s.style == Style::Plain,
+                Some(tag) => &**tag == "tag:yaml.org,2002:merge",
+            }
+    })
+}
+
+/// A mapping's entries with its merge keys (`<<: *base`, `<<: [*a, *b]`) expanded as
+/// go-yaml v2's decoder does (`decoder.mapping`, `decoder.merge`): each merge key's entries
+/// are set where it stands, in order, so a later key wins over what it merged, and a merged
+/// entry over an earlier key; of a sequence of mappings the earlier ones win (it is merged
+/// from its end). The merged entries keep their spans, in the mappings they come from. Of
+/// the entries one overrides, the ones that come from a merge are dropped, so the tree reads
+/// as kubectl's map does; two written keys stay, for `duplicate-key`. `Err`: the offset of a
+/// merge value that is not a mapping or a sequence of mappings (go-yaml: "map merge requires
+/// map or sequence of maps as the value").
+fn merge(entries: Vec<(Node, Node)>) -> Result<Vec<(Node, Node)>, usize> {
+    let mut out: Vec<(Node, Node, bool)> = Vec::with_capacity(entries.len());
+    for (k, v) in entries {
+        if !is_merge_key(&k) {
+            out.push((k, v, false));
+            continue;
+        }
+        let at = v.span.start;
+        match v.value {
+            Value::Map(merged) => out.extend(merged.into_iter().map(|(k, v)| (k, v, true))),
+            Value::Seq(items) => {
+                for item in items.into_iter().rev() {
+                    let Value::Map(merged) = item.value else {
+                        return Err(item.span.start);
+                    };
+                    out.extend(merged.into_iter().map(|(k, v)| (k, v, true)));
+                }
+            }
+            Value::Scalar(_) => return Err(at),
+        }
+    }
+    // The last entry of each key (go-yaml's map keeps it), and whether it was merged.
+    let mut last: HashMap<&str, (usize, bool)> = HashMap::new();
+    for (i, (k, _, merged)) in out.iter().enumerate() {
+        if let Some(t) = k.text() {
+            last.insert(t, (i, *merged));
+        }
+    }
+    let keep: Vec<bool> = out
+        .iter()
+        .enumerate()
+        .map(
+            |(i, (k, _, merged))| match k.text().and_then(|t| last.get(t)) {
+                Some(&(j, last_merged)) => i == j || !(*merged || last_merged),
+                None => true,
+            },
+        )
+        .collect();
+    Ok(out
+        .into_iter()
+        .zip(keep)
+        .filter_map(|((k, v, _), keep)| keep.then_some((k, v)))
+        .collect())
+}
+
+/// The text of a `!!binary` scalar as go-yaml's decoder gives it (`decoder.scalar`:
+/// `base64.StdEncoding.DecodeString`, then a Go string of the bytes, which `encoding/json`
+/// sends with U+FFFD for bytes that are not UTF-8). Go's decoder skips CR and LF; anything
+/// else outside the alphabet, or padding out of place, is an error (`None`).
+fn decode_binary(text: &str) -> Option<String> {
+    let mut bits = 0u32;
+    let mut n = 0u32;
+    let mut out = Vec::new();
+    let mut pad = 0usize;
+    let mut len = 0usize;
+    for c in text.bytes().filter(|&c| c != b'\n' && c != b'\r') {
+        len += 1;
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            b'=' => {
+                pad += 1;
+                continue;
+            }
+            _ => return None,
+        };
+        if pad > 0 {
+            return None;
+        }
+        bits = (bits << 6) | u32::from(v);
+        n += 6;
+        if n >= 8 {
+            n -= 8;
+            out.push(((bits >> n) & 0xFF) as u8);
+        }
+    }
+    // Whole quanta of four, with at most two `=` and the bits they leave.
+    let data = len - pad;
+    if !len.is_multiple_of(4) || pad > 2 || (pad > 0 && (data % 4) + pad != 4) {
+        return None;
+    }
+    Some(String::from_utf8_lossy(&out).into_owned())
 }
 
 /// Where a flow collection ends: after its closing bracket. saphyr's end event may start at
@@ -419,38 +542,140 @@ pub fn parse_at(text: &str, base: usize, limits: Limits) -> Stream {
     stream
 }
 
-/// Parses every document of `text`.
-///
-/// Like kubectl's go-yaml (and libyaml), the closing `]` or `}` of a multi-line flow
-/// collection may sit at any indentation, even at its key's; saphyr reports "invalid
-/// indentation" there. Such a closer is moved to the end of the line before it (the text keeps
-/// its length and its lines, so every position stays true) and the text parsed again.
+/// Parses every document of `text`, as kubectl's go-yaml reads them (see [`super::goyaml`]).
 pub fn parse(text: &str, limits: Limits) -> Stream {
+    super::goyaml::parse(text, &|t| parse_relaxed(t, limits))
+}
+
+/// Parses every document of `text`, where saphyr refuses what go-yaml (libyaml's scanner)
+/// accepts, after editing the text where saphyr says it refuses. Each edit keeps the text's
+/// length and its lines, so every position stays true, and the text is parsed again:
+///
+/// - the closing `]` or `}` of a multi-line flow collection may sit at any indentation, even
+///   at its key's (saphyr: "invalid indentation"): it is moved to the end of the line before;
+/// - a tab after a mapping key's `:` (saphyr: "':' must be followed by a valid YAML
+///   whitespace"): go-yaml's `yaml_parser_scan_to_next_token` skips tabs where a simple key is
+///   not allowed, as after a key's `:`: it becomes a space;
+/// - a comment right after a flow collection's closer or a block scalar header (`[a]#c`,
+///   `|#c`; saphyr: "comments must be separated from other tokens by whitespace"): go-yaml
+///   needs no space there (`yaml_parser_scan_to_next_token`, `yaml_parser_scan_block_scalar`):
+///   the comment becomes spaces;
+/// - a comment line less indented than a block scalar's explicit indentation, after its empty
+///   lines (saphyr: "wrongly indented line in block scalar"): in go-yaml
+///   (`yaml_parser_scan_block_scalar_breaks`) a less indented line ends the scalar: the
+///   comment moves to column 0, where saphyr ends the scalar too.
+fn parse_relaxed(text: &str, limits: Limits) -> Stream {
     let stream = parse_strict(text, limits);
     let Some(LoadError::Syntax { offset, message }) = &stream.error else {
         return stream;
     };
-    if !message.contains("invalid indentation") {
-        return stream;
-    }
     let mut relaxed = text.to_string();
-    let mut at = *offset;
-    // Each pass moves one closer; a file has few.
-    for _ in 0..64 {
-        if !move_flow_closer(&mut relaxed, at) {
+    let (mut at, mut why) = (*offset, message.clone());
+    // Each pass mends one place (a tab after a colon mends every such place at once): a file
+    // has few, and the passes are bounded by the work they cost.
+    let passes = ((1usize << 26) / text.len().max(1)).clamp(8, 1024);
+    for _ in 0..passes {
+        if !relax(&mut relaxed, at, &why) {
             return stream;
         }
         let retry = parse_strict(&relaxed, limits);
         match &retry.error {
-            Some(LoadError::Syntax { offset, message })
-                if message.contains("invalid indentation") && *offset != at =>
-            {
+            Some(LoadError::Syntax { offset, message }) if *offset != at || *message != why => {
                 at = *offset;
+                why.clone_from(message);
             }
             _ => return retry,
         }
     }
     stream
+}
+
+/// Mends the text where saphyr refused it at `at` for `why` (see [`parse_relaxed`]); false
+/// when this is not a place go-yaml accepts.
+fn relax(text: &mut String, at: usize, why: &str) -> bool {
+    if why.contains("invalid indentation") {
+        move_flow_closer(text, at)
+    } else if why.contains("must be followed by a valid YAML whitespace") {
+        tabs_after_colons(text, at)
+    } else if why.contains("comments must be separated from other tokens") {
+        blank_comment(text, at)
+    } else if why.contains("wrongly indented line in block scalar") {
+        comment_to_column_zero(text, at)
+    } else {
+        false
+    }
+}
+
+/// The blanks with a tab between a mapping key's `:` and its value, before `at` (where saphyr
+/// refused them), become spaces.
+fn tabs_after_colons(text: &mut String, at: usize) -> bool {
+    let b = text.as_bytes();
+    let at = at.min(b.len());
+    // The blanks before `at` must hold a tab and follow a `:`.
+    let blanks = b[..at]
+        .iter()
+        .rev()
+        .take_while(|&&c| c == b' ' || c == b'\t')
+        .count();
+    let colon = at - blanks;
+    if blanks == 0 || colon == 0 || b[colon - 1] != b':' || !b[colon..at].contains(&b'\t') {
+        return false;
+    }
+    let mut bytes = std::mem::take(text).into_bytes();
+    for c in &mut bytes[colon..at] {
+        *c = b' ';
+    }
+    *text = String::from_utf8(bytes).unwrap_or_default();
+    true
+}
+
+/// A comment saphyr wants a space before, at `at`, after a flow closer or a block scalar
+/// header: spaces from the `#` to the end of its line.
+fn blank_comment(text: &mut String, at: usize) -> bool {
+    let b = text.as_bytes();
+    if b.get(at) != Some(&b'#') || at == 0 {
+        return false;
+    }
+    if !matches!(
+        b[at - 1],
+        b']' | b'}' | b'|' | b'>' | b'+' | b'-' | b'1'..=b'9'
+    ) {
+        return false;
+    }
+    let end = b[at..]
+        .iter()
+        .position(|&c| c == b'\n' || c == b'\r')
+        .map_or(b.len(), |i| at + i);
+    let mut bytes = std::mem::take(text).into_bytes();
+    for c in &mut bytes[at..end] {
+        *c = b' ';
+    }
+    // Whole characters became spaces: still UTF-8.
+    *text = String::from_utf8(bytes).unwrap_or_default();
+    true
+}
+
+/// A comment line at `at` indented less than a block scalar's explicit indentation: its
+/// spaces move after it, so it starts at column 0.
+fn comment_to_column_zero(text: &mut String, at: usize) -> bool {
+    let b = text.as_bytes();
+    let line_start = b[..at.min(b.len())]
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map_or(0, |i| i + 1);
+    let spaces = b[line_start..].iter().take_while(|&&c| c == b' ').count();
+    let hash = line_start + spaces;
+    if spaces == 0 || b.get(hash) != Some(&b'#') {
+        return false;
+    }
+    let end = b[hash..]
+        .iter()
+        .position(|&c| c == b'\n' || c == b'\r')
+        .map_or(b.len(), |i| hash + i);
+    let comment = text[hash..end].to_string();
+    let moved = format!("{comment}{}", " ".repeat(spaces));
+    text.replace_range(line_start..end, &moved);
+    true
 }
 
 /// Moves a lone flow closer (`]` or `}`, optionally with a `,`) on the line of `at` to the end
@@ -520,6 +745,7 @@ fn parse_strict(text: &str, limits: Limits) -> Stream {
                     alias_nodes: 0,
                     has_complex_key: false,
                     root: None,
+                    error: None,
                 });
             }
             Event::DocumentEnd => {
@@ -562,15 +788,43 @@ fn parse_strict(text: &str, limits: Limits) -> Stream {
                     }
                     _ => bspan,
                 };
+                // An empty block scalar is an empty span where saphyr ends it: at the end of
+                // the text it also covers its header, before a `---` it does not, and the
+                // fast path cuts the text there.
+                let bspan = match style {
+                    ScalarStyle::Literal | ScalarStyle::Folded
+                        if value.bytes().all(|c| c == b'\n')
+                            && matches!(text.as_bytes().get(bspan.start), Some(b'|' | b'>')) =>
+                    {
+                        Span::empty(bspan.end)
+                    }
+                    _ => bspan,
+                };
+                let tag = tag.map(|t| format!("{}{}", t.handle, t.suffix).into_boxed_str());
+                let text = match value {
+                    Cow::Borrowed(s) => s.into(),
+                    Cow::Owned(s) => s.into_boxed_str(),
+                };
+                let text = if tag.as_deref() == Some("tag:yaml.org,2002:binary") {
+                    match decode_binary(&text) {
+                        Some(decoded) => decoded.into_boxed_str(),
+                        None => {
+                            stream.error = Some(LoadError::Syntax {
+                                message: "!!binary value contains invalid base64 data".to_string(),
+                                offset: bspan.start,
+                            });
+                            break;
+                        }
+                    }
+                } else {
+                    text
+                };
                 let node = Node {
                     span: bspan,
                     value: Value::Scalar(Scalar {
-                        text: match value {
-                            Cow::Borrowed(s) => s.into(),
-                            Cow::Owned(s) => s.into_boxed_str(),
-                        },
+                        text,
                         style: style_of(style),
-                        tag: tag.map(|t| format!("{}{}", t.handle, t.suffix).into_boxed_str()),
+                        tag,
                     }),
                 };
                 b.remember(anchor, &node);
@@ -609,6 +863,10 @@ fn parse_strict(text: &str, limits: Limits) -> Stream {
             Event::SequenceEnd | Event::MappingEnd => {
                 if let Some(b) = builder.as_mut() {
                     b.close(flow_end(text, bspan));
+                    if let Some(e) = b.error.take() {
+                        stream.error = Some(e);
+                        break;
+                    }
                 }
             }
         }

@@ -1,0 +1,364 @@
+//! The YAML kubectl reads: `sigs.k8s.io/yaml` converts manifests with go-yaml v2
+//! (`gopkg.in/yaml.v2` v2.4.0 semantics), a Go port of libyaml's reader and scanner that
+//! reads a YAML 1.1 dialect. `saphyr-parser` (YAML 1.2) is stricter in some places and
+//! looser in others; this module makes [`super::yaml::parse`] read what go-yaml reads (issue
+//! 22, `tests/yaml_parity.rs`):
+//!
+//! - **accepted by go-yaml, refused by saphyr**: the text is edited before parsing, byte for
+//!   byte (the same length and the same line breaks, so every span stays true), where saphyr
+//!   says why it refuses: a tab between `key:` and its value, a comment right after a flow
+//!   collection or a block scalar header (`[a]#c`, `|#c`), a comment line less indented than
+//!   a block scalar's explicit indentation; a byte order mark inside the text becomes a
+//!   private-use character while parsing and is put back in the scalars' text; a
+//!   U+0085/U+2028/U+2029 line break ends a comment, as in go-yaml.
+//! - **refused by go-yaml, accepted by saphyr**: a check of the parsed text gives go-yaml's
+//!   error at its place: control characters, the `\/` escape, a line starting with a tab, a
+//!   mapping key that is a collection, a flow mapping key over 1,024 characters.
+
+use super::source::Span;
+use super::yaml::{Document, LoadError, Node, Stream, Style, Value};
+
+/// The parse of an edited text, by the caller's parser (with its own relaxations).
+type Inner<'a> = &'a dyn Fn(&str) -> Stream;
+
+/// Parses `text` as go-yaml reads it, with `inner` as the parser.
+pub(super) fn parse(text: &str, inner: Inner<'_>) -> Stream {
+    let placeholder = bom_placeholder(text);
+    let breaks = comment_breaks(text);
+    let mut stream = if placeholder.is_none() && breaks.is_empty() {
+        inner(text)
+    } else {
+        let mut edited = text.as_bytes().to_vec();
+        if let Some(p) = placeholder {
+            replace_boms(&mut edited, p);
+        }
+        let mut breaks = breaks;
+        let mut stream = parse_edited(&edited, inner, &breaks);
+        // A line break inside a quoted scalar may make an error of the edited text (its next
+        // line is less indented): the break nearest the error stays what it was, a few times.
+        for _ in 0..16 {
+            let Some(at) = stream.error.as_ref().map(LoadError::offset) else {
+                break;
+            };
+            let Some(i) = (0..breaks.len()).min_by_key(|&i| breaks[i].abs_diff(at)) else {
+                break;
+            };
+            breaks.remove(i);
+            stream = parse_edited(&edited, inner, &breaks);
+        }
+        // A line break that saphyr took inside a quoted or block scalar stays what it was.
+        let wrong: Vec<usize> = breaks
+            .iter()
+            .copied()
+            .filter(|&at| inside(&stream, at, |s| s != Style::Plain))
+            .collect();
+        if wrong.is_empty() {
+            stream
+        } else {
+            let kept: Vec<usize> = breaks.into_iter().filter(|b| !wrong.contains(b)).collect();
+            parse_edited(&edited, inner, &kept)
+        }
+    };
+    if let Some(p) = placeholder {
+        for d in &mut stream.documents {
+            if let Some(root) = &mut d.root {
+                restore_boms(root, p);
+            }
+        }
+    }
+    reject(text, &mut stream);
+    stream
+}
+
+/// Parses `text` with the line breaks at `breaks` made LFs (see [`comment_breaks`]).
+fn parse_edited(text: &[u8], inner: Inner<'_>, breaks: &[usize]) -> Stream {
+    let mut edited = text.to_vec();
+    for &at in breaks {
+        // U+0085 is 2 bytes, U+2028/U+2029 are 3: spaces, then the LF, so the next line
+        // starts where go-yaml's does (column 0).
+        let len = if edited.get(at) == Some(&0xC2) { 2 } else { 3 };
+        for b in edited.iter_mut().skip(at).take(len - 1) {
+            *b = b' ';
+        }
+        if let Some(b) = edited.get_mut(at + len - 1) {
+            *b = b'\n';
+        }
+    }
+    match String::from_utf8(edited) {
+        Ok(t) => inner(&t),
+        // Whole characters were replaced by ASCII: cannot happen.
+        Err(_) => Stream::default(),
+    }
+}
+
+/// Whether `at` lies inside a scalar of a style `which` accepts.
+fn inside(stream: &Stream, at: usize, which: impl Fn(Style) -> bool + Copy) -> bool {
+    fn walk(n: &Node, at: usize, which: &dyn Fn(Style) -> bool) -> bool {
+        match &n.value {
+            Value::Scalar(s) => n.span.start <= at && at < n.span.end && which(s.style),
+            Value::Seq(items) => items.iter().any(|c| walk(c, at, which)),
+            Value::Map(entries) => entries
+                .iter()
+                .any(|(k, v)| walk(k, at, which) || walk(v, at, which)),
+        }
+    }
+    stream
+        .documents
+        .iter()
+        .filter_map(|d| d.root.as_ref())
+        .any(|r| walk(r, at, &which))
+}
+
+/// go-yaml's line breaks besides CR and LF (`is_break`: NEL U+0085, LS U+2028, PS U+2029) end
+/// a comment: the text after one is read as content. Their offsets, for [`parse`] to turn
+/// into LFs where saphyr does not read them as part of a quoted or block scalar.
+fn comment_breaks(text: &str) -> Vec<usize> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    for at in memchr::memchr2_iter(0xC2, 0xE2, b) {
+        let is_break = match b[at] {
+            0xC2 => b.get(at + 1) == Some(&0x85),
+            _ => b.get(at + 1) == Some(&0x80) && matches!(b.get(at + 2), Some(0xA8 | 0xA9)),
+        };
+        if is_break {
+            out.push(at);
+        }
+    }
+    out
+}
+
+/// A byte order mark after the start of the text: go-yaml's reader drops only the one at the
+/// start (`yaml_parser_determine_encoding`) and its scanner takes any other as an ordinary
+/// character (`is_printable` is not asked), so `a: x\u{feff}y` is the string `x\u{feff}y`;
+/// saphyr refuses one inside a document. While parsing, each is a private-use character the
+/// text does not hold; `None` when there is none to replace.
+fn bom_placeholder(text: &str) -> Option<char> {
+    let bom = "\u{feff}";
+    let rest = text.strip_prefix(bom).unwrap_or(text);
+    memchr::memmem::find(rest.as_bytes(), bom.as_bytes())?;
+    ('\u{E000}'..='\u{F8FF}').find(|c| !text.contains(*c))
+}
+
+fn replace_boms(text: &mut [u8], placeholder: char) {
+    let mut p = [0u8; 4];
+    let p = placeholder.encode_utf8(&mut p).as_bytes();
+    let bom = "\u{feff}".as_bytes();
+    let starts: Vec<usize> = memchr::memmem::find_iter(text, bom)
+        .filter(|&i| i > 0)
+        .collect();
+    for i in starts {
+        if let Some(dst) = text.get_mut(i..i + 3) {
+            dst.copy_from_slice(p);
+        }
+    }
+}
+
+fn restore_boms(node: &mut Node, placeholder: char) {
+    match &mut node.value {
+        Value::Scalar(s) => {
+            if s.text.contains(placeholder) {
+                s.text = s.text.replace(placeholder, "\u{feff}").into_boxed_str();
+            }
+        }
+        Value::Seq(items) => items.iter_mut().for_each(|n| restore_boms(n, placeholder)),
+        Value::Map(entries) => entries.iter_mut().for_each(|(k, v)| {
+            restore_boms(k, placeholder);
+            restore_boms(v, placeholder);
+        }),
+    }
+}
+
+/// go-yaml refuses what saphyr read: the first such place becomes the stream's error (unless
+/// saphyr's own comes first), and the documents from the one holding it on are dropped, as
+/// parsing stops at an error.
+fn reject(text: &str, stream: &mut Stream) {
+    let mut first: Option<(usize, String)> = None;
+    let mut found = |at: usize, message: String| {
+        if first.as_ref().is_none_or(|(f, _)| at < *f) {
+            first = Some((at, message));
+        }
+    };
+    if let Some(at) = control_character(text) {
+        found(
+            at,
+            "control characters are not allowed (go-yaml's reader refuses them anywhere)"
+                .to_string(),
+        );
+    }
+    let facts = Facts::of(text, &stream.documents);
+    if let Some(at) = facts.slash_escape {
+        found(
+            at,
+            "found unknown escape character while parsing a quoted scalar (`\\/` is not a YAML 1.1 escape; go-yaml refuses it)".to_string(),
+        );
+    }
+    if let Some(at) = facts.line_tab {
+        found(
+            at,
+            "found a tab character that violates indentation (go-yaml refuses a tab at the start of a line)".to_string(),
+        );
+    }
+    if let Some(at) = facts.complex_key {
+        found(
+            at,
+            "invalid map key: a sequence or mapping as a mapping key, which kubectl cannot decode"
+                .to_string(),
+        );
+    }
+    if let Some(at) = facts.long_key {
+        found(
+            at,
+            "did not find expected ',' or '}' (a flow mapping key over 1024 characters is not a key to go-yaml)".to_string(),
+        );
+    }
+    let Some((at, message)) = first else { return };
+    if stream.error.as_ref().is_some_and(|e| e.offset() <= at) {
+        return;
+    }
+    // kubectl cuts the stream at `---` lines and decodes each document alone: the document
+    // that holds `at` (up to the next one's start, its trailing comments included) fails.
+    let started = stream
+        .documents
+        .iter()
+        .take_while(|d| d.span.start <= at)
+        .count();
+    stream.documents.truncate(started.saturating_sub(1));
+    stream.error = Some(LoadError::Syntax {
+        message,
+        offset: at,
+    });
+}
+
+/// The first character go-yaml's reader refuses (`yaml_parser_update_buffer`: "control
+/// characters are not allowed"): it takes tab, LF, CR, `#x20-#x7E`, NEL, `#xA0-#xD7FF`,
+/// `#xE000-#xFFFD` and `#x10000-#x10FFFF`. (The loader has refused NUL already.)
+fn control_character(text: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\t' | b'\n' | b'\r' | 0x20..=0x7E => i += 1,
+            0x00..=0x1F | 0x7F => return Some(i),
+            0xC2 if matches!(b.get(i + 1), Some(0x80..=0x84 | 0x86..=0x9F)) => return Some(i),
+            0xEF if b.get(i + 1) == Some(&0xBF) && matches!(b.get(i + 2), Some(0xBE | 0xBF)) => {
+                return Some(i);
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// What one walk over the parsed documents finds for [`reject`].
+#[derive(Default)]
+struct Facts {
+    slash_escape: Option<usize>,
+    line_tab: Option<usize>,
+    complex_key: Option<usize>,
+    long_key: Option<usize>,
+}
+
+impl Facts {
+    fn of(text: &str, docs: &[Document]) -> Facts {
+        let mut facts = Facts::default();
+        let b = text.as_bytes();
+        let slashes: Vec<usize> = memchr::memmem::find_iter(b, b"\\/").collect();
+        // Lines that start with a tab.
+        let tabs: Vec<usize> = std::iter::once(0)
+            .chain(memchr::memchr_iter(b'\n', b).map(|i| i + 1))
+            .filter(|&i| b.get(i) == Some(&b'\t'))
+            .collect();
+        let complex = docs.iter().any(|d| d.has_complex_key);
+        let long = text.len() > 1024 && memchr::memchr(b'{', b).is_some();
+        if slashes.is_empty() && tabs.is_empty() && !complex && !long {
+            return facts;
+        }
+        let mut quoted: Vec<Span> = Vec::new();
+        let mut flow: Vec<Span> = Vec::new();
+        let mut double: Vec<Span> = Vec::new();
+        for root in docs.iter().filter_map(|d| d.root.as_ref()) {
+            facts.walk(text, root, false, &mut quoted, &mut flow, &mut double);
+        }
+        // `\/` escapes: an odd run of backslashes before the `/`, in a double-quoted scalar
+        // (go-yaml's `yaml_parser_scan_flow_scalar` knows no `/` escape; YAML 1.2 added it).
+        facts.slash_escape = slashes.into_iter().find(|&at| {
+            let run = b[..=at].iter().rev().take_while(|&&c| c == b'\\').count();
+            run % 2 == 1 && double.iter().any(|s| s.start < at && at < s.end)
+        });
+        // A line that starts with a tab, outside a quoted scalar and a flow collection (where
+        // go-yaml's `yaml_parser_scan_to_next_token` skips tabs): in block context go-yaml
+        // takes no tab as indentation (`yaml_parser_scan_plain_scalar`, `..._block_scalar`
+        // and `..._to_next_token` all refuse it there).
+        let block = docs
+            .iter()
+            .filter_map(|d| d.root.as_ref())
+            .any(|r| !matches!(r.value, Value::Scalar(_)));
+        facts.line_tab = tabs.into_iter().find(|&at| {
+            block
+                && !quoted
+                    .iter()
+                    .chain(&flow)
+                    .any(|s| s.start < at && at < s.end)
+        });
+        facts
+    }
+
+    fn walk(
+        &mut self,
+        text: &str,
+        n: &Node,
+        in_flow: bool,
+        quoted: &mut Vec<Span>,
+        flow: &mut Vec<Span>,
+        double: &mut Vec<Span>,
+    ) {
+        let opens_flow = matches!(text.as_bytes().get(n.span.start), Some(b'[' | b'{'))
+            && !matches!(n.value, Value::Scalar(_));
+        if opens_flow {
+            flow.push(n.span);
+        }
+        let in_flow = in_flow || opens_flow;
+        match &n.value {
+            Value::Scalar(s) => match s.style {
+                Style::DoubleQuoted => {
+                    quoted.push(n.span);
+                    double.push(n.span);
+                }
+                Style::SingleQuoted => quoted.push(n.span),
+                _ => {}
+            },
+            Value::Seq(items) => {
+                for c in items {
+                    self.walk(text, c, in_flow, quoted, flow, double);
+                }
+            }
+            Value::Map(entries) => {
+                for (k, v) in entries {
+                    // go-yaml's decoder: "invalid map key" for a sequence or mapping key
+                    // (`decoder.mapping`).
+                    if !matches!(k.value, Value::Scalar(_)) && self.complex_key.is_none() {
+                        self.complex_key = Some(k.span.start);
+                    }
+                    if in_flow && self.long_key.is_none() {
+                        self.long_key = long_flow_key(text, k);
+                    }
+                    self.walk(text, k, in_flow, quoted, flow, double);
+                    self.walk(text, v, in_flow, quoted, flow, double);
+                }
+            }
+        }
+    }
+}
+
+/// A flow mapping key whose `:` is more than 1024 characters after its start: libyaml's
+/// `yaml_parser_stale_simple_keys` drops such a simple key (`simple_key.mark.index+1024 <
+/// parser.mark.index`), and the `:` is then an error. The offset of that `:`.
+fn long_flow_key(text: &str, key: &Node) -> Option<usize> {
+    if key.span.len() < 1000 {
+        return None;
+    }
+    let rest = text.get(key.span.end..)?;
+    let colon = key.span.end + rest.find(':')?;
+    let chars = text.get(key.span.start..colon)?.chars().count();
+    (chars > 1024).then_some(colon)
+}
