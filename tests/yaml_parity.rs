@@ -376,3 +376,113 @@ fn empty_block_scalar_before_a_document_marker() {
     }
     same("a: |\n---\nb: 1\n", r#"{"a":""} | {"b":1}"#);
 }
+
+// ------------------------------------------------------------ through the linter
+
+/// `line:col rule field` of every finding of `text`, linted with all rules; the fast path and
+/// `--full-parse` must give the same.
+fn lint(text: &str) -> Vec<String> {
+    use taintlint::engine::{self, LintOptions};
+    use taintlint::rules::RuleSet;
+    let run = |fast| {
+        let opts = LintOptions {
+            rules: RuleSet::resolve(&["all".into()], &[]).expect("rules"),
+            fast,
+            ..LintOptions::default()
+        };
+        let out = engine::lint_text("t.yaml", text, &opts).expect("in memory");
+        out.findings
+            .iter()
+            .map(|f| {
+                let (p, _) = f.range();
+                format!(
+                    "{}:{} {} {}",
+                    p.line,
+                    p.column,
+                    f.rule,
+                    f.field.as_deref().unwrap_or("-")
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let (fast, full) = (run(true), run(false));
+    assert_eq!(fast, full, "fast path vs --full-parse on {text:?}");
+    full
+}
+
+const POD: &str =
+    "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers: [{name: c, image: i}]\n";
+
+/// Merge keys inside tolerations: kubectl merges them, so they are no unknown field, and a
+/// finding on a merged field points at the mapping it comes from (here, labels that happen to
+/// read as a toleration, on line 4).
+#[test]
+fn merge_keys_in_tolerations() {
+    let text = "apiVersion: v1\nkind: Pod\nmetadata:\n  labels: &t {key: gpu, operator: Exists, value: x}\nspec:\n  containers: [{name: c, image: i}]\n  nodeSelector: {pool: gpu}\n  tolerations:\n  - <<: *t\n    effect: NoSchedule\n";
+    let found = lint(text);
+    assert!(
+        !found.iter().any(|f| f.contains("unknown-field")),
+        "{found:?}"
+    );
+    assert!(
+        found.contains(&"4:50 toleration-exists-with-value spec.tolerations[0].value".to_string()),
+        "{found:?}"
+    );
+}
+
+/// `!!int` on a string field whose text is no integer: go-yaml's `resolve` fails, so kubectl
+/// does, before sending anything.
+#[test]
+fn int_tag_on_a_string_field() {
+    let text = format!("{POD}  tolerations:\n  - key: !!int k\n    operator: Exists\n");
+    let found = lint(&text);
+    assert!(
+        found.contains(&"8:10 yaml-type-mismatch spec.tolerations[0].key".to_string()),
+        "{found:?}"
+    );
+    // A tag that fits is a number, which a string field refuses (as before).
+    let text = format!("{POD}  tolerations:\n  - key: !!int \"5\"\n    operator: Exists\n");
+    assert!(
+        lint(&text).iter().any(|f| f.contains("yaml-type-mismatch")),
+        "{text}"
+    );
+}
+
+/// A suppression annotation whose key is spelled with an escape, on a kind the fast path
+/// skips: it is still registered (and unused), as with `--full-parse`.
+#[test]
+fn escaped_suppression_key_on_a_skipped_kind() {
+    let text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  annotations:\n    \"\\x74aintlint.dev/ignore\": unschedulable-workload\ndata:\n  a: b\n";
+    let found = lint(text);
+    assert!(
+        found.iter().any(|f| f.contains("unused-suppression")),
+        "{found:?}"
+    );
+}
+
+/// Lone CR line breaks count as line breaks (YAML 1.2 §5.4; go-yaml's scanner counts them).
+#[test]
+fn positions_with_lone_cr_line_breaks() {
+    let text = format!("{POD}  tolerations:\n  - key: k\n    operator: Exists\n    value: v\n")
+        .replace('\n', "\r");
+    let found = lint(&text);
+    assert!(
+        found.contains(&"10:12 toleration-exists-with-value spec.tolerations[0].value".to_string()),
+        "{found:?}"
+    );
+}
+
+/// A toleration key after a comment that a U+2028 ends is read, as kubectl reads it.
+#[test]
+fn unicode_line_break_in_a_comment_through_the_linter() {
+    let text = format!(
+        "{POD}  tolerations:\n  - key: k\n    operator: Exists # note\u{2028}    value: v\n"
+    );
+    let found = lint(&text);
+    assert!(
+        found
+            .iter()
+            .any(|f| f.contains("toleration-exists-with-value")),
+        "{found:?}"
+    );
+}
