@@ -47,15 +47,14 @@ pub(super) fn parse(text: &str, inner: Inner<'_>) -> Stream {
             stream = parse_edited(&edited, inner, &breaks);
         }
         // A line break that saphyr took inside a quoted or block scalar stays what it was.
-        let wrong: Vec<usize> = breaks
-            .iter()
-            .copied()
-            .filter(|&at| inside(&stream, at, |s| s != Style::Plain))
-            .collect();
+        let wrong = inside_quoted_or_block(&stream, &breaks);
         if wrong.is_empty() {
             stream
         } else {
-            let kept: Vec<usize> = breaks.into_iter().filter(|b| !wrong.contains(b)).collect();
+            let kept: Vec<usize> = breaks
+                .into_iter()
+                .filter(|b| wrong.binary_search(b).is_err())
+                .collect();
             parse_edited(&edited, inner, &kept)
         }
     };
@@ -91,22 +90,32 @@ fn parse_edited(text: &[u8], inner: Inner<'_>, breaks: &[usize]) -> Stream {
     }
 }
 
-/// Whether `at` lies inside a scalar of a style `which` accepts.
-fn inside(stream: &Stream, at: usize, which: impl Fn(Style) -> bool + Copy) -> bool {
-    fn walk(n: &Node, at: usize, which: &dyn Fn(Style) -> bool) -> bool {
+/// The offsets of `breaks` (sorted) that lie inside a quoted or block scalar of the stream:
+/// one walk, then a binary search per scalar.
+fn inside_quoted_or_block(stream: &Stream, breaks: &[usize]) -> Vec<usize> {
+    fn walk(n: &Node, breaks: &[usize], out: &mut Vec<usize>) {
         match &n.value {
-            Value::Scalar(s) => n.span.start <= at && at < n.span.end && which(s.style),
-            Value::Seq(items) => items.iter().any(|c| walk(c, at, which)),
-            Value::Map(entries) => entries
-                .iter()
-                .any(|(k, v)| walk(k, at, which) || walk(v, at, which)),
+            Value::Scalar(s) => {
+                if s.style != Style::Plain {
+                    let from = breaks.partition_point(|&b| b < n.span.start);
+                    let to = breaks.partition_point(|&b| b < n.span.end);
+                    out.extend_from_slice(breaks.get(from..to).unwrap_or_default());
+                }
+            }
+            Value::Seq(items) => items.iter().for_each(|c| walk(c, breaks, out)),
+            Value::Map(entries) => entries.iter().for_each(|(k, v)| {
+                walk(k, breaks, out);
+                walk(v, breaks, out);
+            }),
         }
     }
-    stream
-        .documents
-        .iter()
-        .filter_map(|d| d.root.as_ref())
-        .any(|r| walk(r, at, &which))
+    let mut out = Vec::new();
+    for root in stream.documents.iter().filter_map(|d| d.root.as_ref()) {
+        walk(root, breaks, &mut out);
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 /// go-yaml's line breaks besides CR and LF (`is_break`: NEL U+0085, LS U+2028, PS U+2029) end
@@ -136,7 +145,8 @@ fn bom_placeholder(text: &str) -> Option<char> {
     let bom = "\u{feff}";
     let rest = text.strip_prefix(bom).unwrap_or(text);
     memchr::memmem::find(rest.as_bytes(), bom.as_bytes())?;
-    ('\u{E000}'..='\u{F8FF}').find(|c| !text.contains(*c))
+    // (A text that holds the first 64 of them keeps its marks, which saphyr refuses.)
+    ('\u{E000}'..='\u{E03F}').find(|c| !text.contains(*c))
 }
 
 fn replace_boms(text: &mut [u8], placeholder: char) {
@@ -340,7 +350,7 @@ impl Facts {
                         self.complex_key = Some(k.span.start);
                     }
                     if in_flow && self.long_key.is_none() {
-                        self.long_key = long_flow_key(text, k);
+                        self.long_key = long_flow_key(text, k, v);
                     }
                     self.walk(text, k, in_flow, quoted, flow, double);
                     self.walk(text, v, in_flow, quoted, flow, double);
@@ -353,12 +363,13 @@ impl Facts {
 /// A flow mapping key whose `:` is more than 1024 characters after its start: libyaml's
 /// `yaml_parser_stale_simple_keys` drops such a simple key (`simple_key.mark.index+1024 <
 /// parser.mark.index`), and the `:` is then an error. The offset of that `:`.
-fn long_flow_key(text: &str, key: &Node) -> Option<usize> {
+fn long_flow_key(text: &str, key: &Node, value: &Node) -> Option<usize> {
     if key.span.len() < 1000 {
         return None;
     }
-    let rest = text.get(key.span.end..)?;
-    let colon = key.span.end + rest.find(':')?;
+    // The `:` sits between the key and its value (a key without one has none).
+    let between = text.get(key.span.end..value.span.start)?;
+    let colon = key.span.end + between.find(':')?;
     let chars = text.get(key.span.start..colon)?.chars().count();
     (chars > 1024).then_some(colon)
 }
