@@ -200,6 +200,22 @@ fn comment_without_a_space_after_an_indicator() {
     );
     // A `#` inside a plain scalar is still text: `x]#c` is one scalar.
     same("a: x]#c\n", r##"{"a":"x]#c"}"##);
+    // Many of each, mixed with look-alikes inside scalars: all read as go-yaml reads them.
+    same(
+        "a: [1]#c\nb: \"x]#y\"\nc: |\n  z]#w\n  k:\tv\nd: x]#v\ne: {f: 1}#c \"q\"\nf:\tg\n",
+        r##"{"a":[1],"b":"x]#y","c":"z]#w\nk:\tv\n","d":"x]#v","e":{"f":1},"f":"g"}"##,
+    );
+    let many: String = (0..3000)
+        .map(|i| format!("k{i}: [x]#c\nt{i}:\tv\n"))
+        .collect();
+    agree(&many);
+    let full = full(&many);
+    assert_eq!(full.len(), 1, "{:?}", &full[0][..full[0].len().min(200)]);
+    assert!(
+        full[0].starts_with("{\"k0\":[\"x\"]"),
+        "{}",
+        &full[0][..100]
+    );
 }
 
 /// A line less indented than a block scalar's explicit indentation ends the scalar

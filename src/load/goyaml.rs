@@ -92,7 +92,7 @@ fn parse_edited(text: &[u8], inner: Inner<'_>, breaks: &[usize]) -> Stream {
 
 /// The offsets of `breaks` (sorted) that lie inside a quoted or block scalar of the stream:
 /// one walk, then a binary search per scalar.
-fn inside_quoted_or_block(stream: &Stream, breaks: &[usize]) -> Vec<usize> {
+pub(super) fn inside_quoted_or_block(stream: &Stream, breaks: &[usize]) -> Vec<usize> {
     fn walk(n: &Node, breaks: &[usize], out: &mut Vec<usize>) {
         match &n.value {
             Value::Scalar(s) => {

@@ -571,11 +571,13 @@ fn parse_relaxed(text: &str, limits: Limits) -> Stream {
     };
     let mut relaxed = text.to_string();
     let (mut at, mut why) = (*offset, message.clone());
-    // Each pass mends one place (a tab after a colon mends every such place at once): a file
-    // has few, and the passes are bounded by the work they cost.
+    // What the bulk mends changed, checked at the end.
+    let mut mended = Mended::default();
+    // Each pass mends one place (tabs after colons: every such place at once): a file has
+    // few, and the passes are bounded by the work they cost.
     let passes = ((1usize << 26) / text.len().max(1)).clamp(8, 1024);
     for _ in 0..passes {
-        if !relax(&mut relaxed, at, &why) {
+        if !relax(&mut relaxed, at, &why, &mut mended) {
             return stream;
         }
         let retry = parse_strict(&relaxed, limits);
@@ -584,21 +586,90 @@ fn parse_relaxed(text: &str, limits: Limits) -> Stream {
                 at = *offset;
                 why.clone_from(message);
             }
-            _ => return retry,
+            _ => return undo_unfounded(relaxed, retry, mended, limits),
         }
     }
     stream
 }
 
+/// The places the bulk mends ([`tabs_after_colons`], [`blank_comment`]) changed beyond the
+/// one saphyr refused: each is checked against the tree once the text parses.
+#[derive(Default)]
+struct Mended {
+    /// Tabs made spaces.
+    tabs: Vec<usize>,
+    /// Comments made spaces after a `]` or `}`: the `#`'s offset and the comment's bytes.
+    comments: Vec<(usize, Vec<u8>)>,
+}
+
+/// Undoes the bulk mends the tree does not bear out, and parses the text again if there were
+/// any: a tab that lies inside a quoted or block scalar is part of its text (and no error
+/// there); a `#` after a `]` or `}` that does not close a flow collection (inside a scalar)
+/// is text too.
+fn undo_unfounded(relaxed: String, stream: Stream, mut m: Mended, limits: Limits) -> Stream {
+    if m.tabs.is_empty() && m.comments.is_empty() {
+        return stream;
+    }
+    m.tabs.sort_unstable();
+    let tabs = super::goyaml::inside_quoted_or_block(&stream, &m.tabs);
+    let ends = flow_ends(&stream, &relaxed);
+    let comments: Vec<&(usize, Vec<u8>)> = m
+        .comments
+        .iter()
+        .filter(|(at, _)| ends.binary_search(at).is_err())
+        .collect();
+    if tabs.is_empty() && comments.is_empty() {
+        return stream;
+    }
+    let mut bytes = relaxed.into_bytes();
+    for at in tabs {
+        if let Some(b) = bytes.get_mut(at) {
+            *b = b'\t';
+        }
+    }
+    for (at, original) in comments {
+        if let Some(dst) = bytes.get_mut(*at..at + original.len()) {
+            dst.copy_from_slice(original);
+        }
+    }
+    match String::from_utf8(bytes) {
+        Ok(text) => parse_strict(&text, limits),
+        Err(_) => stream,
+    }
+}
+
+/// The offsets right after the closers of the stream's flow collections, sorted.
+fn flow_ends(stream: &Stream, text: &str) -> Vec<usize> {
+    fn walk(n: &Node, text: &str, out: &mut Vec<usize>) {
+        let children: Vec<&Node> = match &n.value {
+            Value::Scalar(_) => return,
+            Value::Seq(items) => items.iter().collect(),
+            Value::Map(entries) => entries.iter().flat_map(|(k, v)| [k, v]).collect(),
+        };
+        if matches!(text.as_bytes().get(n.span.start), Some(b'[' | b'{')) {
+            out.push(n.span.end);
+        }
+        for c in children {
+            walk(c, text, out);
+        }
+    }
+    let mut out = Vec::new();
+    for root in stream.documents.iter().filter_map(|d| d.root.as_ref()) {
+        walk(root, text, &mut out);
+    }
+    out.sort_unstable();
+    out
+}
+
 /// Mends the text where saphyr refused it at `at` for `why` (see [`parse_relaxed`]); false
 /// when this is not a place go-yaml accepts.
-fn relax(text: &mut String, at: usize, why: &str) -> bool {
+fn relax(text: &mut String, at: usize, why: &str, mended: &mut Mended) -> bool {
     if why.contains("invalid indentation") {
         move_flow_closer(text, at)
     } else if why.contains("must be followed by a valid YAML whitespace") {
-        tabs_after_colons(text, at)
+        tabs_after_colons(text, at, &mut mended.tabs)
     } else if why.contains("comments must be separated from other tokens") {
-        blank_comment(text, at)
+        blank_comment(text, at, &mut mended.comments)
     } else if why.contains("wrongly indented line in block scalar") {
         comment_to_column_zero(text, at)
     } else {
@@ -607,8 +678,11 @@ fn relax(text: &mut String, at: usize, why: &str) -> bool {
 }
 
 /// The blanks with a tab between a mapping key's `:` and its value, before `at` (where saphyr
-/// refused them), become spaces.
-fn tabs_after_colons(text: &mut String, at: usize) -> bool {
+/// refused them), become spaces; so do those after every later `:` that follows text and is
+/// followed by blanks with a tab (a file with one has many, and each pass costs a parse).
+/// Their offsets go to `tabs`: one inside a quoted or block scalar is put back by
+/// [`undo_unfounded`].
+fn tabs_after_colons(text: &mut String, at: usize, tabs: &mut Vec<usize>) -> bool {
     let b = text.as_bytes();
     let at = at.min(b.len());
     // The blanks before `at` must hold a tab and follow a `:`.
@@ -622,33 +696,73 @@ fn tabs_after_colons(text: &mut String, at: usize) -> bool {
         return false;
     }
     let mut bytes = std::mem::take(text).into_bytes();
-    for c in &mut bytes[colon..at] {
-        *c = b' ';
+    let mut mend = |bytes: &mut [u8], from: usize, to: usize| {
+        for (i, c) in bytes.iter_mut().enumerate().take(to).skip(from) {
+            if *c == b'\t' {
+                *c = b' ';
+                tabs.push(i);
+            }
+        }
+    };
+    mend(&mut bytes, colon, at);
+    let mut i = at;
+    while let Some(t) = memchr::memchr(b'\t', bytes.get(i..).unwrap_or_default()) {
+        let t = i + t;
+        let start = bytes[..t]
+            .iter()
+            .rposition(|&c| c != b' ' && c != b'\t')
+            .map_or(0, |p| p + 1);
+        let after = bytes[t..]
+            .iter()
+            .position(|&c| c != b' ' && c != b'\t')
+            .map_or(bytes.len(), |p| t + p);
+        let keyed = start >= 2
+            && bytes[start - 1] == b':'
+            && !matches!(bytes[start - 2], b' ' | b'\t' | b'\n' | b'\r');
+        if keyed {
+            mend(&mut bytes, start, after);
+        }
+        i = after.max(t + 1);
     }
     *text = String::from_utf8(bytes).unwrap_or_default();
     true
 }
 
 /// A comment saphyr wants a space before, at `at`, after a flow closer or a block scalar
-/// header: spaces from the `#` to the end of its line.
-fn blank_comment(text: &mut String, at: usize) -> bool {
+/// header: spaces from the `#` to the end of its line. After a flow closer, so does every
+/// later comment right after a `]` or `}` (a file with one has many, and each pass costs a
+/// parse); those go to `comments`, for [`undo_unfounded`] to check.
+fn blank_comment(text: &mut String, at: usize, comments: &mut Vec<(usize, Vec<u8>)>) -> bool {
     let b = text.as_bytes();
     if b.get(at) != Some(&b'#') || at == 0 {
         return false;
     }
-    if !matches!(
-        b[at - 1],
-        b']' | b'}' | b'|' | b'>' | b'+' | b'-' | b'1'..=b'9'
-    ) {
+    let closer = matches!(b[at - 1], b']' | b'}');
+    if !closer && !matches!(b[at - 1], b'|' | b'>' | b'+' | b'-' | b'1'..=b'9') {
         return false;
     }
-    let end = b[at..]
-        .iter()
-        .position(|&c| c == b'\n' || c == b'\r')
-        .map_or(b.len(), |i| at + i);
+    let line_end = |b: &[u8], from: usize| {
+        b[from..]
+            .iter()
+            .position(|&c| c == b'\n' || c == b'\r')
+            .map_or(b.len(), |i| from + i)
+    };
     let mut bytes = std::mem::take(text).into_bytes();
-    for c in &mut bytes[at..end] {
-        *c = b' ';
+    let end = line_end(&bytes, at);
+    bytes[at..end].fill(b' ');
+    if closer {
+        let mut i = end;
+        while let Some(h) = memchr::memchr(b'#', bytes.get(i..).unwrap_or_default()) {
+            let h = i + h;
+            let end = line_end(&bytes, h);
+            // (Not where blanking could remove a closing quote: that one waits for its pass.)
+            let quote = bytes[h..end].iter().any(|&c| c == b'"' || c == b'\'');
+            if matches!(bytes[h - 1], b']' | b'}') && !quote {
+                comments.push((h, bytes[h..end].to_vec()));
+                bytes[h..end].fill(b' ');
+            }
+            i = end.max(h + 1);
+        }
     }
     // Whole characters became spaces: still UTF-8.
     *text = String::from_utf8(bytes).unwrap_or_default();
