@@ -280,6 +280,13 @@ fn tab_at_the_start_of_a_line() {
     // saphyr refuses: "tab cannot be used as indentation". Not followed yet.)
     same("a: \"x\n \ty\"\n", r#"{"a":"x y"}"#);
     same("a: 1\n  \t# c\nb: 2\n", r#"{"a":1,"b":2}"#);
+    // After a block sequence's `-` a simple key may start, so a tab there is not skipped
+    // either ("found character that cannot start any token").
+    for text in ["- \tx\n", "a:\n  - \tk: v\n", "- - \tx\n", "- x\n- \t# c\n"] {
+        same(text, &err_at(text, "\t", 0));
+    }
+    same("-  x\n", r#"["x"]"#);
+    same("a: |\n  - \tx\n", r#"{"a":"- \tx\n"}"#);
 }
 
 /// A mapping key that is a sequence or a mapping (`? [a]`, `[a]: b`) parses, but go-yaml's

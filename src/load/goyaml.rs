@@ -278,22 +278,23 @@ impl Facts {
             .chain(memchr::memchr_iter(b'\n', b).map(|i| i + 1))
             .filter(|&i| b.get(i) == Some(&b'\t'))
             .collect();
+        let entry_tabs = entry_tabs(b);
         let complex = docs.iter().any(|d| d.has_complex_key);
         let long = text.len() > 1024 && memchr::memchr(b'{', b).is_some();
-        if slashes.is_empty() && tabs.is_empty() && !complex && !long {
+        if slashes.is_empty() && tabs.is_empty() && entry_tabs.is_empty() && !complex && !long {
             return facts;
         }
-        let mut quoted: Vec<Span> = Vec::new();
-        let mut flow: Vec<Span> = Vec::new();
-        let mut double: Vec<Span> = Vec::new();
+        let mut spans = Spans::default();
         for root in docs.iter().filter_map(|d| d.root.as_ref()) {
-            facts.walk(text, root, false, &mut quoted, &mut flow, &mut double);
+            facts.walk(text, root, false, &mut spans);
         }
+        let [quoted, flow, double, scalars] =
+            [spans.quoted, spans.flow, spans.double, spans.scalars].map(union);
         // `\/` escapes: an odd run of backslashes before the `/`, in a double-quoted scalar
         // (go-yaml's `yaml_parser_scan_flow_scalar` knows no `/` escape; YAML 1.2 added it).
         facts.slash_escape = slashes.into_iter().find(|&at| {
             let run = b[..=at].iter().rev().take_while(|&&c| c == b'\\').count();
-            run % 2 == 1 && double.iter().any(|s| s.start < at && at < s.end)
+            run % 2 == 1 && covers(&double, at)
         });
         // A line that starts with a tab, outside a quoted scalar and a flow collection (where
         // go-yaml's `yaml_parser_scan_to_next_token` skips tabs): in block context go-yaml
@@ -303,43 +304,43 @@ impl Facts {
             .iter()
             .filter_map(|d| d.root.as_ref())
             .any(|r| !matches!(r.value, Value::Scalar(_)));
-        facts.line_tab = tabs.into_iter().find(|&at| {
-            block
-                && !quoted
-                    .iter()
-                    .chain(&flow)
-                    .any(|s| s.start < at && at < s.end)
-        });
+        facts.line_tab = tabs
+            .into_iter()
+            .find(|&at| block && !covers(&quoted, at) && !covers(&flow, at));
+        // A tab after a block sequence's `-`: a simple key may start there, so
+        // `yaml_parser_scan_to_next_token` does not skip it ("found character that cannot
+        // start any token").
+        if let Some(at) = entry_tabs
+            .into_iter()
+            .find(|&at| !covers(&scalars, at) && !covers(&flow, at))
+        {
+            facts.line_tab = Some(facts.line_tab.map_or(at, |t| t.min(at)));
+        }
         facts
     }
 
-    fn walk(
-        &mut self,
-        text: &str,
-        n: &Node,
-        in_flow: bool,
-        quoted: &mut Vec<Span>,
-        flow: &mut Vec<Span>,
-        double: &mut Vec<Span>,
-    ) {
+    fn walk(&mut self, text: &str, n: &Node, in_flow: bool, spans: &mut Spans) {
         let opens_flow = matches!(text.as_bytes().get(n.span.start), Some(b'[' | b'{'))
             && !matches!(n.value, Value::Scalar(_));
         if opens_flow {
-            flow.push(n.span);
+            spans.flow.push(n.span);
         }
         let in_flow = in_flow || opens_flow;
         match &n.value {
-            Value::Scalar(s) => match s.style {
-                Style::DoubleQuoted => {
-                    quoted.push(n.span);
-                    double.push(n.span);
+            Value::Scalar(s) => {
+                spans.scalars.push(n.span);
+                match s.style {
+                    Style::DoubleQuoted => {
+                        spans.quoted.push(n.span);
+                        spans.double.push(n.span);
+                    }
+                    Style::SingleQuoted => spans.quoted.push(n.span),
+                    _ => {}
                 }
-                Style::SingleQuoted => quoted.push(n.span),
-                _ => {}
-            },
+            }
             Value::Seq(items) => {
                 for c in items {
-                    self.walk(text, c, in_flow, quoted, flow, double);
+                    self.walk(text, c, in_flow, spans);
                 }
             }
             Value::Map(entries) => {
@@ -352,12 +353,72 @@ impl Facts {
                     if in_flow && self.long_key.is_none() {
                         self.long_key = long_flow_key(text, k, v);
                     }
-                    self.walk(text, k, in_flow, quoted, flow, double);
-                    self.walk(text, v, in_flow, quoted, flow, double);
+                    self.walk(text, k, in_flow, spans);
+                    self.walk(text, v, in_flow, spans);
                 }
             }
         }
     }
+}
+
+/// Spans of the parsed tree, by kind (aliases repeat theirs).
+#[derive(Default)]
+struct Spans {
+    quoted: Vec<Span>,
+    double: Vec<Span>,
+    flow: Vec<Span>,
+    scalars: Vec<Span>,
+}
+
+/// The spans as sorted, disjoint ranges (nested flow collections and aliased nodes merge).
+fn union(mut spans: Vec<Span>) -> Vec<Span> {
+    spans.sort_unstable();
+    let mut out: Vec<Span> = Vec::with_capacity(spans.len());
+    for s in spans {
+        match out.last_mut() {
+            Some(last) if s.start <= last.end => last.end = last.end.max(s.end),
+            _ => out.push(s),
+        }
+    }
+    out
+}
+
+/// Whether `at` lies strictly inside one of the disjoint `ranges`.
+fn covers(ranges: &[Span], at: usize) -> bool {
+    let i = ranges.partition_point(|s| s.start < at);
+    i.checked_sub(1)
+        .and_then(|i| ranges.get(i))
+        .is_some_and(|s| at < s.end)
+}
+
+/// Tabs in the blanks after a `-` that starts a line's content (after its indentation and any
+/// `- ` before it): a block sequence entry, unless a scalar or flow collection holds it. One
+/// pass over each line's start.
+fn entry_tabs(b: &[u8]) -> Vec<usize> {
+    let mut out = Vec::new();
+    if memchr::memchr(b'\t', b).is_none() {
+        return out;
+    }
+    let starts = std::iter::once(0).chain(memchr::memchr2_iter(b'\n', b'\r', b).map(|i| i + 1));
+    for line in starts {
+        let mut i = line;
+        while b.get(i) == Some(&b' ') {
+            i += 1;
+        }
+        while b.get(i) == Some(&b'-') && matches!(b.get(i + 1), Some(b' ' | b'\t')) {
+            let run = i + 1;
+            let mut j = run;
+            while matches!(b.get(j), Some(b' ' | b'\t')) {
+                j += 1;
+            }
+            if let Some(t) = b[run..j].iter().position(|&c| c == b'\t') {
+                out.push(run + t);
+                break;
+            }
+            i = j;
+        }
+    }
+    out
 }
 
 /// A flow mapping key whose `:` is more than 1024 characters after its start: libyaml's
