@@ -82,7 +82,15 @@ type Read = (
 fn read(streams: Vec<Stream>) -> Read {
     let mut docs = Vec::new();
     for s in streams {
-        docs.extend(s.documents.into_iter().map(|d| (d.root, d.span)));
+        // An empty document (a null root, no object) is where each reader's text ends: the
+        // fast path's at the next `---`, the parser's over it. Nothing is linted in it.
+        let empty = |d: &yaml::Document| d.root.as_ref().is_some_and(Node::is_null);
+        docs.extend(
+            s.documents
+                .into_iter()
+                .filter(|d| !empty(d))
+                .map(|d| (d.root, d.span)),
+        );
         if s.error.is_some() {
             return (docs, s.error);
         }
@@ -251,6 +259,17 @@ fn control_characters() {
     same(
         text,
         &format!("{{\"a\":1}} | {}", err_at(text, "\u{7f}", 0)),
+    );
+}
+
+/// A stream that starts with `{` is JSON to kubectl (`NewYAMLOrJSONDecoder`'s
+/// `hasJSONPrefix`), decoded by `encoding/json`, not go-yaml: tab indentation and the `\/`
+/// escape are fine there.
+#[test]
+fn json_is_not_read_by_go_yaml() {
+    same(
+        "{\n\t\"kind\": \"Pod\",\n\t\"url\": \"http:\\/\\/x\"\n}\n",
+        r#"{"kind":"Pod","url":"http://x"}"#,
     );
 }
 
@@ -508,4 +527,50 @@ fn unicode_line_break_in_a_comment_through_the_linter() {
             .any(|f| f.contains("toleration-exists-with-value")),
         "{found:?}"
     );
+}
+
+// ------------------------------------------------------------ generated
+
+fn fragment() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    prop_oneof![
+        Just("a: 1".to_string()),
+        Just("b:\tv".to_string()),
+        Just("c: [x]#c".to_string()),
+        Just("d: |#c".to_string()),
+        Just("  text".to_string()),
+        Just("e: |2-".to_string()),
+        Just(" # c".to_string()),
+        Just("\t# t".to_string()),
+        Just("- \tx".to_string()),
+        Just("- y".to_string()),
+        Just("f: x\u{feff}y".to_string()),
+        Just("g: 1 # c\u{2028}h: 2".to_string()),
+        Just("i: \"x\u{85}y\"".to_string()),
+        Just("j: \"a\\/b\"".to_string()),
+        Just("k: x\u{7f}".to_string()),
+        Just("l: &m {p: 1}".to_string()),
+        Just("n:\n  <<: *m\n  p: 2".to_string()),
+        Just("o: !!binary aGk=".to_string()),
+        Just("? [q]\n: r".to_string()),
+        Just("---".to_string()),
+        Just("s: \"t\n  u\"".to_string()),
+        Just("".to_string()),
+    ]
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1500))]
+
+    /// Random mixtures of every construct above, with LF or lone-CR line ends: the fast path
+    /// and `--full-parse` read the same trees and errors, and nothing panics.
+    #[test]
+    fn fast_and_full_agree_on_generated_parity_cases(
+        lines in proptest::collection::vec(fragment(), 1..10),
+        cr in proptest::bool::ANY,
+    ) {
+        let text = lines.join("\n") + "\n";
+        let text = if cr { text.replace('\n', "\r") } else { text };
+        agree(&text);
+    }
 }

@@ -40,7 +40,12 @@ pub(super) fn parse(text: &str, inner: Inner<'_>) -> Stream {
             let Some(at) = stream.error.as_ref().map(LoadError::offset) else {
                 break;
             };
-            let Some(i) = (0..breaks.len()).min_by_key(|&i| breaks[i].abs_diff(at)) else {
+            // Only a break after the last document read can be the one to blame.
+            let read = stream.documents.last().map_or(0, |d| d.span.end);
+            let Some(i) = (0..breaks.len())
+                .filter(|&i| breaks[i] >= read)
+                .min_by_key(|&i| breaks[i].abs_diff(at))
+            else {
                 break;
             };
             breaks.remove(i);
@@ -65,7 +70,12 @@ pub(super) fn parse(text: &str, inner: Inner<'_>) -> Stream {
             }
         }
     }
-    reject(text, &mut stream);
+    // kubectl decodes a stream that starts with `{` as JSON (`NewYAMLOrJSONDecoder`'s
+    // `hasJSONPrefix`, after leading white space): tabs and `\/` are fine there, and go-yaml's
+    // scanner never sees it.
+    if !text.trim_start().starts_with('{') {
+        reject(text, &mut stream);
+    }
     stream
 }
 
@@ -226,13 +236,14 @@ fn reject(text: &str, stream: &mut Stream) {
         return;
     }
     // kubectl cuts the stream at `---` lines and decodes each document alone: the document
-    // that holds `at` (up to the next one's start, its trailing comments included) fails.
-    let started = stream
-        .documents
-        .iter()
-        .take_while(|d| d.span.start <= at)
-        .count();
-    stream.documents.truncate(started.saturating_sub(1));
+    // that holds `at` (from its `---` to the next one, comments included) fails, and parsing
+    // stops there.
+    let cut = super::prescan::split_documents(text)
+        .into_iter()
+        .take_while(|r| r.start <= at)
+        .last()
+        .map_or(0, |r| r.start);
+    stream.documents.retain(|d| d.span.end <= cut);
     stream.error = Some(LoadError::Syntax {
         message,
         offset: at,
@@ -300,13 +311,21 @@ impl Facts {
         // go-yaml's `yaml_parser_scan_to_next_token` skips tabs): in block context go-yaml
         // takes no tab as indentation (`yaml_parser_scan_plain_scalar`, `..._block_scalar`
         // and `..._to_next_token` all refuse it there).
-        let block = docs
-            .iter()
-            .filter_map(|d| d.root.as_ref())
-            .any(|r| !matches!(r.value, Value::Scalar(_)));
+        // (A document that is a lone scalar has no block context: its own call. A document
+        // that did not parse is taken for a collection.)
+        let chunks = super::prescan::split_documents(text);
+        let block = |at: usize| {
+            let Some(chunk) = chunks.iter().find(|r| r.contains(&at)) else {
+                return true;
+            };
+            docs.iter()
+                .find(|d| chunk.contains(&d.span.start))
+                .and_then(|d| d.root.as_ref())
+                .is_none_or(|r| !matches!(r.value, Value::Scalar(_)))
+        };
         facts.line_tab = tabs
             .into_iter()
-            .find(|&at| block && !covers(&quoted, at) && !covers(&flow, at));
+            .find(|&at| block(at) && !covers(&quoted, at) && !covers(&flow, at));
         // A tab after a block sequence's `-`: a simple key may start there, so
         // `yaml_parser_scan_to_next_token` does not skip it ("found character that cannot
         // start any token").

@@ -575,21 +575,30 @@ fn parse_relaxed(text: &str, limits: Limits) -> Stream {
     let mut mended = Mended::default();
     // Each pass mends one place (tabs after colons: every such place at once): a file has
     // few, and the passes are bounded by the work they cost.
+    // When a later error is none of these, the places mended so far stay mended (go-yaml
+    // reads them so): the error reported is the later one.
     let passes = ((1usize << 26) / text.len().max(1)).clamp(8, 1024);
+    let mut current = stream;
+    let mut mended_once = false;
     for _ in 0..passes {
         if !relax(&mut relaxed, at, &why, &mut mended) {
-            return stream;
+            break;
         }
+        mended_once = true;
         let retry = parse_strict(&relaxed, limits);
         match &retry.error {
             Some(LoadError::Syntax { offset, message }) if *offset != at || *message != why => {
                 at = *offset;
                 why.clone_from(message);
+                current = retry;
             }
             _ => return undo_unfounded(relaxed, retry, mended, limits),
         }
     }
-    stream
+    if !mended_once {
+        return current;
+    }
+    undo_unfounded(relaxed, current, mended, limits)
 }
 
 /// The places the bulk mends ([`tabs_after_colons`], [`blank_comment`]) changed beyond the
@@ -613,10 +622,15 @@ fn undo_unfounded(relaxed: String, stream: Stream, mut m: Mended, limits: Limits
     m.tabs.sort_unstable();
     let tabs = super::goyaml::inside_quoted_or_block(&stream, &m.tabs);
     let ends = flow_ends(&stream, &relaxed);
+    // With an error, only what the documents read can tell is checked.
+    let read = match stream.error {
+        Some(_) => stream.documents.last().map_or(0, |d| d.span.end),
+        None => usize::MAX,
+    };
     let comments: Vec<&(usize, Vec<u8>)> = m
         .comments
         .iter()
-        .filter(|(at, _)| ends.binary_search(at).is_err())
+        .filter(|(at, _)| *at < read && ends.binary_search(at).is_err())
         .collect();
     if tabs.is_empty() && comments.is_empty() {
         return stream;
