@@ -574,3 +574,23 @@ proptest::proptest! {
         agree(&text);
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+    /// The same mixtures beside and inside a Pod, through the whole linter: the fast path and
+    /// `--full-parse` report the same findings at the same places.
+    #[test]
+    fn linter_agrees_on_generated_parity_cases(
+        lines in proptest::collection::vec(fragment(), 1..8),
+        inside in proptest::bool::ANY,
+    ) {
+        let body = lines.join("\n") + "\n";
+        let text = if inside {
+            format!("{POD}  tolerations:\n  - key: k\n    operator: Exists\n{body}")
+        } else {
+            format!("{POD}---\n{body}")
+        };
+        lint(&text);
+    }
+}
