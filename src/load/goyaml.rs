@@ -103,25 +103,36 @@ fn parse_edited(text: &[u8], inner: Inner<'_>, breaks: &[usize]) -> Stream {
 /// The offsets of `breaks` (sorted) that lie inside a quoted or block scalar of the stream:
 /// one walk, then a binary search per scalar.
 pub(super) fn inside_quoted_or_block(stream: &Stream, breaks: &[usize]) -> Vec<usize> {
-    fn walk(n: &Node, breaks: &[usize], out: &mut Vec<usize>) {
+    inside_styles(stream, breaks, &|s| s != Style::Plain)
+}
+
+/// The offsets of `at` (sorted) that lie inside a quoted scalar of the stream.
+pub(super) fn inside_quoted(stream: &Stream, at: &[usize]) -> Vec<usize> {
+    inside_styles(stream, at, &|s| {
+        matches!(s, Style::SingleQuoted | Style::DoubleQuoted)
+    })
+}
+
+fn inside_styles(stream: &Stream, breaks: &[usize], which: &dyn Fn(Style) -> bool) -> Vec<usize> {
+    fn walk(n: &Node, breaks: &[usize], which: &dyn Fn(Style) -> bool, out: &mut Vec<usize>) {
         match &n.value {
             Value::Scalar(s) => {
-                if s.style != Style::Plain {
+                if which(s.style) {
                     let from = breaks.partition_point(|&b| b < n.span.start);
                     let to = breaks.partition_point(|&b| b < n.span.end);
                     out.extend_from_slice(breaks.get(from..to).unwrap_or_default());
                 }
             }
-            Value::Seq(items) => items.iter().for_each(|c| walk(c, breaks, out)),
+            Value::Seq(items) => items.iter().for_each(|c| walk(c, breaks, which, out)),
             Value::Map(entries) => entries.iter().for_each(|(k, v)| {
-                walk(k, breaks, out);
-                walk(v, breaks, out);
+                walk(k, breaks, which, out);
+                walk(v, breaks, which, out);
             }),
         }
     }
     let mut out = Vec::new();
     for root in stream.documents.iter().filter_map(|d| d.root.as_ref()) {
-        walk(root, breaks, &mut out);
+        walk(root, breaks, which, &mut out);
     }
     out.sort_unstable();
     out.dedup();

@@ -609,6 +609,8 @@ struct Mended {
     tabs: Vec<usize>,
     /// Comments made spaces after a `]` or `}`: the `#`'s offset and the comment's bytes.
     comments: Vec<(usize, Vec<u8>)>,
+    /// Tabs made spaces at the start of a line, which must be a quoted scalar's.
+    indents: Vec<usize>,
 }
 
 /// Undoes the bulk mends the tree does not bear out, and parses the text again if there were
@@ -616,11 +618,20 @@ struct Mended {
 /// there); a `#` after a `]` or `}` that does not close a flow collection (inside a scalar)
 /// is text too.
 fn undo_unfounded(relaxed: String, stream: Stream, mut m: Mended, limits: Limits) -> Stream {
-    if m.tabs.is_empty() && m.comments.is_empty() {
+    if m.tabs.is_empty() && m.comments.is_empty() && m.indents.is_empty() {
         return stream;
     }
     m.tabs.sort_unstable();
-    let tabs = super::goyaml::inside_quoted_or_block(&stream, &m.tabs);
+    let mut tabs = super::goyaml::inside_quoted_or_block(&stream, &m.tabs);
+    // A line-start tab outside a quoted scalar is go-yaml's error too: put back (and saphyr
+    // says so again). Only a quoted scalar's continuation takes it.
+    m.indents.sort_unstable();
+    let quoted = super::goyaml::inside_quoted(&stream, &m.indents);
+    tabs.extend(
+        m.indents
+            .iter()
+            .filter(|t| quoted.binary_search(t).is_err()),
+    );
     let ends = flow_ends(&stream, &relaxed);
     // With an error, only what the documents read can tell is checked.
     let read = match stream.error {
@@ -684,6 +695,8 @@ fn relax(text: &mut String, at: usize, why: &str, mended: &mut Mended) -> bool {
         tabs_after_colons(text, at, &mut mended.tabs)
     } else if why.contains("comments must be separated from other tokens") {
         blank_comment(text, at, &mut mended.comments)
+    } else if why.contains("tab cannot be used as indentation") {
+        quoted_continuation_tabs(text, at, &mut mended.indents)
     } else if why.contains("wrongly indented line in block scalar") {
         comment_to_column_zero(text, at)
     } else {
@@ -779,6 +792,37 @@ fn blank_comment(text: &mut String, at: usize, comments: &mut Vec<(usize, Vec<u8
         }
     }
     // Whole characters became spaces: still UTF-8.
+    *text = String::from_utf8(bytes).unwrap_or_default();
+    true
+}
+
+/// Tabs at the start of the line at `at`, where saphyr refuses a tab as indentation: inside a
+/// quoted scalar go-yaml takes them as blanks (`yaml_parser_scan_flow_scalar` eats any blank
+/// between lines), and leading blanks of a continuation line are not content. They become
+/// spaces, recorded for [`undo_unfounded`], which puts back those outside a quoted scalar.
+fn quoted_continuation_tabs(text: &mut String, at: usize, indents: &mut Vec<usize>) -> bool {
+    let b = text.as_bytes();
+    if b.get(at) != Some(&b'\t') {
+        return false;
+    }
+    let line = b[..at]
+        .iter()
+        .rposition(|&c| c == b'\n' || c == b'\r')
+        .map_or(0, |i| i + 1);
+    if !b[line..at].iter().all(|&c| c == b' ' || c == b'\t') {
+        return false;
+    }
+    let end = b[line..]
+        .iter()
+        .position(|&c| c != b' ' && c != b'\t')
+        .map_or(b.len(), |i| line + i);
+    let mut bytes = std::mem::take(text).into_bytes();
+    for (i, c) in bytes.iter_mut().enumerate().take(end).skip(line) {
+        if *c == b'\t' {
+            *c = b' ';
+            indents.push(i);
+        }
+    }
     *text = String::from_utf8(bytes).unwrap_or_default();
     true
 }
