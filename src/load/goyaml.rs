@@ -306,7 +306,14 @@ impl Facts {
         if slashes.is_empty() && tabs.is_empty() && entry_tabs.is_empty() && !complex && !long {
             return facts;
         }
-        let mut spans = Spans::default();
+        let mut spans = Spans {
+            keep: [
+                !slashes.is_empty() || !tabs.is_empty(),
+                !tabs.is_empty() || !entry_tabs.is_empty(),
+                !entry_tabs.is_empty(),
+            ],
+            ..Spans::default()
+        };
         for root in docs.iter().filter_map(|d| d.root.as_ref()) {
             facts.walk(text, root, false, &mut spans);
         }
@@ -353,18 +360,18 @@ impl Facts {
         let opens_flow = matches!(text.as_bytes().get(n.span.start), Some(b'[' | b'{'))
             && !matches!(n.value, Value::Scalar(_));
         if opens_flow {
-            spans.flow.push(n.span);
+            Spans::push(&mut spans.flow, spans.keep[1], n.span);
         }
         let in_flow = in_flow || opens_flow;
         match &n.value {
             Value::Scalar(s) => {
-                spans.scalars.push(n.span);
+                Spans::push(&mut spans.scalars, spans.keep[2], n.span);
                 match s.style {
                     Style::DoubleQuoted => {
-                        spans.quoted.push(n.span);
-                        spans.double.push(n.span);
+                        Spans::push(&mut spans.quoted, spans.keep[0], n.span);
+                        Spans::push(&mut spans.double, spans.keep[0], n.span);
                     }
-                    Style::SingleQuoted => spans.quoted.push(n.span),
+                    Style::SingleQuoted => Spans::push(&mut spans.quoted, spans.keep[0], n.span),
                     _ => {}
                 }
             }
@@ -398,6 +405,17 @@ struct Spans {
     double: Vec<Span>,
     flow: Vec<Span>,
     scalars: Vec<Span>,
+    /// Only what a check needs is kept (a large tree has millions of scalars): quoted and
+    /// double-quoted spans, flow collections, all scalars.
+    keep: [bool; 3],
+}
+
+impl Spans {
+    fn push(list: &mut Vec<Span>, keep: bool, span: Span) {
+        if keep {
+            list.push(span);
+        }
+    }
 }
 
 /// The spans as sorted, disjoint ranges (nested flow collections and aliased nodes merge).
