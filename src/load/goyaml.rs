@@ -268,8 +268,13 @@ fn control_character(text: &str) -> Option<usize> {
     let b = text.as_bytes();
     let mut i = 0;
     while i < b.len() {
-        match b[i] {
-            b'\t' | b'\n' | b'\r' | 0x20..=0x7E => i += 1,
+        // Printable ASCII runs are skipped in one go.
+        i += b[i..]
+            .iter()
+            .position(|&c| !(0x20..0x7F).contains(&c) && !matches!(c, b'\t' | b'\n' | b'\r'))
+            .unwrap_or(b.len() - i);
+        let Some(&c) = b.get(i) else { break };
+        match c {
             0x00..=0x1F | 0x7F => return Some(i),
             0xC2 if matches!(b.get(i + 1), Some(0x80..=0x84 | 0x86..=0x9F)) => return Some(i),
             0xEF if b.get(i + 1) == Some(&0xBF) && matches!(b.get(i + 2), Some(0xBE | 0xBF)) => {
