@@ -202,7 +202,14 @@ fn restore_boms(node: &mut Node, placeholder: char) {
 /// go-yaml refuses what saphyr read: the first such place becomes the stream's error (unless
 /// saphyr's own comes first), and the documents from the one holding it on are dropped, as
 /// parsing stops at an error.
-fn reject(text: &str, stream: &mut Stream) {
+fn reject(full: &str, stream: &mut Stream) {
+    // Past saphyr's own error nothing is reported: the text is looked at up to it.
+    let upto = stream
+        .error
+        .as_ref()
+        .map_or(full.len(), LoadError::offset)
+        .min(full.len());
+    let text = full.get(..upto).unwrap_or(full);
     let mut first: Option<(usize, String)> = None;
     let mut found = |at: usize, message: String| {
         if first.as_ref().is_none_or(|(f, _)| at < *f) {
@@ -249,7 +256,7 @@ fn reject(text: &str, stream: &mut Stream) {
     // kubectl cuts the stream at `---` lines and decodes each document alone: the document
     // that holds `at` (from its `---` to the next one, comments included) fails, and parsing
     // stops there.
-    let cut = super::prescan::split_documents(text)
+    let cut = super::prescan::split_documents(full)
         .into_iter()
         .take_while(|r| r.start <= at)
         .last()
@@ -268,13 +275,25 @@ fn control_character(text: &str) -> Option<usize> {
     let b = text.as_bytes();
     let mut i = 0;
     while i < b.len() {
-        // Printable ASCII runs are skipped in one go.
-        i += b[i..]
-            .iter()
-            .position(|&c| !(0x20..0x7F).contains(&c) && !matches!(c, b'\t' | b'\n' | b'\r'))
-            .unwrap_or(b.len() - i);
+        // Printable ASCII is skipped eight bytes at a time (no byte below 0x20, none with
+        // the top bit, no 0x7F: a borrow or carry into a top bit tells); the rest byte by
+        // byte.
+        const LOW: u64 = 0x0101_0101_0101_0101;
+        const HIGH: u64 = 0x8080_8080_8080_8080;
+        while let Some(word) = b.get(i..i + 8) {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(word);
+            let w = u64::from_le_bytes(w);
+            let below = w.wrapping_sub(LOW * 0x20) & !w & HIGH;
+            let del_or_high = (w.wrapping_add(LOW) | w) & HIGH;
+            if below | del_or_high != 0 {
+                break;
+            }
+            i += 8;
+        }
         let Some(&c) = b.get(i) else { break };
         match c {
+            b'\t' | b'\n' | b'\r' | 0x20..=0x7E => i += 1,
             0x00..=0x1F | 0x7F => return Some(i),
             0xC2 if matches!(b.get(i + 1), Some(0x80..=0x84 | 0x86..=0x9F)) => return Some(i),
             0xEF if b.get(i + 1) == Some(&0xBF) && matches!(b.get(i + 2), Some(0xBE | 0xBF)) => {
@@ -300,14 +319,34 @@ impl Facts {
         let mut facts = Facts::default();
         let b = text.as_bytes();
         let slashes: Vec<usize> = memchr::memmem::find_iter(b, b"\\/").collect();
+        let has_tab = memchr::memchr(b'\t', b).is_some();
         // Lines that start with a tab.
-        let tabs: Vec<usize> = std::iter::once(0)
-            .chain(memchr::memchr_iter(b'\n', b).map(|i| i + 1))
-            .filter(|&i| b.get(i) == Some(&b'\t'))
-            .collect();
-        let entry_tabs = entry_tabs(b);
+        let tabs: Vec<usize> = if has_tab {
+            let mut t: Vec<usize> = memchr::memmem::find_iter(b, b"\n\t")
+                .chain(memchr::memmem::find_iter(b, b"\r\t"))
+                .map(|i| i + 1)
+                .collect();
+            if b.first() == Some(&b'\t') {
+                t.push(0);
+            }
+            t.sort_unstable();
+            t
+        } else {
+            Vec::new()
+        };
+        let entry_tabs = if has_tab { entry_tabs(b) } else { Vec::new() };
         let complex = docs.iter().any(|d| d.has_complex_key);
-        let long = text.len() > 1024 && memchr::memchr(b'{', b).is_some();
+        // A simple key does not span lines: a key over 1024 characters needs a longer line.
+        let long = text.len() > 1024 && memchr::memchr(b'{', b).is_some() && {
+            let mut last = 0;
+            memchr::memchr_iter(b'\n', b)
+                .chain(std::iter::once(b.len()))
+                .any(|i| {
+                    let long = i - last > 1024;
+                    last = i;
+                    long
+                })
+        };
         if slashes.is_empty() && tabs.is_empty() && entry_tabs.is_empty() && !complex && !long {
             return facts;
         }
@@ -486,4 +525,29 @@ fn long_flow_key(text: &str, key: &Node, value: &Node) -> Option<usize> {
     let colon = key.span.end + between.find(':')?;
     let chars = text.get(key.span.start..colon)?.chars().count();
     (chars > 1024).then_some(colon)
+}
+
+#[cfg(test)]
+mod tests {
+    /// The word-at-a-time scan finds what a byte-by-byte one finds, wherever it is.
+    #[test]
+    fn control_characters_anywhere() {
+        let bad = [
+            "\u{0}", "\u{1}", "\u{1f}", "\u{7f}", "\u{80}", "\u{9f}", "\u{fffe}", "\u{ffff}",
+        ];
+        let good = [
+            "\t", "\n", "\r", " ", "~", "\u{85}", "\u{a0}", "é", "\u{feff}", "\u{fffd}",
+        ];
+        for pad in 0..20 {
+            let prefix = "a".repeat(pad);
+            for c in bad {
+                let text = format!("{prefix}{c}xyz\n");
+                assert_eq!(super::control_character(&text), Some(pad), "{text:?}");
+            }
+            for c in good {
+                let text = format!("{prefix}{c}{prefix}{c}xyz\n");
+                assert_eq!(super::control_character(&text), None, "{text:?}");
+            }
+        }
+    }
 }

@@ -156,6 +156,9 @@ pub fn classify(doc: &str, limits: Limits, configured: impl Fn(&str) -> bool) ->
 /// maybe (one pass over the text).
 fn escape_in_double_quotes(doc: &str) -> bool {
     let b = doc.as_bytes();
+    if memchr::memchr(b'\\', b).is_none() {
+        return false;
+    }
     let mut line = 0;
     while line < b.len() {
         let end = memchr::memchr(b'\n', &b[line..]).map_or(b.len(), |i| line + i);

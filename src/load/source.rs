@@ -92,11 +92,15 @@ impl SourceFile {
         // a CR starts a line unless an LF follows it.
         let bytes = text.as_bytes();
         let mut line_starts = vec![0];
-        line_starts.extend(
-            memchr::memchr2_iter(b'\n', b'\r', bytes)
-                .filter(|&i| bytes[i] == b'\n' || bytes.get(i + 1) != Some(&b'\n'))
-                .map(|i| i + 1),
-        );
+        if memchr::memchr(b'\r', bytes).is_none() {
+            line_starts.extend(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1));
+        } else {
+            line_starts.extend(
+                memchr::memchr2_iter(b'\n', b'\r', bytes)
+                    .filter(|&i| bytes[i] == b'\n' || bytes.get(i + 1) != Some(&b'\n'))
+                    .map(|i| i + 1),
+            );
+        }
         let mut block_chars = Vec::new();
         if !text.is_ascii() {
             let mut before = 0;

@@ -569,6 +569,17 @@ fn parse_relaxed(text: &str, limits: Limits) -> Stream {
     let Some(LoadError::Syntax { offset, message }) = &stream.error else {
         return stream;
     };
+    // Most errors are none of these: no copy of the text for them.
+    let mendable = [
+        "invalid indentation",
+        "must be followed by a valid YAML whitespace",
+        "comments must be separated from other tokens",
+        "tab cannot be used as indentation",
+        "wrongly indented line in block scalar",
+    ];
+    if !mendable.iter().any(|m| message.contains(m)) {
+        return stream;
+    }
     let mut relaxed = text.to_string();
     let (mut at, mut why) = (*offset, message.clone());
     // What the bulk mends changed, checked at the end.
