@@ -476,6 +476,15 @@ fn merge_keys_in_tolerations() {
         found.contains(&"4:50 toleration-exists-with-value spec.tolerations[0].value".to_string()),
         "{found:?}"
     );
+    // A key written beside the merge overrides the merged one: one key, no duplicate.
+    let text = "apiVersion: v1\nkind: Pod\nmetadata:\n  labels: &t {key: gpu, operator: Exists}\nspec:\n  containers: [{name: c, image: i}]\n  nodeSelector: {pool: gpu}\n  tolerations:\n  - <<: *t\n    key: cpu\n    effect: NoSchedule\n";
+    let found = lint(text);
+    assert!(
+        !found
+            .iter()
+            .any(|f| f.contains("duplicate-key") || f.contains("unknown-field")),
+        "{found:?}"
+    );
 }
 
 /// `!!int` on a string field whose text is no integer: go-yaml's `resolve` fails, so kubectl
