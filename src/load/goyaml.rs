@@ -51,8 +51,20 @@ pub(super) fn parse(text: &str, inner: Inner<'_>) -> Stream {
             breaks.remove(i);
             stream = parse_edited(&edited, inner, &breaks);
         }
-        // A line break that saphyr took inside a quoted or block scalar stays what it was.
-        let wrong = inside_quoted_or_block(&stream, &breaks);
+        // A line break that saphyr took inside a block scalar stays what it was, and so does
+        // an LS or PS inside a quoted one: go-yaml's `read_line` keeps those as they are, but
+        // makes a NEL an LF, which folds as one.
+        let mut wrong = inside_styles(&stream, &breaks, &|s| {
+            matches!(s, Style::Literal | Style::Folded)
+        });
+        let ls_ps: Vec<usize> = breaks
+            .iter()
+            .copied()
+            .filter(|&b| edited.get(b) == Some(&0xE2))
+            .collect();
+        wrong.extend(inside_quoted(&stream, &ls_ps));
+        wrong.sort_unstable();
+        wrong.dedup();
         if wrong.is_empty() {
             stream
         } else {

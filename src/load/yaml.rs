@@ -556,10 +556,10 @@ pub fn parse(text: &str, limits: Limits) -> Stream {
 /// - a tab after a mapping key's `:` (saphyr: "':' must be followed by a valid YAML
 ///   whitespace"): go-yaml's `yaml_parser_scan_to_next_token` skips tabs where a simple key is
 ///   not allowed, as after a key's `:`: it becomes a space;
-/// - a comment right after a flow collection's closer or a block scalar header (`[a]#c`,
-///   `|#c`; saphyr: "comments must be separated from other tokens by whitespace"): go-yaml
-///   needs no space there (`yaml_parser_scan_to_next_token`, `yaml_parser_scan_block_scalar`):
-///   the comment becomes spaces;
+/// - a comment right after a flow collection's closer, a quoted scalar or a block scalar
+///   header (`[a]#c`, `"a"#c`, `|#c`; saphyr: "comments must be separated from other tokens
+///   by whitespace"): go-yaml needs no space there (`yaml_parser_scan_to_next_token`,
+///   `yaml_parser_scan_block_scalar`): the comment becomes spaces;
 /// - a comment line less indented than a block scalar's explicit indentation, after its empty
 ///   lines (saphyr: "wrongly indented line in block scalar"): in go-yaml
 ///   (`yaml_parser_scan_block_scalar_breaks`) a less indented line ends the scalar: the
@@ -618,7 +618,7 @@ fn parse_relaxed(text: &str, limits: Limits) -> Stream {
 struct Mended {
     /// Tabs made spaces.
     tabs: Vec<usize>,
-    /// Comments made spaces after a `]` or `}`: the `#`'s offset and the comment's bytes.
+    /// Comments made spaces after a `]`, `}` or quote: the `#`'s offset and the comment's bytes.
     comments: Vec<(usize, Vec<u8>)>,
     /// Tabs made spaces at the start of a line, which must be a quoted scalar's.
     indents: Vec<usize>,
@@ -626,8 +626,8 @@ struct Mended {
 
 /// Undoes the bulk mends the tree does not bear out, and parses the text again if there were
 /// any: a tab that lies inside a quoted or block scalar is part of its text (and no error
-/// there); a `#` after a `]` or `}` that does not close a flow collection (inside a scalar)
-/// is text too.
+/// there); a `#` after a `]`, `}` or quote that does not close a flow collection or a quoted
+/// scalar (inside a scalar) is text too.
 fn undo_unfounded(relaxed: String, stream: Stream, mut m: Mended, limits: Limits) -> Stream {
     if m.tabs.is_empty() && m.comments.is_empty() && m.indents.is_empty() {
         return stream;
@@ -674,11 +674,17 @@ fn undo_unfounded(relaxed: String, stream: Stream, mut m: Mended, limits: Limits
     }
 }
 
-/// The offsets right after the closers of the stream's flow collections, sorted.
+/// The offsets right after the closers of the stream's flow collections and quoted scalars,
+/// sorted: where a comment may follow without a space.
 fn flow_ends(stream: &Stream, text: &str) -> Vec<usize> {
     fn walk(n: &Node, text: &str, out: &mut Vec<usize>) {
         let children: Vec<&Node> = match &n.value {
-            Value::Scalar(_) => return,
+            Value::Scalar(s) => {
+                if matches!(s.style, Style::SingleQuoted | Style::DoubleQuoted) {
+                    out.push(n.span.end);
+                }
+                return;
+            }
             Value::Seq(items) => items.iter().collect(),
             Value::Map(entries) => entries.iter().flat_map(|(k, v)| [k, v]).collect(),
         };
@@ -766,16 +772,17 @@ fn tabs_after_colons(text: &mut String, at: usize, tabs: &mut Vec<usize>) -> boo
     true
 }
 
-/// A comment saphyr wants a space before, at `at`, after a flow closer or a block scalar
-/// header: spaces from the `#` to the end of its line. After a flow closer, so does every
-/// later comment right after a `]` or `}` (a file with one has many, and each pass costs a
-/// parse); those go to `comments`, for [`undo_unfounded`] to check.
+/// A comment saphyr wants a space before, at `at`, after a flow closer, a quoted scalar or a
+/// block scalar header: spaces from the `#` to the end of its line. After a closer or a
+/// quote, so does every later comment right after a `]`, `}`, `"` or `'` (a file with one has
+/// many, and each pass costs a parse); those go to `comments`, for [`undo_unfounded`] to
+/// check.
 fn blank_comment(text: &mut String, at: usize, comments: &mut Vec<(usize, Vec<u8>)>) -> bool {
     let b = text.as_bytes();
     if b.get(at) != Some(&b'#') || at == 0 {
         return false;
     }
-    let closer = matches!(b[at - 1], b']' | b'}');
+    let closer = matches!(b[at - 1], b']' | b'}' | b'"' | b'\'');
     if !closer && !matches!(b[at - 1], b'|' | b'>' | b'+' | b'-' | b'1'..=b'9') {
         return false;
     }
@@ -795,7 +802,7 @@ fn blank_comment(text: &mut String, at: usize, comments: &mut Vec<(usize, Vec<u8
             let end = line_end(&bytes, h);
             // (Not where blanking could remove a closing quote: that one waits for its pass.)
             let quote = bytes[h..end].iter().any(|&c| c == b'"' || c == b'\'');
-            if matches!(bytes[h - 1], b']' | b'}') && !quote {
+            if matches!(bytes[h - 1], b']' | b'}' | b'"' | b'\'') && !quote {
                 comments.push((h, bytes[h..end].to_vec()));
                 bytes[h..end].fill(b' ');
             }
