@@ -328,6 +328,14 @@ fn tab_at_the_start_of_a_line() {
     let text = "a:\n\tb: 1\n";
     same(text, &err_at(text, "\t", 0));
     same("a: 1\n  \t# c\nb: 2\n", r#"{"a":1,"b":2}"#);
+    // After spaces, a tab is refused unless a plain scalar (at or past its collection's
+    // column + 1) or a block scalar (at or past its content's column) takes it.
+    let text = "value:\n  - \"c\"\n  \t# x\n";
+    same(text, &err_at(text, "\t", 0));
+    let text = "k: >-\n    fold\n    ed\n  \t# x\nv: x\n";
+    same(text, &err_at(text, "\t", 0));
+    same("ee: |\n  a\n  \tb\n", r#"{"ee":"a\n\tb\n"}"#);
+    same("a:\n  b: x\n   \ty\n", r#"{"a":{"b":"x y"}}"#);
     // After a block sequence's `-` a simple key may start, so a tab there is not skipped
     // either ("found character that cannot start any token").
     for text in ["- \tx\n", "a:\n  - \tk: v\n", "- - \tx\n", "- x\n- \t# c\n"] {

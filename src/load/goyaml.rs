@@ -37,9 +37,19 @@ pub(super) fn parse(text: &str, inner: Inner<'_>) -> Stream {
         // A line break inside a quoted scalar may make an error of the edited text (its next
         // line is less indented): the break nearest the error stays what it was, a few times.
         for _ in 0..16 {
-            let Some(at) = stream.error.as_ref().map(LoadError::offset) else {
+            // (Only an error in a quoted scalar: any other is go-yaml's too, as a break ends
+            // a comment there.)
+            let Some(LoadError::Syntax {
+                offset: at,
+                message,
+            }) = &stream.error
+            else {
                 break;
             };
+            if !message.contains("quoted") {
+                break;
+            }
+            let at = *at;
             // Only a break after the last document read can be the one to blame.
             let read = stream.documents.last().map_or(0, |d| d.span.end);
             let Some(i) = (0..breaks.len())
@@ -332,20 +342,8 @@ impl Facts {
         let b = text.as_bytes();
         let slashes: Vec<usize> = memchr::memmem::find_iter(b, b"\\/").collect();
         let has_tab = memchr::memchr(b'\t', b).is_some();
-        // Lines that start with a tab.
-        let tabs: Vec<usize> = if has_tab {
-            let mut t: Vec<usize> = memchr::memmem::find_iter(b, b"\n\t")
-                .chain(memchr::memmem::find_iter(b, b"\r\t"))
-                .map(|i| i + 1)
-                .collect();
-            if b.first() == Some(&b'\t') {
-                t.push(0);
-            }
-            t.sort_unstable();
-            t
-        } else {
-            Vec::new()
-        };
+        // The first tab in the indentation of each line that has one.
+        let tabs: Vec<usize> = if has_tab { indent_tabs(b) } else { Vec::new() };
         let entry_tabs = if has_tab { entry_tabs(b) } else { Vec::new() };
         let complex = docs.iter().any(|d| d.has_complex_key);
         // A simple key does not span lines: a key over 1024 characters needs a longer line.
@@ -371,8 +369,10 @@ impl Facts {
             ..Spans::default()
         };
         for root in docs.iter().filter_map(|d| d.root.as_ref()) {
-            facts.walk(text, root, false, &mut spans);
+            facts.walk(text, root, false, 0, &mut spans);
         }
+        let mut tokens = std::mem::take(&mut spans.tokens);
+        tokens.sort_unstable_by_key(|(s, _, _)| (s.start, s.end));
         let [quoted, flow, double, scalars] =
             [spans.quoted, spans.flow, spans.double, spans.scalars].map(union);
         // `\/` escapes: an odd run of backslashes before the `/`, in a double-quoted scalar
@@ -381,25 +381,12 @@ impl Facts {
             let run = b[..=at].iter().rev().take_while(|&&c| c == b'\\').count();
             run % 2 == 1 && covers(&double, at)
         });
-        // A line that starts with a tab, outside a quoted scalar and a flow collection (where
-        // go-yaml's `yaml_parser_scan_to_next_token` skips tabs): in block context go-yaml
-        // takes no tab as indentation (`yaml_parser_scan_plain_scalar`, `..._block_scalar`
-        // and `..._to_next_token` all refuse it there).
-        // (A document that is a lone scalar has no block context: its own call. A document
-        // that did not parse is taken for a collection.)
-        let chunks = super::prescan::split_documents(text);
-        let block = |at: usize| {
-            let Some(chunk) = chunks.iter().find(|r| r.contains(&at)) else {
-                return true;
-            };
-            docs.iter()
-                .find(|d| chunk.contains(&d.span.start))
-                .and_then(|d| d.root.as_ref())
-                .is_none_or(|r| !matches!(r.value, Value::Scalar(_)))
-        };
+        // A tab in a line's indentation, outside a quoted scalar and a flow collection (where
+        // go-yaml's `yaml_parser_scan_to_next_token` skips tabs): go-yaml refuses it unless a
+        // plain or block scalar takes it (see [`tab_refused`]).
         facts.line_tab = tabs
             .into_iter()
-            .find(|&at| block(at) && !covers(&quoted, at) && !covers(&flow, at));
+            .find(|&at| !covers(&quoted, at) && !covers(&flow, at) && tab_refused(b, &tokens, at));
         // A tab after a block sequence's `-`: a simple key may start there, so
         // `yaml_parser_scan_to_next_token` does not skip it ("found character that cannot
         // start any token").
@@ -412,16 +399,32 @@ impl Facts {
         facts
     }
 
-    fn walk(&mut self, text: &str, n: &Node, in_flow: bool, spans: &mut Spans) {
+    fn walk(&mut self, text: &str, n: &Node, in_flow: bool, indent: usize, spans: &mut Spans) {
         let opens_flow = matches!(text.as_bytes().get(n.span.start), Some(b'[' | b'{'))
             && !matches!(n.value, Value::Scalar(_));
         if opens_flow {
             Spans::push(&mut spans.flow, spans.keep[1], n.span);
         }
         let in_flow = in_flow || opens_flow;
+        // A block collection's children are held to its column + 1 (libyaml's
+        // `parser.indent + 1`); only worked out when a tab check needs it.
+        let inner = if spans.keep[1] && !in_flow && !matches!(n.value, Value::Scalar(_)) {
+            column(text, n.span.start) + 1
+        } else {
+            indent
+        };
         match &n.value {
             Value::Scalar(s) => {
                 Spans::push(&mut spans.scalars, spans.keep[2], n.span);
+                // (An empty plain scalar was never a token, whatever span saphyr gives it.)
+                let empty = s.style == Style::Plain && s.text.is_empty();
+                if spans.keep[1] && !in_flow && !empty {
+                    let held = match s.style {
+                        Style::Literal | Style::Folded => column(text, n.span.start),
+                        _ => indent,
+                    };
+                    spans.tokens.push((n.span, s.style, held));
+                }
                 match s.style {
                     Style::DoubleQuoted => {
                         Spans::push(&mut spans.quoted, spans.keep[0], n.span);
@@ -433,7 +436,7 @@ impl Facts {
             }
             Value::Seq(items) => {
                 for c in items {
-                    self.walk(text, c, in_flow, spans);
+                    self.walk(text, c, in_flow, inner, spans);
                 }
             }
             Value::Map(entries) => {
@@ -446,8 +449,8 @@ impl Facts {
                     if in_flow && self.long_key.is_none() {
                         self.long_key = long_flow_key(text, k, v);
                     }
-                    self.walk(text, k, in_flow, spans);
-                    self.walk(text, v, in_flow, spans);
+                    self.walk(text, k, in_flow, inner, spans);
+                    self.walk(text, v, in_flow, inner, spans);
                 }
             }
         }
@@ -461,6 +464,10 @@ struct Spans {
     double: Vec<Span>,
     flow: Vec<Span>,
     scalars: Vec<Span>,
+    /// Scalars with what a tab in a line's indentation needs: plain (`true`) or not, and the
+    /// indentation go-yaml's scanner holds them to (a plain scalar: its block collection's
+    /// column + 1; a block scalar: its content's column; a quoted one: none).
+    tokens: Vec<(Span, Style, usize)>,
     /// Only what a check needs is kept (a large tree has millions of scalars): quoted and
     /// double-quoted spans, flow collections, all scalars.
     keep: [bool; 3],
@@ -472,6 +479,65 @@ impl Spans {
             list.push(span);
         }
     }
+}
+
+/// The column (bytes from its line's start) of `at`.
+fn column(text: &str, at: usize) -> usize {
+    let b = text.as_bytes();
+    let at = at.min(b.len());
+    at - b[..at]
+        .iter()
+        .rposition(|&c| c == b'\n' || c == b'\r')
+        .map_or(0, |i| i + 1)
+}
+
+/// The first tab among the blanks that start each line (one pass over the line starts).
+fn indent_tabs(b: &[u8]) -> Vec<usize> {
+    let starts = std::iter::once(0).chain(memchr::memchr2_iter(b'\n', b'\r', b).map(|i| i + 1));
+    let mut out = Vec::new();
+    for line in starts {
+        let mut i = line;
+        while b.get(i) == Some(&b' ') {
+            i += 1;
+        }
+        if b.get(i) == Some(&b'\t') {
+            out.push(i);
+        }
+    }
+    out
+}
+
+/// Whether go-yaml refuses the tab at `at`, the first in its line's indentation (outside
+/// quoted scalars and flow collections). Its scanner takes such a tab only where it eats
+/// blanks at or past the indentation it holds the text to: inside a plain scalar, or after
+/// one with only blanks and comments between (`yaml_parser_scan_plain_scalar`: "found a tab
+/// character that violates indentation" before it), inside a block scalar at or past its
+/// content's column (`yaml_parser_scan_block_scalar_breaks`: "found a tab character where an
+/// indentation space is expected"). After any other token a new line may start a simple key,
+/// and `yaml_parser_scan_to_next_token` leaves the tab, which starts no token.
+fn tab_refused(b: &[u8], tokens: &[(Span, Style, usize)], at: usize) -> bool {
+    let line = b[..at]
+        .iter()
+        .rposition(|&c| c == b'\n' || c == b'\r')
+        .map_or(0, |i| i + 1);
+    let col = at - line;
+    // The last scalar that starts before the tab.
+    let i = tokens.partition_point(|(s, _, _)| s.start < at);
+    let Some(&(span, style, held)) = i.checked_sub(1).and_then(|i| tokens.get(i)) else {
+        return true;
+    };
+    let plain = style == Style::Plain;
+    if at < span.end {
+        // Inside it.
+        return matches!(style, Style::Plain | Style::Literal | Style::Folded) && col < held;
+    }
+    // After it: only blanks and comments between, and a plain scalar.
+    let between = b.get(span.end..line).unwrap_or_default();
+    let quiet = between.split(|&c| c == b'\n' || c == b'\r').all(|l| {
+        let t = l.iter().position(|&c| c != b' ' && c != b'\t');
+        t.is_none_or(|t| l[t] == b'#')
+    });
+    !(plain && quiet && col >= held)
 }
 
 /// The spans as sorted, disjoint ranges (nested flow collections and aliased nodes merge).

@@ -643,7 +643,20 @@ fn undo_unfounded(relaxed: String, stream: Stream, mut m: Mended, limits: Limits
             .iter()
             .filter(|t| quoted.binary_search(t).is_err()),
     );
-    let ends = flow_ends(&stream, &relaxed);
+    let (inside, plain_ends) = if m.comments.is_empty() {
+        (Vec::new(), Vec::new())
+    } else {
+        scalar_places(&stream)
+    };
+    let text_after_all = |at: usize| {
+        plain_ends.binary_search(&at).is_ok() || {
+            // Scalars do not nest: the last one starting before `at` is the one to ask.
+            let i = inside.partition_point(|s| s.start < at);
+            i.checked_sub(1)
+                .and_then(|i| inside.get(i))
+                .is_some_and(|s| at < s.end)
+        }
+    };
     // With an error, only what the documents read can tell is checked.
     let read = match stream.error {
         Some(_) => stream.documents.last().map_or(0, |d| d.span.end),
@@ -652,7 +665,7 @@ fn undo_unfounded(relaxed: String, stream: Stream, mut m: Mended, limits: Limits
     let comments: Vec<&(usize, Vec<u8>)> = m
         .comments
         .iter()
-        .filter(|(at, _)| *at < read && ends.binary_search(at).is_err())
+        .filter(|(at, _)| *at < read && text_after_all(*at))
         .collect();
     if tabs.is_empty() && comments.is_empty() {
         return stream;
@@ -674,33 +687,34 @@ fn undo_unfounded(relaxed: String, stream: Stream, mut m: Mended, limits: Limits
     }
 }
 
-/// The offsets right after the closers of the stream's flow collections and quoted scalars,
-/// sorted: where a comment may follow without a space.
-fn flow_ends(stream: &Stream, text: &str) -> Vec<usize> {
-    fn walk(n: &Node, text: &str, out: &mut Vec<usize>) {
-        let children: Vec<&Node> = match &n.value {
+/// Where a comment blanked by [`blank_comment`] was text after all: offsets inside a scalar
+/// (a block or quoted scalar's content) and right after a plain scalar (`x]#c` is one plain
+/// scalar to go-yaml), as sorted lists. A comment anywhere else followed a flow collection's
+/// closer or a quoted scalar (a merged flow mapping is gone from the tree, but its closer
+/// stays in the text).
+fn scalar_places(stream: &Stream) -> (Vec<Span>, Vec<usize>) {
+    fn walk(n: &Node, inside: &mut Vec<Span>, plain_ends: &mut Vec<usize>) {
+        match &n.value {
             Value::Scalar(s) => {
-                if matches!(s.style, Style::SingleQuoted | Style::DoubleQuoted) {
-                    out.push(n.span.end);
+                inside.push(n.span);
+                if s.style == Style::Plain {
+                    plain_ends.push(n.span.end);
                 }
-                return;
             }
-            Value::Seq(items) => items.iter().collect(),
-            Value::Map(entries) => entries.iter().flat_map(|(k, v)| [k, v]).collect(),
-        };
-        if matches!(text.as_bytes().get(n.span.start), Some(b'[' | b'{')) {
-            out.push(n.span.end);
-        }
-        for c in children {
-            walk(c, text, out);
+            Value::Seq(items) => items.iter().for_each(|c| walk(c, inside, plain_ends)),
+            Value::Map(entries) => entries.iter().for_each(|(k, v)| {
+                walk(k, inside, plain_ends);
+                walk(v, inside, plain_ends);
+            }),
         }
     }
-    let mut out = Vec::new();
+    let (mut inside, mut plain_ends) = (Vec::new(), Vec::new());
     for root in stream.documents.iter().filter_map(|d| d.root.as_ref()) {
-        walk(root, text, &mut out);
+        walk(root, &mut inside, &mut plain_ends);
     }
-    out.sort_unstable();
-    out
+    inside.sort_unstable();
+    plain_ends.sort_unstable();
+    (inside, plain_ends)
 }
 
 /// Mends the text where saphyr refused it at `at` for `why` (see [`parse_relaxed`]); false
