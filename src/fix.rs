@@ -18,32 +18,36 @@ fn bytes(src: &SourceFile) -> &[u8] {
     src.text.as_bytes()
 }
 
-/// Start of the line holding `at`.
+/// Start of the line holding `at` (LF, CRLF and a lone CR end lines, as in YAML).
 fn line_start(src: &SourceFile, at: usize) -> usize {
     let b = bytes(src);
     let at = at.min(b.len());
     b[..at]
         .iter()
-        .rposition(|&c| c == b'\n')
+        .rposition(|&c| c == b'\n' || c == b'\r')
         .map_or(0, |i| i + 1)
 }
 
-/// The offset just past the line end (`\n`) at or after `at`, or the end of the text.
+/// The offset just past the line end (`\n`, `\r\n` or a lone `\r`) at or after `at`, or the
+/// end of the text.
 fn past_line_end(src: &SourceFile, at: usize) -> usize {
     let b = bytes(src);
     let at = at.min(b.len());
-    b[at..]
-        .iter()
-        .position(|&c| c == b'\n')
-        .map_or(b.len(), |i| at + i + 1)
+    match b[at..].iter().position(|&c| c == b'\n' || c == b'\r') {
+        Some(i) if b[at + i] == b'\r' && b.get(at + i + 1) == Some(&b'\n') => at + i + 2,
+        Some(i) => at + i + 1,
+        None => b.len(),
+    }
 }
 
-/// The line ending used by the line holding `at`: `\r\n` or `\n`.
+/// The line ending used by the line holding `at`: `\r\n`, `\r` or `\n`.
 fn line_ending_at(src: &SourceFile, at: usize) -> &'static str {
     let end = past_line_end(src, at);
     let b = bytes(src);
     if end >= 2 && b.get(end - 1) == Some(&b'\n') && b.get(end - 2) == Some(&b'\r') {
         "\r\n"
+    } else if end >= 1 && b.get(end - 1) == Some(&b'\r') {
+        "\r"
     } else {
         "\n"
     }
@@ -208,7 +212,10 @@ pub fn remove_entry(src: &SourceFile, map: &Node, key: &Node) -> Option<Vec<Edit
         return Some(vec![Edit::new(src, span, "")]);
     }
     // Block style: one line only.
-    if between(src, k.span.start, v.span.end)?.contains(&b'\n') {
+    if between(src, k.span.start, v.span.end)?
+        .iter()
+        .any(|&c| c == b'\n' || c == b'\r')
+    {
         return None;
     }
     let start = line_start(src, k.span.start);
@@ -309,7 +316,10 @@ pub fn remove_item(src: &SourceFile, seq: &Node, index: usize) -> Option<Edit> {
         return None;
     }
     // A block scalar's span can end after its line break: refuse rather than guess.
-    if bytes(src).get(item.span.end.checked_sub(1)?) == Some(&b'\n') {
+    if matches!(
+        bytes(src).get(item.span.end.checked_sub(1)?),
+        Some(b'\n' | b'\r')
+    ) {
         return None;
     }
     let end = rest_of_line_is_free(src, item.span.end)?;

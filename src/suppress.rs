@@ -42,7 +42,19 @@ pub fn scan_comments(source: &Arc<SourceFile>) -> Vec<Suppression> {
     }
     let mut out = Vec::new();
     let mut offset = 0;
-    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    // The lines of the line index (a lone CR breaks a line, as in YAML), with their breaks.
+    let starts: Vec<usize> = (1..=source.line_count())
+        .filter_map(|l| source.line_start(l))
+        .collect();
+    let lines: Vec<&str> = starts
+        .iter()
+        .enumerate()
+        .map(|(i, &s)| {
+            text.get(s..starts.get(i + 1).copied().unwrap_or(text.len()))
+                .unwrap_or("")
+        })
+        .filter(|l| !l.is_empty())
+        .collect();
     for (idx, raw) in lines.iter().enumerate() {
         let line_start = offset;
         offset += raw.len();

@@ -140,6 +140,22 @@ fn crlf_is_kept() {
     insta::assert_snapshot!(before_after(&text, &["--fix"]));
 }
 
+/// A lone CR ends a line (YAML 1.2 §5.4, go-yaml): removing an entry removes that line only.
+#[test]
+fn lone_cr_lines_are_lines() {
+    let text = pod(concat!(
+        "    - key: a\n",
+        "      operator: Exists\n",
+        "      effect: NoSchedule\n",
+        "      tolerationSeconds: 5\n",
+        "    - key: b\n",
+        "      operator: Exists\n",
+    ))
+    .replace('\n', "\r");
+    let after = fixed(&text, &["--fix", "--unsafe-fixes"]);
+    assert_eq!(after, text.replace("      tolerationSeconds: 5\r", ""));
+}
+
 #[test]
 fn anchors_and_aliases() {
     // The anchored toleration is fixed once, where it is written; an aliased value is left.

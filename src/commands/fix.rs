@@ -229,7 +229,7 @@ fn clone_failure(f: &ReadFailure) -> ReadFailure {
             offset: *offset,
             lossy: lossy.clone(),
         },
-        R::Utf16 => R::Utf16,
+        R::Utf(u, bom) => R::Utf(*u, *bom),
         R::Binary(w) => R::Binary(w),
         R::Nul { offset, text } => R::Nul {
             offset: *offset,

@@ -231,12 +231,22 @@ fn read_failure(name: &str, failure: ReadFailure, opts: &LintOptions) -> FileRep
                 opts,
             );
         }
-        ReadFailure::Utf16 => {
+        ReadFailure::Utf(utf, bom) => {
+            // With a byte order mark iconv finds the byte order itself; without one it must be
+            // told (and the message says which was detected).
+            let (family, order) = if bom {
+                (utf.family(), String::new())
+            } else {
+                (utf.name(), format!(" ({}, no byte order mark)", utf.name()))
+            };
             return file_failure(
                 name,
                 enc,
-                "file is UTF-16 encoded; Kubernetes manifests must be UTF-8".to_string(),
-                Some("convert it, e.g. `iconv -f UTF-16 -t UTF-8`"),
+                format!(
+                    "file is {} encoded{order}; Kubernetes manifests must be UTF-8",
+                    utf.family()
+                ),
+                Some(&format!("convert it, e.g. `iconv -f {family} -t UTF-8`")),
                 opts,
             );
         }

@@ -500,6 +500,10 @@ impl<'a> Fast<'a> {
                     }
                 }
                 let text = self.t[pos..i].trim_end_matches(' ');
+                // A merge key is go-yaml's decoder's business: the parser's call.
+                if text == "<<" {
+                    return bail();
+                }
                 let node = self.scalar(Span::new(pos, pos + text.len()), text, Style::Plain);
                 (node, i)
             }
@@ -851,7 +855,8 @@ impl<'a> Fast<'a> {
             b'e' => '\x1b',
             b' ' => ' ',
             b'"' => '"',
-            b'/' => '/',
+            // `\/` is YAML 1.2's; go-yaml (YAML 1.1) refuses it: the parser's call.
+            b'/' => return bail(),
             b'\\' => '\\',
             b'N' => '\u{85}',
             b'_' => '\u{a0}',
@@ -894,7 +899,12 @@ impl<'a> Fast<'a> {
             if is_map {
                 let (key, after) = self.flow_scalar(i, true)?;
                 let a = self.skip_spaces(after);
-                if self.at(a) != b':' {
+                // A merge key, and a key that libyaml's simple-key limit makes no key: the
+                // parser's call.
+                if self.at(a) != b':'
+                    || a - i > 1000
+                    || self.t.get(key.span.start..key.span.end) == Some("<<")
+                {
                     return bail();
                 }
                 // A plain key needs a space after its `:`; a quoted one may be followed

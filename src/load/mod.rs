@@ -4,6 +4,7 @@
 
 pub mod codec;
 pub mod fast_yaml;
+mod goyaml;
 pub mod prescan;
 pub mod source;
 pub mod stdin;
@@ -33,13 +34,63 @@ pub enum ReadFailure {
         offset: usize,
         lossy: String,
     },
-    Utf16,
+    /// UTF-16 or UTF-32 (see [`Utf`]), told by the YAML spec's byte order mark and null
+    /// patterns (YAML 1.2 §5.2), or by NULs on every other byte; true with a byte order mark.
+    Utf(Utf, bool),
     /// Not text at all: what it looks like ("a PNG image", "binary data").
     Binary(&'static str),
     Nul {
         offset: usize,
         text: String,
     },
+}
+
+/// A UTF-16 or UTF-32 encoding, as the YAML spec's encoding detection tells it (§5.2,
+/// "Character Encodings": the byte order mark, or else the pattern of NULs in the first
+/// character, which is ASCII in any YAML stream).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Utf {
+    Utf16Le,
+    Utf16Be,
+    Utf32Le,
+    Utf32Be,
+}
+
+impl Utf {
+    /// `UTF-16` or `UTF-32`.
+    pub fn family(self) -> &'static str {
+        match self {
+            Utf::Utf16Le | Utf::Utf16Be => "UTF-16",
+            Utf::Utf32Le | Utf::Utf32Be => "UTF-32",
+        }
+    }
+
+    /// The name with the byte order, which iconv needs when no byte order mark tells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Utf::Utf16Le => "UTF-16LE",
+            Utf::Utf16Be => "UTF-16BE",
+            Utf::Utf32Le => "UTF-32LE",
+            Utf::Utf32Be => "UTF-32BE",
+        }
+    }
+}
+
+/// The encoding of a stream that is not UTF-8, by YAML 1.2 §5.2's table, in its order: the
+/// UTF-32 patterns before the UTF-16 ones they begin with (`FF FE 00 00` is a UTF-32LE byte
+/// order mark, not a UTF-16LE one followed by a NUL). `bool`: with a byte order mark.
+pub fn detect_utf(bytes: &[u8]) -> Option<(Utf, bool)> {
+    match bytes {
+        [0x00, 0x00, 0xFE, 0xFF, ..] => Some((Utf::Utf32Be, true)),
+        [0x00, 0x00, 0x00, x, ..] if *x != 0 => Some((Utf::Utf32Be, false)),
+        [0xFF, 0xFE, 0x00, 0x00, ..] => Some((Utf::Utf32Le, true)),
+        [x, 0x00, 0x00, 0x00, ..] if *x != 0 => Some((Utf::Utf32Le, false)),
+        [0xFE, 0xFF, ..] => Some((Utf::Utf16Be, true)),
+        [0x00, x, ..] if *x != 0 => Some((Utf::Utf16Be, false)),
+        [0xFF, 0xFE, ..] => Some((Utf::Utf16Le, true)),
+        [x, 0x00, ..] if *x != 0 => Some((Utf::Utf16Le, false)),
+        _ => None,
+    }
 }
 
 /// Reads a file with the size limit checked before reading and the encoding verified.
@@ -84,8 +135,14 @@ pub(crate) fn read_limited(
 /// Checks the encoding of raw bytes: UTF-8 only, no NUL; binary content and UTF-16 are told
 /// apart from text with a stray bad byte.
 pub fn decode(bytes: Vec<u8>) -> Result<String, ReadFailure> {
-    if bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]) {
-        return Err(ReadFailure::Utf16);
+    // A byte order mark decides; the null patterns of a first ASCII character only when the
+    // rest looks like UTF-16/32 too (a text that happens to start `a\0` is a text with a NUL).
+    match detect_utf(&bytes) {
+        Some((utf, true)) => return Err(ReadFailure::Utf(utf, true)),
+        Some((utf, false)) if looks_wide(&bytes, utf) => {
+            return Err(ReadFailure::Utf(utf, false));
+        }
+        _ => {}
     }
     if let Some(what) = binary_kind(&bytes) {
         return Err(ReadFailure::Binary(what));
@@ -97,8 +154,8 @@ pub fn decode(bytes: Vec<u8>) -> Result<String, ReadFailure> {
                 && let Some(offset) = text.bytes().position(|b| b == 0)
             {
                 // UTF-16 of ASCII text without a BOM is valid UTF-8, with NULs.
-                if looks_utf16(text.as_bytes()) {
-                    return Err(ReadFailure::Utf16);
+                if let Some(utf) = utf16_by_nuls(text.as_bytes()) {
+                    return Err(ReadFailure::Utf(utf, false));
                 }
                 return Err(ReadFailure::Nul { offset, text });
             }
@@ -107,8 +164,8 @@ pub fn decode(bytes: Vec<u8>) -> Result<String, ReadFailure> {
         Err(err) => {
             let offset = err.utf8_error().valid_up_to();
             let bytes = err.into_bytes();
-            if looks_utf16(&bytes) {
-                return Err(ReadFailure::Utf16);
+            if let Some(utf) = utf16_by_nuls(&bytes) {
+                return Err(ReadFailure::Utf(utf, false));
             }
             Err(ReadFailure::InvalidUtf8 {
                 offset,
@@ -137,10 +194,10 @@ const MAGIC: &[(&[u8], &str)] = &[
 ];
 
 /// UTF-16 without a BOM: in the first bytes, NULs on every other byte, next to ASCII.
-fn looks_utf16(bytes: &[u8]) -> bool {
+fn utf16_by_nuls(bytes: &[u8]) -> Option<Utf> {
     let head = &bytes[..bytes.len().min(SNIFF) & !1];
     if head.len() < 4 {
-        return false;
+        return None;
     }
     let pairs = head.len() / 2;
     let le = head
@@ -151,7 +208,27 @@ fn looks_utf16(bytes: &[u8]) -> bool {
         .chunks_exact(2)
         .filter(|p| p[0] == 0 && p[1] != 0)
         .count();
-    le.max(be) * 10 >= pairs * 9
+    if le.max(be) * 10 < pairs * 9 {
+        return None;
+    }
+    Some(if le >= be { Utf::Utf16Le } else { Utf::Utf16Be })
+}
+
+fn looks_utf16(bytes: &[u8]) -> bool {
+    utf16_by_nuls(bytes).is_some()
+}
+
+/// A stream without a byte order mark whose first character has YAML's null pattern for
+/// `utf`: UTF-32 has no other plausible reading of `00 00 00 x` or `x 00 00 00`; UTF-16 needs
+/// the line ends to agree (a line feed as a 16-bit unit where the first one ends), so that
+/// non-ASCII UTF-16 text is told apart from a UTF-8 text with one stray NUL.
+fn looks_wide(bytes: &[u8], utf: Utf) -> bool {
+    let head = &bytes[..bytes.len().min(SNIFF)];
+    match utf {
+        Utf::Utf32Le | Utf::Utf32Be => true,
+        Utf::Utf16Le => head.chunks_exact(2).any(|p| p == [b'\n', 0]),
+        Utf::Utf16Be => head.chunks_exact(2).any(|p| p == [0, b'\n']),
+    }
 }
 
 /// What a file that is not text looks like, judged from its first [`SNIFF`] bytes (no BOM, not
@@ -213,7 +290,7 @@ mod tests {
         match decode(bytes.to_vec()) {
             Ok(_) => "text".into(),
             Err(ReadFailure::Binary(what)) => format!("binary: {what}"),
-            Err(ReadFailure::Utf16) => "utf-16".into(),
+            Err(ReadFailure::Utf(utf, _)) => utf.name().to_lowercase(),
             Err(ReadFailure::Nul { offset, .. }) => format!("nul at {offset}"),
             Err(ReadFailure::InvalidUtf8 { offset, .. }) => format!("utf-8 error at {offset}"),
             Err(e) => format!("{e:?}"),
@@ -236,16 +313,49 @@ mod tests {
             .encode_utf16()
             .flat_map(u16::to_le_bytes)
             .collect();
-        assert_eq!(failure(&utf16), "utf-16");
+        assert_eq!(failure(&utf16), "utf-16le");
         let be: Vec<u8> = "kind: Pod\n"
             .encode_utf16()
             .flat_map(u16::to_be_bytes)
             .collect();
-        assert_eq!(failure(&be), "utf-16");
+        assert_eq!(failure(&be), "utf-16be");
         // Text with one stray NUL or a bad byte, and text starting like a signature.
         assert_eq!(failure(b"kind: Pod\nx: a\0b\n"), "nul at 14");
         assert_eq!(failure(b"kind: Pod\nx: \xff\n"), "utf-8 error at 13");
         assert_eq!(failure(b"MZ: 1\nkind: Pod\n"), "text");
         assert_eq!(failure(b"\xef\xbb\xbfkind: Pod\n"), "text");
+    }
+
+    /// YAML 1.2 §5.2's detection table: byte order marks and the null patterns of an ASCII
+    /// first character, UTF-32 before the UTF-16 patterns it starts with. Non-ASCII text
+    /// without a BOM (whose NULs are not on every other byte) is still UTF-16, not "a NUL".
+    #[test]
+    fn utf16_and_utf32_with_and_without_a_bom() {
+        let text = "kind: Pod # 日本語のコメント、長い長い長い長い\nmetadata: {name: ä}\n";
+        let utf16le: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+        let utf16be: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
+        let utf32le: Vec<u8> = text
+            .chars()
+            .flat_map(|c| u32::from(c).to_le_bytes())
+            .collect();
+        let utf32be: Vec<u8> = text
+            .chars()
+            .flat_map(|c| u32::from(c).to_be_bytes())
+            .collect();
+        let bom = |bom: &[u8], body: &[u8]| [bom, body].concat();
+        for (bytes, want) in [
+            (utf16le.clone(), "utf-16le"),
+            (utf16be.clone(), "utf-16be"),
+            (utf32le.clone(), "utf-32le"),
+            (utf32be.clone(), "utf-32be"),
+            (bom(&[0xFF, 0xFE], &utf16le), "utf-16le"),
+            (bom(&[0xFE, 0xFF], &utf16be), "utf-16be"),
+            (bom(&[0xFF, 0xFE, 0, 0], &utf32le), "utf-32le"),
+            (bom(&[0, 0, 0xFE, 0xFF], &utf32be), "utf-32be"),
+        ] {
+            assert_eq!(failure(&bytes), want, "{:x?}", &bytes[..8]);
+        }
+        // A UTF-8 text with a NUL after its first character is a text with a NUL.
+        assert_eq!(failure(b"a\0: 1\nb: 2\n"), "nul at 1");
     }
 }

@@ -132,6 +132,11 @@ pub fn classify(doc: &str, limits: Limits, configured: impl Fn(&str) -> bool) ->
     if memchr::memmem::find(doc.as_bytes(), b"taintlint").is_some() {
         return Prescan::Build;
     }
+    // ... also when a double-quoted key may spell it with escapes
+    // (`"\x74aintlint.dev/ignore"`), which that byte search does not see.
+    if escape_in_double_quotes(doc) {
+        return Prescan::Build;
+    }
     let Some(root) = super::fast_yaml::check(doc, limits) else {
         return Prescan::Parse;
     };
@@ -145,6 +150,26 @@ pub fn classify(doc: &str, limits: Limits, configured: impl Fn(&str) -> bool) ->
     } else {
         Prescan::Build
     }
+}
+
+/// Whether a line of `doc` has a backslash after a `"`: a double-quoted scalar with an escape,
+/// maybe (one pass over the text).
+fn escape_in_double_quotes(doc: &str) -> bool {
+    let b = doc.as_bytes();
+    if memchr::memchr(b'\\', b).is_none() {
+        return false;
+    }
+    let mut line = 0;
+    while line < b.len() {
+        let end = memchr::memchr(b'\n', &b[line..]).map_or(b.len(), |i| line + i);
+        if let Some(q) = memchr::memchr(b'"', &b[line..end])
+            && memchr::memchr(b'\\', &b[line + q..end]).is_some()
+        {
+            return true;
+        }
+        line = end + 1;
+    }
+    false
 }
 
 /// [`classify`] says [`Prescan::Skip`].

@@ -87,8 +87,20 @@ pub struct SourceFile {
 
 impl SourceFile {
     pub fn new(name: impl Into<Arc<str>>, text: String) -> Arc<Self> {
+        // YAML's line breaks are LF, CRLF and a lone CR (YAML 1.2 §5.4; libyaml's and go-yaml's
+        // scanner, `yaml_parser_scan_to_next_token` / `skip_line`, count each as one line):
+        // a CR starts a line unless an LF follows it.
+        let bytes = text.as_bytes();
         let mut line_starts = vec![0];
-        line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        if memchr::memchr(b'\r', bytes).is_none() {
+            line_starts.extend(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1));
+        } else {
+            line_starts.extend(
+                memchr::memchr2_iter(b'\n', b'\r', bytes)
+                    .filter(|&i| bytes[i] == b'\n' || bytes.get(i + 1) != Some(&b'\n'))
+                    .map(|i| i + 1),
+            );
+        }
         let mut block_chars = Vec::new();
         if !text.is_ascii() {
             let mut before = 0;
@@ -237,6 +249,18 @@ mod tests {
         assert_eq!(f.position(8), Position { line: 2, column: 3 });
         assert_eq!(f.line_text(2), "kéy: v");
         assert_eq!(f.position(1000).line, 3);
+    }
+
+    /// A lone CR is a line break, as a CRLF is one (YAML 1.2 §5.4, go-yaml's scanner).
+    #[test]
+    fn lone_cr_breaks_lines() {
+        let f = SourceFile::new("x", "a: 1\rb: 2\r\nc: 3\r\rd: 4\n".to_string());
+        assert_eq!(f.position(5), Position { line: 2, column: 1 });
+        assert_eq!(f.position(11), Position { line: 3, column: 1 });
+        assert_eq!(f.position(17), Position { line: 5, column: 1 });
+        assert_eq!(f.line_text(2), "b: 2");
+        assert_eq!(f.line_text(4), "");
+        assert_eq!(f.line_count(), 6);
     }
 
     /// The block index gives what counting from the line start gives, across block

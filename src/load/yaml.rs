@@ -400,6 +400,8 @@ struct Builder {
     root: Option<Node>,
     /// What the tree (and the anchors' copies) cost so far ([`Node::cost`]).
     bytes: usize,
+    /// What go-yaml's decoder refuses while building (a merge of a scalar, bad `!!binary`).
+    error: Option<LoadError>,
 }
 
 impl Builder {
@@ -411,6 +413,7 @@ impl Builder {
             has_complex_key: false,
             root: None,
             bytes: 0,
+            error: None,
         }
     }
 
@@ -506,6 +509,19 @@ impl Builder {
                         .last()
                         .map_or(start, |(k, v)| k.span.end.max(v.span.end))
                 };
+                if entries.iter().any(|(k, _)| is_merge_key(k)) {
+                    match merge(entries) {
+                        Ok(merged) => entries = merged,
+                        Err(offset) => {
+                            self.error.get_or_insert(LoadError::Syntax {
+                                message: "map merge requires map or sequence of maps as the value"
+                                    .to_string(),
+                                offset,
+                            });
+                            entries = Vec::new();
+                        }
+                    }
+                }
                 let node = Node {
                     span: Span::new(start, end.max(start)),
                     value: Value::Map(entries),
@@ -526,6 +542,114 @@ pub fn trim<T>(v: &mut Vec<T>) {
     if v.capacity() > v.len() {
         v.shrink_to_fit();
     }
+}
+
+/// A merge key as go-yaml's decoder knows it (`isMerge`): the scalar `<<`, plain and untagged
+/// or tagged `!!merge`. A quoted `"<<"` is an ordinary key.
+fn is_merge_key(key: &Node) -> bool {
+    key.as_scalar().is_some_and(|s| {
+        &*s.text == "<<"
+            && match &s.tag {
+                None => s.style == Style::Plain,
+                Some(tag) => &**tag == "tag:yaml.org,2002:merge",
+            }
+    })
+}
+
+/// A mapping's entries with its merge keys (`<<: *base`, `<<: [*a, *b]`) expanded as
+/// go-yaml v2's decoder does (`decoder.mapping`, `decoder.merge`): each merge key's entries
+/// are set where it stands, in order, so a later key wins over what it merged, and a merged
+/// entry over an earlier key; of a sequence of mappings the earlier ones win (it is merged
+/// from its end). The merged entries keep their spans, in the mappings they come from. Of
+/// the entries one overrides, the ones that come from a merge are dropped, so the tree reads
+/// as kubectl's map does; two written keys stay, for `duplicate-key`. `Err`: the offset of a
+/// merge value that is not a mapping or a sequence of mappings (go-yaml: "map merge requires
+/// map or sequence of maps as the value").
+fn merge(entries: Vec<(Node, Node)>) -> Result<Vec<(Node, Node)>, usize> {
+    let mut out: Vec<(Node, Node, bool)> = Vec::with_capacity(entries.len());
+    for (k, v) in entries {
+        if !is_merge_key(&k) {
+            out.push((k, v, false));
+            continue;
+        }
+        let at = v.span.start;
+        match v.value {
+            Value::Map(merged) => out.extend(merged.into_iter().map(|(k, v)| (k, v, true))),
+            Value::Seq(items) => {
+                for item in items.into_iter().rev() {
+                    let Value::Map(merged) = item.value else {
+                        return Err(item.span.start);
+                    };
+                    out.extend(merged.into_iter().map(|(k, v)| (k, v, true)));
+                }
+            }
+            Value::Scalar(_) => return Err(at),
+        }
+    }
+    // The last entry of each key (go-yaml's map keeps it), and whether it was merged.
+    let mut last: HashMap<&str, (usize, bool)> = HashMap::new();
+    for (i, (k, _, merged)) in out.iter().enumerate() {
+        if let Some(t) = k.text() {
+            last.insert(t, (i, *merged));
+        }
+    }
+    let keep: Vec<bool> = out
+        .iter()
+        .enumerate()
+        .map(
+            |(i, (k, _, merged))| match k.text().and_then(|t| last.get(t)) {
+                Some(&(j, last_merged)) => i == j || !(*merged || last_merged),
+                None => true,
+            },
+        )
+        .collect();
+    Ok(out
+        .into_iter()
+        .zip(keep)
+        .filter_map(|((k, v, _), keep)| keep.then_some((k, v)))
+        .collect())
+}
+
+/// The text of a `!!binary` scalar as go-yaml's decoder gives it (`decoder.scalar`:
+/// `base64.StdEncoding.DecodeString`, then a Go string of the bytes, which `encoding/json`
+/// sends with U+FFFD for bytes that are not UTF-8). Go's decoder skips CR and LF; anything
+/// else outside the alphabet, or padding out of place, is an error (`None`).
+fn decode_binary(text: &str) -> Option<String> {
+    let mut bits = 0u32;
+    let mut n = 0u32;
+    let mut out = Vec::new();
+    let mut pad = 0usize;
+    let mut len = 0usize;
+    for c in text.bytes().filter(|&c| c != b'\n' && c != b'\r') {
+        len += 1;
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            b'=' => {
+                pad += 1;
+                continue;
+            }
+            _ => return None,
+        };
+        if pad > 0 {
+            return None;
+        }
+        bits = (bits << 6) | u32::from(v);
+        n += 6;
+        if n >= 8 {
+            n -= 8;
+            out.push(((bits >> n) & 0xFF) as u8);
+        }
+    }
+    // Whole quanta of four, with at most two `=` and the bits they leave.
+    let data = len - pad;
+    if !len.is_multiple_of(4) || pad > 2 || (pad > 0 && (data % 4) + pad != 4) {
+        return None;
+    }
+    Some(String::from_utf8_lossy(&out).into_owned())
 }
 
 /// Where a flow collection ends: after its closing bracket. saphyr's end event may start at
@@ -586,10 +710,70 @@ impl LoadError {
     }
 }
 
-/// Parses a part of a file that starts at byte `base` of it: spans are file offsets.
+/// Parses a part of a file that starts at byte `base` of it (spans are file offsets), as
+/// kubectl's go-yaml reads it.
 pub fn parse_at(text: &str, base: usize, limits: Limits) -> Stream {
+    let mut stream = parse(text, limits);
+    if base > 0 {
+        for d in &mut stream.documents {
+            d.span = Span::new(d.span.start + base, d.span.end + base);
+            if let Some(root) = &mut d.root {
+                root.shift(base);
+            }
+        }
+        if let Some(e) = &mut stream.error {
+            e.shift(base);
+        }
+    }
+    stream
+}
+
+/// Parses every document of a part of a file that starts at byte `base` of it (spans are
+/// file offsets), handing each to `each` as soon as it is complete: a stream of a million
+/// documents holds one at a time. `each` returns false to stop the stream there.
+///
+/// kubectl cuts a stream at its `---` lines and decodes each document alone
+/// (`yaml.NewYAMLReader`, then go-yaml per document): so does this, one part at a time, each
+/// read as go-yaml reads it ([`parse_at`]). The alias budget is the file's: what one part
+/// spends, the next has less of.
+pub fn parse_each(
+    text: &str,
+    base: usize,
+    limits: Limits,
+    each: &mut dyn FnMut(Document) -> bool,
+) -> Outcome {
+    let mut outcome = Outcome::default();
+    let mut index = 0usize;
+    for range in super::prescan::split_documents(text) {
+        let part = Limits {
+            max_alias_nodes: limits.max_alias_nodes.saturating_sub(outcome.alias_nodes),
+            ..limits
+        };
+        let Some(chunk) = text.get(range.clone()) else {
+            continue;
+        };
+        let stream = parse_at(chunk, base + range.start, part);
+        outcome.alias_nodes = outcome.alias_nodes.saturating_add(stream.alias_nodes);
+        for mut d in stream.documents {
+            d.index = index;
+            index += 1;
+            if !each(d) {
+                outcome.stopped = true;
+                return outcome;
+            }
+        }
+        if stream.error.is_some() {
+            outcome.error = stream.error;
+            return outcome;
+        }
+    }
+    outcome
+}
+
+/// One strict pass of the parser over the whole of `text`, its documents collected.
+fn strict_stream(text: &str, limits: Limits) -> Stream {
     let mut documents = Vec::new();
-    let outcome = parse_each(text, base, limits, &mut |d| {
+    let outcome = parse_strict(text, 0, limits, 0, &mut |d| {
         documents.push(d);
         true
     });
@@ -600,57 +784,344 @@ pub fn parse_at(text: &str, base: usize, limits: Limits) -> Stream {
     }
 }
 
-/// Parses every document of `text`.
+/// Parses every document of `text`, as kubectl's go-yaml reads them (see [`super::goyaml`]).
 pub fn parse(text: &str, limits: Limits) -> Stream {
-    parse_at(text, 0, limits)
+    super::goyaml::parse(text, &|t| parse_relaxed(t, limits))
 }
 
-/// Parses every document of a part of a file that starts at byte `base` of it (spans are
-/// file offsets), handing each to `each` as soon as it is complete: a stream of a million
-/// documents holds one at a time. `each` returns false to stop the stream there.
+/// Parses every document of `text`, where saphyr refuses what go-yaml (libyaml's scanner)
+/// accepts, after editing the text where saphyr says it refuses. Each edit keeps the text's
+/// length and its lines, so every position stays true, and the text is parsed again:
 ///
-/// Like kubectl's go-yaml (and libyaml), the closing `]` or `}` of a multi-line flow
-/// collection may sit at any indentation, even at its key's; saphyr reports "invalid
-/// indentation" there. Such a closer is moved to the end of the line before it (the text keeps
-/// its length and its lines, so every position stays true) and the text parsed again; the
-/// documents before the error, handed over already, are not handed over again.
-pub fn parse_each(
-    text: &str,
-    base: usize,
-    limits: Limits,
-    each: &mut dyn FnMut(Document) -> bool,
-) -> Outcome {
-    let mut handed = 0usize;
-    let first = parse_strict(text, base, limits, 0, &mut |d| {
-        handed += 1;
-        each(d)
-    });
-    let Some(LoadError::Syntax { offset, message }) = &first.error else {
-        return first;
+/// - the closing `]` or `}` of a multi-line flow collection may sit at any indentation, even
+///   at its key's (saphyr: "invalid indentation"): it is moved to the end of the line before;
+/// - a tab after a mapping key's `:` (saphyr: "':' must be followed by a valid YAML
+///   whitespace"): go-yaml's `yaml_parser_scan_to_next_token` skips tabs where a simple key is
+///   not allowed, as after a key's `:`: it becomes a space;
+/// - a comment right after a flow collection's closer, a quoted scalar or a block scalar
+///   header (`[a]#c`, `"a"#c`, `|#c`; saphyr: "comments must be separated from other tokens
+///   by whitespace"): go-yaml needs no space there (`yaml_parser_scan_to_next_token`,
+///   `yaml_parser_scan_block_scalar`): the comment becomes spaces;
+/// - a comment line less indented than a block scalar's explicit indentation, after its empty
+///   lines (saphyr: "wrongly indented line in block scalar"): in go-yaml
+///   (`yaml_parser_scan_block_scalar_breaks`) a less indented line ends the scalar: the
+///   comment moves to column 0, where saphyr ends the scalar too.
+fn parse_relaxed(text: &str, limits: Limits) -> Stream {
+    let stream = strict_stream(text, limits);
+    let Some(LoadError::Syntax { offset, message }) = &stream.error else {
+        return stream;
     };
-    if !message.contains("invalid indentation") {
-        return first;
+    // Most errors are none of these: no copy of the text for them.
+    let mendable = [
+        "invalid indentation",
+        "must be followed by a valid YAML whitespace",
+        "comments must be separated from other tokens",
+        "tab cannot be used as indentation",
+        "wrongly indented line in block scalar",
+    ];
+    if !mendable.iter().any(|m| message.contains(m)) {
+        return stream;
     }
-    // Find the text that parses (without handing anything over), then hand over the rest
-    // of its documents.
     let mut relaxed = text.to_string();
-    let mut at = offset - base;
-    // Each pass moves one closer; a file has few.
-    for _ in 0..64 {
-        if !move_flow_closer(&mut relaxed, at) {
-            return first;
+    let (mut at, mut why) = (*offset, message.clone());
+    // What the bulk mends changed, checked at the end.
+    let mut mended = Mended::default();
+    // Each pass mends one place (tabs after colons: every such place at once): a file has
+    // few, and the passes are bounded by the work they cost.
+    // When a later error is none of these, the places mended so far stay mended (go-yaml
+    // reads them so): the error reported is the later one.
+    let passes = ((1usize << 26) / text.len().max(1)).clamp(8, 1024);
+    let mut current = stream;
+    let mut mended_once = false;
+    for _ in 0..passes {
+        if !relax(&mut relaxed, at, &why, &mut mended) {
+            break;
         }
-        let retry = parse_strict(&relaxed, base, limits, usize::MAX, &mut |_| true);
+        mended_once = true;
+        let retry = strict_stream(&relaxed, limits);
         match &retry.error {
-            Some(LoadError::Syntax { offset, message })
-                if message.contains("invalid indentation") && *offset - base != at =>
-            {
-                at = *offset - base;
+            Some(LoadError::Syntax { offset, message }) if *offset != at || *message != why => {
+                at = *offset;
+                why.clone_from(message);
+                current = retry;
             }
-            _ => return parse_strict(&relaxed, base, limits, handed, each),
+            _ => return undo_unfounded(relaxed, retry, mended, limits),
         }
     }
-    first
+    if !mended_once {
+        return current;
+    }
+    undo_unfounded(relaxed, current, mended, limits)
+}
+
+/// The places the bulk mends ([`tabs_after_colons`], [`blank_comment`]) changed beyond the
+/// one saphyr refused: each is checked against the tree once the text parses.
+#[derive(Default)]
+struct Mended {
+    /// Tabs made spaces.
+    tabs: Vec<usize>,
+    /// Comments made spaces after a `]`, `}` or quote: the `#`'s offset and the comment's bytes.
+    comments: Vec<(usize, Vec<u8>)>,
+    /// Tabs made spaces at the start of a line, which must be a quoted scalar's.
+    indents: Vec<usize>,
+}
+
+/// Undoes the bulk mends the tree does not bear out, and parses the text again if there were
+/// any: a tab that lies inside a quoted or block scalar is part of its text (and no error
+/// there); a `#` after a `]`, `}` or quote that does not close a flow collection or a quoted
+/// scalar (inside a scalar) is text too.
+fn undo_unfounded(relaxed: String, stream: Stream, mut m: Mended, limits: Limits) -> Stream {
+    if m.tabs.is_empty() && m.comments.is_empty() && m.indents.is_empty() {
+        return stream;
+    }
+    m.tabs.sort_unstable();
+    let mut tabs = super::goyaml::inside_quoted_or_block(&stream, &m.tabs);
+    // A line-start tab outside a quoted scalar is go-yaml's error too: put back (and saphyr
+    // says so again). Only a quoted scalar's continuation takes it.
+    m.indents.sort_unstable();
+    let quoted = super::goyaml::inside_quoted(&stream, &m.indents);
+    tabs.extend(
+        m.indents
+            .iter()
+            .filter(|t| quoted.binary_search(t).is_err()),
+    );
+    let (inside, plain_ends) = if m.comments.is_empty() {
+        (Vec::new(), Vec::new())
+    } else {
+        scalar_places(&stream)
+    };
+    let text_after_all = |at: usize| {
+        plain_ends.binary_search(&at).is_ok() || {
+            // Scalars do not nest: the last one starting before `at` is the one to ask.
+            let i = inside.partition_point(|s| s.start < at);
+            i.checked_sub(1)
+                .and_then(|i| inside.get(i))
+                .is_some_and(|s| at < s.end)
+        }
+    };
+    // With an error, only what the documents read can tell is checked.
+    let read = match stream.error {
+        Some(_) => stream.documents.last().map_or(0, |d| d.span.end),
+        None => usize::MAX,
+    };
+    let comments: Vec<&(usize, Vec<u8>)> = m
+        .comments
+        .iter()
+        .filter(|(at, _)| *at < read && text_after_all(*at))
+        .collect();
+    if tabs.is_empty() && comments.is_empty() {
+        return stream;
+    }
+    let mut bytes = relaxed.into_bytes();
+    for at in tabs {
+        if let Some(b) = bytes.get_mut(at) {
+            *b = b'\t';
+        }
+    }
+    for (at, original) in comments {
+        if let Some(dst) = bytes.get_mut(*at..at + original.len()) {
+            dst.copy_from_slice(original);
+        }
+    }
+    match String::from_utf8(bytes) {
+        Ok(text) => strict_stream(&text, limits),
+        Err(_) => stream,
+    }
+}
+
+/// Where a comment blanked by [`blank_comment`] was text after all: offsets inside a scalar
+/// (a block or quoted scalar's content) and right after a plain scalar (`x]#c` is one plain
+/// scalar to go-yaml), as sorted lists. A comment anywhere else followed a flow collection's
+/// closer or a quoted scalar (a merged flow mapping is gone from the tree, but its closer
+/// stays in the text).
+fn scalar_places(stream: &Stream) -> (Vec<Span>, Vec<usize>) {
+    fn walk(n: &Node, inside: &mut Vec<Span>, plain_ends: &mut Vec<usize>) {
+        match &n.value {
+            Value::Scalar(s) => {
+                inside.push(n.span);
+                if s.style == Style::Plain {
+                    plain_ends.push(n.span.end);
+                }
+            }
+            Value::Seq(items) => items.iter().for_each(|c| walk(c, inside, plain_ends)),
+            Value::Map(entries) => entries.iter().for_each(|(k, v)| {
+                walk(k, inside, plain_ends);
+                walk(v, inside, plain_ends);
+            }),
+        }
+    }
+    let (mut inside, mut plain_ends) = (Vec::new(), Vec::new());
+    for root in stream.documents.iter().filter_map(|d| d.root.as_ref()) {
+        walk(root, &mut inside, &mut plain_ends);
+    }
+    inside.sort_unstable();
+    plain_ends.sort_unstable();
+    (inside, plain_ends)
+}
+
+/// Mends the text where saphyr refused it at `at` for `why` (see [`parse_relaxed`]); false
+/// when this is not a place go-yaml accepts.
+fn relax(text: &mut String, at: usize, why: &str, mended: &mut Mended) -> bool {
+    if why.contains("invalid indentation") {
+        move_flow_closer(text, at)
+    } else if why.contains("must be followed by a valid YAML whitespace") {
+        tabs_after_colons(text, at, &mut mended.tabs)
+    } else if why.contains("comments must be separated from other tokens") {
+        blank_comment(text, at, &mut mended.comments)
+    } else if why.contains("tab cannot be used as indentation") {
+        quoted_continuation_tabs(text, at, &mut mended.indents)
+    } else if why.contains("wrongly indented line in block scalar") {
+        comment_to_column_zero(text, at)
+    } else {
+        false
+    }
+}
+
+/// The blanks with a tab between a mapping key's `:` and its value, before `at` (where saphyr
+/// refused them), become spaces; so do those after every later `:` that follows text and is
+/// followed by blanks with a tab (a file with one has many, and each pass costs a parse).
+/// Their offsets go to `tabs`: one inside a quoted or block scalar is put back by
+/// [`undo_unfounded`].
+fn tabs_after_colons(text: &mut String, at: usize, tabs: &mut Vec<usize>) -> bool {
+    let b = text.as_bytes();
+    let at = at.min(b.len());
+    // The blanks before `at` must hold a tab and follow a `:`.
+    let blanks = b[..at]
+        .iter()
+        .rev()
+        .take_while(|&&c| c == b' ' || c == b'\t')
+        .count();
+    let colon = at - blanks;
+    if blanks == 0 || colon == 0 || b[colon - 1] != b':' || !b[colon..at].contains(&b'\t') {
+        return false;
+    }
+    let mut bytes = std::mem::take(text).into_bytes();
+    let mut mend = |bytes: &mut [u8], from: usize, to: usize| {
+        for (i, c) in bytes.iter_mut().enumerate().take(to).skip(from) {
+            if *c == b'\t' {
+                *c = b' ';
+                tabs.push(i);
+            }
+        }
+    };
+    mend(&mut bytes, colon, at);
+    let mut i = at;
+    while let Some(t) = memchr::memchr(b'\t', bytes.get(i..).unwrap_or_default()) {
+        let t = i + t;
+        let start = bytes[..t]
+            .iter()
+            .rposition(|&c| c != b' ' && c != b'\t')
+            .map_or(0, |p| p + 1);
+        let after = bytes[t..]
+            .iter()
+            .position(|&c| c != b' ' && c != b'\t')
+            .map_or(bytes.len(), |p| t + p);
+        let keyed = start >= 2
+            && bytes[start - 1] == b':'
+            && !matches!(bytes[start - 2], b' ' | b'\t' | b'\n' | b'\r');
+        if keyed {
+            mend(&mut bytes, start, after);
+        }
+        i = after.max(t + 1);
+    }
+    *text = String::from_utf8(bytes).unwrap_or_default();
+    true
+}
+
+/// A comment saphyr wants a space before, at `at`, after a flow closer, a quoted scalar or a
+/// block scalar header: spaces from the `#` to the end of its line. After a closer or a
+/// quote, so does every later comment right after a `]`, `}`, `"` or `'` (a file with one has
+/// many, and each pass costs a parse); those go to `comments`, for [`undo_unfounded`] to
+/// check.
+fn blank_comment(text: &mut String, at: usize, comments: &mut Vec<(usize, Vec<u8>)>) -> bool {
+    let b = text.as_bytes();
+    if b.get(at) != Some(&b'#') || at == 0 {
+        return false;
+    }
+    let closer = matches!(b[at - 1], b']' | b'}' | b'"' | b'\'');
+    if !closer && !matches!(b[at - 1], b'|' | b'>' | b'+' | b'-' | b'1'..=b'9') {
+        return false;
+    }
+    let line_end = |b: &[u8], from: usize| {
+        b[from..]
+            .iter()
+            .position(|&c| c == b'\n' || c == b'\r')
+            .map_or(b.len(), |i| from + i)
+    };
+    let mut bytes = std::mem::take(text).into_bytes();
+    let end = line_end(&bytes, at);
+    bytes[at..end].fill(b' ');
+    if closer {
+        let mut i = end;
+        while let Some(h) = memchr::memchr(b'#', bytes.get(i..).unwrap_or_default()) {
+            let h = i + h;
+            let end = line_end(&bytes, h);
+            // (Not where blanking could remove a closing quote: that one waits for its pass.)
+            let quote = bytes[h..end].iter().any(|&c| c == b'"' || c == b'\'');
+            if matches!(bytes[h - 1], b']' | b'}' | b'"' | b'\'') && !quote {
+                comments.push((h, bytes[h..end].to_vec()));
+                bytes[h..end].fill(b' ');
+            }
+            i = end.max(h + 1);
+        }
+    }
+    // Whole characters became spaces: still UTF-8.
+    *text = String::from_utf8(bytes).unwrap_or_default();
+    true
+}
+
+/// Tabs at the start of the line at `at`, where saphyr refuses a tab as indentation: inside a
+/// quoted scalar go-yaml takes them as blanks (`yaml_parser_scan_flow_scalar` eats any blank
+/// between lines), and leading blanks of a continuation line are not content. They become
+/// spaces, recorded for [`undo_unfounded`], which puts back those outside a quoted scalar.
+fn quoted_continuation_tabs(text: &mut String, at: usize, indents: &mut Vec<usize>) -> bool {
+    let b = text.as_bytes();
+    if b.get(at) != Some(&b'\t') {
+        return false;
+    }
+    let line = b[..at]
+        .iter()
+        .rposition(|&c| c == b'\n' || c == b'\r')
+        .map_or(0, |i| i + 1);
+    if !b[line..at].iter().all(|&c| c == b' ' || c == b'\t') {
+        return false;
+    }
+    let end = b[line..]
+        .iter()
+        .position(|&c| c != b' ' && c != b'\t')
+        .map_or(b.len(), |i| line + i);
+    let mut bytes = std::mem::take(text).into_bytes();
+    for (i, c) in bytes.iter_mut().enumerate().take(end).skip(line) {
+        if *c == b'\t' {
+            *c = b' ';
+            indents.push(i);
+        }
+    }
+    *text = String::from_utf8(bytes).unwrap_or_default();
+    true
+}
+
+/// A comment line at `at` indented less than a block scalar's explicit indentation: its
+/// spaces move after it, so it starts at column 0.
+fn comment_to_column_zero(text: &mut String, at: usize) -> bool {
+    let b = text.as_bytes();
+    let line_start = b[..at.min(b.len())]
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map_or(0, |i| i + 1);
+    let spaces = b[line_start..].iter().take_while(|&&c| c == b' ').count();
+    let hash = line_start + spaces;
+    if spaces == 0 || b.get(hash) != Some(&b'#') {
+        return false;
+    }
+    let end = b[hash..]
+        .iter()
+        .position(|&c| c == b'\n' || c == b'\r')
+        .map_or(b.len(), |i| hash + i);
+    let comment = text[hash..end].to_string();
+    let moved = format!("{comment}{}", " ".repeat(spaces));
+    text.replace_range(line_start..end, &moved);
+    true
 }
 
 /// Moves a lone flow closer (`]` or `}`, optionally with a `,`) on the line of `at` to the end
@@ -801,15 +1272,43 @@ fn parse_strict(
                     }
                     _ => bspan,
                 };
+                // An empty block scalar is an empty span where saphyr ends it: at the end of
+                // the text it also covers its header, before a `---` it does not, and the
+                // fast path cuts the text there.
+                let bspan = match style {
+                    ScalarStyle::Literal | ScalarStyle::Folded
+                        if value.bytes().all(|c| c == b'\n')
+                            && matches!(text.as_bytes().get(bspan.start), Some(b'|' | b'>')) =>
+                    {
+                        Span::empty(bspan.end)
+                    }
+                    _ => bspan,
+                };
+                let tag = tag.map(|t| format!("{}{}", t.handle, t.suffix).into_boxed_str());
+                let text = match value {
+                    Cow::Borrowed(s) => s.into(),
+                    Cow::Owned(s) => s.into_boxed_str(),
+                };
+                let text = if tag.as_deref() == Some("tag:yaml.org,2002:binary") {
+                    match decode_binary(&text) {
+                        Some(decoded) => decoded.into_boxed_str(),
+                        None => {
+                            outcome.error = Some(LoadError::Syntax {
+                                message: "!!binary value contains invalid base64 data".to_string(),
+                                offset: bspan.start,
+                            });
+                            break;
+                        }
+                    }
+                } else {
+                    text
+                };
                 let node = Node {
                     span: bspan,
                     value: Value::Scalar(Scalar {
-                        text: match value {
-                            Cow::Borrowed(s) => s.into(),
-                            Cow::Owned(s) => s.into_boxed_str(),
-                        },
+                        text,
                         style: style_of(style),
-                        tag: tag.map(|t| format!("{}{}", t.handle, t.suffix).into_boxed_str()),
+                        tag,
                     }),
                 };
                 if !b.charge(node.cost()) {
@@ -856,6 +1355,10 @@ fn parse_strict(
                         break;
                     }
                     b.close(flow_end(text, bspan));
+                    if let Some(e) = b.error.take() {
+                        outcome.error = Some(e);
+                        break;
+                    }
                 }
             }
         }

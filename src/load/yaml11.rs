@@ -15,6 +15,10 @@ pub enum Resolved {
     Float(f64),
     /// `.inf`, `-.inf`, `.nan`: kubectl fails client-side.
     NonFinite(&'static str),
+    /// A scalar whose `!!bool`, `!!int`, `!!float` or `!!null` tag (the tag, short) does not
+    /// fit its text (`!!int abc`): kubectl fails client-side, as go-yaml's `resolve` does
+    /// ("cannot decode !!str `abc` as a !!int").
+    BadTag(&'static str),
     Str,
     /// A sequence or mapping.
     Collection,
@@ -38,7 +42,7 @@ impl Resolved {
             Resolved::Int(_) | Resolved::Uint(_) | Resolved::Float(_) | Resolved::NonFinite(_) => {
                 "number"
             }
-            Resolved::Str => "string",
+            Resolved::Str | Resolved::BadTag(_) => "string",
             Resolved::Collection => "object",
         }
     }
@@ -84,8 +88,7 @@ pub fn resolve(node: &Node) -> Resolved {
             if let Some(tag) = &s.tag {
                 return match tag.strip_prefix("tag:yaml.org,2002:") {
                     Some("str") => Resolved::Str,
-                    Some("null") => Resolved::Null,
-                    Some("bool" | "int" | "float") => resolve_plain(&s.text),
+                    Some(t @ ("bool" | "int" | "float" | "null")) => tagged(t, &s.text),
                     _ => Resolved::Str,
                 };
             }
@@ -96,6 +99,31 @@ pub fn resolve(node: &Node) -> Resolved {
             }
         }
     }
+}
+
+/// A scalar tagged `!!bool`, `!!int`, `!!float` or `!!null` (quoted or not): go-yaml's
+/// `resolve(tag, text)` resolves the text as a plain scalar and fails unless that gives the
+/// tag's type (an integer may be a `!!float`).
+fn tagged(tag: &str, text: &str) -> Resolved {
+    let r = resolve_plain(text);
+    let fits = match tag {
+        "bool" => matches!(r, Resolved::Bool(_)),
+        "int" => matches!(r, Resolved::Int(_) | Resolved::Uint(_)),
+        "float" => matches!(
+            r,
+            Resolved::Int(_) | Resolved::Uint(_) | Resolved::Float(_) | Resolved::NonFinite(_)
+        ),
+        _ => r == Resolved::Null,
+    };
+    if fits {
+        return r;
+    }
+    Resolved::BadTag(match tag {
+        "bool" => "!!bool",
+        "int" => "!!int",
+        "float" => "!!float",
+        _ => "!!null",
+    })
 }
 
 /// Resolution of an untagged plain scalar (go-yaml v2 `resolve`).
@@ -294,6 +322,25 @@ mod tests {
         ];
         for (text, want) in cases {
             assert_eq!(&resolve_plain(text), want, "{text}");
+        }
+    }
+
+    /// go-yaml v2 `resolve(tag, text)`: a tag that does not fit the text fails
+    /// (`yaml.Unmarshal` of `a: !!int abc` is "cannot decode !!str `abc` as a !!int").
+    #[test]
+    fn tags_that_do_not_fit_fail_like_go_yaml() {
+        use Resolved::*;
+        for (tag, text, want) in [
+            ("int", "5", Int(5)),
+            ("int", "abc", BadTag("!!int")),
+            ("int", "1.5", BadTag("!!int")),
+            ("float", "5", Int(5)),
+            ("bool", "yes", Bool(true)),
+            ("bool", "1", BadTag("!!bool")),
+            ("null", "~", Null),
+            ("null", "x", BadTag("!!null")),
+        ] {
+            assert_eq!(tagged(tag, text), want, "!!{tag} {text}");
         }
     }
 

@@ -59,7 +59,7 @@ impl SourceCode for Src {
         // miette finds lines by scanning the text from its start: hand it the text from the
         // first context line on (found with the line index), or a file with many findings
         // is scanned once per finding.
-        // (miette also breaks lines at a lone `\r`: a text with one is given whole.)
+        // (A lone `\r` is an LF by now, see `lone_cr_as_lf`; a text with a CRLF is given whole.)
         let text = &self.file.text;
         let offset = span.offset().min(text.len());
         let first_line = self
@@ -218,9 +218,12 @@ fn snippet_too_wide(f: &Finding, src: &SourceFile) -> bool {
 /// Findings come sorted by file, so only the last file read is kept.
 fn full_source(f: &Finding, cache: &mut Option<ReadBack>) -> Option<Src> {
     let src = f.source.as_ref()?;
-    let full = |file: Arc<SourceFile>| Src {
-        windowed: memchr::memchr(b'\r', file.text.as_bytes()).is_none(),
-        file,
+    let full = |file: Arc<SourceFile>| {
+        let file = lone_cr_as_lf(file);
+        Src {
+            windowed: memchr::memchr(b'\r', file.text.as_bytes()).is_none(),
+            file,
+        }
     };
     if !src.is_lite() {
         return Some(full(Arc::clone(src)));
@@ -241,6 +244,26 @@ fn full_source(f: &Finding, cache: &mut Option<ReadBack>) -> Option<Src> {
     });
     *cache = Some((name, text));
     found
+}
+
+/// The file with each lone CR (a YAML line break, counted as one by the line index) turned
+/// into an LF, byte for byte, so miette's snippet breaks its lines where the positions do;
+/// the file itself when it has none.
+fn lone_cr_as_lf(file: Arc<SourceFile>) -> Arc<SourceFile> {
+    let bytes = file.text.as_bytes();
+    let lone = |i: usize| bytes.get(i + 1) != Some(&b'\n');
+    if !memchr::memchr_iter(b'\r', bytes).any(lone) {
+        return file;
+    }
+    let mut text = file.text.clone().into_bytes();
+    for i in memchr::memchr_iter(b'\r', bytes).filter(|&i| lone(i)) {
+        text[i] = b'\n';
+    }
+    // CR and LF are both ASCII: the text stays UTF-8.
+    match String::from_utf8(text) {
+        Ok(text) => SourceFile::new(file.name.clone(), text),
+        Err(_) => file,
+    }
 }
 
 /// The file last read back for snippets: its name and text (`None`: unreadable now).

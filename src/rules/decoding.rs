@@ -232,6 +232,13 @@ pub(crate) enum Problem<'a> {
         path: String,
         what: &'static str,
     },
+    /// A `!!int`/`!!bool`/`!!float`/`!!null` tag that does not fit the text: kubectl's
+    /// go-yaml fails (`resolve`: "cannot decode !!str `abc` as a !!int").
+    BadTag {
+        node: &'a Node,
+        path: String,
+        tag: &'static str,
+    },
     Unknown {
         key: &'a Node,
         path: String,
@@ -288,6 +295,14 @@ impl<'a> Walk<'a> {
     ) {
         let r = resolve(node);
         if r == Resolved::Null {
+            return;
+        }
+        if let Resolved::BadTag(tag) = r {
+            self.problems.push(Problem::BadTag {
+                node,
+                path: at.path(),
+                tag,
+            });
             return;
         }
         if let Resolved::NonFinite(what) = r {

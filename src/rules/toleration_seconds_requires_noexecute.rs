@@ -33,7 +33,9 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         } else {
             "set `effect: NoExecute`, or remove `tolerationSeconds`: only NoExecute taints evict"
         })
-        .field(tol.field_path("effect"))
+        // The finding is about `tolerationSeconds`: its field is the one it points at and the
+        // fix removes (the server's message, in `api_error`, names `.effect`).
+        .field(tol.field_path("tolerationSeconds"))
         .fix(
             crate::fix::remove_entry(ctx.source, tol.node, secs.key)
                 .map(|edits| Fix::unsafe_("remove `tolerationSeconds`", edits)),

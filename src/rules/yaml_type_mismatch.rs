@@ -119,6 +119,29 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                     )),
                 );
             }
+            Problem::BadTag { node, path, tag } => {
+                let text = node.text().unwrap_or("");
+                // go-yaml names the type the text resolves to, then the tag.
+                let is = match crate::load::yaml11::resolve_plain(text) {
+                    Resolved::Null => "!!null",
+                    Resolved::Bool(_) => "!!bool",
+                    Resolved::Int(_) | Resolved::Uint(_) => "!!int",
+                    Resolved::Float(_) | Resolved::NonFinite(_) => "!!float",
+                    _ => "!!str",
+                };
+                out.push(
+                    META.finding(format!(
+                        "`{tag}` does not fit `{text}`: kubectl cannot decode this YAML and fails before sending anything"
+                    ))
+                    .primary(node.span, format!("not a {tag}"))
+                    .help(format!("remove the `{tag}` tag, or write a value of that type"))
+                    .field(path)
+                    .api_error(format!(
+                        "error: error parsing {}: error converting YAML to JSON: yaml: cannot decode {is} `{text}` as a {tag}",
+                        ctx.source.name
+                    )),
+                );
+            }
             Problem::Unknown { .. } => {}
         }
     }
