@@ -3,18 +3,23 @@
 label), and N_DEPLOYMENTS Deployments spread over the pools (most select and tolerate their
 pool; some tolerate without selecting; some select a pool they do not tolerate).
 
-usage: gen_xref.py [--unschedulable] OUT_DIR [N_NODES=5000] [N_POOLS=50] [N_DEPLOYMENTS=20000]
+usage: gen_xref.py [--unschedulable | --wrong-pools] OUT_DIR [N_NODES=5000] [N_POOLS=50] [N_DEPLOYMENTS=20000]
 
 By default one Deployment in ten cannot schedule (it tolerates the next pool's taint). With
 `--unschedulable` (issue 18's case: many findings), the Nodes go into one file and the
 Deployments into 20, and about a quarter cannot schedule: besides those, one in ten tolerates
-its pool with a value typo (`Pool-07`) and one in twenty with the wrong effect.
+its pool with a value typo (`Pool-07`) and one in twenty with the wrong effect. With
+`--wrong-pools`, the same quarter tolerates another pool's taint instead (no typos).
 No third-party modules needed."""
 import os
 import sys
 
-args = [a for a in sys.argv[1:] if a != "--unschedulable"]
-many = len(args) != len(sys.argv) - 1
+flags = {"--unschedulable", "--wrong-pools"}
+args = [a for a in sys.argv[1:] if a not in flags]
+many = "--unschedulable" in sys.argv[1:] or "--wrong-pools" in sys.argv[1:]
+# Issue 18's own case: the quarter that cannot schedule tolerate another pool's taint (no
+# typos, so no toleration-level findings besides).
+wrong_pools = "--wrong-pools" in sys.argv[1:]
 out = args[0]
 n_nodes = int(args[1]) if len(args) > 1 else 5000
 n_pools = int(args[2]) if len(args) > 2 else 50
@@ -53,8 +58,12 @@ for start in range(0, n_deploy, per_file):
             kind = i % 10
             selector = f"      nodeSelector:\n        example.com/pool: pool-{pool:02d}\n" if kind != 7 else ""
             tol_pool = pool if kind != 8 else (pool + 1) % n_pools
+            if wrong_pools and (kind == 9 or i % 20 == 3):
+                tol_pool = (pool + 1) % n_pools
             value, effect = f"pool-{tol_pool:02d}", "NoSchedule"
-            if many and kind == 9:
+            if wrong_pools:
+                pass
+            elif many and kind == 9:
                 value = f"Pool-{tol_pool:02d}"
             elif many and i % 20 == 3:
                 effect = "NoExecute"
