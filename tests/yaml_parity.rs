@@ -203,6 +203,22 @@ fn tab_between_key_and_value() {
     );
 }
 
+/// In a flow collection go-yaml's scanner does not check indentation at all
+/// (`yaml_parser_unroll_indent` does nothing while `flow_level > 0`), so the closing `]` or `}`
+/// of a multi-line flow collection may sit at its key's indentation (issue 19: a NodePool
+/// that silently dropped out of the inventory); saphyr says "invalid indentation".
+#[test]
+fn flow_closer_at_the_keys_indentation() {
+    same(
+        "spec:\n  values: [a,\n    b\n  ]\n  taints: [{key: k,\n    effect: NoSchedule}\n  ]\n",
+        r#"{"spec":{"values":["a","b"],"taints":[{"key":"k","effect":"NoSchedule"}]}}"#,
+    );
+    same(
+        "a:\n  b: {c: 1,\n    d: 2\n  }\ne: 3\n",
+        r#"{"a":{"b":{"c":1,"d":2}},"e":3}"#,
+    );
+}
+
 /// go-yaml's reader drops a byte order mark only at the start of the stream
 /// (`yaml_parser_determine_encoding`); elsewhere its scanner takes U+FEFF as an ordinary
 /// character of a plain scalar (`yaml_parser_scan_plain_scalar` does not ask `is_printable`).
