@@ -112,3 +112,28 @@ fn explain_shows_topology_spread_keys() {
     );
     assert!(out.contains("Node pools: 2 of 3 can run this pod"), "{out}");
 }
+
+/// A pool without a hard spread key is turned away in the PodTopologySpread filter's words.
+#[test]
+fn explain_names_the_topology_spread_filter() {
+    let (code, out, err) = run(&[
+        "explain",
+        "testdata/scenarios/topology-spread/workloads.yaml",
+        "--isolated",
+        "--inventory",
+        "testdata/scenarios/topology-spread/nodepools.yaml",
+        "--workload",
+        "Deployment/nowhere",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(
+            "node(s) didn't match pod topology spread constraints (missing required label)"
+        ),
+        "{out}"
+    );
+    assert!(
+        !out.contains("didn't match Pod's node affinity/selector"),
+        "{out}"
+    );
+}

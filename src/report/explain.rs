@@ -102,7 +102,9 @@ pub fn select(
     Ok(found)
 }
 
-fn reason_text(inventory: &Inventory, pool: &Pool, r: &Reason) -> String {
+/// `by_spread`: the pod selects only through its topology spread keys (see
+/// `Workload::selects_by_spread_only`), so a selector miss is the PodTopologySpread filter's.
+fn reason_text(inventory: &Inventory, pool: &Pool, r: &Reason, by_spread: bool) -> String {
     match r {
         Reason::Taint(i) => {
             let t = &pool.taints[*i];
@@ -118,6 +120,10 @@ fn reason_text(inventory: &Inventory, pool: &Pool, r: &Reason) -> String {
                 "node(s) had untolerated taint {}{at}",
                 t.taint.scheduler_form()
             )
+        }
+        Reason::Selector if by_spread => {
+            "node(s) didn't match pod topology spread constraints (missing required label)"
+                .to_string()
         }
         Reason::Selector => "node(s) didn't match Pod's node affinity/selector".to_string(),
         Reason::Unschedulable => "node(s) were unschedulable".to_string(),
@@ -295,6 +301,10 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
                     ),
                 ),
                 Some(Reason::Unschedulable) => ("node(s) were unschedulable", pool.title()),
+                _ if w.selects_by_spread_only() => (
+                    "node(s) didn't match pod topology spread constraints (missing required label)",
+                    pool.title(),
+                ),
                 _ => (
                     "node(s) didn't match Pod's node affinity/selector",
                     pool.title(),
@@ -317,7 +327,11 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
         });
         let _ = writeln!(s, "  {mark} {}{at}", pool.title());
         for r in reasons {
-            let _ = writeln!(s, "      {}", reason_text(&outcome.inventory, pool, r));
+            let _ = writeln!(
+                s,
+                "      {}",
+                reason_text(&outcome.inventory, pool, r, w.selects_by_spread_only())
+            );
         }
         for t in &pool.taints {
             if t.startup {
