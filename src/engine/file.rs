@@ -299,8 +299,21 @@ fn looks_templated(text: &str) -> bool {
 
 /// Lints one loaded source.
 pub fn lint_source(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
+    lint_templated(source, opts, None)
+}
+
+/// Lints one loaded source whose template markers, if it has any, are of `syntax` when given
+/// (a Terraform heredoc's `${…}` are Terraform's), else of the syntax they look like.
+pub(super) fn lint_templated(
+    source: &Arc<SourceFile>,
+    opts: &LintOptions,
+    syntax: Option<super::templates::Syntax>,
+) -> FileReport {
     let mut report = lint_parsed(source, opts);
-    if let Some(marker) = super::templates::find(&source.text) {
+    if let Some(mut marker) = super::templates::find(&source.text) {
+        if let Some(syntax) = syntax {
+            marker.syntax = syntax;
+        }
         super::templates::settle(&mut report, source, marker, opts);
     }
     report
@@ -311,7 +324,7 @@ pub fn lint_source(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
 /// with template markers is read the same way as any other (a `{{ }}` in a comment changes
 /// nothing): it is a Helm/Go template when a document does not parse or has a mapping key
 /// that is a collection (as `{{ .Values.x }}: y` parses).
-pub(super) fn lint_parsed(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
+fn lint_parsed(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
     let text = &source.text;
     let templated = looks_templated(text);
     let mut report = FileReport {

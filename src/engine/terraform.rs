@@ -13,9 +13,9 @@
 
 use std::sync::Arc;
 
-use super::file::{FileReport, lint_parsed};
+use super::file::{FileReport, lint_templated};
 use super::options::LintOptions;
-use super::templates::{self, Marker, Syntax};
+use super::templates::Syntax;
 use crate::load::{SourceFile, Span};
 
 /// Is this a Terraform file (by its name)?
@@ -29,15 +29,8 @@ pub(super) fn lint(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
         return FileReport::default();
     };
     let view = SourceFile::new(Arc::clone(&source.name), view);
-    let mut report = lint_parsed(&view, opts);
-    if let Some(marker) = templates::find(&view.text) {
-        // `${…}` and `%{…}` in a Terraform heredoc are Terraform's.
-        let marker = Marker {
-            syntax: Syntax::Terraform,
-            span: marker.span,
-        };
-        templates::settle(&mut report, &view, marker, opts);
-    }
+    // `${…}` and `%{…}` in a Terraform heredoc are Terraform's.
+    let mut report = lint_templated(&view, opts, Some(Syntax::Terraform));
     for f in &mut report.findings {
         f.fix = None;
     }

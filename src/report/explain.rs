@@ -191,18 +191,11 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
     let spread = |r: &crate::analysis::Requirement| {
         r.operator == "Exists" && r.values.is_empty() && w.spread_keys.iter().any(|k| **k == *r.key)
     };
-    let only_spread = w.terms.as_deref().is_some_and(|terms| {
-        !w.spread_keys.is_empty()
-            && terms.len() == 1
-            && terms
-                .iter()
-                .all(|t| t.fields.is_empty() && t.expressions.iter().all(spread))
-    });
     match &w.terms {
         None => {
             let _ = writeln!(s, "  required node affinity: none");
         }
-        Some(_) if only_spread => {
+        Some(_) if w.selects_by_spread_only() => {
             let _ = writeln!(s, "  required node affinity: none");
         }
         Some(terms) => {

@@ -5,6 +5,7 @@
 //! for still keeps them off (Kueue's ResourceFlavor API: "when this ResourceFlavor has also set
 //! the matching tolerations, the nodeTaints are not considered during admission").
 
+use crate::analysis::TaintSpec;
 use crate::analysis::matching::{TaintRef, tolerates};
 use crate::diagnostic::{Finding, Severity};
 use crate::load::yaml::Node;
@@ -23,8 +24,8 @@ pub static META: RuleMeta = RuleMeta {
 
 pub static RULE: Rule = Rule::new(&META).check(check);
 
-/// (key, value, effect) of each well-formed entry of the flavor's `nodeTaints`.
-fn node_taints(object: &Node) -> Vec<(&str, &str, &str)> {
+/// The taints of the flavor's `nodeTaints` (entries with a key and an effect).
+fn node_taints(object: &Node) -> Vec<TaintSpec> {
     object
         .get("spec")
         .and_then(|s| s.get("nodeTaints"))
@@ -33,7 +34,11 @@ fn node_taints(object: &Node) -> Vec<(&str, &str, &str)> {
         .iter()
         .filter_map(|t| {
             let text = |k: &str| t.get(k).and_then(Node::text);
-            Some((text("key")?, text("value").unwrap_or(""), text("effect")?))
+            Some(TaintSpec::new(
+                text("key")?,
+                text("value").unwrap_or(""),
+                text("effect")?,
+            ))
         })
         .collect()
 }
@@ -52,32 +57,30 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         if !crate::analysis::matching::is_well_formed(&tol.tol(), gate) {
             continue;
         }
-        let matched = taints.iter().any(|&(key, value, effect)| {
-            tolerates(&tol.tol(), &TaintRef { key, value, effect }, gate)
+        let matched = taints.iter().any(|t| {
+            let taint = TaintRef {
+                key: &t.key,
+                value: &t.value,
+                effect: &t.effect,
+            };
+            tolerates(&tol.tol(), &taint, gate)
         });
         if matched {
             continue;
         }
-        let shown = |(k, v, e): &(&str, &str, &str)| {
-            if v.is_empty() {
-                format!("`{k}:{e}`")
-            } else {
-                format!("`{k}={v}:{e}`")
-            }
-        };
         // The taint it was most likely meant for: the same key first, then the nearest key.
         let nearest = taints
             .iter()
-            .min_by_key(|(k, v, e)| {
+            .min_by_key(|t| {
                 (
-                    edit_distance(tol.key(), k),
-                    edit_distance(tol.value(), v),
-                    !tol.effect().is_empty() && tol.effect() != *e,
+                    edit_distance(tol.key(), &t.key),
+                    edit_distance(tol.value(), &t.value),
+                    !tol.effect().is_empty() && tol.effect() != &*t.effect,
                 )
             })
-            .map(shown)
+            .map(|t| format!("`{}`", t.display()))
             .unwrap_or_default();
-        let all: Vec<String> = taints.iter().map(shown).collect();
+        let all: Vec<String> = taints.iter().map(|t| format!("`{}`", t.display())).collect();
         out.push(
             META.finding(format!(
                 "this toleration of ResourceFlavor `{}` tolerates none of its nodeTaints ({}): the pods Kueue admits to the flavor get it, and still do not tolerate its nodes",

@@ -161,8 +161,8 @@ fn describe(
 ) -> (String, usize, bool, Vec<Related>) {
     let pools = &inventory.pools;
     // Per class: the first failing filter (a taint given by its place among the blocking
-    // ones), its phrase, and whether the pod's selector admits the class's pools.
-    let mut first: Vec<Option<(First, String, bool)>> = Vec::with_capacity(classes.len());
+    // ones, with its scheduler form), and whether the pod's selector admits the class's pools.
+    let mut first: Vec<Option<(First, Option<String>, bool)>> = Vec::with_capacity(classes.len());
     for &rep in &classes.reps {
         let Some(pool) = pools.get(rep) else {
             first.push(None);
@@ -181,11 +181,9 @@ fn describe(
             Some(Reason::Taint(i)) => pool
                 .blocking_taints()
                 .position(|(j, _)| j == *i)
-                .map(|k| (First::Taint(k), pool.taints[*i].taint.scheduler_form())),
-            Some(Reason::Selector) => Some((First::Selector, String::new())),
-            Some(Reason::Unschedulable) => {
-                Some((First::Unschedulable, "unschedulable (cordoned)".to_string()))
-            }
+                .map(|k| (First::Taint(k), Some(pool.taints[*i].taint.scheduler_form()))),
+            Some(Reason::Selector) => Some((First::Selector, None)),
+            Some(Reason::Unschedulable) => Some((First::Unschedulable, None)),
             None => None,
         };
         first.push(found.map(|(f, phrase)| (f, phrase, selected)));
@@ -204,10 +202,11 @@ fn describe(
         let Some(Some((f, phrase, selected))) = first.get(classes.class(p)) else {
             continue;
         };
-        match f {
-            First::Taint(_) => *taints.entry(phrase.as_str()).or_default() += 1,
-            First::Selector => selector += 1,
-            First::Unschedulable => cordoned += 1,
+        match (f, phrase) {
+            (First::Taint(_), Some(phrase)) => *taints.entry(phrase.as_str()).or_default() += 1,
+            (First::Taint(_), None) => {}
+            (First::Selector, _) => selector += 1,
+            (First::Unschedulable, _) => cordoned += 1,
         }
         let rank = if intended == Some(p) {
             0
