@@ -353,19 +353,28 @@ parse_summary() {
 # step: past it, the last findings' rows give way to a line saying how many are not shown.
 append_summary() {
     "$PY" - "$1" "$GITHUB_STEP_SUMMARY" "$2" <<'PY' || die "cannot write the job summary"
-import os, sys
+import os, re, sys
 src, dest, sarif = sys.argv[1:]
 limit = 1024 * 1024
 text = open(src, "rb").read()
 used = os.path.getsize(dest) if os.path.exists(dest) else 0
-if used + len(text) > limit:
-    lines = text.splitlines(keepends=True)
+lines = text.splitlines(keepends=True)
+# taintlint caps the summary itself (1 MiB) and counts the findings it left out in its last
+# line: they count with the rows cut here, in this action's own words.
+earlier = 0
+told = re.match(rb"\xe2\x80\xa6 and (\d+) more finding", lines[-1]) if lines else None
+if told:
+    earlier = int(told.group(1))
+    lines = lines[:-1]
+    while lines and not lines[-1].strip():
+        lines = lines[:-1]
+def note(n):
+    return ("\n… and %d more finding%s, not shown: a job summary holds 1 MiB at most "
+            "(every finding is in the annotations and in `%s`)\n"
+            % (n, "" if n == 1 else "s", sarif)).encode()
+if told or used + len(text) > limit:
     # A findings row: a table row after the findings table's header.
     header = next((i for i, l in enumerate(lines) if l.startswith(b"| | rule |")), len(lines))
-    def note(n):
-        return ("\n… and %d more finding%s, not shown: a job summary holds 1 MiB at most "
-                "(every finding is in the annotations and in `%s`)\n"
-                % (n, "" if n == 1 else "s", sarif)).encode()
     # rows_from[i]: the findings rows from line i on.
     rows_from = [0] * (len(lines) + 1)
     for i in range(len(lines) - 1, -1, -1):
@@ -373,11 +382,13 @@ if used + len(text) > limit:
         rows_from[i] = rows_from[i + 1] + row
     kept, size = [], used
     for i, line in enumerate(lines):
-        if size + len(line) + len(note(rows_from[0])) > limit:
-            kept.append(note(rows_from[i]))
+        if size + len(line) + len(note(rows_from[0] + earlier)) > limit:
+            kept.append(note(rows_from[i] + earlier))
             break
         kept.append(line)
         size += len(line)
+    else:
+        kept.append(note(earlier))
     text = b"".join(kept)
 with open(dest, "ab") as f:
     f.write(text)

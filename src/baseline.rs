@@ -50,7 +50,7 @@ pub fn render(findings: &dyn FindingSource) -> std::io::Result<String> {
 pub type Known = BTreeMap<(String, String, String), usize>;
 
 pub fn load(path: &std::path::Path) -> Result<Known, String> {
-    let text = std::fs::read_to_string(path)
+    let text = crate::load::read_settings_file(path)
         .map_err(|e| format!("cannot read baseline {}: {e}", path.display()))?;
     let doc: Baseline = serde_json::from_str(&text).map_err(|e| {
         format!(

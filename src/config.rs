@@ -91,7 +91,7 @@ pub fn discover(start: &Path) -> Option<PathBuf> {
 pub enum ConfigError {
     Read {
         path: PathBuf,
-        error: std::io::Error,
+        error: String,
     },
     Syntax {
         name: String,
@@ -123,7 +123,7 @@ impl std::error::Error for ConfigError {}
 
 /// Reads and validates a config file. `Err` means it cannot be used.
 pub fn load(path: &Path) -> Result<Config, ConfigError> {
-    let text = std::fs::read_to_string(path).map_err(|error| ConfigError::Read {
+    let text = crate::load::read_settings_file(path).map_err(|error| ConfigError::Read {
         path: path.to_path_buf(),
         error,
     })?;
@@ -159,6 +159,7 @@ pub fn parse(name: &str, text: String, dir: &Path) -> Result<Config, ConfigError
     let mut v = Validator {
         source: &source,
         findings: Vec::new(),
+        root: repository_root(dir),
     };
     for (k, val) in entries {
         let key = k.text().unwrap_or("");
@@ -216,9 +217,47 @@ pub fn parse(name: &str, text: String, dir: &Path) -> Result<Config, ConfigError
 struct Validator<'a> {
     source: &'a Arc<SourceFile>,
     findings: Vec<Finding>,
+    /// What the config's paths must stay inside (see [`repository_root`]).
+    root: Option<PathBuf>,
+}
+
+/// The folder a config's paths must stay inside: the git work tree holding `dir` (the first
+/// folder up from it with a `.git`), else `dir` itself; canonical. A config comes with the
+/// files it configures, from whoever committed them: it may name files of its repository,
+/// not `/`, `../secret` or `~/.aws/credentials` (the command line's `--inventory` may).
+pub fn repository_root(dir: &Path) -> Option<PathBuf> {
+    let dir = std::fs::canonicalize(dir).ok()?;
+    let root = dir
+        .ancestors()
+        .find(|d| std::fs::symlink_metadata(d.join(".git")).is_ok())
+        .unwrap_or(&dir);
+    Some(root.to_path_buf())
 }
 
 impl Validator<'_> {
+    /// `dir/name`, a file the config names, when it may be read: `None` (and a finding) when
+    /// it is outside the repository (see [`repository_root`]), links resolved. A file that
+    /// does not exist is reported and kept (nothing is read from it).
+    fn confined(&mut self, dir: &Path, name: &str, span: Span) -> Option<PathBuf> {
+        let p = dir.join(name);
+        let Ok(real) = std::fs::canonicalize(&p) else {
+            self.error(span, format!("inventory file `{name}` does not exist"));
+            return Some(p);
+        };
+        match &self.root {
+            Some(root) if real.starts_with(root) => Some(p),
+            _ => {
+                self.error(
+                    span,
+                    format!(
+                        "inventory file `{name}` is outside the repository; a config may only name files inside it, so it was not read (pass it with `--inventory` to read it)"
+                    ),
+                );
+                None
+            }
+        }
+    }
+
     fn push(&mut self, severity: Severity, span: Span, message: String) {
         let meta = &rules::INVALID_CONFIG;
         self.findings.push(
@@ -390,11 +429,9 @@ impl Validator<'_> {
             let mut inventory = Vec::new();
             if let Some(f) = item.get("inventory") {
                 for file in self.strings(f, "inventory") {
-                    let p = dir.join(&file);
-                    if !p.exists() {
-                        self.error(f.span, format!("inventory file `{file}` does not exist"));
+                    if let Some(p) = self.confined(dir, &file, f.span) {
+                        inventory.push(p);
                     }
-                    inventory.push(p);
                 }
             }
             out.push(ClusterConfig {
@@ -435,11 +472,9 @@ impl Validator<'_> {
         };
         if let Some(f) = files {
             for name in self.strings(f, "inventory") {
-                let p = dir.join(&name);
-                if !p.exists() {
-                    self.error(f.span, format!("inventory file `{name}` does not exist"));
+                if let Some(p) = self.confined(dir, &name, f.span) {
+                    cfg.inventory_files.push(p);
                 }
-                cfg.inventory_files.push(p);
             }
         }
         if let Some(p) = pools {

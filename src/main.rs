@@ -3,7 +3,11 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches};
 
+/// Tool errors go to standard error with every control character but the tool's own line
+/// breaks escaped (`util::text`); the input's texts in them (globs, names, paths from a
+/// config) are escaped whole where they are put in, so they add no line.
 fn main() -> ExitCode {
+    taintlint::engine::install_panic_hook();
     let matches = match taintlint::cli::Cli::command().try_get_matches() {
         Ok(m) => m,
         Err(e) => {
@@ -34,28 +38,72 @@ fn main() -> ExitCode {
         match taintlint::pair_outputs(&args.format, &args.output_file, Some((&fi, &oi))) {
             Ok(outputs) => args.outputs = outputs,
             Err(e) => {
-                eprintln!("taintlint: error: {e}");
+                tool_error(&e);
                 return ExitCode::from(2);
             }
         }
     }
     let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut out = std::io::BufWriter::new(QuietPipe {
+        inner: stdout.lock(),
+        closed: false,
+    });
     let status = taintlint::run(cli, &mut out);
     let flushed = out.flush();
     match status {
         Ok(status) => {
-            if let Err(e) = flushed
-                && e.kind() != std::io::ErrorKind::BrokenPipe
-            {
-                eprintln!("taintlint: error: {e}");
+            if let Err(e) = flushed {
+                tool_error(&e);
                 return ExitCode::from(2);
             }
             ExitCode::from(status as u8)
         }
         Err(e) => {
-            eprintln!("taintlint: error: {e}");
+            tool_error(&e);
             ExitCode::from(2)
+        }
+    }
+}
+
+fn tool_error(e: &dyn std::fmt::Display) {
+    eprintln!(
+        "taintlint: error: {}",
+        taintlint::util::text::escape_keep_lines(&e.to_string())
+    );
+}
+
+/// Standard output that a reader may close early (`taintlint check | head`): from the first
+/// broken pipe on, what is written is dropped, so the run ends as it would have (its exit code
+/// says what it found) without an error about the pipe.
+struct QuietPipe<W> {
+    inner: W,
+    closed: bool,
+}
+
+impl<W: Write> Write for QuietPipe<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.closed {
+            return Ok(buf.len());
+        }
+        match self.inner.write(buf) {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(buf.len())
+            }
+            r => r,
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        match self.inner.flush() {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(())
+            }
+            r => r,
         }
     }
 }

@@ -292,7 +292,7 @@ fn failing_fixture_annotates_summarises_and_fails_the_step() {
     );
     assert!(
         step.summary
-            .contains("`testdata/examples/pod-debug.yaml:14:14`"),
+            .contains("<code>testdata/examples/pod-debug.yaml:14:14</code>"),
         "{}",
         step.summary
     );

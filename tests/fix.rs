@@ -286,26 +286,31 @@ fn permissions_are_kept() {
 
 #[cfg(unix)]
 /// Issue 20, item 5: `--fix` on a symbolic link fixed nothing and replaced the link with a
-/// regular file. The file it points to is fixed; the link stays a link.
+/// regular file. Issue 26: a link is written through only when the command line says
+/// `--follow-links` (a committed link must not send the fix outside the repository); then
+/// the file it points to is fixed and the link stays a link.
 #[cfg(unix)]
 #[test]
 fn fix_through_a_symlink_fixes_its_target() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("real")).unwrap();
     let target = dir.path().join("real/m.yaml");
-    std::fs::write(&target, pod("    - {key: a, operator: exists}\n")).unwrap();
+    let before = pod("    - {key: a, operator: exists}\n");
+    std::fs::write(&target, &before).unwrap();
     std::os::unix::fs::symlink("real/m.yaml", dir.path().join("link.yaml")).unwrap();
-    let r = taintlint(
-        dir.path(),
-        &[
-            "check",
-            "link.yaml",
-            "--isolated",
-            "--fix",
-            "--format",
-            "concise",
-        ],
-    );
+    let args = [
+        "check",
+        "link.yaml",
+        "--isolated",
+        "--fix",
+        "--format",
+        "concise",
+    ];
+    let r = taintlint(dir.path(), &args);
+    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains("symbolic link"), "{}", r.stderr);
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), before);
+    let r = taintlint(dir.path(), &[&args[..], &["--follow-links"]].concat());
     assert!(r.code == 0 || r.code == 1, "{}{}", r.stdout, r.stderr);
     let link = std::fs::symlink_metadata(dir.path().join("link.yaml")).unwrap();
     assert!(link.file_type().is_symlink(), "the link was replaced");

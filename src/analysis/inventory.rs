@@ -73,11 +73,14 @@ impl Pool {
     }
 
     /// `NodePool gpu`, `node ml-1`, `p3.2xlarge (2 nodes)`.
+    /// How messages, `explain` and `matrix` name the pool; a name with a line break or another
+    /// control character (never valid, but the input's) is escaped, so it stays on its line.
     pub fn title(&self) -> String {
+        let name = crate::util::text::escape(&self.name);
         match self.nodes.len() {
-            0 => format!("{} `{}`", self.origin, self.name),
-            1 => format!("node `{}`", self.name),
-            n => format!("`{}` ({n} nodes)", self.name),
+            0 => format!("{} `{name}`", self.origin),
+            1 => format!("node `{name}`"),
+            n => format!("`{name}` ({n} nodes)"),
         }
     }
 }

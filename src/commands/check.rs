@@ -7,7 +7,7 @@ use crate::cli::{CheckArgs, ColorChoice, FailOn};
 use crate::diagnostic::{FindingSource, Severity};
 use crate::engine::{Findings, Job};
 use crate::report::{self, HumanOptions, Summary};
-use crate::util::fs::{write_atomic, write_atomic_with};
+use crate::util::fs::{Links, Target, write_atomic, write_atomic_with};
 
 pub fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<ExitStatus, ToolError> {
     let cfg = load_config(&args.input)?;
@@ -35,12 +35,12 @@ pub fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<ExitStatus, ToolEr
     let findings = &run.findings;
     if let Some(path) = &args.write_baseline {
         let text = crate::baseline::render(findings).map_err(io_err)?;
-        write_atomic(path, text.as_bytes())
+        write_atomic(path, text.as_bytes(), links(args))
             .map_err(|e| ToolError(format!("cannot write {}: {e}", path.display())))?;
         eprintln!(
             "taintlint: wrote {} finding(s) to the baseline {}",
             findings.errors + findings.warnings + findings.infos,
-            path.display()
+            crate::util::text::escape(&path.display().to_string())
         );
         return Ok(ExitStatus::Clean);
     }
@@ -53,6 +53,16 @@ pub fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<ExitStatus, ToolEr
         infos: findings.infos,
     };
     emit(args, findings, &summary, out)
+}
+
+/// Whether files are written through symbolic links: only when the command line says
+/// `--follow-links` (a link committed at an output path must not send the write elsewhere).
+pub(super) fn links(args: &CheckArgs) -> Links {
+    if args.input.follow_links {
+        Links::Follow
+    } else {
+        Links::Refuse
+    }
 }
 
 /// The severity at and above which findings fail the run (`--fail-on`).
@@ -107,7 +117,7 @@ pub(super) fn emit(
                     color: false,
                     ..human.clone()
                 };
-                write_atomic_with(path, &mut |w| {
+                write_atomic_with(path, Target::Output, links(args), &mut |w| {
                     report::write(*format, findings, summary, &plain, w)
                 })
                 .map_err(|e| ToolError(format!("cannot write {}: {e}", path.display())))?;

@@ -11,14 +11,23 @@ pub fn init(path: &Path, force: bool, out: &mut dyn Write) -> Result<ExitStatus,
             .map_err(io_err)?;
         return Ok(ExitStatus::Clean);
     }
-    if path.exists() && !force {
+    if std::fs::symlink_metadata(path).is_ok() && !force {
         return Err(ToolError(format!(
             "{} already exists (use --force to overwrite)",
             path.display()
         )));
     }
-    crate::util::fs::write_atomic(path, crate::config::DEFAULT_CONFIG.as_bytes())
-        .map_err(|e| ToolError(format!("cannot write {}: {e}", path.display())))?;
-    eprintln!("taintlint: wrote {}", path.display());
+    // A link (dangling or not) at the path is refused, `--force` or not: `config init` writes
+    // the file it names, nowhere else.
+    crate::util::fs::write_atomic(
+        path,
+        crate::config::DEFAULT_CONFIG.as_bytes(),
+        crate::util::fs::Links::Refuse,
+    )
+    .map_err(|e| ToolError(format!("cannot write {}: {e}", path.display())))?;
+    eprintln!(
+        "taintlint: wrote {}",
+        crate::util::text::escape(&path.display().to_string())
+    );
     Ok(ExitStatus::Clean)
 }

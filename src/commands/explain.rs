@@ -11,6 +11,8 @@ pub fn explain(args: &ExplainArgs, out: &mut dyn Write) -> Result<ExitStatus, To
     let chosen =
         explain::select(&view, args.workload.as_deref(), args.at.as_deref()).map_err(ToolError)?;
     let text = explain::render(&view, &chosen, opts.settings.comparison_operators);
+    // Names and values from the input: no terminal sequence or line of their own.
+    let text = crate::util::text::escape_keep_lines(&text);
     out.write_all(text.as_bytes()).map_err(io_err)?;
     Ok(ExitStatus::Clean)
 }

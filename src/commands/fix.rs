@@ -56,7 +56,10 @@ pub(super) fn run(
         .collect();
     if args.diff {
         for (name, f) in &run.fixed {
-            out.write_all(crate::fix::unified_diff(name, &f.original, &f.current).as_bytes())
+            let diff = crate::fix::unified_diff(name, &f.original, &f.current);
+            // The files' own lines: no terminal sequence, no line a CI runner takes for a
+            // command (a context line is a blank and the file's line).
+            out.write_all(crate::util::text::escape_file_lines(&diff).as_bytes())
                 .map_err(io_err)?;
         }
         eprintln!(
@@ -70,8 +73,18 @@ pub(super) fn run(
             ExitStatus::Findings
         });
     }
+    // Every file is checked before any is written: a run writes all its fixes or none.
+    let links = super::check::links(args);
     for f in &changed {
-        crate::util::fs::write_atomic(&f.path, f.current.as_bytes())
+        crate::util::fs::check_fixable(&f.path, links).map_err(|e| {
+            ToolError(format!(
+                "not fixing {}: {e}; no file was changed",
+                f.path.display()
+            ))
+        })?;
+    }
+    for f in &changed {
+        crate::util::fs::write_fixed(&f.path, f.current.as_bytes(), links)
             .map_err(|e| ToolError(format!("cannot write {}: {e}", f.path.display())))?;
     }
     if run.applied > 0 {

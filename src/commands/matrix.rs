@@ -13,7 +13,9 @@ pub fn matrix(args: &MatrixArgs, out: &mut dyn Write) -> Result<ExitStatus, Tool
         MatrixFormat::Markdown => Style::Markdown,
         MatrixFormat::Mermaid => Style::Mermaid,
     };
-    out.write_all(matrix::render(&view, style).as_bytes())
+    let text = matrix::render(&view, style);
+    // Names and values from the input: no terminal sequence or line of their own.
+    out.write_all(crate::util::text::escape_keep_lines(&text).as_bytes())
         .map_err(io_err)?;
     Ok(ExitStatus::Clean)
 }

@@ -61,7 +61,7 @@ pub fn load_config(input: &InputArgs) -> Result<Config, ToolError> {
     }
     let path = match &input.config {
         Some(p) => {
-            if !p.is_file() {
+            if !p.exists() {
                 return Err(ToolError(format!(
                     "config file {} does not exist",
                     p.display()
@@ -71,9 +71,39 @@ pub fn load_config(input: &InputArgs) -> Result<Config, ToolError> {
         }
         None => config::discover(std::path::Path::new(".")),
     };
+    if input.config.is_none()
+        && let Some(p) = &path
+    {
+        refuse_outside_link(p)?;
+    }
     match path {
         Some(p) => config::load(&p).map_err(|e| ToolError(e.to_string())),
         None => Ok(Config::default()),
+    }
+}
+
+/// A discovered config that is a symbolic link to a file outside its repository is not read:
+/// the checkout would make taintlint read (and quote, in findings) a file of the machine's.
+/// `--config` names such a file on purpose.
+fn refuse_outside_link(path: &std::path::Path) -> Result<(), ToolError> {
+    if !std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Ok(());
+    }
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    let inside = match (config::repository_root(dir), std::fs::canonicalize(path)) {
+        (Some(root), Ok(target)) => target.starts_with(root),
+        _ => false,
+    };
+    if inside {
+        Ok(())
+    } else {
+        Err(ToolError(format!(
+            "config {} is a symbolic link to a file outside the repository; it was not read (name it with --config to read it, or --isolated to use none)",
+            path.display()
+        )))
     }
 }
 
@@ -199,18 +229,27 @@ impl Gathered {
                 .clone()
                 .unwrap_or_else(|| "<stdin>".to_string());
             match crate::load::stdin::read(input.max_file_size) {
-                Ok(text) => inputs.extend(
-                    crate::load::stdin::name_documents(
-                        input.stdin_filename.as_deref(),
-                        input.source_root.as_deref(),
-                        text,
-                    )
-                    .into_iter()
-                    .map(|(name, text)| Input::Text {
-                        name,
-                        text: Ok(text),
-                    }),
-                ),
+                Ok(text) => {
+                    for src in crate::load::stdin::outside_sources(&text) {
+                        eprintln!(
+                            "taintlint: note: `# Source: {}` is not a path inside the repository; its documents are reported as {}",
+                            crate::util::text::escape(&src),
+                            crate::util::text::escape(&name)
+                        );
+                    }
+                    inputs.extend(
+                        crate::load::stdin::name_documents(
+                            input.stdin_filename.as_deref(),
+                            input.source_root.as_deref(),
+                            text,
+                        )
+                        .into_iter()
+                        .map(|(name, text)| Input::Text {
+                            name,
+                            text: Ok(text),
+                        }),
+                    );
+                }
                 Err(e) => inputs.push(Input::Text { name, text: Err(e) }),
             }
         }
@@ -237,7 +276,7 @@ impl Gathered {
                     .iter()
                     .position(|c| &c.name == name)
                     .ok_or_else(|| {
-                        let known: Vec<&str> = cfg.clusters.iter().map(|c| c.name.as_str()).collect();
+                        let known: Vec<String> = cfg.clusters.iter().map(|c| crate::util::text::escape(&c.name).into_owned()).collect();
                         ToolError(format!(
                             "no cluster `{name}` in the config (clusters: {}; `default` is the files no cluster claims)",
                             if known.is_empty() { "none".to_string() } else { known.join(", ") }
@@ -360,6 +399,24 @@ fn run_view(input: &InputArgs) -> Result<(engine::View, LintOptions), ToolError>
     Ok((view, opts))
 }
 
+/// The most worker threads a run starts: past a few per core they only cost (10,000 threads
+/// took minutes to start). More is clamped, with a note.
+pub const MAX_THREADS_PER_CORE: usize = 4;
+
+/// `--threads N` as the run uses it: 0 (rayon's default, one per core) when not given, and at
+/// most [`MAX_THREADS_PER_CORE`] per core (64 at least).
+fn worker_threads(asked: Option<usize>) -> usize {
+    let Some(n) = asked else { return 0 };
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let max = (cores * MAX_THREADS_PER_CORE).max(64);
+    if n > max {
+        eprintln!("taintlint: note: --threads {n} is more than this machine can use; using {max}");
+        max
+    } else {
+        n
+    }
+}
+
 /// Runs the engine over the gathered inputs: standard input's parts and the walked files (as
 /// they are walked, or the list [`Gathered::collect`] made), on `--threads` worker threads.
 pub fn run_engine(
@@ -379,7 +436,7 @@ pub fn run_engine(
         ..job
     };
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(input.threads.unwrap_or(0))
+        .num_threads(worker_threads(input.threads))
         .build()
         .map_err(|e| ToolError(format!("cannot start worker threads: {e}")))?;
     let opts = &opts;

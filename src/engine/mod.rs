@@ -16,7 +16,7 @@ pub mod store;
 mod templates;
 mod terraform;
 
-pub use file::{FileReport, lint_one, lint_source};
+pub use file::{FileReport, install_panic_hook, lint_one, lint_source};
 pub use options::{Cluster, Input, LintOptions};
 pub use run::{SpilledFindings as Findings, View};
 

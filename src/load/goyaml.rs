@@ -25,6 +25,7 @@ type Inner<'a> = &'a dyn Fn(&str) -> Stream;
 pub(super) fn parse(text: &str, inner: Inner<'_>) -> Stream {
     let placeholder = bom_placeholder(text);
     let breaks = comment_breaks(text);
+    let had_breaks = !breaks.is_empty();
     let mut stream = if placeholder.is_none() && breaks.is_empty() {
         inner(text)
     } else {
@@ -85,6 +86,9 @@ pub(super) fn parse(text: &str, inner: Inner<'_>) -> Stream {
             parse_edited(&edited, inner, &kept)
         }
     };
+    if had_breaks {
+        snap_to_chars(&mut stream, text);
+    }
     if let Some(p) = placeholder {
         for d in &mut stream.documents {
             if let Some(root) = &mut d.root {
@@ -99,6 +103,38 @@ pub(super) fn parse(text: &str, inner: Inner<'_>) -> Stream {
         reject(text, &mut stream);
     }
     stream
+}
+
+/// Puts every offset of `stream` back on a character boundary of `text`. The edited text
+/// made each NEL/LS/PS break spaces and an LF (see [`parse_edited`]), so the parser may
+/// place an error or a node's end inside what is one character of the original: a start is
+/// moved back to the break's first byte, an end forward past its last.
+fn snap_to_chars(stream: &mut Stream, text: &str) {
+    use crate::util::text::{ceil_char, floor_char};
+    fn snap(node: &mut Node, text: &str) {
+        node.span = Span::new(
+            floor_char(text, node.span.start),
+            ceil_char(text, node.span.end),
+        );
+        match &mut node.value {
+            Value::Scalar(_) => {}
+            Value::Seq(items) => items.iter_mut().for_each(|n| snap(n, text)),
+            Value::Map(entries) => entries.iter_mut().for_each(|(k, v)| {
+                snap(k, text);
+                snap(v, text);
+            }),
+        }
+    }
+    for d in &mut stream.documents {
+        d.span = Span::new(floor_char(text, d.span.start), ceil_char(text, d.span.end));
+        if let Some(root) = &mut d.root {
+            snap(root, text);
+        }
+    }
+    if let Some(err) = &mut stream.error {
+        let at = floor_char(text, err.offset());
+        err.set_offset(at);
+    }
 }
 
 /// Parses `text` with the line breaks at `breaks` made LFs (see [`comment_breaks`]).

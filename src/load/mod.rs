@@ -111,6 +111,27 @@ pub fn read_file(path: &Path, max_size: u64) -> Result<String, ReadFailure> {
     read_limited(file, usize::try_from(meta.len()).unwrap_or(0), max_size)
 }
 
+/// The most a config, policy or baseline file may hold: none is near it, and a link to
+/// `/dev/zero` or a multi-gigabyte file must not be read until memory runs out.
+pub const MAX_SETTINGS_FILE: u64 = 64 * 1024 * 1024;
+
+/// Reads a file the run is configured by (config, policy, baseline) with the checks manifests
+/// get: a regular file (a FIFO would block the run, a device never end), at most
+/// [`MAX_SETTINGS_FILE`] bytes, UTF-8. `Err` says why not, for a tool error.
+pub fn read_settings_file(path: &Path) -> Result<String, String> {
+    read_file(path, MAX_SETTINGS_FILE).map_err(|e| match e {
+        ReadFailure::Io(e) => e,
+        ReadFailure::NotRegular(what) => format!("not a regular file ({what}); it was not opened"),
+        ReadFailure::TooLarge { size, limit } => {
+            format!("{size} bytes, over the {limit}-byte limit; it was not read")
+        }
+        ReadFailure::InvalidUtf8 { offset, .. } => format!("not valid UTF-8 (byte {offset})"),
+        ReadFailure::Utf(utf, _) => format!("{} encoded, not UTF-8", utf.family()),
+        ReadFailure::Binary(what) => format!("binary ({what}), not text"),
+        ReadFailure::Nul { offset, .. } => format!("holds a NUL byte (byte {offset})"),
+    })
+}
+
 /// Reads at most `max_size` bytes (a reader with more is `TooLarge`) and checks their
 /// encoding: files and standard input alike.
 pub(crate) fn read_limited(

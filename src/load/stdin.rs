@@ -101,6 +101,37 @@ pub fn split_helm(name: &str, text: String) -> Vec<(String, String)> {
     out
 }
 
+/// Whether a `# Source:` path names a file inside the chart, as Helm prints them: relative,
+/// without `..`, without control characters. Any other (a stream from an attacker's chart or
+/// a hand-made one) would put findings, and SARIF locations, outside the repository: its
+/// documents keep standard input's name (see [`outside_sources`]).
+fn in_repository(src: &str) -> bool {
+    let drive = src.as_bytes().get(1) == Some(&b':');
+    !src.is_empty()
+        && !src.starts_with(['/', '\\'])
+        && !drive
+        && !src.split(['/', '\\']).any(|part| part == "..")
+        && !src.chars().any(crate::util::text::is_unsafe)
+}
+
+/// The `# Source:` paths of a Helm stream that are not taken as names (see
+/// [`in_repository`]), each once, in order: for a note to the user.
+pub fn outside_sources(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    if !text.contains("# Source: ") {
+        return out;
+    }
+    for line in text.lines() {
+        if let Some(src) = line.strip_prefix("# Source: ") {
+            let src = src.trim();
+            if !src.is_empty() && !in_repository(src) && !out.iter().any(|o| o == src) {
+                out.push(src.to_string());
+            }
+        }
+    }
+    out
+}
+
 /// The template a chunk (a `---` line, comments, then a document) was rendered from, and the
 /// text after its `# Source:` line: `None` when the leading comments name no template.
 fn template_of(chunk: &str) -> Option<(&str, &str)> {
@@ -109,7 +140,7 @@ fn template_of(chunk: &str) -> Option<(&str, &str)> {
         let bare = line.trim_end_matches(['\n', '\r']);
         if let Some(src) = bare.strip_prefix("# Source: ") {
             let src = src.trim();
-            return (!src.is_empty()).then(|| (src, &chunk[offset + line.len()..]));
+            return in_repository(src).then(|| (src, &chunk[offset + line.len()..]));
         }
         if !(bare.starts_with('#') || bare.starts_with("---") || bare.trim().is_empty()) {
             return None;

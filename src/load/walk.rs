@@ -96,9 +96,18 @@ pub enum WalkError {
 impl std::fmt::Display for WalkError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            WalkError::Glob { glob, message } => write!(f, "invalid glob `{glob}`: {message}"),
+            WalkError::Glob { glob, message } => write!(
+                f,
+                "invalid glob `{}`: {}",
+                crate::util::text::escape(glob),
+                crate::util::text::escape(message)
+            ),
             WalkError::GlobSet(message) => f.write_str(message),
-            WalkError::Path { path, reason } => write!(f, "{}: {reason}", path.display()),
+            WalkError::Path { path, reason } => write!(
+                f,
+                "{}: {reason}",
+                crate::util::text::escape(&path.display().to_string())
+            ),
         }
     }
 }

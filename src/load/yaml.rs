@@ -306,6 +306,16 @@ impl LoadError {
             | LoadError::TooLarge { offset, .. } => *offset,
         }
     }
+
+    pub(crate) fn set_offset(&mut self, at: usize) {
+        match self {
+            LoadError::Syntax { offset, .. }
+            | LoadError::TooDeep { offset, .. }
+            | LoadError::ExcessiveAliasing { offset }
+            | LoadError::UnknownAlias { offset }
+            | LoadError::TooLarge { offset, .. } => *offset = at,
+        }
+    }
 }
 
 /// The documents of a file; parsing stops at the first error, keeping the documents before it.

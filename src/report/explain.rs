@@ -27,10 +27,12 @@ fn describe(w: &Workload) -> String {
     let id = &w.object;
     let mut s = format!("{} ", id.kind);
     if let Some(ns) = &id.namespace {
-        s.push_str(ns);
+        s.push_str(&crate::util::text::escape(ns));
         s.push('/');
     }
-    s.push_str(id.name.as_deref().unwrap_or("<unnamed>"));
+    s.push_str(&crate::util::text::escape(
+        id.name.as_deref().unwrap_or("<unnamed>"),
+    ));
     s
 }
 
@@ -94,7 +96,13 @@ pub fn select(
             msg.push_str("; workloads found:");
             for w in ws.iter().take(20) {
                 let p = w.source.position(w.object_span.start);
-                let _ = write!(msg, "\n  {} ({}:{})", describe(w), w.source.name, p.line);
+                let _ = write!(
+                    msg,
+                    "\n  {} ({}:{})",
+                    describe(w),
+                    crate::util::text::escape(&w.source.name),
+                    p.line
+                );
             }
         }
         return Err(msg);

@@ -14,6 +14,7 @@ use crate::diagnostic::{Applicability, Finding, Severity};
 use crate::load::SourceFile;
 
 use super::{FindingSource, Summary, rule_url};
+use crate::util::text::escape;
 
 #[derive(Clone, Debug)]
 pub struct HumanOptions {
@@ -75,7 +76,7 @@ impl SourceCode for Src {
         let local = SourceSpan::new((offset - base).into(), span.len());
         let inner = window.read_span(&local, context_lines_before, context_lines_after)?;
         Ok(Box::new(MietteSpanContents::new_named(
-            self.file.name.to_string(),
+            escape(&self.file.name).into_owned(),
             inner.data(),
             SourceSpan::new((inner.span().offset() + base).into(), inner.span().len()),
             inner.line() + first_line,
@@ -140,13 +141,13 @@ impl Diagnostic for View<'_> {
         let f = self.finding;
         let primary = f.primary.iter().map(|l| {
             LabeledSpan::new_primary_with_span(
-                Some(l.text.to_string()),
+                Some(escape(&l.text).into_owned()),
                 SourceSpan::from(l.span.start..l.span.end),
             )
         });
         let secondary = f.secondary.iter().map(|l| {
             LabeledSpan::new_with_span(
-                Some(l.text.to_string()),
+                Some(escape(&l.text).into_owned()),
                 SourceSpan::from(l.span.start..l.span.end),
             )
         });
@@ -154,17 +155,20 @@ impl Diagnostic for View<'_> {
     }
 }
 
+/// What miette prints of a finding. Every text in it that may quote the input (message,
+/// labels, help, the API server's answer, related places, file names) is escaped one part at
+/// a time, so the only line breaks are the ones put between the parts here.
 fn view(f: &Finding, full: Option<Src>) -> View<'_> {
-    let mut help = f.help.as_deref().map(str::to_string);
+    let mut help = f.help.as_deref().map(|h| escape(h).into_owned());
     if let Some(api) = &f.api_error {
-        let line = format!("the API server answers: {api}");
+        let line = format!("the API server answers: {}", escape(api));
         help = Some(match help {
             Some(h) => format!("{h}\n{line}"),
             None => line,
         });
     }
     if let Some(fix) = &f.fix {
-        let line = fix.marker();
+        let line = escape(&fix.marker()).into_owned();
         help = Some(match help {
             Some(h) => format!("{h}\n{line}"),
             None => line,
@@ -174,7 +178,10 @@ fn view(f: &Finding, full: Option<Src>) -> View<'_> {
         let p = r.source.position(r.span.start);
         let line = format!(
             "see {}:{}:{}: {}",
-            r.source.name, p.line, p.column, r.message
+            escape(&r.source.name),
+            p.line,
+            p.column,
+            escape(&r.message)
         );
         help = Some(match help {
             Some(h) => format!("{h}\n{line}"),
@@ -186,12 +193,18 @@ fn view(f: &Finding, full: Option<Src>) -> View<'_> {
             .as_ref()
             .is_some_and(|src| !snippet_too_wide(f, &src.file));
     let message = if has_labels {
-        f.message.clone()
+        escape(&f.message).into_owned()
     } else if f.primary.is_some() && f.source.is_some() {
         let (start, _) = f.range();
-        format!("{}:{}:{}: {}", f.file, start.line, start.column, f.message)
+        format!(
+            "{}:{}:{}: {}",
+            escape(&f.file),
+            start.line,
+            start.column,
+            escape(&f.message)
+        )
     } else {
-        format!("{}: {}", f.file, f.message)
+        format!("{}: {}", escape(&f.file), escape(&f.message))
     };
     View {
         finding: f,
@@ -213,36 +226,42 @@ fn snippet_too_wide(f: &Finding, src: &SourceFile) -> bool {
     })
 }
 
-/// The finding's source with its text: a lite source (see `SourceFile::lite`) is read back
-/// from disk, once per file. `None` when there is no text to show.
-/// Findings come sorted by file, so only the last file read is kept.
+/// The finding's source with its text, made fit for a terminal (lone CRs as LFs, control
+/// characters visible): a lite source (see `SourceFile::lite`) is read back from disk. Findings
+/// come sorted by file, so the last file made fit is kept and each file is made fit once.
+/// `None` when there is no text to show.
 fn full_source(f: &Finding, cache: &mut Option<ReadBack>) -> Option<Src> {
     let src = f.source.as_ref()?;
     let full = |file: Arc<SourceFile>| {
-        let file = lone_cr_as_lf(file);
+        let file = visible_controls(lone_cr_as_lf(file));
         Src {
             windowed: memchr::memchr(b'\r', file.text.as_bytes()).is_none(),
             file,
         }
     };
-    if !src.is_lite() {
-        return Some(full(Arc::clone(src)));
-    }
-    let (name, text) = match cache.take() {
-        Some((name, text)) if name == src.name => (name, text),
+    // A source in memory is the one text it holds (two parts of standard input may share a
+    // name); a lite one is the file of its name.
+    let key = if src.is_lite() {
+        0
+    } else {
+        Arc::as_ptr(src) as usize
+    };
+    let (name, at, text) = match cache.take() {
+        Some((name, at, text)) if name == src.name && at == key => (name, at, text),
+        _ if !src.is_lite() => (src.name.clone(), key, Some(full(Arc::clone(src)))),
         _ => {
             let text = std::fs::read(&*src.name)
                 .ok()
                 .and_then(|bytes| crate::load::decode(bytes).ok())
                 .map(|text| full(SourceFile::new(src.name.clone(), text)));
-            (src.name.clone(), text)
+            (src.name.clone(), key, text)
         }
     };
     let found = text.as_ref().map(|t| Src {
         file: Arc::clone(&t.file),
         windowed: t.windowed,
     });
-    *cache = Some((name, text));
+    *cache = Some((name, at, text));
     found
 }
 
@@ -266,8 +285,20 @@ fn lone_cr_as_lf(file: Arc<SourceFile>) -> Arc<SourceFile> {
     }
 }
 
-/// The file last read back for snippets: its name and text (`None`: unreadable now).
-type ReadBack = (Arc<str>, Option<Src>);
+/// The file with every control character but LF and CR (ESC, BEL, NEL, bidi overrides: see
+/// [`crate::util::text`]) replaced by a visible one of the same length, so the snippet cannot
+/// drive the terminal or start a line of its own and the findings' offsets still fit; the
+/// file itself when it has none.
+fn visible_controls(file: Arc<SourceFile>) -> Arc<SourceFile> {
+    match crate::util::text::visible_same_length(&file.text) {
+        std::borrow::Cow::Borrowed(_) => file,
+        std::borrow::Cow::Owned(text) => SourceFile::new(file.name.clone(), text),
+    }
+}
+
+/// The file last made fit for snippets: its name, which source in memory it was made from
+/// (0: read back from disk), and its text (`None`: unreadable now).
+type ReadBack = (Arc<str>, usize, Option<Src>);
 
 pub(super) fn write(
     findings: &dyn FindingSource,
@@ -295,9 +326,17 @@ pub(super) fn write(
         let mut s = String::new();
         let v = view(f, full_source(f, &mut cache));
         if handler.render_report(&mut s, &v).is_err() {
-            s = format!("{}[{}]: {}: {}\n", f.severity, f.rule, f.file, f.message);
+            s = format!(
+                "{}[{}]: {}: {}\n",
+                f.severity,
+                f.rule,
+                escape(&f.file),
+                escape(&f.message)
+            );
         }
-        out.write_all(s.as_bytes())?;
+        // miette wraps long lines at blanks and hyphens: an input's `::add-mask::` could start
+        // a wrapped line, which a CI runner reads as a command.
+        out.write_all(crate::util::text::guard_line_starts(&s).as_bytes())?;
         writeln!(out)
     })?;
     if opts.quiet {

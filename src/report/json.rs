@@ -84,7 +84,7 @@ pub(super) fn write(
         findings: Findings(findings),
         summary,
     };
-    serde_json::to_writer_pretty(&mut *out, &doc).map_err(io::Error::other)?;
+    super::safe_json::write(&mut *out, &doc)?;
     writeln!(out)
 }
 

@@ -28,10 +28,12 @@ fn workload_name(o: &Outcome, i: usize) -> String {
     let id = &o.workloads[i].object;
     let mut s = format!("{}/", id.kind);
     if let Some(ns) = &id.namespace {
-        s.push_str(ns);
+        s.push_str(&crate::util::text::escape(ns));
         s.push('/');
     }
-    s.push_str(id.name.as_deref().unwrap_or("<unnamed>"));
+    s.push_str(&crate::util::text::escape(
+        id.name.as_deref().unwrap_or("<unnamed>"),
+    ));
     s
 }
 
@@ -122,7 +124,7 @@ fn markdown(o: &Outcome) -> String {
     }
     s.push('\n');
     for (w, cells) in rows(o) {
-        s.push_str(&format!("| `{}` |", super::markdown::cell(&w)));
+        s.push_str(&format!("| <code>{}</code> |", super::markdown::text(&w)));
         for c in cells {
             let c = if c == "yes" {
                 "✅".to_string()

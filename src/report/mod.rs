@@ -8,6 +8,7 @@ mod human;
 mod json;
 mod markdown;
 pub mod matrix;
+mod safe_json;
 pub mod sarif;
 
 use std::io::{self, Write};

@@ -150,7 +150,7 @@ pub fn write(findings: &dyn FindingSource, out: &mut dyn Write) -> io::Result<()
         }],
         version: "2.1.0",
     };
-    serde_json::to_writer_pretty(&mut *out, &doc).map_err(io::Error::other)?;
+    super::safe_json::write(&mut *out, &doc)?;
     writeln!(out)
 }
 

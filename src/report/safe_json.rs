@@ -1,0 +1,101 @@
+//! JSON as serde_json writes it, pretty, with one difference: the characters
+//! `crate::util::text::is_unsafe` names that JSON lets through raw (DEL, the C1 controls with
+//! NEL and the 8-bit CSI among them, U+2028/U+2029, the bidi overrides) are written as
+//! `\uXXXX` escapes too. Still the same JSON for any reader; on a terminal or in a CI log, no
+//! control character of the input.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+use serde_json::ser::{Formatter, PrettyFormatter};
+
+/// Writes `value` as pretty JSON with every unsafe character escaped.
+pub(super) fn write<T: Serialize>(out: &mut dyn Write, value: &T) -> io::Result<()> {
+    let mut ser = serde_json::Serializer::with_formatter(out, Safe(PrettyFormatter::new()));
+    value.serialize(&mut ser).map_err(io::Error::other)
+}
+
+struct Safe<'a>(PrettyFormatter<'a>);
+
+impl Formatter for Safe<'_> {
+    fn write_string_fragment<W: ?Sized + Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> io::Result<()> {
+        let mut rest = fragment;
+        while let Some((at, c)) = rest
+            .char_indices()
+            .find(|&(_, c)| crate::util::text::is_unsafe(c))
+        {
+            writer.write_all(&rest.as_bytes()[..at])?;
+            write!(writer, "\\u{:04x}", u32::from(c))?;
+            rest = &rest[at + c.len_utf8()..];
+        }
+        writer.write_all(rest.as_bytes())
+    }
+
+    fn begin_array<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.begin_array(w)
+    }
+
+    fn end_array<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_array(w)
+    }
+
+    fn begin_array_value<W: ?Sized + Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+        self.0.begin_array_value(w, first)
+    }
+
+    fn end_array_value<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_array_value(w)
+    }
+
+    fn begin_object<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.begin_object(w)
+    }
+
+    fn end_object<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_object(w)
+    }
+
+    fn begin_object_key<W: ?Sized + Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+        self.0.begin_object_key(w, first)
+    }
+
+    fn begin_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.begin_object_value(w)
+    }
+
+    fn end_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_object_value(w)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn same_json_no_raw_controls() {
+        let v = serde_json::json!({"a": ["x\u{2028}y\u{85}z\u{7f}\u{202e}", "日本\t\n\u{1b}"], "b": {}});
+        let mut out = Vec::new();
+        super::write(&mut out, &v).expect("write");
+        let text = String::from_utf8(out).expect("utf-8");
+        assert!(
+            !text
+                .chars()
+                .any(|c| crate::util::text::is_unsafe(c) && c != '\n')
+        );
+        assert!(text.contains("\\u2028") && text.contains("\\u0085") && text.contains("\\u007f"));
+        let back: serde_json::Value = serde_json::from_str(&text).expect("json");
+        assert_eq!(back, v);
+        assert_eq!(
+            text,
+            serde_json::to_string_pretty(&v)
+                .expect("json")
+                .replace('\u{2028}', "\\u2028")
+                .replace('\u{85}', "\\u0085")
+                .replace('\u{7f}', "\\u007f")
+                .replace('\u{202e}', "\\u202e")
+        );
+    }
+}
