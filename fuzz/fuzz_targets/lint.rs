@@ -1,6 +1,8 @@
 //! Arbitrary bytes → encoding check → YAML loader → model → every rule (all of them, even
 //! the opt-in ones) → cross-reference → every reporter. Asserts: no panic, no
-//! `internal-error`, and every span of every finding inside its source on char boundaries.
+//! `internal-error`, every span of every finding inside its source on char boundaries, and
+//! human and concise output with no control character of the input and no line a CI runner
+//! takes for a command.
 
 #![no_main]
 
@@ -82,5 +84,23 @@ fn check(source: &std::sync::Arc<SourceFile>, opts: &LintOptions) {
         let mut out = Vec::new();
         report::write(*format, &outcome.findings, &summary, &human, &mut out)
             .expect("writing into a Vec cannot fail");
+        if matches!(format, Format::Human | Format::Concise) {
+            assert_inert(&String::from_utf8(out).expect("reports are UTF-8"), human.color);
+        }
+    }
+}
+
+/// What a terminal or a CI log gets from the input: no line that starts a runner command, no
+/// control character but LF and tab (and the colour codes' own ESC when coloured).
+fn assert_inert(out: &str, color: bool) {
+    for line in out.split('\n') {
+        assert!(!line.trim_start().starts_with("::"), "a line starts a command: {line:?}");
+    }
+    for c in out.chars() {
+        let allowed = c == '\n' || c == '\t' || (color && c == '\u{1b}');
+        assert!(
+            allowed || !taintlint::util::text::is_unsafe(c),
+            "{c:?} reaches the terminal"
+        );
     }
 }
