@@ -1347,3 +1347,274 @@ spec:
     ]);
     assert_eq!(all_api(yaml, settings(35)), want);
 }
+
+// ---------------------------------------------------------------------------------------
+// Pod affinity, anti-affinity and topology spread: the cases of `TestValidateAffinity`-style
+// and `TestValidateTopologySpreadConstraints` tables in
+// pkg/apis/core/validation/validation_test.go (kubernetes/kubernetes), as a Pod would give
+// them: each is the field and the server's message.
+
+fn pod_with(spec: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: Pod\nmetadata: {{name: p, labels: {{app: web, pod-template-hash: h}}}}\nspec:\n  containers: [{{name: a, image: b}}]\n{spec}"
+    )
+}
+
+fn spread(constraints: &[&str]) -> String {
+    let mut s = String::from("  topologySpreadConstraints:\n");
+    for c in constraints {
+        s.push_str(&format!("    - {c}\n"));
+    }
+    pod_with(&s)
+}
+
+#[test]
+fn topology_spread_constraints() {
+    const S: &str = "spec.topologySpreadConstraints";
+    let ok = "maxSkew: 1, topologyKey: k8s.io/zone, whenUnsatisfiable: DoNotSchedule";
+    let cases: Vec<(Vec<String>, Vec<String>)> = vec![
+        // "all required fields ok"
+        (vec![format!("{{{ok}}}")], vec![]),
+        // "missing MaxSkew", "negative MaxSkew"
+        (
+            vec!["{topologyKey: k8s.io/zone, whenUnsatisfiable: DoNotSchedule}".into()],
+            vec![format!("{S}[0].maxSkew: Invalid value: 0: must be greater than zero")],
+        ),
+        (
+            vec!["{maxSkew: -1, topologyKey: k8s.io/zone, whenUnsatisfiable: DoNotSchedule}".into()],
+            vec![format!("{S}[0].maxSkew: Invalid value: -1: must be greater than zero")],
+        ),
+        // "invalid MinDomains when WhenUnsatisfiable=ScheduleAnyway"
+        (
+            vec!["{maxSkew: 1, minDomains: 3, topologyKey: k8s.io/zone, whenUnsatisfiable: ScheduleAnyway}".into()],
+            vec![format!("{S}[0].minDomains: Invalid value: 3: can only use minDomains if whenUnsatisfiable=DoNotSchedule, not ScheduleAnyway")],
+        ),
+        // "negative minDomains is invalid"
+        (
+            vec![format!("{{{ok}, minDomains: -1}}")],
+            vec![format!("{S}[0].minDomains: Invalid value: -1: must be greater than zero")],
+        ),
+        // "cannot use both minDomains and ScheduleAnyway" with a non-positive value: both
+        (
+            vec!["{maxSkew: 1, minDomains: 0, topologyKey: k8s.io/zone, whenUnsatisfiable: ScheduleAnyway}".into()],
+            vec![
+                format!("{S}[0].minDomains: Invalid value: 0: must be greater than zero"),
+                format!("{S}[0].minDomains: Invalid value: 0: can only use minDomains if whenUnsatisfiable=DoNotSchedule, not ScheduleAnyway"),
+            ],
+        ),
+        // "missing TopologyKey"
+        (
+            vec!["{maxSkew: 1, whenUnsatisfiable: DoNotSchedule}".into()],
+            vec![format!("{S}[0].topologyKey: Required value: can not be empty")],
+        ),
+        // "missing scheduling mode", "unsupported scheduling mode"
+        (
+            vec!["{maxSkew: 1, topologyKey: k8s.io/zone}".into()],
+            vec![format!("{S}[0].whenUnsatisfiable: Unsupported value: \"\": supported values: \"DoNotSchedule\", \"ScheduleAnyway\"")],
+        ),
+        (
+            vec!["{maxSkew: 1, topologyKey: k8s.io/zone, whenUnsatisfiable: N/A}".into()],
+            vec![format!("{S}[0].whenUnsatisfiable: Unsupported value: \"N/A\": supported values: \"DoNotSchedule\", \"ScheduleAnyway\"")],
+        ),
+        // "multiple constraints ok with all required fields"; "multiple constraints missing
+        // TopologyKey and WhenUnsatisfiable"; "duplicate constraints"
+        (
+            vec![format!("{{{ok}}}"), "{maxSkew: 2, topologyKey: k8s.io/node, whenUnsatisfiable: ScheduleAnyway}".into()],
+            vec![],
+        ),
+        (
+            vec![format!("{{{ok}}}"), format!("{{{ok}}}")],
+            vec![format!("{S}[0].{{topologyKey, whenUnsatisfiable}}: Duplicate value: \"{{k8s.io/zone, DoNotSchedule}}\"")],
+        ),
+        // "supported policy name set on NodeAffinityPolicy and NodeTaintsPolicy"; invalid ones
+        (
+            vec![format!("{{{ok}, nodeAffinityPolicy: Honor, nodeTaintsPolicy: Ignore}}")],
+            vec![],
+        ),
+        (
+            vec![format!("{{{ok}, nodeAffinityPolicy: Invalid}}")],
+            vec![format!("{S}[0].nodeAffinityPolicy: Unsupported value: \"Invalid\": supported values: \"Honor\", \"Ignore\"")],
+        ),
+        (
+            vec![format!("{{{ok}, nodeTaintsPolicy: Invalid}}")],
+            vec![format!("{S}[0].nodeTaintsPolicy: Unsupported value: \"Invalid\": supported values: \"Honor\", \"Ignore\"")],
+        ),
+        // "key in MatchLabelKeys isn't correctly defined"; "key exists in both
+        // matchLabelKeys and labelSelector"; "key in MatchLabelKeys is forbidden to be
+        // specified when labelSelector is not set"
+        (
+            vec![format!("{{{ok}, labelSelector: {{matchLabels: {{foo: bar}}}}, matchLabelKeys: [\"/simple\"]}}")],
+            vec![format!("{S}[0].matchLabelKeys[0]: Invalid value: \"/simple\": prefix part must be non-empty")],
+        ),
+        (
+            vec![format!("{{{ok}, labelSelector: {{matchExpressions: [{{key: foo, operator: In, values: [value1]}}]}}, matchLabelKeys: [foo]}}")],
+            vec![format!("{S}[0].matchLabelKeys[0]: Invalid value: \"foo\": exists in both matchLabelKeys and labelSelector")],
+        ),
+        (
+            vec![format!("{{{ok}, matchLabelKeys: [foo]}}")],
+            vec![format!("{S}[0].matchLabelKeys: Forbidden: must not be specified when labelSelector is not set")],
+        ),
+        // "invalid matchLabels set on labelSelector when AllowInvalidTopologySpreadConstraintLabelSelector is false"
+        (
+            vec![format!("{{{ok}, labelSelector: {{matchLabels: {{NoUppercaseOrSpecialCharsLike=Equals: foo}}}}}}")],
+            vec![format!("{S}[0].labelSelector.matchLabels: Invalid value: \"NoUppercaseOrSpecialCharsLike=Equals\": name part {NAME_RE}")],
+        ),
+    ];
+    for (constraints, want) in cases {
+        let refs: Vec<&str> = constraints.iter().map(String::as_str).collect();
+        let got = api("invalid-topology-spread", &spread(&refs), settings(35));
+        assert_eq!(got, sset(want), "{constraints:?}");
+    }
+}
+
+#[test]
+fn pod_affinity_terms() {
+    const A: &str = "spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]";
+    const W: &str =
+        "spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0]";
+    let required = |term: &str| {
+        pod_with(&format!(
+            "  affinity:\n    podAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n        - {term}\n"
+        ))
+    };
+    let preferred = |item: &str| {
+        pod_with(&format!(
+            "  affinity:\n    podAntiAffinity:\n      preferredDuringSchedulingIgnoredDuringExecution:\n        - {item}\n"
+        ))
+    };
+    let cases: Vec<(String, Vec<String>)> = vec![
+        // "serialized pod affinity in affinity requirements in annotations": valid
+        (
+            required(
+                "{labelSelector: {matchExpressions: [{key: key2, operator: In, values: [value1, value2]}]}, topologyKey: zone, namespaces: [ns], namespaceSelector: {matchExpressions: [{key: key, operator: In, values: [value1, value2]}]}}",
+            ),
+            vec![],
+        ),
+        // "invalid labelSelector in podAffinity, values should be empty if the operator is
+        // DoesNotExist"
+        (
+            required(
+                "{labelSelector: {matchExpressions: [{key: key2, operator: DoesNotExist, values: [value1]}]}, topologyKey: zone}",
+            ),
+            vec![format!(
+                "{A}.labelSelector.matchExpressions[0].values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'"
+            )],
+        ),
+        // "invalid namespaceSelector in podAffinity, In operator must include Values"
+        (
+            required(
+                "{namespaceSelector: {matchExpressions: [{key: key2, operator: In}]}, topologyKey: zone}",
+            ),
+            vec![format!(
+                "{A}.namespaceSelector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'"
+            )],
+        ),
+        // "invalid name space in podAffinity"
+        (
+            required(
+                "{labelSelector: {matchLabels: {a: b}}, namespaces: [INVALID_NAMESPACE], topologyKey: zone}",
+            ),
+            vec![format!(
+                "{A}.namespace: Invalid value: \"INVALID_NAMESPACE\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
+            )],
+        ),
+        // "invalid hard pod affinity, empty topologyKey is not allowed for hard pod affinity"
+        (
+            required("{labelSelector: {matchLabels: {a: b}}, namespaces: [ns]}"),
+            vec![
+                format!("{A}.topologyKey: Required value: can not be empty"),
+                format!("{A}.topologyKey: Invalid value: \"\": name part must be non-empty"),
+                format!("{A}.topologyKey: Invalid value: \"\": name part {NAME_RE}"),
+            ],
+        ),
+        // "invalid soft pod anti-affinity, weight should be in range 1-100"
+        (
+            preferred(
+                "{weight: -5, podAffinityTerm: {labelSelector: {matchLabels: {a: b}}, topologyKey: zone}}",
+            ),
+            vec![format!(
+                "{W}.weight: Invalid value: -5: must be in the range 1-100"
+            )],
+        ),
+        // "invalid soft pod affinity, empty topologyKey is not allowed for soft pod affinity"
+        (
+            preferred("{weight: 10, podAffinityTerm: {labelSelector: {matchLabels: {a: b}}}}"),
+            vec![
+                format!("{W}.podAffinityTerm.topologyKey: Required value: can not be empty"),
+                format!(
+                    "{W}.podAffinityTerm.topologyKey: Invalid value: \"\": name part must be non-empty"
+                ),
+                format!(
+                    "{W}.podAffinityTerm.topologyKey: Invalid value: \"\": name part {NAME_RE}"
+                ),
+            ],
+        ),
+        // "invalid matchLabelKeys in podAffinity, key is not a valid label key"
+        (
+            required(
+                "{labelSelector: {matchLabels: {a: b}}, matchLabelKeys: [\"/simple\"], topologyKey: zone}",
+            ),
+            vec![format!(
+                "{A}.matchLabelKeys[0]: Invalid value: \"/simple\": prefix part must be non-empty"
+            )],
+        ),
+        // "invalid matchLabelKeys and mismatchLabelKeys in podAffinity, keys intersect"
+        (
+            required(
+                "{labelSelector: {matchLabels: {a: b}}, matchLabelKeys: [samekey], mismatchLabelKeys: [samekey], topologyKey: zone}",
+            ),
+            vec![format!(
+                "{A}.matchLabelKeys[0]: Invalid value: \"samekey\": exists in both matchLabelKeys and mismatchLabelKeys"
+            )],
+        ),
+        // "invalid matchLabelKeys in podAffinity, labelSelector is nil"
+        (
+            required("{matchLabelKeys: [a], topologyKey: zone}"),
+            vec![format!(
+                "{A}.matchLabelKeys: Forbidden: must not be specified when labelSelector is not set"
+            )],
+        ),
+        // A Pod's matchLabelKeys key that it has a label for, already in its selector: the
+        // strategy's merge makes it a duplicate (the path is the term's, indexed).
+        (
+            required(
+                "{labelSelector: {matchLabels: {app: web}}, matchLabelKeys: [app], topologyKey: zone}",
+            ),
+            vec![format!(
+                "{A}[0]: Invalid value: \"app\": exists in both matchLabelKeys and labelSelector"
+            )],
+        ),
+    ];
+    for (yaml, want) in cases {
+        let got = api("invalid-pod-affinity", &yaml, settings(35));
+        assert_eq!(got, sset(want), "{yaml}");
+    }
+}
+
+#[test]
+fn pod_affinity_wording_by_version() {
+    let yaml = pod_with(
+        "  affinity:\n    podAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n        - {labelSelector: {matchExpressions: [{key: a, operator: in, values: [b]}]}, matchLabelKeys: [\"a/b/c\"], topologyKey: zone}\n",
+    );
+    const P: &str = "spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]";
+    // 1.30: the gate of matchLabelKeys is off, the field is dropped; the operator is `%q`.
+    assert_eq!(
+        api("invalid-pod-affinity", &yaml, settings(30)),
+        set(&[&format!(
+            "{P}.labelSelector.matchExpressions[0].operator: Invalid value: \"in\": not a valid selector operator"
+        )]),
+    );
+    // 1.35: the key gets the new wording.
+    assert_eq!(
+        api("invalid-pod-affinity", &yaml, settings(35)),
+        sset(vec![
+            format!(
+                "{P}.labelSelector.matchExpressions[0].operator: Invalid value: \"in\": not a valid selector operator"
+            ),
+            format!(
+                "{P}.matchLabelKeys[0]: Invalid value: \"a/b/c\": {}",
+                multi_slash(35)
+            ),
+        ]),
+    );
+}

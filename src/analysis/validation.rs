@@ -122,6 +122,32 @@ pub fn dns1123_subdomain_errors(s: &str, settings: &Settings, versioned: bool) -
     errs
 }
 
+/// `IsDNS1123Label` (a namespace name: `ValidateNamespaceName`): the list of messages,
+/// empty when valid.
+pub fn dns1123_label_errors(s: &str, settings: &Settings) -> Vec<String> {
+    let mut errs = Vec::new();
+    if s.len() > 63 {
+        errs.push(format!("must be no more than 63 {}", unit(settings)));
+    }
+    let b = s.as_bytes();
+    let ok = !b.is_empty()
+        && b.iter()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+        && b[0] != b'-'
+        && b[b.len() - 1] != b'-';
+    if !ok {
+        errs.push(format!(
+            "a lowercase RFC 1123 label {}",
+            regex_message(
+                "must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
+                "[a-z0-9]([-a-z0-9]*[a-z0-9])?",
+                &["my-name", "123-abc"],
+            )
+        ));
+    }
+    errs
+}
+
 /// `IsValidLabelValue`: the list of messages, empty when valid.
 pub fn label_value_errors(value: &str, settings: &Settings) -> Vec<String> {
     let mut errs = Vec::new();

@@ -7,6 +7,7 @@ use crate::diagnostic::{Finding, Severity};
 
 mod ctx;
 mod decoding;
+mod label_selectors;
 mod node_selection;
 mod selection;
 mod taints;
@@ -180,6 +181,7 @@ registry![
     invalid_encoding,
     invalid_node_affinity,
     invalid_node_selector,
+    invalid_pod_affinity,
     invalid_taint_effect,
     invalid_taint_key,
     invalid_taint_spec,
@@ -188,6 +190,7 @@ registry![
     invalid_toleration_key,
     invalid_toleration_operator,
     invalid_toleration_value,
+    invalid_topology_spread,
     nodename_bypasses_taint,
     nodename_untolerated_noexecute,
     placeholder_toleration_key,

@@ -1,0 +1,242 @@
+//! `invalid-topology-spread`: what the API server rejects in `topologySpreadConstraints`
+//! (pkg/apis/core/validation/validation.go in kubernetes/kubernetes:
+//! `validateTopologySpreadConstraints`, `ValidateMaxSkew`, `ValidateTopologyKey`,
+//! `ValidateWhenUnsatisfiable`, `ValidateSpreadConstraintNotRepeat`, `validateMinDomains`,
+//! `validateNodeInclusionPolicy`, `validateMatchLabelKeysInTopologySpread`, and the selector
+//! through `ValidateLabelSelector`), in the server's order.
+
+use super::Rule;
+use super::label_selectors::*;
+
+pub static META: RuleMeta = RuleMeta {
+    name: "invalid-topology-spread",
+    summary: "A topology spread constraint the API server rejects (maxSkew, topologyKey, whenUnsatisfiable, minDomains, node policies, matchLabelKeys, duplicates)",
+    category: Category::Correctness,
+    severity: Severity::Error,
+    enabled: true,
+    docs: include_str!("../../rules/invalid-topology-spread.md"),
+};
+
+pub static RULE: Rule = Rule::new(&META).check(check);
+
+const ACTIONS: &[&str] = &["DoNotSchedule", "ScheduleAnyway"];
+const POLICIES: &[&str] = &["Honor", "Ignore"];
+
+pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
+    let mut r = Reporter {
+        ctx,
+        out,
+        meta: &META,
+    };
+    for spec in &ctx.object.pod_specs {
+        let Some(list) = spec
+            .node
+            .get("topologySpreadConstraints")
+            .and_then(Node::as_seq)
+        else {
+            continue;
+        };
+        let base = spec.field_path("topologySpreadConstraints");
+        for (i, c) in list.iter().enumerate() {
+            // (An item that is not a mapping is a decode error: `yaml-type-mismatch`.)
+            if c.as_map().is_some() {
+                check_constraint(&mut r, c, &format!("{base}[{i}]"), &list[i + 1..]);
+            }
+        }
+    }
+}
+
+fn check_constraint(r: &mut Reporter<'_, '_>, c: &Node, p: &str, rest: &[Node]) {
+    // maxSkew: > 0.
+    let skew_node = c.get("maxSkew");
+    if let Some(skew) = int_of(skew_node)
+        && skew <= 0
+    {
+        let sp = join(p, "maxSkew");
+        r.add(Problem {
+            span: skew_node.map_or(c.span, |n| n.span),
+            message: format!("`maxSkew: {skew}`: the skew must be at least 1"),
+            label: "must be > 0",
+            help: "`maxSkew: 1` spreads the pods as evenly as possible".to_string(),
+            path: &sp,
+            api: invalid(&sp, &skew.to_string(), "must be greater than zero"),
+        });
+    }
+    // topologyKey: required (any text is accepted).
+    let key_entry = c.entry("topologyKey");
+    let key = text_of(key_entry.map(|(_, v)| v)).unwrap_or("");
+    if key.is_empty() {
+        let kp = join(p, "topologyKey");
+        r.add(Problem {
+            span: key_entry.map_or(c.span, |(_, v)| v.span),
+            message: "topology spread constraint has no `topologyKey`".to_string(),
+            label: "topologyKey required",
+            help: "name the node label whose values are the domains, e.g. `topology.kubernetes.io/zone`".to_string(),
+            path: &kp,
+            api: required(&kp, "can not be empty"),
+        });
+    }
+    // whenUnsatisfiable: DoNotSchedule or ScheduleAnyway.
+    let when_entry = c.entry("whenUnsatisfiable");
+    let when = text_of(when_entry.map(|(_, v)| v)).unwrap_or("");
+    if !ACTIONS.contains(&when) {
+        let wp = join(p, "whenUnsatisfiable");
+        let fix = enum_fix(r, when_entry, when, ACTIONS);
+        r.add_fixed(
+            Problem {
+                span: when_entry.map_or(c.span, |(_, v)| v.span),
+                message: if when.is_empty() {
+                    "topology spread constraint has no `whenUnsatisfiable`".to_string()
+                } else {
+                    format!("`{when}` is not a `whenUnsatisfiable` action")
+                },
+                label: "DoNotSchedule or ScheduleAnyway",
+                help: did_you_mean(when, ACTIONS, "`DoNotSchedule` (a filter) or `ScheduleAnyway` (a preference)"),
+                path: &wp,
+                api: not_supported(&wp, &named_value(when, r.ctx.settings), ACTIONS),
+            },
+            fix,
+        );
+    }
+    // {topologyKey, whenUnsatisfiable}: once.
+    let same = |o: &Node| {
+        o.as_map().is_some()
+            && text_of(o.get("topologyKey")).unwrap_or("") == key
+            && text_of(o.get("whenUnsatisfiable")).unwrap_or("") == when
+    };
+    if rest.iter().any(same) {
+        let dp = join(p, "{topologyKey, whenUnsatisfiable}");
+        r.add(Problem {
+            span: key_entry.map_or(c.span, |(k, _)| k.span),
+            message: format!("another constraint also spreads over `{key}` with `{when}`"),
+            label: "duplicate constraint",
+            help: "merge the two constraints: one per topology key and action".to_string(),
+            path: &dp,
+            api: duplicate(&dp, &go_quote(&format!("{{{key}, {when}}}")), ""),
+        });
+    }
+    // minDomains: > 0, and only with DoNotSchedule.
+    if let Some((_, v)) = c.entry("minDomains").filter(|(_, v)| !v.is_null())
+        && let Some(min) = int_of(Some(v))
+    {
+        let mp = join(p, "minDomains");
+        if min <= 0 {
+            r.add(Problem {
+                span: v.span,
+                message: format!("`minDomains: {min}` must be at least 1"),
+                label: "must be > 0",
+                help: "remove `minDomains`, or set the number of domains the pods must spread over".to_string(),
+                path: &mp,
+                api: invalid(&mp, &min.to_string(), "must be greater than zero"),
+            });
+        }
+        if when != "DoNotSchedule" {
+            r.add(Problem {
+                span: v.span,
+                message: format!("`minDomains` only applies with `whenUnsatisfiable: DoNotSchedule`, not `{when}`"),
+                label: "needs DoNotSchedule",
+                help: "use `whenUnsatisfiable: DoNotSchedule`, or remove `minDomains`".to_string(),
+                path: &mp,
+                api: invalid(
+                    &mp,
+                    &min.to_string(),
+                    &format!("can only use minDomains if whenUnsatisfiable=DoNotSchedule, not {when}"),
+                ),
+            });
+        }
+    }
+    // nodeAffinityPolicy, nodeTaintsPolicy: Honor or Ignore when set.
+    for field in ["nodeAffinityPolicy", "nodeTaintsPolicy"] {
+        let Some(entry) = c.entry(field).filter(|(_, v)| !v.is_null()) else {
+            continue;
+        };
+        let Some(policy) = entry.1.text() else { continue };
+        if POLICIES.contains(&policy) {
+            continue;
+        }
+        let pp = join(p, field);
+        let fix = enum_fix(r, Some(entry), policy, POLICIES);
+        r.add_fixed(
+            Problem {
+                span: entry.1.span,
+                message: format!("`{policy}` is not a `{field}`"),
+                label: "Honor or Ignore",
+                help: did_you_mean(policy, POLICIES, "`Honor` or `Ignore`"),
+                path: &pp,
+                api: not_supported(&pp, &named_value(policy, r.ctx.settings), POLICIES),
+            },
+            fix,
+        );
+    }
+    // matchLabelKeys: a selector to narrow, valid keys, none already in the selector.
+    let keys = strings_of(c.get("matchLabelKeys"));
+    let selector = c.get("labelSelector").filter(|s| !s.is_null());
+    if !keys.is_empty() {
+        let kp = join(p, "matchLabelKeys");
+        let (labels, exprs) = selector.map(selector_keys).unwrap_or_default();
+        if selector.is_none() {
+            r.add(Problem {
+                span: c.entry("matchLabelKeys").map_or(c.span, |(k, _)| k.span),
+                message: "`matchLabelKeys` without a `labelSelector`".to_string(),
+                label: "needs labelSelector",
+                help: "add the `labelSelector` that selects the workload's pods".to_string(),
+                path: &kp,
+                api: forbidden(&kp, "must not be specified when labelSelector is not set"),
+            });
+        }
+        for (i, (node, key)) in keys.iter().enumerate() {
+            let ip = format!("{kp}[{i}]");
+            for msg in label_key_errors(key, r.ctx.settings) {
+                r.add(Problem {
+                    span: node.span,
+                    message: format!("`{key}` is not a valid label key: {msg}"),
+                    label: "invalid label key",
+                    help: "list keys of the pod's own labels, e.g. `pod-template-hash`".to_string(),
+                    path: &ip,
+                    api: invalid(&ip, &go_quote(key), &msg),
+                });
+            }
+            if labels.contains(key) || exprs.contains(key) {
+                r.add(Problem {
+                    span: node.span,
+                    message: format!("`{key}` is in both `matchLabelKeys` and the label selector"),
+                    label: "also in labelSelector",
+                    help: "a key in `matchLabelKeys` is matched to the pod's own value: remove it from the selector, or from `matchLabelKeys`".to_string(),
+                    path: &ip,
+                    api: invalid(&ip, &go_quote(key), "exists in both matchLabelKeys and labelSelector"),
+                });
+            }
+        }
+    }
+    if let Some(sel) = selector {
+        check_label_selector(r, sel, &join(p, "labelSelector"), "topology spread label selector");
+    }
+}
+
+/// `did you mean …?` for an enum typo, else the values.
+fn did_you_mean(bad: &str, values: &[&str], otherwise: &str) -> String {
+    match crate::util::nearest(bad, values, 3) {
+        Some(v) if !bad.is_empty() => format!("did you mean `{v}`? The values are case-sensitive"),
+        _ => format!("use {otherwise}"),
+    }
+}
+
+/// The mechanical fix of an enum typo: a difference of case, or one value within two edits
+/// (`Honour` → `Honor`, `DoNotSchedul` → `DoNotSchedule`).
+fn enum_fix(
+    r: &Reporter<'_, '_>,
+    entry: Option<(&Node, &Node)>,
+    bad: &str,
+    values: &[&str],
+) -> Option<crate::diagnostic::Fix> {
+    let (k, v) = entry?;
+    if bad.is_empty() {
+        return None;
+    }
+    let want = crate::util::nearest(bad, values, 2)?;
+    crate::fix::single(
+        Applicability::Safe,
+        &format!("replace `{bad}` with `{want}`"),
+        crate::fix::replace_scalar(r.ctx.source, k, v, want),
+    )
+}
