@@ -349,47 +349,17 @@ parse_summary() {
     esac
 }
 
-# Appends the Markdown summary $1 to $GITHUB_STEP_SUMMARY within GitHub's limit of 1 MiB per
-# step: past it, the last findings' rows give way to a line saying how many are not shown.
+# Appends the Markdown summary $1 to $GITHUB_STEP_SUMMARY. taintlint keeps the summary under
+# GitHub's limit of 1 MiB per step itself (past it, the last rows give way to "… and N more
+# findings"); this cuts at a line if something else was already written to this step's summary.
 append_summary() {
-    "$PY" - "$1" "$GITHUB_STEP_SUMMARY" "$2" <<'PY' || die "cannot write the job summary"
-import os, re, sys
-src, dest, sarif = sys.argv[1:]
-limit = 1024 * 1024
+    "$PY" - "$1" "$GITHUB_STEP_SUMMARY" <<'PY' || die "cannot write the job summary"
+import os, sys
+src, dest = sys.argv[1:]
+room = 1024 * 1024 - (os.path.getsize(dest) if os.path.exists(dest) else 0)
 text = open(src, "rb").read()
-used = os.path.getsize(dest) if os.path.exists(dest) else 0
-lines = text.splitlines(keepends=True)
-# taintlint caps the summary itself (1 MiB) and counts the findings it left out in its last
-# line: they count with the rows cut here, in this action's own words.
-earlier = 0
-told = re.match(rb"\xe2\x80\xa6 and (\d+) more finding", lines[-1]) if lines else None
-if told:
-    earlier = int(told.group(1))
-    lines = lines[:-1]
-    while lines and not lines[-1].strip():
-        lines = lines[:-1]
-def note(n):
-    return ("\n… and %d more finding%s, not shown: a job summary holds 1 MiB at most "
-            "(every finding is in the annotations and in `%s`)\n"
-            % (n, "" if n == 1 else "s", sarif)).encode()
-if told or used + len(text) > limit:
-    # A findings row: a table row after the findings table's header.
-    header = next((i for i, l in enumerate(lines) if l.startswith(b"| | rule |")), len(lines))
-    # rows_from[i]: the findings rows from line i on.
-    rows_from = [0] * (len(lines) + 1)
-    for i in range(len(lines) - 1, -1, -1):
-        row = i >= header + 2 and lines[i].startswith(b"|")
-        rows_from[i] = rows_from[i + 1] + row
-    kept, size = [], used
-    for i, line in enumerate(lines):
-        if size + len(line) + len(note(rows_from[0] + earlier)) > limit:
-            kept.append(note(rows_from[i] + earlier))
-            break
-        kept.append(line)
-        size += len(line)
-    else:
-        kept.append(note(earlier))
-    text = b"".join(kept)
+if len(text) > room:
+    text = text[:max(room, 0)].rpartition(b"\n")[0] + b"\n"
 with open(dest, "ab") as f:
     f.write(text)
 PY
@@ -459,7 +429,7 @@ print("errors=%d" % report["summary"]["errors"])
         set_output sarif-file "$sarif"
     fi
     if [[ -f $TMP/summary.md && -n ${GITHUB_STEP_SUMMARY:-} ]]; then
-        append_summary "$TMP/summary.md" "$sarif"
+        append_summary "$TMP/summary.md"
     fi
 
     case $status in

@@ -609,7 +609,7 @@ fn the_job_summary_stays_under_one_mib() {
     assert_eq!(
         note,
         format!(
-            "… and {} more findings, not shown: a job summary holds 1 MiB at most (every finding is in the annotations and in `taintlint.sarif`)",
+            "… and {} more findings, not shown: a summary holds 1 MiB at most (every finding is in the JSON and SARIF reports)",
             findings - shown
         ),
         "{shown} of {findings} shown"

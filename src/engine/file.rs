@@ -29,28 +29,6 @@ pub struct FileReport {
     pub suppressions: Vec<crate::suppress::Suppression>,
 }
 
-std::thread_local! {
-    /// Where the last panic on this thread happened (see [`install_panic_hook`]).
-    static PANICKED_AT: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
-}
-
-/// Replaces the default panic message, which quotes its payload (a string slicing panic
-/// quotes up to 256 bytes of the file being checked, attacker lines included), with the
-/// place alone; the place is kept for the file's `internal-error` finding. For the binary:
-/// a library user keeps its own hook.
-pub fn install_panic_hook() {
-    std::panic::set_hook(Box::new(|info| {
-        let place = info.location().map_or_else(
-            || "an unknown place".to_string(),
-            |l| format!("{}:{}:{}", l.file(), l.line(), l.column()),
-        );
-        eprintln!(
-            "taintlint: internal error (a bug) at {place}; the file being checked is reported as `internal-error`"
-        );
-        PANICKED_AT.with(|p| *p.borrow_mut() = Some(place));
-    }));
-}
-
 /// One input's report; a panic becomes an `internal-error` finding on the file. Its message
 /// names the place in taintlint's code, never the panic's payload, which may quote the input.
 pub fn lint_one(input: Input, opts: &LintOptions) -> FileReport {
@@ -61,9 +39,7 @@ pub fn lint_one(input: Input, opts: &LintOptions) -> FileReport {
     match catch_unwind(AssertUnwindSafe(|| lint_input(input, opts))) {
         Ok(r) => r,
         Err(_) => {
-            let place = PANICKED_AT
-                .with(|p| p.borrow_mut().take())
-                .map_or(String::new(), |p| format!(" (at {p})"));
+            let place = super::panic::take_place().map_or(String::new(), |p| format!(" (at {p})"));
             let mut f = rules::INTERNAL_ERROR
                 .finding_at(
                     Severity::Error,

@@ -11,13 +11,15 @@ mod file;
 mod fixtures;
 mod index;
 mod options;
+mod panic;
 pub mod run;
 pub mod store;
 mod templates;
 mod terraform;
 
-pub use file::{FileReport, install_panic_hook, lint_one, lint_source};
+pub use file::{FileReport, lint_one, lint_source};
 pub use options::{Cluster, Input, LintOptions};
+pub use panic::install_panic_hook;
 pub use run::{SpilledFindings as Findings, View};
 
 use crate::baseline::Known;
