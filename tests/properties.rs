@@ -331,6 +331,7 @@ proptest! {
                 origin: "Node",
                 name: NODE_NAMES[i].to_string(),
                 is_node: true,
+                max_nodes: None,
                 labels: labels.iter().map(|(k, v)| (k, v.clone())).collect(),
                         taints: taints
                     .iter()

@@ -64,7 +64,9 @@ fn check(source: &std::sync::Arc<SourceFile>, opts: &LintOptions) {
                 check_span("label", &src.text, label.span, f);
             }
         }
-        for r in &f.related {
+        // A related place in another object of the file keeps only its positions (a lite
+        // source, `SourceFile::lite`): there is no text to be inside of.
+        for r in f.related.iter().filter(|r| !r.source.is_lite()) {
             check_span("related", &r.source.text, r.span, f);
         }
     }

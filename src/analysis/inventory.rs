@@ -26,6 +26,9 @@ pub struct Pool {
     pub open_labels: bool,
     /// Names of the Node objects in the pool (empty for templates).
     pub nodes: Box<[String]>,
+    /// The most nodes a template pool can have, when its source says (eksctl `maxSize`, a
+    /// Karpenter `limits.nodes`); see [`Pool::size`].
+    pub max_nodes: Option<u32>,
     /// Where it is declared (see [`Inventory::loc`]).
     pub loc: Place,
     /// Declared by the user as part of the cluster (see [`NodeDecl::declared`]).
@@ -33,6 +36,16 @@ pub struct Pool {
 }
 
 impl Pool {
+    /// How many nodes the pool has at most: its Node objects, or its source's limit; `None`
+    /// when unknown (an autoscaled group without a limit in the files).
+    pub fn size(&self) -> Option<usize> {
+        if self.nodes.is_empty() {
+            self.max_nodes.map(|n| n as usize)
+        } else {
+            Some(self.nodes.len())
+        }
+    }
+
     /// Taints that filter pods (NoSchedule/NoExecute, not startup, not transient).
     pub fn blocking_taints(&self) -> impl Iterator<Item = (usize, &PoolTaint)> {
         self.taints.iter().enumerate().filter(|(_, t)| {
@@ -163,6 +176,7 @@ impl Inventory {
                     unschedulable: d.unschedulable,
                     open_labels: d.open_labels,
                     nodes: Box::default(),
+                    max_nodes: d.max_nodes,
                     loc: d.loc,
                     declared: d.declared,
                 }));
@@ -244,6 +258,7 @@ impl Inventory {
                 unschedulable,
                 open_labels: false,
                 nodes: nodes.into(),
+                max_nodes: None,
                 loc: first.loc,
                 declared,
             }));
@@ -660,6 +675,8 @@ pub struct NodeDecl {
     pub name: String,
     /// A real Node object (its name is a node name).
     pub is_node: bool,
+    /// A template's limit on its nodes (see [`Pool::max_nodes`]).
+    pub max_nodes: Option<u32>,
     /// Without the labels whose value is `name` (see [`self_labels`]).
     pub labels: Labels,
     pub taints: Vec<PoolTaint>,

@@ -4,6 +4,7 @@
 mod inventory;
 pub mod matching;
 mod near_miss;
+pub mod pod_affinity;
 mod schedule;
 mod sources;
 pub mod validation;

@@ -123,6 +123,9 @@ pub struct Workload {
     /// `Exists` requirements (see `with_spread_keys`).
     #[serde(default)]
     pub spread_keys: Box<[Arc<str>]>,
+    /// At most one of its pods per node (see `pod_affinity::self_anti_affinity`).
+    #[serde(default)]
+    pub self_anti_affinity: Option<crate::analysis::pod_affinity::SelfAntiAffinity>,
 }
 
 impl Workload {
@@ -253,6 +256,7 @@ fn workload(object: &Object<'_>, spec: &PodSpec<'_>, source: &Arc<SourceFile>) -
         preferred: spec.preferred_keys().into_iter().map(intern).collect(),
         resources: spec.extended_resources().into_iter().map(intern).collect(),
         spread_keys: spread.iter().map(|r| intern(&r.key)).collect(),
+        self_anti_affinity: crate::analysis::pod_affinity::self_anti_affinity(object, spec),
     }
 }
 

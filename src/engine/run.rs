@@ -907,6 +907,7 @@ mod tests {
             origin: "NodePool",
             name: "gpu".to_string(),
             is_node: false,
+            max_nodes: None,
             labels: Labels::new(),
             taints: vec![PoolTaint {
                 taint: TaintSpec::new("gpu", "", "NoSchedule").shared(),

@@ -169,6 +169,7 @@ macro_rules! registry {
 }
 
 registry![
+    anti_affinity_exceeds_nodes,
     control_plane_selector_untolerated,
     daemonset_misses_pools,
     dedicated_toleration_without_affinity,

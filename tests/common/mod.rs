@@ -74,6 +74,7 @@ pub fn workload(tolerations: Vec<WorkloadToleration>) -> Workload {
         preferred: Box::default(),
         resources: Box::default(),
         spread_keys: Box::default(),
+        self_anti_affinity: None,
     }
 }
 
@@ -90,6 +91,7 @@ pub fn pool(name: &str, labels: &[(&str, &str)], taints: Vec<TaintSpec>, nodes: 
         } else {
             "Node"
         },
+        max_nodes: None,
         labels: labels
             .iter()
             .map(|(k, v)| (*k, LabelValues::one(v)))

@@ -33,7 +33,14 @@ pub(super) fn cluster_config(mut d: Decls<'_, '_>) {
             }
             let taints = eksctl_taints(ng.get("taints"), d.source);
             let at = d.place(ng.get("name").map_or(ng.span, |n| n.span));
-            d.pool(origin, text(ng.get("name")), labels, taints, at);
+            // The group's upper bound (eksctl sets `maxSize` to `desiredCapacity` when only
+            // that is given).
+            let size = ["maxSize", "desiredCapacity"].iter().find_map(|k| {
+                let n = crate::load::yaml11::resolve(ng.get(k)?).as_i64()?;
+                u32::try_from(n).ok()
+            });
+            d.pool(origin, text(ng.get("name")), labels, taints, at)
+                .max_nodes = size;
         }
     }
 }

@@ -40,6 +40,7 @@ pub fn inventory_pools(pools: &Node, source: &Arc<SourceFile>) -> Vec<NodeDecl> 
             origin: "Inventory pool",
             name: pool_name,
             is_node: false,
+            max_nodes: None,
             labels,
             taints,
             unschedulable: false,

@@ -40,5 +40,12 @@ pub(super) fn node_pool(mut d: Decls<'_, '_>) {
         true,
     ));
     let (name, at) = (d.name(), d.object_place());
-    d.pool("NodePool", name, labels, taints, at);
+    // `limits.nodes` caps how many nodes the NodePool launches (a resource limit like cpu).
+    let size = d
+        .object
+        .node
+        .path(&["spec", "limits", "nodes"])
+        .and_then(|n| crate::load::yaml11::resolve(n).as_i64())
+        .and_then(|n| u32::try_from(n).ok());
+    d.pool("NodePool", name, labels, taints, at).max_nodes = size;
 }

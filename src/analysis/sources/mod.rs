@@ -148,8 +148,8 @@ impl Decls<'_, '_> {
         labels: Labels,
         taints: Vec<PoolTaint>,
         at: Place,
-    ) {
-        self.declare(origin, name, false, labels, taints, at);
+    ) -> &mut NodeDecl {
+        self.declare(origin, name, false, labels, taints, at)
     }
 
     /// Declares a pool or a Node (`is_node`: one node, with exactly its labels).
@@ -170,6 +170,7 @@ impl Decls<'_, '_> {
             origin,
             name,
             is_node,
+            max_nodes: None,
             labels,
             taints,
             unschedulable: false,
