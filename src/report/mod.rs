@@ -4,10 +4,13 @@
 mod concise;
 pub mod explain;
 pub mod github;
+pub mod gitlab;
 mod human;
 mod json;
+pub mod junit;
 mod markdown;
 pub mod matrix;
+mod rdjson;
 pub mod sarif;
 
 use std::io::{self, Write};
@@ -37,6 +40,12 @@ pub enum Format {
     Github,
     /// A Markdown summary for `$GITHUB_STEP_SUMMARY` and PR comments.
     Markdown,
+    /// JUnit XML, one failed test case per finding (Jenkins, GitLab, Azure DevOps).
+    Junit,
+    /// GitLab Code Quality JSON, for the merge request's widget and diff.
+    Gitlab,
+    /// reviewdog's Diagnostic Format, with the safe fixes as suggestions.
+    Rdjson,
 }
 
 #[derive(Clone, Debug, Default, serde::Serialize)]
@@ -136,6 +145,18 @@ pub(crate) fn push_help_and_api(text: &mut String, f: &Finding) {
     }
 }
 
+/// Appends each related place (the earlier toleration that shadows this one, the pool's
+/// taint) as a `file:line:col: message` line, for the formats without a field for them.
+pub(crate) fn push_related(text: &mut String, f: &Finding) {
+    for r in &f.related {
+        let p = r.source.position(r.span.start);
+        text.push_str(&format!(
+            "\n{}:{}:{}: {}",
+            r.source.name, p.line, p.column, r.message
+        ));
+    }
+}
+
 /// Writes the findings (already sorted) in `format`.
 pub fn write(
     format: Format,
@@ -151,5 +172,8 @@ pub fn write(
         Format::Sarif => sarif::write(findings, out),
         Format::Github => github::write(findings, out),
         Format::Markdown => markdown::write(findings, summary, out),
+        Format::Junit => junit::write(findings, summary, out),
+        Format::Gitlab => gitlab::write(findings, out),
+        Format::Rdjson => rdjson::write(findings, out),
     }
 }
