@@ -78,9 +78,15 @@ pub enum ColorChoice {
 /// What to read: shared by `check`, `explain` and `matrix`.
 #[derive(Debug, Args)]
 pub struct InputArgs {
-    /// Files or directories to lint; `-` reads standard input.
-    #[arg(default_value = ".")]
+    /// Files or directories to lint; `-` reads standard input. Default: standard input when
+    /// something is piped or redirected into it (`helm template ./chart | taintlint check`),
+    /// else `.`.
     pub paths: Vec<PathBuf>,
+
+    /// Standard input, read already because no path was given and something was piped in
+    /// (see `commands::default_paths`).
+    #[arg(skip)]
+    pub piped: std::cell::RefCell<Option<Result<String, crate::load::ReadFailure>>>,
 
     /// Name standard input in diagnostics (with `-`).
     #[arg(long, value_name = "NAME")]

@@ -54,6 +54,49 @@ fn io_err(e: io::Error) -> ToolError {
 /// Runs with at least this many files show a progress bar (on a terminal).
 const PROGRESS_MIN_FILES: usize = 500;
 
+/// Seconds without a byte on a standard input nobody named before taintlint says what it
+/// is waiting for.
+const STDIN_HINT_AFTER: u64 = 3;
+
+/// Gives a command without paths its default, kubeconform's: standard input when something is
+/// piped or redirected into it, else `.`. Standard input is read here, so that an empty one
+/// (what pre-commit and some CI runners pass on) falls back to `.`, with a note; one still
+/// open and silent after a few seconds gets a hint on stderr, since taintlint waits for it.
+pub fn default_paths(input: &mut InputArgs) {
+    if !input.paths.is_empty() {
+        return;
+    }
+    if !crate::load::stdin::is_redirected() {
+        input.paths.push(".".into());
+        return;
+    }
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let hint = {
+        let done = std::sync::Arc::clone(&done);
+        std::thread::spawn(move || {
+            for _ in 0..STDIN_HINT_AFTER * 10 {
+                if done.load(std::sync::atomic::Ordering::Relaxed) {
+                    return;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            eprintln!(
+                "taintlint: reading standard input (no path was given); give a path, e.g. `.`, to lint files instead"
+            );
+        })
+    };
+    let text = crate::load::stdin::read(input.max_file_size);
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    drop(hint);
+    if matches!(&text, Ok(t) if t.is_empty()) {
+        eprintln!("taintlint: standard input is empty: linting `.`");
+        input.paths.push(".".into());
+        return;
+    }
+    input.paths.push("-".into());
+    *input.piped.borrow_mut() = Some(text);
+}
+
 /// Finds and loads the config the input flags ask for.
 pub fn load_config(input: &InputArgs) -> Result<Config, ToolError> {
     if input.isolated {
@@ -182,6 +225,13 @@ pub struct Gathered {
 impl Gathered {
     /// Reads standard input and checks the paths, leaving the walk itself to the run.
     pub fn new(input: &InputArgs, cfg: &Config) -> Result<Self, ToolError> {
+        Self::reading(input, cfg, true)
+    }
+
+    /// As [`Gathered::new`]; `split: false` keeps standard input one input, named
+    /// `--stdin-filename` (default `<stdin>`), even when it is `helm template` output (`--fix`
+    /// prints it back as one stream).
+    fn reading(input: &InputArgs, cfg: &Config, split: bool) -> Result<Self, ToolError> {
         let mut exclude = input.exclude.clone();
         exclude.extend(cfg.exclude.iter().cloned());
         let walk_opts = WalkOptions::new(&input.include, &exclude, input.follow_links)
@@ -198,7 +248,16 @@ impl Gathered {
                 .stdin_filename
                 .clone()
                 .unwrap_or_else(|| "<stdin>".to_string());
-            match crate::load::stdin::read(input.max_file_size) {
+            let text = input
+                .piped
+                .borrow_mut()
+                .take()
+                .unwrap_or_else(|| crate::load::stdin::read(input.max_file_size));
+            match text {
+                Ok(text) if !split => inputs.push(Input::Text {
+                    name,
+                    text: Ok(text),
+                }),
                 Ok(text) => inputs.extend(
                     crate::load::stdin::name_documents(
                         input.stdin_filename.as_deref(),

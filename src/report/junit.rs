@@ -95,11 +95,9 @@ pub(super) fn write(
     if total == 0 {
         // One test case, so a CI that requires results gets one; skipped when nothing was
         // linted at all, which is not a pass.
+        let skip = format!("\n      <skipped message=\"{}\"/>\n    ", super::NO_FILES);
         let (name, inner) = if summary.files == 0 {
-            (
-                "no files were linted",
-                "\n      <skipped message=\"no files were linted\"/>\n    ",
-            )
+            (super::NO_FILES, skip.as_str())
         } else {
             ("no findings", "")
         };

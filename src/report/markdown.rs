@@ -20,7 +20,8 @@ pub(super) fn write(
     writeln!(out, "## taintlint")?;
     writeln!(out)?;
     if summary.errors + summary.warnings + summary.infos == 0 {
-        writeln!(out, "✅ {}", summary.line())?;
+        let icon = if summary.files == 0 { "⚠️" } else { "✅" };
+        writeln!(out, "{icon} {}", summary.line())?;
         return Ok(());
     }
     writeln!(

@@ -69,7 +69,8 @@ impl Summary {
         }
     }
 
-    /// `2 errors, 1 warning in 14 files (52 documents)`.
+    /// `2 errors, 1 warning in 14 files (52 documents)`; a run that linted no file says so
+    /// (`no findings: no files were linted`), as it is no pass.
     pub fn line(&self) -> String {
         fn plural(n: usize, one: &str, many: &str) -> String {
             format!("{n} {}", if n == 1 { one } else { many })
@@ -89,6 +90,9 @@ impl Summary {
         } else {
             parts.join(", ")
         };
+        if self.files == 0 {
+            return format!("{head}: {NO_FILES}");
+        }
         format!(
             "{head} in {} ({})",
             plural(self.files, "file", "files"),
@@ -96,6 +100,9 @@ impl Summary {
         )
     }
 }
+
+/// What every report says of a run that linted no file.
+pub const NO_FILES: &str = "no files were linted";
 
 pub use crate::diagnostic::FindingSource;
 
@@ -169,8 +176,8 @@ pub fn write(
         Format::Human => human::write(findings, summary, human, out),
         Format::Json => json::write(findings, summary, out),
         Format::Concise => concise::write(findings, summary, human.quiet, out),
-        Format::Sarif => sarif::write(findings, out),
-        Format::Github => github::write(findings, out),
+        Format::Sarif => sarif::write(findings, summary, out),
+        Format::Github => github::write(findings, summary, out),
         Format::Markdown => markdown::write(findings, summary, out),
         Format::Junit => junit::write(findings, summary, out),
         Format::Gitlab => gitlab::write(findings, out),
