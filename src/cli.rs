@@ -204,7 +204,8 @@ pub struct CheckArgs {
     pub write_baseline: Option<PathBuf>,
 
     /// Apply the safe fixes to the files (atomically, keeping permissions), then report what
-    /// remains. Files without a fix are not touched; standard input is never fixed.
+    /// remains. Files without a fix are not touched. Standard input is printed to stdout,
+    /// fixed, and the report goes to stderr.
     #[arg(long, conflicts_with = "write_baseline")]
     pub fix: bool,
 

@@ -346,3 +346,22 @@ fn schemas_reject_what_their_consumers_refuse() {
         &serde_json::json!({"tag": "testsuites", "attrs": {}, "children": [{"tag": "testcase", "attrs": {"name": "x", "classname": "y"}}]}),
     );
 }
+
+/// The README's `--format` row and its table of formats name every format there is.
+#[test]
+fn readme_lists_every_format() {
+    use clap::ValueEnum;
+    let readme = std::fs::read_to_string(common::cli::root().join("README.md")).unwrap();
+    let flag_row = readme
+        .lines()
+        .find(|l| l.starts_with("| `--format FORMAT` |"))
+        .unwrap();
+    for f in taintlint::report::Format::value_variants() {
+        let name = f.to_possible_value().unwrap().get_name().to_string();
+        assert!(flag_row.contains(&format!("`{name}`")), "--format row: {name}");
+        assert!(
+            readme.contains(&format!("\n| `{name}` | ")),
+            "Output formats table: {name}"
+        );
+    }
+}
