@@ -284,9 +284,10 @@ fn failing_fixture_annotates_summarises_and_fails_the_step() {
     assert!(step.summary.contains("## taintlint"), "{}", step.summary);
     assert!(step.summary.contains("| errors |"), "{}", step.summary);
     assert!(
-        step.summary.contains(
-            "[`toleration-exists-with-value`](https://taintlint.dev/rules/toleration-exists-with-value)"
-        ),
+        step.summary.contains(&format!(
+            "[`toleration-exists-with-value`]({})",
+            taintlint::report::rule_url("toleration-exists-with-value")
+        )),
         "{}",
         step.summary
     );

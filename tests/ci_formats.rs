@@ -365,3 +365,18 @@ fn readme_lists_every_format() {
         );
     }
 }
+
+/// Rule links (human headers, SARIF `helpUri`, Markdown, GitLab's and reviewdog's) name a page
+/// that exists: `rules/<name>.md` of the repository at this version's tag.
+#[test]
+fn rule_links_name_pages_in_the_repository() {
+    let repo = env!("CARGO_PKG_REPOSITORY");
+    let prefix = format!("{repo}/blob/v{}/", env!("CARGO_PKG_VERSION"));
+    for rule in taintlint::rules::RULES {
+        let url = taintlint::report::rule_url(rule.meta.name);
+        let path = url
+            .strip_prefix(&prefix)
+            .unwrap_or_else(|| panic!("{url} is not under {prefix}"));
+        assert!(common::cli::root().join(path).is_file(), "{url}: no {path}");
+    }
+}

@@ -19,11 +19,18 @@ use crate::diagnostic::{Finding, Severity};
 
 pub use human::HumanOptions;
 
-/// Where rule pages are published; diagnostics link to `<base><rule>`.
-pub const RULE_URL_BASE: &str = "https://taintlint.dev/rules/";
+/// Where rule pages are published: `rules/` of the repository (Cargo.toml's `repository`) at
+/// this version's release tag, so a link shows the page of the rule as this binary has it.
+pub const RULE_URL_BASE: &str = concat!(
+    env!("CARGO_PKG_REPOSITORY"),
+    "/blob/v",
+    env!("CARGO_PKG_VERSION"),
+    "/rules/"
+);
 
+/// The page of `rule`: `<repository>/blob/v<version>/rules/<rule>.md`.
 pub fn rule_url(rule: &str) -> String {
-    format!("{RULE_URL_BASE}{rule}")
+    format!("{RULE_URL_BASE}{rule}.md")
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

@@ -159,7 +159,7 @@ pub fn write(
                 "driver": {
                     "name": "taintlint",
                     "version": env!("CARGO_PKG_VERSION"),
-                    "informationUri": "https://taintlint.dev",
+                    "informationUri": env!("CARGO_PKG_REPOSITORY"),
                     "rules": rules,
                 }
             }),
