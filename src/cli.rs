@@ -9,7 +9,8 @@ use crate::report::Format;
 #[derive(Debug, Parser)]
 #[command(
     name = "taintlint",
-    version,
+    // The version and, built from a git checkout, its commit (build.rs).
+    version = env!("TAINTLINT_VERSION"),
     about = "Static analysis of Kubernetes taints, tolerations, nodeSelector and node affinity",
     long_about = "taintlint checks Kubernetes manifests for scheduling mistakes: tolerations the API \
 server rejects, YAML 1.1 surprises, pitfalls it accepts, and workloads that no node pool can run. \
@@ -242,6 +243,8 @@ pub enum MatrixFormat {
     Markdown,
     /// A Mermaid flowchart GitHub renders.
     Mermaid,
+    /// JSON: every pool, every workload with its file and line and its verdict per pool.
+    Json,
 }
 
 #[derive(Debug, Args)]

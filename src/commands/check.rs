@@ -51,6 +51,7 @@ pub fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<ExitStatus, ToolEr
         errors: findings.errors,
         warnings: findings.warnings,
         infos: findings.infos,
+        baselined: findings.baselined,
     };
     emit(args, findings, &summary, out)
 }

@@ -108,6 +108,7 @@ pub(super) fn run(
         errors: findings.errors,
         warnings: findings.warnings,
         infos: findings.infos,
+        baselined: findings.baselined,
     };
     if stdin.is_empty() {
         return super::check::emit(args, findings, &summary, out);

@@ -12,6 +12,7 @@ pub fn matrix(args: &MatrixArgs, out: &mut dyn Write) -> Result<ExitStatus, Tool
         MatrixFormat::Table => Style::Table,
         MatrixFormat::Markdown => Style::Markdown,
         MatrixFormat::Mermaid => Style::Mermaid,
+        MatrixFormat::Json => Style::Json,
     };
     out.write_all(matrix::render(&view, style).as_bytes())
         .map_err(io_err)?;

@@ -30,6 +30,13 @@ pub(super) fn write(
         summary.errors, summary.warnings, summary.infos, summary.files, summary.documents
     )?;
     writeln!(out)?;
+    if summary.baselined > 0 {
+        writeln!(
+            out,
+            "{} more hidden by the baseline.\n",
+            summary.baselined
+        )?;
+    }
     writeln!(out, "| | rule | location | message |")?;
     writeln!(out, "|---|---|---|---|")?;
     findings.each(&mut |f: &Finding| {

@@ -63,6 +63,8 @@ pub struct Summary {
     pub errors: usize,
     pub warnings: usize,
     pub infos: usize,
+    /// Findings hidden by `--baseline`.
+    pub baselined: usize,
 }
 
 impl Summary {
@@ -97,14 +99,19 @@ impl Summary {
         } else {
             parts.join(", ")
         };
-        if self.files == 0 {
-            return format!("{head}: {NO_FILES}");
+        let mut line = if self.files == 0 {
+            format!("{head}: {NO_FILES}")
+        } else {
+            format!(
+                "{head} in {} ({})",
+                plural(self.files, "file", "files"),
+                plural(self.documents, "document", "documents")
+            )
+        };
+        if self.baselined > 0 {
+            line.push_str(&format!("; {} hidden by the baseline", self.baselined));
         }
-        format!(
-            "{head} in {} ({})",
-            plural(self.files, "file", "files"),
-            plural(self.documents, "document", "documents")
-        )
+        line
     }
 }
 
