@@ -16,9 +16,8 @@ fn main() {
     // Only this crate's own checkout counts: not a repository it happens to be unpacked in.
     let manifest = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default();
     let top = git(&["-C", &manifest, "rev-parse", "--show-toplevel"]);
-    let own = top.is_some_and(|t| {
-        std::fs::canonicalize(t).ok() == std::fs::canonicalize(&manifest).ok()
-    });
+    let own =
+        top.is_some_and(|t| std::fs::canonicalize(t).ok() == std::fs::canonicalize(&manifest).ok());
     let commit = own
         .then(|| git(&["-C", &manifest, "rev-parse", "--short=12", "HEAD"]))
         .flatten();

@@ -119,7 +119,10 @@ impl std::fmt::Display for ConfigError {
                 column,
                 reason,
             } => {
-                write!(f, "config {name}:{line}:{column} is not valid YAML: {reason}")
+                write!(
+                    f,
+                    "config {name}:{line}:{column} is not valid YAML: {reason}"
+                )
             }
             ConfigError::NotAMapping { name, found } => {
                 write!(

@@ -119,7 +119,11 @@ fn reports(dir: &Path, paths: &[&str]) -> Reports {
 /// The UTF-8 byte column of a character column on a line of `text`.
 fn byte_column(text: &str, line: u64, column: u64) -> u64 {
     let l = text.split('\n').nth(line as usize - 1).unwrap();
-    let bytes: usize = l.chars().take(column as usize - 1).map(char::len_utf8).sum();
+    let bytes: usize = l
+        .chars()
+        .take(column as usize - 1)
+        .map(char::len_utf8)
+        .sum();
     bytes as u64 + 1
 }
 
@@ -159,7 +163,9 @@ fn same_findings_and_places(r: &Reports, dir: &Path) {
         assert_eq!(g["location"]["lines"]["begin"], line);
         assert_eq!(g["location"]["lines"]["end"], f["end_line"]);
         assert!(g["description"].as_str().unwrap().starts_with(message));
-        let fp = sarif[i]["partialFingerprints"]["taintlint/v1"].as_str().unwrap();
+        let fp = sarif[i]["partialFingerprints"]["taintlint/v1"]
+            .as_str()
+            .unwrap();
         assert!(g["fingerprint"].as_str().unwrap().starts_with(fp));
         let want = match (f["severity"].as_str().unwrap(), f["api_error"].is_null()) {
             ("error", false) => "critical",
@@ -172,7 +178,10 @@ fn same_findings_and_places(r: &Reports, dir: &Path) {
         let d = &diags[i];
         assert_eq!(d["code"]["value"], rule);
         assert_eq!(d["location"]["path"], file);
-        assert_eq!(d["severity"], f["severity"].as_str().unwrap().to_uppercase());
+        assert_eq!(
+            d["severity"],
+            f["severity"].as_str().unwrap().to_uppercase()
+        );
         assert!(d["message"].as_str().unwrap().starts_with(message));
         let start = &d["location"]["range"]["start"];
         let end = &d["location"]["range"]["end"];
@@ -180,7 +189,11 @@ fn same_findings_and_places(r: &Reports, dir: &Path) {
         assert_eq!(end["line"], f["end_line"]);
         let text = std::fs::read_to_string(dir.join(file)).unwrap();
         assert_eq!(start["column"], byte_column(&text, line, column), "{d:#}");
-        let end_col = byte_column(&text, f["end_line"].as_u64().unwrap(), f["end_column"].as_u64().unwrap());
+        let end_col = byte_column(
+            &text,
+            f["end_line"].as_u64().unwrap(),
+            f["end_column"].as_u64().unwrap(),
+        );
         assert_eq!(end["column"], end_col, "{d:#}");
         // Only the safe fixes are suggestions, one per edit.
         let want = match f["fix"]["applicability"].as_str() {
@@ -194,10 +207,7 @@ fn same_findings_and_places(r: &Reports, dir: &Path) {
         assert_eq!(c["attrs"]["classname"], file);
         assert_eq!(c["attrs"]["file"], file);
         assert_eq!(c["attrs"]["line"], line.to_string());
-        assert_eq!(
-            c["attrs"]["name"],
-            format!("{rule} at {line}:{column}")
-        );
+        assert_eq!(c["attrs"]["name"], format!("{rule} at {line}:{column}"));
         let failure = &c["children"][0];
         assert_eq!(failure["tag"], "failure");
         assert_eq!(failure["attrs"]["type"], f["severity"]);
@@ -358,7 +368,10 @@ fn readme_lists_every_format() {
         .unwrap();
     for f in taintlint::report::Format::value_variants() {
         let name = f.to_possible_value().unwrap().get_name().to_string();
-        assert!(flag_row.contains(&format!("`{name}`")), "--format row: {name}");
+        assert!(
+            flag_row.contains(&format!("`{name}`")),
+            "--format row: {name}"
+        );
         assert!(
             readme.contains(&format!("\n| `{name}` | ")),
             "Output formats table: {name}"

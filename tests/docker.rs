@@ -38,14 +38,21 @@ fn static_build_runs_the_dockerfiles_cargo_command() {
     assert_eq!(cmd, script_cmd);
     // crt-static reaches proc-macro crates unless the target is given.
     assert!(cmd.contains("--target \"$target\""), "{cmd}");
-    assert!(cmd.contains("--locked") && cmd.contains("--release"), "{cmd}");
+    assert!(
+        cmd.contains("--locked") && cmd.contains("--release"),
+        "{cmd}"
+    );
     // Both build for musl on the machine's own architecture, and the Dockerfile copies the
     // binary from where that target puts it.
     assert!(docker.contains("target=\"$(uname -m)-unknown-linux-musl\""));
     assert!(script.contains("target=$arch-unknown-linux-musl"));
     assert!(docker.contains("cp \"target/$target/release/taintlint\" /taintlint"));
     // .ci/run runs it.
-    assert!(read(".ci/run").lines().any(|l| l.trim() == ".ci/static-build"));
+    assert!(
+        read(".ci/run")
+            .lines()
+            .any(|l| l.trim() == ".ci/static-build")
+    );
 }
 
 #[test]
@@ -53,7 +60,9 @@ fn the_image_runs_as_a_non_root_user_with_a_tmp() {
     let docker = read("Dockerfile");
     let last = &docker[docker.rfind("\nFROM ").unwrap()..];
     assert!(last.starts_with("\nFROM scratch"), "{last}");
-    let user = between(last, "\nUSER ", &["\n"]).trim_start_matches("USER ").to_string();
+    let user = between(last, "\nUSER ", &["\n"])
+        .trim_start_matches("USER ")
+        .to_string();
     let uid = user.split(':').next().unwrap();
     assert!(
         uid.parse::<u32>().is_ok_and(|u| u != 0),

@@ -57,7 +57,9 @@ fn config_init_writes_every_top_level_key() {
         "workload-kinds:",
     ] {
         assert!(
-            r.stdout.lines().any(|l| l == key || l.starts_with(&format!("{key} "))),
+            r.stdout
+                .lines()
+                .any(|l| l == key || l.starts_with(&format!("{key} "))),
             "{key} missing:\n{}",
             r.stdout
         );
@@ -99,12 +101,10 @@ fn config_init_writes_every_top_level_key() {
         .collect();
     assert_eq!(config_findings.len(), 4, "{config_findings:#?}");
     assert!(
-        config_findings
-            .iter()
-            .all(|f| {
-                let m = f["message"].as_str().unwrap();
-                m.contains("matches no linted file") || m.contains("does not exist")
-            }),
+        config_findings.iter().all(|f| {
+            let m = f["message"].as_str().unwrap();
+            m.contains("matches no linted file") || m.contains("does not exist")
+        }),
         "{config_findings:#?}"
     );
 }
@@ -121,7 +121,10 @@ fn a_config_that_is_not_yaml_says_where_and_why() {
             "[tool.taintlint]\nselect = 1\n",
             "config c.yaml:2:1 is not valid YAML: ",
         ),
-        ("- rules\n", "must be a mapping of settings (`rules:`, `exclude:`, …), not a list"),
+        (
+            "- rules\n",
+            "must be a mapping of settings (`rules:`, `exclude:`, …), not a list",
+        ),
         ("just text\n", "not a single value"),
     ] {
         std::fs::write(dir.path().join("c.yaml"), text).unwrap();
@@ -152,7 +155,10 @@ fn patch_applies(dir: &Path, diff: &str) {
         .unwrap()
         .write_all(diff.as_bytes())
         .unwrap();
-    assert!(child.wait().unwrap().success(), "patch -p1 refused:\n{diff}");
+    assert!(
+        child.wait().unwrap().success(),
+        "patch -p1 refused:\n{diff}"
+    );
 }
 
 #[test]
@@ -161,9 +167,15 @@ fn diff_headers_are_a_and_b_and_patch_applies_them() {
     std::fs::create_dir_all(dir.path().join("k8s")).unwrap();
     std::fs::write(dir.path().join("k8s/p.yaml"), POD).unwrap();
     for path in ["k8s", "./k8s"] {
-        let r = taintlint(&["check", "--diff", path]).in_dir(dir.path()).run();
+        let r = taintlint(&["check", "--diff", path])
+            .in_dir(dir.path())
+            .run();
         assert_eq!(r.code, 1, "{}", r.stderr);
-        assert!(r.stdout.starts_with("--- a/k8s/p.yaml\n+++ b/k8s/p.yaml\n"), "{}", r.stdout);
+        assert!(
+            r.stdout.starts_with("--- a/k8s/p.yaml\n+++ b/k8s/p.yaml\n"),
+            "{}",
+            r.stdout
+        );
         // Applied by patch, the diff makes what --fix makes.
         let copy = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(copy.path().join("k8s")).unwrap();
@@ -172,7 +184,10 @@ fn diff_headers_are_a_and_b_and_patch_applies_them() {
         let fixed = std::fs::read_to_string(copy.path().join("k8s/p.yaml")).unwrap();
         assert_eq!(fixed, POD.replace("operator: exists", "operator: Exists"));
     }
-    assert_eq!(std::fs::read_to_string(dir.path().join("k8s/p.yaml")).unwrap(), POD);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("k8s/p.yaml")).unwrap(),
+        POD
+    );
 }
 
 #[test]
@@ -184,9 +199,16 @@ fn the_summary_counts_what_the_baseline_hides() {
         .run();
     assert_eq!(r.code, 0, "{}", r.stderr);
     let hidden = |format: &str| {
-        taintlint(&["check", "p.yaml", "--baseline", "b.json", "--format", format])
-            .in_dir(dir.path())
-            .run()
+        taintlint(&[
+            "check",
+            "p.yaml",
+            "--baseline",
+            "b.json",
+            "--format",
+            format,
+        ])
+        .in_dir(dir.path())
+        .run()
     };
     let (_, v) = taintlint(&["check", "p.yaml", "--format", "json"])
         .in_dir(dir.path())
@@ -201,7 +223,11 @@ fn the_summary_counts_what_the_baseline_hides() {
     );
     let v: Value = serde_json::from_str(&hidden("json").stdout).unwrap();
     assert_eq!(v["summary"]["baselined"], n);
-    assert!(hidden("markdown").stdout.contains(&format!("{n} hidden by the baseline")));
+    assert!(
+        hidden("markdown")
+            .stdout
+            .contains(&format!("{n} hidden by the baseline"))
+    );
     // Without a baseline: nothing said, zero in JSON.
     let (_, v) = taintlint(&["check", "p.yaml", "--format", "json"])
         .in_dir(dir.path())
@@ -215,7 +241,9 @@ fn the_summary_counts_what_the_baseline_hides() {
     .unwrap();
     let r = hidden("concise");
     assert!(
-        r.stdout.trim_end().ends_with(&format!("; {n} hidden by the baseline")),
+        r.stdout
+            .trim_end()
+            .ends_with(&format!("; {n} hidden by the baseline")),
         "{}",
         r.stdout
     );
@@ -243,7 +271,9 @@ fn matrix_json_and_workloads_that_share_a_name() {
     )
     .unwrap();
     std::fs::write(d.join("staging/web.yaml"), web("")).unwrap();
-    let r = taintlint(&["matrix", ".", "--format", "json"]).in_dir(d).run();
+    let r = taintlint(&["matrix", ".", "--format", "json"])
+        .in_dir(d)
+        .run();
     assert_eq!(r.code, 0, "{}", r.stderr);
     let v: Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(v["version"], 1);
@@ -260,12 +290,17 @@ fn matrix_json_and_workloads_that_share_a_name() {
     assert_eq!(prod["pools"][gpu]["fits"], true);
     assert_eq!(staging["pools"][gpu]["fits"], false);
     assert_eq!(staging["pools"][gpu]["reasons"][0]["reason"], "taint");
-    assert_eq!(staging["pools"][gpu]["reasons"][0]["taint"], "gpu=yes:NoSchedule");
+    assert_eq!(
+        staging["pools"][gpu]["reasons"][0]["taint"],
+        "gpu=yes:NoSchedule"
+    );
     let cpu = 1 - gpu;
     assert_eq!(prod["pools"][cpu]["reasons"][0]["reason"], "selector");
     // The other formats name each with its file and line.
     for format in ["table", "markdown", "mermaid"] {
-        let r = taintlint(&["matrix", ".", "--format", format]).in_dir(d).run();
+        let r = taintlint(&["matrix", ".", "--format", format])
+            .in_dir(d)
+            .run();
         assert!(
             r.stdout.contains("Deployment/app/web (prod/web.yaml:9)")
                 && r.stdout.contains("Deployment/app/web (staging/web.yaml:9)"),

@@ -64,7 +64,10 @@ fn release(root: &Path, tamper: bool) {
 }
 
 fn install(shell: &str, base: &str, into: &Path) -> std::process::Output {
-    let cmd = one_liner().replace("https://github.com/<owner>/taintlint/releases/download", base);
+    let cmd = one_liner().replace(
+        "https://github.com/<owner>/taintlint/releases/download",
+        base,
+    );
     Command::new(shell)
         .args(["-c", &cmd])
         .current_dir(into)
@@ -90,7 +93,10 @@ fn the_one_liner_installs_the_checked_binary() {
             String::from_utf8_lossy(&out.stderr)
         );
         assert!(stdout.contains(&format!("taintlint {VERSION}")), "{stdout}");
-        assert!(stdout.contains(": OK"), "the checksum was checked: {stdout}");
+        assert!(
+            stdout.contains(": OK"),
+            "the checksum was checked: {stdout}"
+        );
         // Only the binary is unpacked, and it is the one served.
         assert_eq!(
             std::fs::read(into.path().join("taintlint")).unwrap(),

@@ -33,12 +33,23 @@ fn step_script(step: &str) -> String {
 
 fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"])
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "init.defaultBranch=main",
+        ])
         .args(args)
         .current_dir(dir)
         .output()
         .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
 
@@ -49,10 +60,16 @@ fn a_release_moves_its_major_and_minor_tags() {
     let origin = tmp.path().join("origin.git");
     let work = tmp.path().join("work");
     std::fs::create_dir_all(&work).unwrap();
-    git(tmp.path(), &["init", "-q", "--bare", origin.to_str().unwrap()]);
+    git(
+        tmp.path(),
+        &["init", "-q", "--bare", origin.to_str().unwrap()],
+    );
     git(&work, &["init", "-q"]);
-    git(&work, &["remote", "add", "origin", origin.to_str().unwrap()]);
-    let mut release = |tag: &str| {
+    git(
+        &work,
+        &["remote", "add", "origin", origin.to_str().unwrap()],
+    );
+    let release = |tag: &str| {
         git(&work, &["commit", "-q", "--allow-empty", "-m", tag]);
         let sha = git(&work, &["rev-parse", "HEAD"]);
         git(&work, &["tag", tag]);
@@ -64,7 +81,11 @@ fn a_release_moves_its_major_and_minor_tags() {
             .current_dir(&work)
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         sha
     };
     let tag_at = |tag: &str| git(&origin, &["rev-parse", &format!("{tag}^{{commit}}")]);
@@ -105,7 +126,11 @@ fn checksums(built: &[&str]) -> (bool, String, Option<String>) {
         std::fs::create_dir_all(d).unwrap();
     }
     for t in built {
-        let ext = if t.contains("windows") { "zip" } else { "tar.gz" };
+        let ext = if t.contains("windows") {
+            "zip"
+        } else {
+            "tar.gz"
+        };
         std::fs::write(release.join(format!("taintlint-v9.9.9-{t}.{ext}")), t).unwrap();
     }
     let gh = format!(
@@ -113,7 +138,11 @@ fn checksums(built: &[&str]) -> (bool, String, Option<String>) {
         r = release.display()
     );
     std::fs::write(bin.join("gh"), gh).unwrap();
-    Command::new("chmod").arg("+x").arg(bin.join("gh")).status().unwrap();
+    Command::new("chmod")
+        .arg("+x")
+        .arg(bin.join("gh"))
+        .status()
+        .unwrap();
     let out = Command::new("bash")
         .args(["-e", "-c", &script])
         .env("TAG", "v9.9.9")
@@ -148,7 +177,13 @@ fn checksums_cover_what_built_and_a_missing_target_fails_loudly() {
     assert_eq!(sums.unwrap().lines().count(), 5);
     // macOS x86_64 failed to build: the other four are summed and published, and the job
     // fails with an error naming the missing target.
-    let (ok, stdout, sums) = checksums(&all[..2].iter().chain(&all[3..]).copied().collect::<Vec<_>>());
+    let (ok, stdout, sums) = checksums(
+        &all[..2]
+            .iter()
+            .chain(&all[3..])
+            .copied()
+            .collect::<Vec<_>>(),
+    );
     assert!(!ok);
     assert!(
         stdout.contains("::error::no release archive for x86_64-apple-darwin"),

@@ -48,7 +48,12 @@ fn piped_input_without_a_path_is_read() {
         .in_dir(dir.path())
         .stdin(format!("{node}{BAD}").as_bytes())
         .run();
-    assert!(r.stdout.contains("piped-node"), "{}\n{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains("piped-node"),
+        "{}\n{}",
+        r.stdout,
+        r.stderr
+    );
     assert!(!r.stdout.contains("on-disk"), "{}", r.stdout);
     // Helm's `# Source:` comments still name the templates, as with `-`.
     let helm = format!("---\n# Source: app/templates/pod.yaml\n{BAD}");
@@ -106,7 +111,10 @@ fn a_run_that_lints_no_file_says_so_in_every_format() {
         });
     }
     expect("markdown", &|out| {
-        assert!(out.contains("⚠️ no findings: no files were linted"), "{out}");
+        assert!(
+            out.contains("⚠️ no findings: no files were linted"),
+            "{out}"
+        );
     });
     expect("github", &|out| {
         assert_eq!(out, "::warning title=taintlint::no files were linted\n");
@@ -117,7 +125,10 @@ fn a_run_that_lints_no_file_says_so_in_every_format() {
     });
     expect("junit", &|out| {
         assert!(out.contains("skipped=\"1\""), "{out}");
-        assert!(out.contains("<skipped message=\"no files were linted\"/>"), "{out}");
+        assert!(
+            out.contains("<skipped message=\"no files were linted\"/>"),
+            "{out}"
+        );
     });
     expect("sarif", &|out| {
         let v: Value = serde_json::from_str(out).unwrap();
@@ -129,7 +140,11 @@ fn a_run_that_lints_no_file_says_so_in_every_format() {
         expect(format, &|_| {});
     }
     // A run that lints a file says nothing of the kind.
-    std::fs::write(dir.path().join("p.yaml"), GOOD_FILE.replace(", value: v", "")).unwrap();
+    std::fs::write(
+        dir.path().join("p.yaml"),
+        GOOD_FILE.replace(", value: v", ""),
+    )
+    .unwrap();
     let r = taintlint(&["check", "."]).in_dir(dir.path()).run();
     assert!(!r.stderr.contains("no files"), "{}", r.stderr);
     assert!(r.stdout.contains("in 1 file"), "{}", r.stdout);
@@ -143,14 +158,23 @@ fn fix_of_standard_input_prints_the_fixed_stream() {
         (&["check", "--fix", "-"][..], BAD.to_string()),
         (&["check", "--fix"][..], helm.clone()),
     ] {
-        let r = taintlint(args).in_dir(dir.path()).stdin(input.as_bytes()).run();
+        let r = taintlint(args)
+            .in_dir(dir.path())
+            .stdin(input.as_bytes())
+            .run();
         // The stream, fixed, and nothing else on stdout; the report on stderr.
-        assert_eq!(r.stdout, input.replace("operator: exists", "operator: Exists"));
+        assert_eq!(
+            r.stdout,
+            input.replace("operator: exists", "operator: Exists")
+        );
         assert_eq!(r.code, 1, "{}", r.stderr);
         assert!(r.stderr.contains("fixed 1 finding"), "{}", r.stderr);
         assert!(r.stderr.contains("1 file"), "{}", r.stderr);
         // The file on disk is not linted, let alone touched.
-        assert_eq!(std::fs::read_to_string(dir.path().join("disk.yaml")).unwrap(), GOOD_FILE);
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("disk.yaml")).unwrap(),
+            GOOD_FILE
+        );
     }
     // Nothing to fix: the stream comes back as it was.
     let clean = BAD.replace("operator: exists", "operator: Exists");
@@ -176,7 +200,11 @@ fn fix_of_standard_input_prints_the_fixed_stream() {
     .stdin(BAD.as_bytes())
     .run();
     assert_eq!(r.stdout, clean, "{}", r.stderr);
-    assert!(std::fs::read_to_string(&sarif).unwrap().contains("\"results\""));
+    assert!(
+        std::fs::read_to_string(&sarif)
+            .unwrap()
+            .contains("\"results\"")
+    );
     assert!(
         !std::fs::read_to_string(dir.path().join("disk.yaml"))
             .unwrap()
@@ -188,5 +216,10 @@ fn fix_of_standard_input_prints_the_fixed_stream() {
         .stdin(BAD.as_bytes())
         .run();
     assert_eq!(r.code, 1);
-    assert!(r.stdout.contains("+  tolerations: [{key: k, operator: Exists"), "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("+  tolerations: [{key: k, operator: Exists"),
+        "{}",
+        r.stdout
+    );
 }

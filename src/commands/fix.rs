@@ -239,9 +239,10 @@ fn replay(inputs: &[Input], fixed: &BTreeMap<String, FixedFile>) -> Vec<Input> {
             Input::Text { name, text } => Input::Text {
                 name: name.clone(),
                 text: match text {
-                    Ok(_) if fixed.contains_key(name) => {
-                        Ok(fixed.get(name).map(|f| f.current.clone()).unwrap_or_default())
-                    }
+                    Ok(_) if fixed.contains_key(name) => Ok(fixed
+                        .get(name)
+                        .map(|f| f.current.clone())
+                        .unwrap_or_default()),
                     Ok(t) => Ok(t.clone()),
                     Err(e) => Err(clone_failure(e)),
                 },

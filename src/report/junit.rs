@@ -114,7 +114,11 @@ pub(super) fn write(
             out,
             "    <testcase name=\"{name}\" classname=\"taintlint\">{inner}</testcase>"
         )?;
-        writeln!(out, "    <system-out>{}</system-out>", escape(&summary.line()))?;
+        writeln!(
+            out,
+            "    <system-out>{}</system-out>",
+            escape(&summary.line())
+        )?;
         writeln!(out, "  </testsuite>")?;
         return writeln!(out, "</testsuites>");
     }

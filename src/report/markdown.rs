@@ -31,11 +31,7 @@ pub(super) fn write(
     )?;
     writeln!(out)?;
     if summary.baselined > 0 {
-        writeln!(
-            out,
-            "{} more hidden by the baseline.\n",
-            summary.baselined
-        )?;
+        writeln!(out, "{} more hidden by the baseline.\n", summary.baselined)?;
     }
     writeln!(out, "| | rule | location | message |")?;
     writeln!(out, "|---|---|---|---|")?;

@@ -31,7 +31,10 @@ pub fn render(outcome: &Outcome, style: Style) -> String {
 /// Where workload `i` is defined: `file:line`.
 fn workload_place(o: &Outcome, i: usize) -> (String, usize) {
     let w = &o.workloads[i];
-    (w.source.name.to_string(), w.source.position(w.anchor.start).line)
+    (
+        w.source.name.to_string(),
+        w.source.position(w.anchor.start).line,
+    )
 }
 
 /// Every workload's name, with `(file:line)` after those another workload shares.
