@@ -923,21 +923,37 @@ fn exec_runs_the_release_binary_from_its_cache() {
     );
     assert!(String::from_utf8_lossy(&out.stderr).is_empty());
 
-    // No release: a clear message, exit 2.
-    let out = Command::new("bash")
-        .arg(root().join("action/run.sh"))
-        .args(["exec", "check"])
-        .env("PATH", &runner.path)
-        .env("XDG_CACHE_HOME", runner.file("other-cache"))
-        .env("TAINTLINT_RELEASE_URL", "http://127.0.0.1:9")
-        .env_remove("RUNNER_TOOL_CACHE")
-        .env_remove("GITHUB_ACTION_PATH")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("no release binary of version"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    // No release (the server answers 404), and no server at all (a network failure): each
+    // says which, exit 2.
+    let empty = tempfile::tempdir().unwrap();
+    let no_release = Server::start(empty.path());
+    for (url, want, not) in [
+        (
+            no_release.url.as_str(),
+            "no release binary of version",
+            "cannot download",
+        ),
+        (
+            "http://127.0.0.1:9",
+            "cannot download the release binary of version",
+            "no release binary",
+        ),
+    ] {
+        let out = Command::new("bash")
+            .arg(root().join("action/run.sh"))
+            .args(["exec", "check"])
+            .env("PATH", &runner.path)
+            .env("XDG_CACHE_HOME", runner.file("other-cache"))
+            .env("TAINTLINT_RELEASE_URL", url)
+            .env("NO_PROXY", "127.0.0.1")
+            .env("no_proxy", "127.0.0.1")
+            .env_remove("RUNNER_TOOL_CACHE")
+            .env_remove("GITHUB_ACTION_PATH")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(want), "{url}: {stderr}");
+        assert!(!stderr.contains(not), "{url}: {stderr}");
+    }
 }
