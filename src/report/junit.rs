@@ -1,9 +1,11 @@
 //! `--format junit`: JUnit XML, the test report Jenkins (`junit`), GitLab
 //! (`artifacts:reports:junit`) and Azure DevOps (`PublishTestResults@2`) read. Each linted
-//! file with findings is a `<testsuite>` and each finding a failed `<testcase>` with its
-//! file and line (`file`/`line` attributes, and `classname` the file, which is what Jenkins
-//! and Azure DevOps group by); a run without findings is one passing test case, so a CI that
-//! requires test results sees one.
+//! file with findings is a `<testsuite>` and each finding a failed `<testcase>` named
+//! `RULE at FILE:LINE:COLUMN` (the name is what every one of them shows), with `file` and
+//! `line` attributes (GitLab's and Jenkins' links) and `classname` the file without its
+//! extension (Jenkins splits a class name at its last dot, so `k8s/web.yaml` would show as
+//! class `yaml` of package `k8s/web`); a run without findings is one passing test case, so a
+//! CI that requires test results sees one.
 //!
 //! Every text from the input is escaped for XML 1.0: the five markup characters, line breaks
 //! and tabs in attributes (which a parser would otherwise fold into spaces), and the control
@@ -60,11 +62,21 @@ fn body(f: &Finding) -> String {
     text
 }
 
+/// The file without its extension, as a JUnit class name.
+fn classname(file: &str) -> &str {
+    let name_at = file.rfind(['/', '\\']).map_or(0, |i| i + 1);
+    match file[name_at..].rfind('.') {
+        Some(dot) if dot > 0 => &file[..name_at + dot],
+        _ => file,
+    }
+}
+
 fn testcase(f: &Finding) -> String {
     let (start, _) = f.range();
     let file = escape(&f.file);
     format!(
-        "    <testcase name=\"{rule} at {line}:{col}\" classname=\"{file}\" file=\"{file}\" line=\"{line}\">\n      <failure message=\"{msg}\" type=\"{sev}\">{body}</failure>\n    </testcase>\n",
+        "    <testcase name=\"{rule} at {file}:{line}:{col}\" classname=\"{class}\" file=\"{file}\" line=\"{line}\">\n      <failure message=\"{msg}\" type=\"{sev}\">{body}</failure>\n    </testcase>\n",
+        class = escape(classname(&f.file)),
         rule = f.rule,
         line = start.line,
         col = start.column,
@@ -158,5 +170,14 @@ mod tests {
         );
         assert_eq!(escape("\u{1b}[31m\0x"), "\\u{1B}[31m\\u{0}x");
         assert_eq!(escape("\u{7f}\u{85}\u{ffff}é"), "&#x7F;&#x85;\\u{FFFF}é");
+    }
+
+    #[test]
+    fn class_names_drop_the_extension_only() {
+        assert_eq!(classname("k8s/web.yaml"), "k8s/web");
+        assert_eq!(classname("k8s.d/web"), "k8s.d/web");
+        assert_eq!(classname("a.b/.hidden"), "a.b/.hidden");
+        assert_eq!(classname("<stdin>"), "<stdin>");
+        assert_eq!(classname("c\\x.v2.yml"), "c\\x.v2");
     }
 }
