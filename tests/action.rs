@@ -405,6 +405,34 @@ fn paths_and_args_are_split_like_shell_words() {
     assert!(step.stdout.contains("unbalanced quote"), "{}", step.stdout);
 }
 
+/// Reports for other tools from the same run: `--format` with `-o` in `args`.
+#[test]
+fn args_add_reports_for_other_ci_tools() {
+    let runner = Runner::new();
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("bad.yaml"), BAD).unwrap();
+    let step = runner.run(
+        "check",
+        ws.path(),
+        &[(
+            "args",
+            "--format junit -o reports/taintlint.xml --format gitlab -o gl-code-quality.json",
+        )],
+    );
+    assert_eq!(step.code, 1, "{}{}", step.stdout, step.stderr);
+    let findings: usize = step.outputs["findings"].parse().unwrap();
+    assert!(findings > 0);
+    let xml = std::fs::read_to_string(ws.path().join("reports/taintlint.xml")).unwrap();
+    assert_eq!(xml.matches("<testcase ").count(), findings, "{xml}");
+    let gitlab: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(ws.path().join("gl-code-quality.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(gitlab.as_array().unwrap().len(), findings);
+    // The annotations still go to the log.
+    assert!(step.stdout.contains("::error "), "{}", step.stdout);
+}
+
 #[test]
 fn a_tool_error_fails_the_step_whatever_fail_on_says() {
     let runner = Runner::new();

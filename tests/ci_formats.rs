@@ -400,3 +400,16 @@ fn rule_links_name_pages_in_the_repository() {
         assert!(common::cli::root().join(path).is_file(), "{url}: no {path}");
     }
 }
+
+/// Rule pages cite upstream sources, not a document outside the repository (issue 32).
+#[test]
+fn rule_pages_cite_no_document_outside_the_repository() {
+    for rule in taintlint::rules::RULES {
+        let page = rule.meta.docs;
+        assert!(
+            !page.contains("SEMANTICS") && !page.contains('§'),
+            "rules/{}.md cites a section of a document outside the repository",
+            rule.meta.name
+        );
+    }
+}
