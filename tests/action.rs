@@ -416,13 +416,13 @@ fn args_add_reports_for_other_ci_tools() {
         ws.path(),
         &[(
             "args",
-            "--format junit -o reports/taintlint.xml --format gitlab -o gl-code-quality.json",
+            "--format junit -o taintlint.xml --format gitlab -o gl-code-quality.json",
         )],
     );
     assert_eq!(step.code, 1, "{}{}", step.stdout, step.stderr);
     let findings: usize = step.outputs["findings"].parse().unwrap();
     assert!(findings > 0);
-    let xml = std::fs::read_to_string(ws.path().join("reports/taintlint.xml")).unwrap();
+    let xml = std::fs::read_to_string(ws.path().join("taintlint.xml")).unwrap();
     assert_eq!(xml.matches("<testcase ").count(), findings, "{xml}");
     let gitlab: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(ws.path().join("gl-code-quality.json")).unwrap(),
