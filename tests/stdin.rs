@@ -12,6 +12,20 @@ const BAD: &str = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  cont
 
 const GOOD_FILE: &str = "apiVersion: v1\nkind: Pod\nmetadata: {name: on-disk}\nspec:\n  containers: [{name: a, image: a}]\n  tolerations: [{key: k, operator: Exists, value: v, effect: NoSchedule}]\n";
 
+/// Valid against the OASIS SARIF 2.1.0 schema (testdata/schemas), as tests/formats.rs checks.
+fn valid_sarif(doc: &Value) {
+    let path = common::cli::root().join("testdata/schemas/sarif-schema-2.1.0.json");
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let url = "https://taintlint.test/sarif-schema-2.1.0.json";
+    let mut schemas = boon::Schemas::new();
+    let mut compiler = boon::Compiler::new();
+    compiler.add_resource(url, schema).unwrap();
+    let idx = compiler.compile(url, &mut schemas).unwrap();
+    if let Err(e) = schemas.validate(doc, idx) {
+        panic!("not valid SARIF 2.1.0: {e:#}");
+    }
+}
+
 fn files(v: &Value) -> Vec<String> {
     let mut f: Vec<String> = v["findings"]
         .as_array()
@@ -132,6 +146,7 @@ fn a_run_that_lints_no_file_says_so_in_every_format() {
     });
     expect("sarif", &|out| {
         let v: Value = serde_json::from_str(out).unwrap();
+        valid_sarif(&v);
         let note = &v["runs"][0]["invocations"][0]["toolExecutionNotifications"][0];
         assert_eq!(note["message"]["text"], "no files were linted");
         assert_eq!(note["level"], "warning");

@@ -28,7 +28,7 @@ struct Issue<'a> {
 
 #[derive(Serialize)]
 struct Location<'a> {
-    path: &'a str,
+    path: std::borrow::Cow<'a, str>,
     lines: Lines,
 }
 
@@ -49,9 +49,18 @@ pub fn severity(f: &Finding) -> &'static str {
     }
 }
 
-/// The path as GitLab links it: relative to the project's root, without a leading `./`.
-fn path(file: &str) -> &str {
-    file.strip_prefix("./").unwrap_or(file)
+/// The path as GitLab links it: relative to the project's root (taintlint's working
+/// directory, which an absolute path under it is made relative to), without a leading `./`.
+fn path<'a>(file: &'a str, cwd: Option<&std::path::Path>) -> std::borrow::Cow<'a, str> {
+    let file = file.strip_prefix("./").unwrap_or(file);
+    let under_cwd = cwd
+        .and_then(|cwd| std::path::Path::new(file).strip_prefix(cwd).ok())
+        .and_then(|rel| rel.to_str())
+        .filter(|rel| !rel.is_empty());
+    match under_cwd {
+        Some(rel) => std::borrow::Cow::Owned(rel.replace('\\', "/")),
+        None => std::borrow::Cow::Borrowed(file),
+    }
 }
 
 pub(super) fn write(findings: &dyn FindingSource, out: &mut dyn Write) -> io::Result<()> {
@@ -59,6 +68,7 @@ pub(super) fn write(findings: &dyn FindingSource, out: &mut dyn Write) -> io::Re
     // fingerprint (a handful of bytes per finding).
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut first = true;
+    let cwd = std::env::current_dir().ok();
     out.write_all(b"[")?;
     findings.each(&mut |f| {
         let (start, end) = f.range();
@@ -78,7 +88,7 @@ pub(super) fn write(findings: &dyn FindingSource, out: &mut dyn Write) -> io::Re
             fingerprint,
             severity: severity(f),
             location: Location {
-                path: path(&f.file),
+                path: path(&f.file, cwd.as_deref()),
                 lines: Lines {
                     begin: start.line,
                     end: end.line.max(start.line),
@@ -90,4 +100,18 @@ pub(super) fn write(findings: &dyn FindingSource, out: &mut dyn Write) -> io::Re
         serde_json::to_writer(&mut *out, &issue).map_err(io::Error::other)
     })?;
     out.write_all(if first { b"]\n" } else { b"\n]\n" })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_are_relative_to_the_project() {
+        let cwd = std::path::Path::new("/work/repo");
+        assert_eq!(path("./k8s/a.yaml", Some(cwd)), "k8s/a.yaml");
+        assert_eq!(path("/work/repo/k8s/a.yaml", Some(cwd)), "k8s/a.yaml");
+        assert_eq!(path("/elsewhere/a.yaml", Some(cwd)), "/elsewhere/a.yaml");
+        assert_eq!(path("k8s/a.yaml", None), "k8s/a.yaml");
+    }
 }
