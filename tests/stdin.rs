@@ -238,3 +238,44 @@ fn fix_of_standard_input_prints_the_fixed_stream() {
         r.stdout
     );
 }
+
+/// A pipe that stays open with nothing on it (an ssh session, an IDE's task runner): after a
+/// few seconds taintlint says what it is waiting for; input that has started arriving gets no
+/// such note, however slow the rest is.
+#[test]
+fn silent_standard_input_gets_a_hint() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let dir = dir();
+    let run = |first: &[u8], rest: &[u8]| {
+        let mut child = Command::new(common::cli::BIN)
+            .args(["check", "--format", "concise"])
+            .current_dir(dir.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut pipe = child.stdin.take().unwrap();
+        pipe.write_all(first).unwrap();
+        pipe.flush().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(4000));
+        pipe.write_all(rest).unwrap();
+        drop(pipe);
+        let out = child.wait_with_output().unwrap();
+        (
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    let (stdout, stderr) = run(b"", BAD.as_bytes());
+    assert!(
+        stderr.contains("reading standard input (no path was given)"),
+        "{stderr}"
+    );
+    assert!(stdout.contains("<stdin>:6:"), "{stdout}");
+    let (head, tail) = BAD.split_at(20);
+    let (stdout, stderr) = run(head.as_bytes(), tail.as_bytes());
+    assert!(!stderr.contains("reading standard input"), "{stderr}");
+    assert!(stdout.contains("<stdin>:6:"), "{stdout}");
+}

@@ -61,8 +61,11 @@ const STDIN_HINT_AFTER: u64 = 3;
 /// Gives a command without paths its default, kubeconform's: standard input when something is
 /// piped or redirected into it, else `.`. Standard input is read here, so that an empty one
 /// (what pre-commit and some CI runners pass on) falls back to `.`, with a note; one still
-/// open and silent after a few seconds gets a hint on stderr, since taintlint waits for it.
+/// open with nothing on it after a few seconds gets a hint on stderr, since taintlint waits
+/// for it.
 pub fn default_paths(input: &mut InputArgs) {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
     if !input.paths.is_empty() {
         return;
     }
@@ -70,12 +73,27 @@ pub fn default_paths(input: &mut InputArgs) {
         input.paths.push(".".into());
         return;
     }
-    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    /// Standard input, noting when its first byte arrives.
+    struct Watched<R> {
+        inner: R,
+        arrived: Arc<AtomicBool>,
+    }
+    impl<R: io::Read> io::Read for Watched<R> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self.inner.read(buf)?;
+            if n > 0 {
+                self.arrived.store(true, Ordering::Relaxed);
+            }
+            Ok(n)
+        }
+    }
+    let arrived = Arc::new(AtomicBool::new(false));
+    let done = Arc::new(AtomicBool::new(false));
     let hint = {
-        let done = std::sync::Arc::clone(&done);
+        let (arrived, done) = (Arc::clone(&arrived), Arc::clone(&done));
         std::thread::spawn(move || {
             for _ in 0..STDIN_HINT_AFTER * 10 {
-                if done.load(std::sync::atomic::Ordering::Relaxed) {
+                if arrived.load(Ordering::Relaxed) || done.load(Ordering::Relaxed) {
                     return;
                 }
                 std::thread::sleep(std::time::Duration::from_millis(100));
@@ -85,8 +103,12 @@ pub fn default_paths(input: &mut InputArgs) {
             );
         })
     };
-    let text = crate::load::stdin::read(input.max_file_size);
-    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    let stdin = Watched {
+        inner: io::stdin().lock(),
+        arrived,
+    };
+    let text = crate::load::read_limited(stdin, 0, input.max_file_size);
+    done.store(true, Ordering::Relaxed);
     drop(hint);
     if matches!(&text, Ok(t) if t.is_empty()) {
         eprintln!("taintlint: standard input is empty: linting `.`");
