@@ -319,10 +319,17 @@ exec_release() {
     if [[ $(version_of "$dir/taintlint") != "$version" ]]; then
         find_python
         fetch_release >&2 || status=$?
-        if [[ $status -ne 0 ]]; then
+        case $status in
+        0) ;;
+        5)
+            echo "taintlint: cannot download the release binary of version $version: the network or the release server failed (see above); try again, or use the \`taintlint\` hook (builds with cargo) or \`taintlint-system\`" >&2
+            exit 2
+            ;;
+        *)
             echo "taintlint: no release binary of version $version for this machine ($(release_target)); use the \`taintlint\` hook (builds with cargo) or \`taintlint-system\`" >&2
             exit 2
-        fi
+            ;;
+        esac
     fi
     exec "$dir/taintlint" "$@"
 }

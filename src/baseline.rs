@@ -73,8 +73,9 @@ pub fn load(path: &std::path::Path) -> Result<Known, String> {
 }
 
 /// Removes findings present in the baseline (each baseline entry hides one finding). Findings
-/// come in batches, in output order: `known` keeps count.
-pub fn filter_with(findings: &mut Vec<Finding>, known: &mut Known) {
+/// come in batches, in output order: `known` keeps count. Returns how many it removed.
+pub fn filter_with(findings: &mut Vec<Finding>, known: &mut Known) -> usize {
+    let before = findings.len();
     findings.retain(|f| {
         let key = (f.rule.to_string(), f.file.to_string(), fingerprint(f));
         match known.get_mut(&key) {
@@ -85,4 +86,5 @@ pub fn filter_with(findings: &mut Vec<Finding>, known: &mut Known) {
             _ => true,
         }
     });
+    before - findings.len()
 }

@@ -9,7 +9,8 @@ use crate::report::Format;
 #[derive(Debug, Parser)]
 #[command(
     name = "taintlint",
-    version,
+    // The version and, built from a git checkout, its commit (build.rs).
+    version = env!("TAINTLINT_VERSION"),
     about = "Static analysis of Kubernetes taints, tolerations, nodeSelector and node affinity",
     long_about = "taintlint checks Kubernetes manifests for scheduling mistakes: tolerations the API \
 server rejects, YAML 1.1 surprises, pitfalls it accepts, and workloads that no node pool can run. \
@@ -78,9 +79,15 @@ pub enum ColorChoice {
 /// What to read: shared by `check`, `explain` and `matrix`.
 #[derive(Debug, Args)]
 pub struct InputArgs {
-    /// Files or directories to lint; `-` reads standard input.
-    #[arg(default_value = ".")]
+    /// Files or directories to lint; `-` reads standard input. Default: standard input when
+    /// something is piped or redirected into it (`helm template ./chart | taintlint check`),
+    /// else `.`.
     pub paths: Vec<PathBuf>,
+
+    /// Standard input, read already because no path was given and something was piped in
+    /// (see `commands::default_paths`).
+    #[arg(skip)]
+    pub piped: std::cell::RefCell<Option<Result<String, crate::load::ReadFailure>>>,
 
     /// Name standard input in diagnostics (with `-`).
     #[arg(long, value_name = "NAME")]
@@ -198,7 +205,8 @@ pub struct CheckArgs {
     pub write_baseline: Option<PathBuf>,
 
     /// Apply the safe fixes to the files (atomically, keeping permissions), then report what
-    /// remains. Files without a fix are not touched; standard input is never fixed.
+    /// remains. Files without a fix are not touched. Standard input is printed to stdout,
+    /// fixed, and the report goes to stderr.
     #[arg(long, conflicts_with = "write_baseline")]
     pub fix: bool,
 
@@ -235,6 +243,8 @@ pub enum MatrixFormat {
     Markdown,
     /// A Mermaid flowchart GitHub renders.
     Mermaid,
+    /// JSON: every pool, every workload with its file and line and its verdict per pool.
+    Json,
 }
 
 #[derive(Debug, Args)]

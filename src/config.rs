@@ -9,7 +9,7 @@ use std::sync::Arc;
 use crate::analysis::NodeDecl;
 use crate::diagnostic::{Finding, Severity};
 use crate::load::Loc;
-use crate::load::yaml::{Limits, Node};
+use crate::load::yaml::{Limits, LoadError, Node};
 use crate::load::{SourceFile, Span};
 use crate::rules;
 use crate::settings::{Policy, WorkloadKind};
@@ -97,9 +97,13 @@ pub enum ConfigError {
         name: String,
         line: usize,
         column: usize,
+        /// What the parser found wrong there.
+        reason: String,
     },
     NotAMapping {
         name: String,
+        /// What the file holds instead: `a list`, `a string`.
+        found: &'static str,
     },
 }
 
@@ -109,11 +113,22 @@ impl std::fmt::Display for ConfigError {
             ConfigError::Read { path, error } => {
                 write!(f, "cannot read config {}: {error}", path.display())
             }
-            ConfigError::Syntax { name, line, column } => {
-                write!(f, "config {name}:{line}:{column} is not valid YAML")
+            ConfigError::Syntax {
+                name,
+                line,
+                column,
+                reason,
+            } => {
+                write!(
+                    f,
+                    "config {name}:{line}:{column} is not valid YAML: {reason}"
+                )
             }
-            ConfigError::NotAMapping { name } => {
-                write!(f, "config {name} must be a mapping of settings")
+            ConfigError::NotAMapping { name, found } => {
+                write!(
+                    f,
+                    "config {name} must be a mapping of settings (`rules:`, `exclude:`, …), not {found}"
+                )
             }
         }
     }
@@ -137,10 +152,18 @@ pub fn parse(name: &str, text: String, dir: &Path) -> Result<Config, ConfigError
     let stream = crate::load::yaml::parse(&source.text, Limits::default());
     if let Some(err) = &stream.error {
         let p = source.position(err.offset());
+        let reason = match err {
+            LoadError::Syntax { message, .. } => message.clone(),
+            LoadError::UnknownAlias { .. } => "alias refers to an unknown anchor".to_string(),
+            LoadError::TooDeep { limit, .. } => format!("nests more than {limit} levels deep"),
+            LoadError::ExcessiveAliasing { .. } => "excessive aliasing".to_string(),
+            LoadError::TooLarge { .. } => "too large to load".to_string(),
+        };
         return Err(ConfigError::Syntax {
             name: name.to_string(),
             line: p.line,
             column: p.column,
+            reason,
         });
     }
     let mut cfg = Config {
@@ -152,8 +175,13 @@ pub fn parse(name: &str, text: String, dir: &Path) -> Result<Config, ConfigError
         return Ok(cfg); // an empty config is the default config
     };
     let Some(entries) = root.as_map() else {
+        let found = match &root.value {
+            crate::load::yaml::Value::Seq(_) => "a list",
+            _ => "a single value",
+        };
         return Err(ConfigError::NotAMapping {
             name: name.to_string(),
+            found,
         });
     };
     let mut v = Validator {

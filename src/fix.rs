@@ -430,15 +430,17 @@ pub fn apply(text: &str, fixes: &[&Fix]) -> (String, usize) {
     (out, n)
 }
 
-/// A unified diff of one file (`--- name` / `+++ name`), empty when nothing changed.
+/// A unified diff of one file (`--- a/name` / `+++ b/name`), empty when nothing changed.
 pub fn unified_diff(name: &str, old: &str, new: &str) -> String {
     if old == new {
         return String::new();
     }
+    // `a/` and `b/` as git writes them: `git apply` and `patch -p1` take the diff as it is.
+    let path = name.strip_prefix("./").unwrap_or(name);
     similar::TextDiff::from_lines(old, new)
         .unified_diff()
         .context_radius(3)
-        .header(name, name)
+        .header(&format!("a/{path}"), &format!("b/{path}"))
         .to_string()
 }
 

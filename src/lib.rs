@@ -45,9 +45,18 @@ use crate::cli::{Cli, Command, ConfigCommand};
 /// Runs the command the command line asks for, writing its output to `out`.
 pub fn run(cli: Cli, out: &mut dyn Write) -> Result<ExitStatus, ToolError> {
     match cli.command {
-        Command::Check(args) => commands::check(&args, out),
-        Command::Explain(args) => commands::explain(&args, out),
-        Command::Matrix(args) => commands::matrix(&args, out),
+        Command::Check(mut args) => {
+            commands::default_paths(&mut args.input);
+            commands::check(&args, out)
+        }
+        Command::Explain(mut args) => {
+            commands::default_paths(&mut args.input);
+            commands::explain(&args, out)
+        }
+        Command::Matrix(mut args) => {
+            commands::default_paths(&mut args.input);
+            commands::matrix(&args, out)
+        }
         Command::Rules => commands::list_rules(out),
         Command::Rule { name } => commands::show_rule(&name, out),
         Command::Config(ConfigCommand::Init { path, force }) => {

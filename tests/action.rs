@@ -284,9 +284,10 @@ fn failing_fixture_annotates_summarises_and_fails_the_step() {
     assert!(step.summary.contains("## taintlint"), "{}", step.summary);
     assert!(step.summary.contains("| errors |"), "{}", step.summary);
     assert!(
-        step.summary.contains(
-            "[`toleration-exists-with-value`](https://taintlint.dev/rules/toleration-exists-with-value)"
-        ),
+        step.summary.contains(&format!(
+            "[`toleration-exists-with-value`]({})",
+            taintlint::report::rule_url("toleration-exists-with-value")
+        )),
         "{}",
         step.summary
     );
@@ -402,6 +403,34 @@ fn paths_and_args_are_split_like_shell_words() {
     let step = runner.run("check", ws.path(), &[("paths", "'my manifests")]);
     assert_eq!(step.code, 2, "{}", step.stdout);
     assert!(step.stdout.contains("unbalanced quote"), "{}", step.stdout);
+}
+
+/// Reports for other tools from the same run: `--format` with `-o` in `args`.
+#[test]
+fn args_add_reports_for_other_ci_tools() {
+    let runner = Runner::new();
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("bad.yaml"), BAD).unwrap();
+    let step = runner.run(
+        "check",
+        ws.path(),
+        &[(
+            "args",
+            "--format junit -o taintlint.xml --format gitlab -o gl-code-quality.json",
+        )],
+    );
+    assert_eq!(step.code, 1, "{}{}", step.stdout, step.stderr);
+    let findings: usize = step.outputs["findings"].parse().unwrap();
+    assert!(findings > 0);
+    let xml = std::fs::read_to_string(ws.path().join("taintlint.xml")).unwrap();
+    assert_eq!(xml.matches("<testcase ").count(), findings, "{xml}");
+    let gitlab: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(ws.path().join("gl-code-quality.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(gitlab.as_array().unwrap().len(), findings);
+    // The annotations still go to the log.
+    assert!(step.stdout.contains("::error "), "{}", step.stdout);
 }
 
 #[test]
@@ -922,21 +951,37 @@ fn exec_runs_the_release_binary_from_its_cache() {
     );
     assert!(String::from_utf8_lossy(&out.stderr).is_empty());
 
-    // No release: a clear message, exit 2.
-    let out = Command::new("bash")
-        .arg(root().join("action/run.sh"))
-        .args(["exec", "check"])
-        .env("PATH", &runner.path)
-        .env("XDG_CACHE_HOME", runner.file("other-cache"))
-        .env("TAINTLINT_RELEASE_URL", "http://127.0.0.1:9")
-        .env_remove("RUNNER_TOOL_CACHE")
-        .env_remove("GITHUB_ACTION_PATH")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("no release binary of version"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    // No release (the server answers 404), and no server at all (a network failure): each
+    // says which, exit 2.
+    let empty = tempfile::tempdir().unwrap();
+    let no_release = Server::start(empty.path());
+    for (url, want, not) in [
+        (
+            no_release.url.as_str(),
+            "no release binary of version",
+            "cannot download",
+        ),
+        (
+            "http://127.0.0.1:9",
+            "cannot download the release binary of version",
+            "no release binary",
+        ),
+    ] {
+        let out = Command::new("bash")
+            .arg(root().join("action/run.sh"))
+            .args(["exec", "check"])
+            .env("PATH", &runner.path)
+            .env("XDG_CACHE_HOME", runner.file("other-cache"))
+            .env("TAINTLINT_RELEASE_URL", url)
+            .env("NO_PROXY", "127.0.0.1")
+            .env("no_proxy", "127.0.0.1")
+            .env_remove("RUNNER_TOOL_CACHE")
+            .env_remove("GITHUB_ACTION_PATH")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(want), "{url}: {stderr}");
+        assert!(!stderr.contains(not), "{url}: {stderr}");
+    }
 }

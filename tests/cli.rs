@@ -287,6 +287,7 @@ fn json_follows_the_contract() {
     assert_eq!(
         keys,
         [
+            "baselined",
             "documents",
             "errors",
             "files",
@@ -331,7 +332,7 @@ fn json_finding_for_a_toleration() {
     );
     assert_eq!(
         v["summary"],
-        serde_json::json!({"files": 1, "documents": 1, "objects": 1, "errors": 1, "warnings": 0, "infos": 0})
+        serde_json::json!({"files": 1, "documents": 1, "objects": 1, "errors": 1, "warnings": 0, "infos": 0, "baselined": 0})
     );
 }
 

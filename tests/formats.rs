@@ -55,7 +55,7 @@ fn sarif_is_valid_and_has_real_regions() {
         assert!(
             r["helpUri"]
                 .as_str()
-                .is_some_and(|u| u.ends_with(r["id"].as_str().unwrap_or("?")))
+                .is_some_and(|u| u.ends_with(&format!("/{}.md", r["id"].as_str().unwrap_or("?"))))
         );
         assert!(
             r["fullDescription"]["text"]

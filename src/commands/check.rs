@@ -51,6 +51,7 @@ pub fn check(args: &CheckArgs, out: &mut dyn Write) -> Result<ExitStatus, ToolEr
         errors: findings.errors,
         warnings: findings.warnings,
         infos: findings.infos,
+        baselined: findings.baselined,
     };
     emit(args, findings, &summary, out)
 }
@@ -83,6 +84,12 @@ pub(super) fn emit(
     out: &mut dyn Write,
 ) -> Result<ExitStatus, ToolError> {
     let failing = fail_threshold(args).is_some_and(|t| findings.any_at_least(t));
+    if summary.files == 0 {
+        eprintln!(
+            "taintlint: warning: {} (no input matched: check the paths, --include and --exclude)",
+            report::NO_FILES
+        );
+    }
     let color = match args.color {
         ColorChoice::Always => true,
         ColorChoice::Never => false,

@@ -1,5 +1,7 @@
 //! `taintlint check --fix` and `--diff`: lint, apply the fixes in memory, lint again until
 //! nothing changes, then write the files (or print the diff) and report what is left.
+//! Standard input is fixed too, as one stream: `--fix` prints it, fixed, on stdout (as
+//! `ruff check --fix -` does), and the report that would have gone there goes to stderr.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
@@ -16,9 +18,10 @@ use crate::load::walk::Entry;
 use crate::load::{ReadFailure, SourceFile};
 use crate::report::Summary;
 
-/// A file `--fix` changed: where it is, its text as read, its text now.
+/// A file `--fix` changed: where it is (`None`: standard input), its text as read, its text
+/// now.
 struct FixedFile {
-    path: PathBuf,
+    path: Option<PathBuf>,
     original: String,
     current: String,
 }
@@ -46,8 +49,23 @@ pub(super) fn run(
         keep_sources: true,
         ..opts.clone()
     };
-    let mut gathered = Gathered::new(&args.input, cfg)?;
+    if args.input.source_root.is_some() && has_stdin(&args.input) {
+        return Err(ToolError(
+            "--fix and --diff read standard input as one stream: --source-root does not apply"
+                .to_string(),
+        ));
+    }
+    let mut gathered = Gathered::reading(&args.input, cfg, false)?;
     gathered.collect();
+    // Standard input as read, to print back (fixed) after the run.
+    let stdin: Vec<(String, String)> = gathered
+        .inputs
+        .iter()
+        .filter_map(|i| match i {
+            Input::Text { name, text: Ok(t) } => Some((name.clone(), t.clone())),
+            _ => None,
+        })
+        .collect();
     let run = fix_loop(args, gathered, &opts, cfg, known)?;
     let changed: Vec<&FixedFile> = run
         .fixed
@@ -76,16 +94,18 @@ pub(super) fn run(
     // Every file is checked before any is written: a run writes all its fixes or none.
     let links = super::check::links(args);
     for f in &changed {
-        crate::util::fs::check_fixable(&f.path, links).map_err(|e| {
+        let Some(path) = &f.path else { continue };
+        crate::util::fs::check_fixable(path, links).map_err(|e| {
             ToolError(format!(
                 "not fixing {}: {e}; no file was changed",
-                f.path.display()
+                path.display()
             ))
         })?;
     }
     for f in &changed {
-        crate::util::fs::write_fixed(&f.path, f.current.as_bytes(), links)
-            .map_err(|e| ToolError(format!("cannot write {}: {e}", f.path.display())))?;
+        let Some(path) = &f.path else { continue };
+        crate::util::fs::write_fixed(path, f.current.as_bytes(), links)
+            .map_err(|e| ToolError(format!("cannot write {}: {e}", path.display())))?;
     }
     if run.applied > 0 {
         eprintln!(
@@ -102,8 +122,22 @@ pub(super) fn run(
         errors: findings.errors,
         warnings: findings.warnings,
         infos: findings.infos,
+        baselined: findings.baselined,
     };
-    super::check::emit(args, findings, &summary, out)
+    if stdin.is_empty() {
+        return super::check::emit(args, findings, &summary, out);
+    }
+    for (name, text) in &stdin {
+        let text = run.fixed.get(name).map_or(text, |f| &f.current);
+        out.write_all(text.as_bytes()).map_err(io_err)?;
+    }
+    out.flush().map_err(io_err)?;
+    super::check::emit(args, findings, &summary, &mut std::io::stderr().lock())
+}
+
+/// Is `-` among the paths?
+fn has_stdin(input: &crate::cli::InputArgs) -> bool {
+    input.paths.iter().any(|p| p.as_os_str() == "-")
 }
 
 /// Lints, applies the fixes in memory, and lints again until nothing changes (at most
@@ -155,12 +189,10 @@ fn fix_loop(
                 continue;
             };
             let allowed = fix.applicability == Applicability::Safe || args.unsafe_fixes;
-            if !allowed
-                || src.is_lite()
-                || src.name != f.file
-                || !on_disk.contains_key(&*f.file)
-                || stdin_names.contains(&*f.file)
-            {
+            // A name that is both a file and standard input's is left alone.
+            let on_disk = on_disk.contains_key(&*f.file);
+            let stdin = stdin_names.contains(&*f.file);
+            if !allowed || src.is_lite() || src.name != f.file || on_disk == stdin {
                 continue;
             }
             let entry = by_file.entry(&f.file).or_insert((src, Vec::new()));
@@ -180,7 +212,7 @@ fn fix_loop(
             match fixed.get_mut(name) {
                 Some(f) => f.current = text,
                 None => {
-                    let path = on_disk.get(name).cloned().unwrap_or_default();
+                    let path = on_disk.get(name).cloned();
                     fixed.insert(
                         name.to_string(),
                         FixedFile {
@@ -221,6 +253,10 @@ fn replay(inputs: &[Input], fixed: &BTreeMap<String, FixedFile>) -> Vec<Input> {
             Input::Text { name, text } => Input::Text {
                 name: name.clone(),
                 text: match text {
+                    Ok(_) if fixed.contains_key(name) => Ok(fixed
+                        .get(name)
+                        .map(|f| f.current.clone())
+                        .unwrap_or_default()),
                     Ok(t) => Ok(t.clone()),
                     Err(e) => Err(clone_failure(e)),
                 },

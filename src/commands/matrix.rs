@@ -12,6 +12,7 @@ pub fn matrix(args: &MatrixArgs, out: &mut dyn Write) -> Result<ExitStatus, Tool
         MatrixFormat::Table => Style::Table,
         MatrixFormat::Markdown => Style::Markdown,
         MatrixFormat::Mermaid => Style::Mermaid,
+        MatrixFormat::Json => Style::Json,
     };
     let text = matrix::render(&view, style);
     // Names and values from the input: no terminal sequence or line of their own.

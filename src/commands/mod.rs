@@ -54,6 +54,71 @@ fn io_err(e: io::Error) -> ToolError {
 /// Runs with at least this many files show a progress bar (on a terminal).
 const PROGRESS_MIN_FILES: usize = 500;
 
+/// Seconds without a byte on a standard input nobody named before taintlint says what it
+/// is waiting for.
+const STDIN_HINT_AFTER: u64 = 3;
+
+/// Gives a command without paths its default, kubeconform's: standard input when something is
+/// piped or redirected into it, else `.`. Standard input is read here, so that an empty one
+/// (what pre-commit and some CI runners pass on) falls back to `.`, with a note; one still
+/// open with nothing on it after a few seconds gets a hint on stderr, since taintlint waits
+/// for it.
+pub fn default_paths(input: &mut InputArgs) {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    if !input.paths.is_empty() {
+        return;
+    }
+    if !crate::load::stdin::is_redirected() {
+        input.paths.push(".".into());
+        return;
+    }
+    /// Standard input, noting when its first byte arrives.
+    struct Watched<R> {
+        inner: R,
+        arrived: Arc<AtomicBool>,
+    }
+    impl<R: io::Read> io::Read for Watched<R> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self.inner.read(buf)?;
+            if n > 0 {
+                self.arrived.store(true, Ordering::Relaxed);
+            }
+            Ok(n)
+        }
+    }
+    let arrived = Arc::new(AtomicBool::new(false));
+    let done = Arc::new(AtomicBool::new(false));
+    let hint = {
+        let (arrived, done) = (Arc::clone(&arrived), Arc::clone(&done));
+        std::thread::spawn(move || {
+            for _ in 0..STDIN_HINT_AFTER * 10 {
+                if arrived.load(Ordering::Relaxed) || done.load(Ordering::Relaxed) {
+                    return;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            eprintln!(
+                "taintlint: reading standard input (no path was given); give a path, e.g. `.`, to lint files instead"
+            );
+        })
+    };
+    let stdin = Watched {
+        inner: io::stdin().lock(),
+        arrived,
+    };
+    let text = crate::load::read_limited(stdin, 0, input.max_file_size);
+    done.store(true, Ordering::Relaxed);
+    drop(hint);
+    if matches!(&text, Ok(t) if t.is_empty()) {
+        eprintln!("taintlint: standard input is empty: linting `.`");
+        input.paths.push(".".into());
+        return;
+    }
+    input.paths.push("-".into());
+    *input.piped.borrow_mut() = Some(text);
+}
+
 /// Finds and loads the config the input flags ask for.
 pub fn load_config(input: &InputArgs) -> Result<Config, ToolError> {
     if input.isolated {
@@ -212,6 +277,13 @@ pub struct Gathered {
 impl Gathered {
     /// Reads standard input and checks the paths, leaving the walk itself to the run.
     pub fn new(input: &InputArgs, cfg: &Config) -> Result<Self, ToolError> {
+        Self::reading(input, cfg, true)
+    }
+
+    /// As [`Gathered::new`]; `split: false` keeps standard input one input, named
+    /// `--stdin-filename` (default `<stdin>`), even when it is `helm template` output (`--fix`
+    /// prints it back as one stream).
+    fn reading(input: &InputArgs, cfg: &Config, split: bool) -> Result<Self, ToolError> {
         let mut exclude = input.exclude.clone();
         exclude.extend(cfg.exclude.iter().cloned());
         let walk_opts = WalkOptions::new(&input.include, &exclude, input.follow_links)
@@ -228,7 +300,16 @@ impl Gathered {
                 .stdin_filename
                 .clone()
                 .unwrap_or_else(|| "<stdin>".to_string());
-            match crate::load::stdin::read(input.max_file_size) {
+            let text = input
+                .piped
+                .borrow_mut()
+                .take()
+                .unwrap_or_else(|| crate::load::stdin::read(input.max_file_size));
+            match text {
+                Ok(text) if !split => inputs.push(Input::Text {
+                    name,
+                    text: Ok(text),
+                }),
                 Ok(text) => {
                     for src in crate::load::stdin::outside_sources(&text) {
                         eprintln!(

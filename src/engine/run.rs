@@ -361,6 +361,8 @@ pub struct SpilledFindings {
     pub errors: usize,
     pub warnings: usize,
     pub infos: usize,
+    /// Findings the baseline hid.
+    pub baselined: usize,
 }
 
 impl SpilledFindings {
@@ -374,6 +376,7 @@ impl SpilledFindings {
             errors: 0,
             warnings: 0,
             infos: 0,
+            baselined: 0,
         }
     }
 
@@ -616,7 +619,7 @@ pub fn finish_spilled(
             seen.extend(workloads);
             // The baseline: the one place its findings are dropped.
             if let Some(known) = &mut known {
-                crate::baseline::filter_with(&mut findings, known);
+                out.baselined += crate::baseline::filter_with(&mut findings, known);
             }
             if findings.is_empty() {
                 continue;

@@ -10,6 +10,33 @@ pub fn read(max_size: u64) -> Result<String, ReadFailure> {
     super::read_limited(std::io::stdin().lock(), 0, max_size)
 }
 
+/// Is standard input something given to taintlint — a pipe, a file or a socket — rather than
+/// a terminal or a null device (what CI runners, cron and `</dev/null` leave it)? Where the
+/// kind of file cannot be told (not Unix), anything but a terminal counts.
+pub fn is_redirected() -> bool {
+    use std::io::IsTerminal;
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        return false;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        use std::os::unix::fs::FileTypeExt;
+        let Ok(fd) = stdin.as_fd().try_clone_to_owned() else {
+            return false;
+        };
+        std::fs::File::from(fd).metadata().is_ok_and(|m| {
+            let t = m.file_type();
+            t.is_fifo() || t.is_file() || t.is_socket()
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        true
+    }
+}
+
 /// Names standard input's documents: `helm template` output (documents after a
 /// `# Source: chart/templates/x.yaml` comment) is split into its templates, unless
 /// `stdin_filename` is given without `source_root`, which names all of standard input. With

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 use crate::diagnostic::{Finding, Severity};
 
-use super::FindingSource;
+use super::{FindingSource, Summary};
 
 /// Escaping of a command's message (`%`, CR, LF).
 pub fn escape_data(s: &str) -> String {
@@ -19,7 +19,14 @@ pub fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
-pub fn write(findings: &dyn FindingSource, out: &mut dyn Write) -> io::Result<()> {
+pub fn write(
+    findings: &dyn FindingSource,
+    summary: &Summary,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    if summary.files == 0 {
+        writeln!(out, "::warning title=taintlint::{}", super::NO_FILES)?;
+    }
     findings.each(&mut |f: &Finding| {
         let level = match f.severity {
             Severity::Error => "error",

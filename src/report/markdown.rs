@@ -76,7 +76,8 @@ pub(super) fn write(
     doc.push_str("## taintlint\n\n");
     let total = summary.errors + summary.warnings + summary.infos;
     if total == 0 {
-        let _ = writeln!(doc, "✅ {}", summary.line());
+        let icon = if summary.files == 0 { "⚠️" } else { "✅" };
+        let _ = writeln!(doc, "{icon} {}", summary.line());
         return out.write_all(doc.as_bytes());
     }
     let _ = writeln!(
@@ -84,6 +85,9 @@ pub(super) fn write(
         "| errors | warnings | infos | files | documents |\n|---:|---:|---:|---:|---:|\n| {} | {} | {} | {} | {} |\n",
         summary.errors, summary.warnings, summary.infos, summary.files, summary.documents
     );
+    if summary.baselined > 0 {
+        let _ = writeln!(doc, "{} more hidden by the baseline.\n", summary.baselined);
+    }
     doc.push_str("| | rule | location | message |\n|---|---|---|---|\n");
     let mut shown = 0usize;
     let mut full = false;

@@ -1,5 +1,6 @@
-//! `taintlint matrix`: workloads × node pools, as a terminal table, a Markdown table or a
-//! Mermaid flowchart.
+//! `taintlint matrix`: workloads × node pools, as a terminal table, a Markdown table, a
+//! Mermaid flowchart or JSON. Two workloads with one name (an overlay per environment) are
+//! told apart by their file and line.
 
 use crate::analysis::{Pool, Reason};
 use crate::engine::View as Outcome;
@@ -13,6 +14,8 @@ pub enum Style {
     Markdown,
     /// A Mermaid flowchart GitHub renders.
     Mermaid,
+    /// JSON: every pool, every workload with its place and its verdict per pool.
+    Json,
 }
 
 /// The matrix of a run's workloads and node pools.
@@ -21,7 +24,41 @@ pub fn render(outcome: &Outcome, style: Style) -> String {
         Style::Table => table(outcome),
         Style::Markdown => markdown(outcome),
         Style::Mermaid => mermaid(outcome),
+        Style::Json => json(outcome),
     }
+}
+
+/// Where workload `i` is defined: `file:line`.
+fn workload_place(o: &Outcome, i: usize) -> (String, usize) {
+    let w = &o.workloads[i];
+    (
+        w.source.name.to_string(),
+        w.source.position(w.anchor.start).line,
+    )
+}
+
+/// Every workload's name, with `(file:line)` after those another workload shares.
+fn workload_names(o: &Outcome) -> Vec<String> {
+    let names: Vec<String> = (0..o.workloads.len())
+        .map(|i| workload_name(o, i))
+        .collect();
+    let mut sorted = names.clone();
+    sorted.sort();
+    names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let shared = sorted.binary_search(n).is_ok_and(|at| {
+                sorted.get(at + 1) == Some(n) || (at > 0 && sorted.get(at - 1) == Some(n))
+            });
+            if shared {
+                let (file, line) = workload_place(o, i);
+                format!("{n} ({file}:{line})")
+            } else {
+                n.clone()
+            }
+        })
+        .collect()
 }
 
 fn workload_name(o: &Outcome, i: usize) -> String {
@@ -54,6 +91,7 @@ fn cell(pool: &Pool, reasons: &[Reason]) -> String {
 
 /// Rows of (workload, cells), skipping nothing: every workload, every pool.
 fn rows(o: &Outcome) -> Vec<(String, Vec<String>)> {
+    let names = workload_names(o);
     (0..o.workloads.len())
         .map(|i| {
             let cells = o
@@ -62,9 +100,66 @@ fn rows(o: &Outcome) -> Vec<(String, Vec<String>)> {
                 .iter()
                 .map(|p| cell(p, &o.eval.fits[i].reasons(&o.workloads[i], p)))
                 .collect();
-            (workload_name(o, i), cells)
+            (names[i].clone(), cells)
         })
         .collect()
+}
+
+fn json(o: &Outcome) -> String {
+    use serde_json::json;
+    let pools: Vec<_> = o
+        .inventory
+        .pools
+        .iter()
+        .map(|p| {
+            json!({
+                "name": &*p.name,
+                "title": p.title(),
+                "origin": p.origin,
+                "nodes": &*p.nodes,
+                "taints": p.taints.iter().map(|t| t.taint.display()).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let workloads: Vec<_> = (0..o.workloads.len())
+        .map(|i| {
+            let w = &o.workloads[i];
+            let (file, line) = workload_place(o, i);
+            let verdicts: Vec<_> = o
+                .inventory
+                .pools
+                .iter()
+                .enumerate()
+                .map(|(p, pool)| {
+                    let reasons: Vec<_> = o.eval.fits[i]
+                        .reasons(w, pool)
+                        .iter()
+                        .map(|r| match r {
+                            Reason::Taint(t) => json!({
+                                "reason": "taint",
+                                "taint": pool.taints[*t].taint.display(),
+                            }),
+                            Reason::Selector => json!({ "reason": "selector" }),
+                            Reason::Unschedulable => json!({ "reason": "cordoned" }),
+                        })
+                        .collect();
+                    json!({ "pool": p, "fits": reasons.is_empty(), "reasons": reasons })
+                })
+                .collect();
+            json!({
+                "kind": w.object.kind,
+                "namespace": w.object.namespace,
+                "name": w.object.name,
+                "file": file,
+                "line": line,
+                "pools": verdicts,
+            })
+        })
+        .collect();
+    let doc = json!({ "version": 1, "pools": pools, "workloads": workloads });
+    let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    s.push('\n');
+    s
 }
 
 fn empty_note(o: &Outcome) -> Option<String> {
@@ -144,11 +239,8 @@ fn mermaid_label(s: &str) -> String {
 
 fn mermaid(o: &Outcome) -> String {
     let mut s = String::from("flowchart LR\n");
-    for (i, _) in o.workloads.iter().enumerate() {
-        s.push_str(&format!(
-            "  w{i}[\"{}\"]\n",
-            mermaid_label(&workload_name(o, i))
-        ));
+    for (i, name) in workload_names(o).iter().enumerate() {
+        s.push_str(&format!("  w{i}[\"{}\"]\n", mermaid_label(name)));
     }
     for (p, pool) in o.inventory.pools.iter().enumerate() {
         s.push_str(&format!("  p{p}[(\"{}\")]\n", mermaid_label(&pool.title())));

@@ -4,11 +4,14 @@
 mod concise;
 pub mod explain;
 pub mod github;
+pub mod gitlab;
 mod human;
 mod json;
+pub mod junit;
 mod markdown;
 pub mod matrix;
 mod safe_json;
+mod rdjson;
 pub mod sarif;
 
 use std::io::{self, Write};
@@ -17,11 +20,18 @@ use crate::diagnostic::{Finding, Severity};
 
 pub use human::HumanOptions;
 
-/// Where rule pages are published; diagnostics link to `<base><rule>`.
-pub const RULE_URL_BASE: &str = "https://taintlint.dev/rules/";
+/// Where rule pages are published: `rules/` of the repository (Cargo.toml's `repository`) at
+/// this version's release tag, so a link shows the page of the rule as this binary has it.
+pub const RULE_URL_BASE: &str = concat!(
+    env!("CARGO_PKG_REPOSITORY"),
+    "/blob/v",
+    env!("CARGO_PKG_VERSION"),
+    "/rules/"
+);
 
+/// The page of `rule`: `<repository>/blob/v<version>/rules/<rule>.md`.
 pub fn rule_url(rule: &str) -> String {
-    format!("{RULE_URL_BASE}{rule}")
+    format!("{RULE_URL_BASE}{rule}.md")
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -38,6 +48,12 @@ pub enum Format {
     Github,
     /// A Markdown summary for `$GITHUB_STEP_SUMMARY` and PR comments.
     Markdown,
+    /// JUnit XML, one failed test case per finding (Jenkins, GitLab, Azure DevOps).
+    Junit,
+    /// GitLab Code Quality JSON, for the merge request's widget and diff.
+    Gitlab,
+    /// reviewdog's Diagnostic Format, with the safe fixes as suggestions.
+    Rdjson,
 }
 
 #[derive(Clone, Debug, Default, serde::Serialize)]
@@ -48,6 +64,8 @@ pub struct Summary {
     pub errors: usize,
     pub warnings: usize,
     pub infos: usize,
+    /// Findings hidden by `--baseline`.
+    pub baselined: usize,
 }
 
 impl Summary {
@@ -61,7 +79,8 @@ impl Summary {
         }
     }
 
-    /// `2 errors, 1 warning in 14 files (52 documents)`.
+    /// `2 errors, 1 warning in 14 files (52 documents)`; a run that linted no file says so
+    /// (`no findings: no files were linted`), as it is no pass.
     pub fn line(&self) -> String {
         fn plural(n: usize, one: &str, many: &str) -> String {
             format!("{n} {}", if n == 1 { one } else { many })
@@ -81,13 +100,24 @@ impl Summary {
         } else {
             parts.join(", ")
         };
-        format!(
-            "{head} in {} ({})",
-            plural(self.files, "file", "files"),
-            plural(self.documents, "document", "documents")
-        )
+        let mut line = if self.files == 0 {
+            format!("{head}: {NO_FILES}")
+        } else {
+            format!(
+                "{head} in {} ({})",
+                plural(self.files, "file", "files"),
+                plural(self.documents, "document", "documents")
+            )
+        };
+        if self.baselined > 0 {
+            line.push_str(&format!("; {} hidden by the baseline", self.baselined));
+        }
+        line
     }
 }
+
+/// What every report says of a run that linted no file.
+pub const NO_FILES: &str = "no files were linted";
 
 pub use crate::diagnostic::FindingSource;
 
@@ -137,6 +167,18 @@ pub(crate) fn push_help_and_api(text: &mut String, f: &Finding) {
     }
 }
 
+/// Appends each related place (the earlier toleration that shadows this one, the pool's
+/// taint) as a `file:line:col: message` line, for the formats without a field for them.
+pub(crate) fn push_related(text: &mut String, f: &Finding) {
+    for r in &f.related {
+        let p = r.source.position(r.span.start);
+        text.push_str(&format!(
+            "\n{}:{}:{}: {}",
+            r.source.name, p.line, p.column, r.message
+        ));
+    }
+}
+
 /// Writes the findings (already sorted) in `format`.
 pub fn write(
     format: Format,
@@ -149,8 +191,11 @@ pub fn write(
         Format::Human => human::write(findings, summary, human, out),
         Format::Json => json::write(findings, summary, out),
         Format::Concise => concise::write(findings, summary, human.quiet, out),
-        Format::Sarif => sarif::write(findings, out),
-        Format::Github => github::write(findings, out),
+        Format::Sarif => sarif::write(findings, summary, out),
+        Format::Github => github::write(findings, summary, out),
         Format::Markdown => markdown::write(findings, summary, out),
+        Format::Junit => junit::write(findings, summary, out),
+        Format::Gitlab => gitlab::write(findings, out),
+        Format::Rdjson => rdjson::write(findings, out),
     }
 }

@@ -10,7 +10,7 @@ use crate::diagnostic::{Finding, Fix, Severity};
 use crate::diagnostic::{fingerprint, uri};
 use crate::rules::{RULES, RuleMeta};
 
-use super::{FindingSource, rule_url};
+use super::{FindingSource, Summary, rule_url};
 
 fn level(s: Severity) -> &'static str {
     match s {
@@ -100,7 +100,11 @@ fn sarif_fix(f: &Finding, fix: &Fix) -> Value {
     })
 }
 
-pub fn write(findings: &dyn FindingSource, out: &mut dyn Write) -> io::Result<()> {
+pub fn write(
+    findings: &dyn FindingSource,
+    summary: &Summary,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     let rules: Vec<Value> = RULES
         .iter()
         .map(|r| {
@@ -131,6 +135,9 @@ pub fn write(findings: &dyn FindingSource, out: &mut dyn Write) -> io::Result<()
     struct Run<'a> {
         #[serde(rename = "columnKind")]
         column_kind: &'static str,
+        /// Only to say that no file was linted (a run is no pass then).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        invocations: Option<Value>,
         results: Results<'a>,
         tool: Value,
     }
@@ -138,12 +145,21 @@ pub fn write(findings: &dyn FindingSource, out: &mut dyn Write) -> io::Result<()
         schema: "https://json.schemastore.org/sarif-2.1.0.json",
         runs: [Run {
             column_kind: "unicodeCodePoints",
+            invocations: (summary.files == 0).then(|| {
+                json!([{
+                    "executionSuccessful": true,
+                    "toolExecutionNotifications": [{
+                        "level": "warning",
+                        "message": { "text": super::NO_FILES },
+                    }],
+                }])
+            }),
             results: Results(findings),
             tool: json!({
                 "driver": {
                     "name": "taintlint",
                     "version": env!("CARGO_PKG_VERSION"),
-                    "informationUri": "https://taintlint.dev",
+                    "informationUri": env!("CARGO_PKG_REPOSITORY"),
                     "rules": rules,
                 }
             }),
