@@ -10,8 +10,8 @@ mod json;
 pub mod junit;
 mod markdown;
 pub mod matrix;
-mod safe_json;
 mod rdjson;
+mod safe_json;
 pub mod sarif;
 
 use std::io::{self, Write};
