@@ -59,7 +59,9 @@ fn check(source: &std::sync::Arc<SourceFile>, opts: &LintOptions) {
     let outcome = engine::lint_text(&source.name, &source.text, opts).expect("in memory");
     for f in &outcome.findings {
         assert_ne!(f.rule, "internal-error", "{f:?}");
-        if let Some(src) = &f.source {
+        // Cross-reference findings about other objects of the file keep only the positions
+        // of their spans (a lite source, `SourceFile::lite`): there is no text to be inside.
+        if let Some(src) = f.source.as_ref().filter(|s| !s.is_lite()) {
             for label in f.primary.iter().chain(&f.secondary) {
                 check_span("label", &src.text, label.span, f);
             }
