@@ -103,7 +103,8 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             ))
             .primary(at.span, "only control-plane nodes")
             .help("add `{key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}` to the tolerations; if your control-plane nodes are not tainted (k3s, a single-node cluster), suppress this finding")
-            .field(spec.path.clone()),
+            .field(spec.path.clone())
+            .taint_key("node-role.kubernetes.io/control-plane"),
         );
     }
 }

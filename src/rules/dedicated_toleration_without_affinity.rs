@@ -103,14 +103,16 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         if is_node_agent_path(&spec.path) || spec.is_pinned() || runs_anywhere(spec) {
             continue;
         }
+        // Requesting devices (an extended resource, a DRA claim) pins the pod as well,
+        // whatever the taint's key: `nvidia.com/gpu` limits only fit GPU nodes.
+        if spec.requests_devices() {
+            continue;
+        }
         for tol in &spec.tolerations {
             let key = tol.key();
-            // Requesting the extended resource of the same name pins the pod as well
-            // (`nvidia.com/gpu` limits only fit GPU nodes).
             if key.is_empty()
                 || is_exempt(key)
                 || is_configured_exempt(key, &ctx.settings.dedicated_exempt_keys)
-                || spec.requests_resource(key)
             {
                 continue;
             }
@@ -160,7 +162,8 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                     .help(format!(
                         "deliberate soft placement is fine; if the pod must run only on those nodes, use required node affinity or {selector} instead"
                     ))
-                    .field(tol.path.clone()),
+                    .field(tol.path.clone())
+                    .taint_key(key),
                 );
                 continue;
             }
@@ -177,6 +180,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                     "a toleration only allows; to run on the dedicated nodes, add {selector} to {where_} (assuming the nodes carry a label like their taint), or remove the toleration if the pod does not need them"
                 ))
                 .field(tol.path.clone())
+                .taint_key(key)
                 .fix(fix),
             );
         }
@@ -199,17 +203,20 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                     | "CriticalAddonsOnly"
             )
         });
-        if w.daemonset || w.node_name.is_some() || is_node_agent_path(&w.spec_path) || system {
+        // A device request pins the pod too (as in the heuristic).
+        if w.daemonset
+            || w.node_name.is_some()
+            || is_node_agent_path(&w.spec_path)
+            || system
+            || !w.resources.is_empty()
+        {
             continue;
         }
         for t in &w.tolerations {
-            // Requesting the extended resource of the same name pins the pod too (as in the
-            // heuristic).
             if t.key.is_empty()
                 || is_exempt(&t.key)
                 || is_configured_exempt(&t.key, &ctx.settings.dedicated_exempt_keys)
                 || !matches!(&*t.effect, "" | "NoSchedule" | "NoExecute")
-                || w.resources.iter().any(|r| **r == *t.key)
             {
                 continue;
             }
@@ -239,6 +246,11 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                             others.push(title);
                         }
                     }
+                }
+                // Found pools are not the whole cluster: a pod that selects nothing also
+                // lands on the untainted nodes no linted file describes.
+                if !ctx.inventory.declared() && w.node_selector.is_empty() && w.terms.is_none() {
+                    others.push("any untainted node not described in the linted files".to_string());
                 }
                 let more = others.len().saturating_sub(8);
                 let mut elsewhere: Vec<String> = others.into_iter().take(8).collect();

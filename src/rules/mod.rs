@@ -229,6 +229,16 @@ pub fn superseded_by_inventory(name: &str) -> bool {
     find(name).is_some_and(|r| r.superseded_by_inventory)
 }
 
+/// Does this heuristic finding give way to the run's inventory? A declared inventory is the
+/// whole cluster and supersedes every one; pools merely found among the linted files only
+/// those about a taint one of them has (the cross-reference checks it for real), never one
+/// about a taint they do not know (`analysis::evidence`).
+pub fn superseded(f: &Finding, inventory: &crate::analysis::Inventory) -> bool {
+    superseded_by_inventory(f.rule)
+        && !inventory.is_empty()
+        && (inventory.declared() || f.taint_key.as_deref().is_none_or(|k| inventory.has_taint_key(k)))
+}
+
 /// Keeps `api_error` only where the server would really say it: once an object fails to
 /// decode, only its first decode error; validation errors are never reached. kubectl's own
 /// client-side failure (`error: …`) comes first, then the first type error, then the

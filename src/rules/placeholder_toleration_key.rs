@@ -47,7 +47,8 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             ))
             .primary(field.value.span, "placeholder key")
             .help("use the key of the taint on your nodes (`kubectl describe node … | grep Taints`); if your nodes really carry this taint, suppress this finding or lint them with the workload")
-            .field(tol.field_path("key")),
+            .field(tol.field_path("key"))
+            .taint_key(key),
         );
     }
 }

@@ -1,0 +1,208 @@
+//! What node pools merely *found* among the linted files are evidence for. A declared
+//! inventory (`--inventory`, the config's pools, an `Inventory` file, `clusters:`) is the
+//! whole cluster: what no pool of it admits cannot run. Found pools are not: a repository
+//! describes some of its cluster's pools (a NodePool here, an eksctl file there) while others
+//! are made by Terraform, a cloud CLI or the platform itself, with labels and taints no file
+//! shows. So, against found pools:
+//!
+//! - a requirement on a label key no found pool has, or a toleration of a taint key no found
+//!   pool has, says nothing about them (the pod is meant for nodes described elsewhere);
+//! - "no found pool admits it" is evidence only for a pod whose hard node selection aims at
+//!   found pools: it requires a label some found pool declares itself (not merely a label
+//!   every node has, like `kubernetes.io/os`), and its selector either admits a found pool or
+//!   misses one by a near miss (a value differing in case or by an edit or two);
+//! - a toleration that matches no found taint is worth a warning only as a near miss of one:
+//!   a key an edit or two from a found taint's key, or the key of a found taint with a value
+//!   differing in case, by an edit or two, or left out.
+//!
+//! Every cross-reference rule asks this module, whatever the source of the pools (manifests,
+//! eksctl, Karpenter, Terraform): a new pool source adds pools, never findings about pods that
+//! do not aim at them.
+
+use crate::util::edit_distance;
+
+use super::inventory::{Inventory, LabelValues, Pool};
+use super::schedule::selector_matches;
+use super::workload::Workload;
+
+/// Labels every node carries whatever its pool (the kubelet sets them): selecting them does
+/// not aim a pod at any pool in particular.
+pub fn is_every_node_label(key: &str) -> bool {
+    matches!(
+        key,
+        "kubernetes.io/hostname"
+            | "kubernetes.io/os"
+            | "kubernetes.io/arch"
+            | "beta.kubernetes.io/os"
+            | "beta.kubernetes.io/arch"
+            | "topology.kubernetes.io/zone"
+            | "topology.kubernetes.io/region"
+            | "failure-domain.beta.kubernetes.io/zone"
+            | "failure-domain.beta.kubernetes.io/region"
+    )
+}
+
+/// Are `a` and `b` (keys or values, `a != b`) one slip apart: equal but for case, or one or
+/// two edits apart in a string long enough for that to be a slip (at least four characters
+/// per edit)? Short names that differ (`gpu`, `tpu`) are different names, not slips.
+pub fn is_slip(a: &str, b: &str) -> bool {
+    if a == b {
+        return false;
+    }
+    if a.eq_ignore_ascii_case(b) {
+        return true;
+    }
+    let name = |s: &str| s.rsplit('/').next().unwrap_or(s).len();
+    if name(a).min(name(b)) <= 3 {
+        return false;
+    }
+    let d = edit_distance(&a.to_ascii_lowercase(), &b.to_ascii_lowercase());
+    d <= 2 && d * 4 <= a.len().min(b.len())
+}
+
+/// A label the pod requires that a found pool has with a value one slip away.
+#[derive(Clone, Debug)]
+pub struct LabelSlip {
+    /// The pool's index in the inventory.
+    pub pool: usize,
+    pub key: String,
+    /// The value the pod requires.
+    pub wanted: String,
+    /// The pool's value.
+    pub has: String,
+}
+
+/// What a workload's hard node selection says about found pools.
+#[derive(Clone, Debug)]
+pub enum Aim {
+    /// It aims at found pools, and its selector admits some (their taints or cordon may not).
+    Selected,
+    /// It aims at found pools, but its selector admits none: one misses it by a slip.
+    Slip(LabelSlip),
+    /// Found pools say nothing about where it runs: it selects no label they declare, or a
+    /// label none of them has, or a value none of them has and none nearly has.
+    Elsewhere,
+}
+
+/// The positive requirements of the pod's selection (nodeSelector, and required node affinity
+/// expressions that only a label's presence satisfies): (key, values, operator).
+fn positive(w: &Workload) -> impl Iterator<Item = (&str, Vec<&str>, &str)> {
+    let selector = w
+        .node_selector
+        .iter()
+        .map(|(k, v)| (&**k, vec![&**v], "In"));
+    let terms = w
+        .terms
+        .iter()
+        .flat_map(|t| t.iter())
+        .flat_map(|t| t.expressions.iter())
+        .filter(|r| matches!(r.operator.as_str(), "In" | "Exists" | "Gt" | "Lt"))
+        .map(|r| {
+            (
+                r.key.as_str(),
+                r.values.iter().map(String::as_str).collect(),
+                r.operator.as_str(),
+            )
+        });
+    selector.chain(terms)
+}
+
+/// Where the pod aims, against found pools (see the module's text). A declared inventory
+/// never asks: it is the whole cluster.
+pub fn aim(inventory: &Inventory, w: &Workload) -> Aim {
+    // A hard topology spread key no pool has names a topology the found pools do not
+    // describe; one they have pins the pod to the pools with it (PodTopologySpread filters
+    // nodes without the key).
+    if w.spread_keys.iter().any(|k| !inventory.has_label(k)) {
+        return Aim::Elsewhere;
+    }
+    let mut aims = !w.spread_keys.is_empty();
+    for (key, _, _) in positive(w) {
+        if !inventory.has_label(key) {
+            return Aim::Elsewhere;
+        }
+        aims |= inventory.declares_label(key) && !is_every_node_label(key);
+    }
+    if !aims {
+        return Aim::Elsewhere;
+    }
+    if inventory.pools.iter().any(|p| selector_matches(w, p)) {
+        return Aim::Selected;
+    }
+    match label_slip(inventory, w) {
+        Some(slip) => Aim::Slip(slip),
+        None => Aim::Elsewhere,
+    }
+}
+
+/// The found pool whose labels miss the pod's nodeSelector/`In` requirements by exactly one
+/// slip of one value (the closest first, then inventory order), all else matching.
+fn label_slip(inventory: &Inventory, w: &Workload) -> Option<LabelSlip> {
+    let mut best: Option<(usize, LabelSlip)> = None;
+    for (p, pool) in inventory.pools.iter().enumerate() {
+        let Some((d, slip)) = one_slip(pool, p, w) else {
+            continue;
+        };
+        if best.as_ref().is_none_or(|(bd, _)| d < *bd) {
+            best = Some((d, slip));
+        }
+    }
+    best.map(|(_, s)| s)
+}
+
+/// The one value slip that keeps `pool` from matching the pod's selection, with its edit
+/// distance; `None` when it matches, or fails for any other reason or by more than one slip.
+fn one_slip(pool: &Pool, p: usize, w: &Workload) -> Option<(usize, LabelSlip)> {
+    let mut found: Option<(usize, LabelSlip)> = None;
+    for (key, values, op) in positive(w) {
+        let has = match pool.label(key) {
+            Some(LabelValues::Any) => continue,
+            Some(LabelValues::OneOf(vs)) => vs,
+            None => return None,
+        };
+        let ok = match op {
+            "In" => has.iter().any(|h| values.iter().any(|v| **h == **v)),
+            "Exists" => true,
+            // Numeric comparisons are not slips.
+            _ => return None,
+        };
+        if ok {
+            continue;
+        }
+        if found.is_some() {
+            return None;
+        }
+        let slip = values
+            .iter()
+            .flat_map(|v| has.iter().map(move |h| (*v, &**h)))
+            .filter(|(v, h)| is_slip(v, h))
+            .map(|(v, h)| (edit_distance(&v.to_ascii_lowercase(), &h.to_ascii_lowercase()), v, h))
+            .min()?;
+        found = Some((
+            slip.0,
+            LabelSlip {
+                pool: p,
+                key: key.to_string(),
+                wanted: slip.1.to_string(),
+                has: slip.2.to_string(),
+            },
+        ));
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slips() {
+        assert!(is_slip("GPU-pool", "gpu-pool"));
+        assert!(is_slip("dedicated", "dedicatd"));
+        assert!(is_slip("inf2.48xlarge", "inf2.8xlarge"));
+        assert!(!is_slip("gpu", "tpu"));
+        assert!(!is_slip("nvidia.com/gpu", "google.com/tpu"));
+        assert!(!is_slip("a", "a"));
+        assert!(!is_slip("spot", "on-demand"));
+    }
+}
