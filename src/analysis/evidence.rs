@@ -8,9 +8,9 @@
 //! - a requirement on a label key no found pool has, or a toleration of a taint key no found
 //!   pool has, says nothing about them (the pod is meant for nodes described elsewhere);
 //! - "no found pool admits it" is evidence only for a pod whose hard node selection aims at
-//!   found pools: it requires a label some found pool declares itself (not merely a label
-//!   every node has, like `kubernetes.io/os`), and its selector either admits a found pool or
-//!   misses one by a near miss (a value differing in case or by an edit or two);
+//!   found pools: it requires only labels found pools have, at least one of which some found
+//!   pool declares itself (not merely a label every node has, like `kubernetes.io/os`); a
+//!   pod that selects nothing lands on the untainted nodes no file describes;
 //! - a toleration that matches no found taint is worth a warning only as a near miss of one:
 //!   a key an edit or two from a found taint's key, or the key of a found taint with a value
 //!   differing in case, by an edit or two, or left out.
@@ -60,9 +60,10 @@ pub fn is_slip(a: &str, b: &str) -> bool {
     d <= 2 && d * 4 <= a.len().min(b.len())
 }
 
-/// A label the pod requires that a found pool has with a value one slip away.
+/// The found pool whose labels come closest to a selection that admits none: it has every
+/// label the pod requires, and one with another value.
 #[derive(Clone, Debug)]
-pub struct LabelSlip {
+pub struct LabelMiss {
     /// The pool's index in the inventory.
     pub pool: usize,
     pub key: String,
@@ -72,15 +73,23 @@ pub struct LabelSlip {
     pub has: String,
 }
 
+impl LabelMiss {
+    /// Is the pool's value one slip from the wanted one (see [`is_slip`])?
+    pub fn is_slip(&self) -> bool {
+        is_slip(&self.wanted, &self.has)
+    }
+}
+
 /// What a workload's hard node selection says about found pools.
 #[derive(Clone, Debug)]
 pub enum Aim {
     /// It aims at found pools, and its selector admits some (their taints or cordon may not).
     Selected,
-    /// It aims at found pools, but its selector admits none: one misses it by a slip.
-    Slip(LabelSlip),
+    /// It aims at found pools, but its selector admits none; the closest pool, when one has
+    /// every required label and only one value differs.
+    Missed(Option<LabelMiss>),
     /// Found pools say nothing about where it runs: it selects no label they declare, or a
-    /// label none of them has, or a value none of them has and none nearly has.
+    /// label none of them has.
     Elsewhere,
 }
 
@@ -129,31 +138,30 @@ pub fn aim(inventory: &Inventory, w: &Workload) -> Aim {
     if inventory.pools.iter().any(|p| selector_matches(w, p)) {
         return Aim::Selected;
     }
-    match label_slip(inventory, w) {
-        Some(slip) => Aim::Slip(slip),
-        None => Aim::Elsewhere,
-    }
+    Aim::Missed(closest_by_labels(inventory, w))
 }
 
-/// The found pool whose labels miss the pod's nodeSelector/`In` requirements by exactly one
-/// slip of one value (the closest first, then inventory order), all else matching.
-fn label_slip(inventory: &Inventory, w: &Workload) -> Option<LabelSlip> {
-    let mut best: Option<(usize, LabelSlip)> = None;
+/// The found pool whose labels miss the pod's nodeSelector/`In` requirements by one value
+/// only, the most similar value first (then inventory order): a pool named like the wanted
+/// value (`inf2.8xlarge` for `inf2.48xlarge`) before one that is merely first.
+fn closest_by_labels(inventory: &Inventory, w: &Workload) -> Option<LabelMiss> {
+    let mut best: Option<(usize, LabelMiss)> = None;
     for (p, pool) in inventory.pools.iter().enumerate() {
-        let Some((d, slip)) = one_slip(pool, p, w) else {
+        let Some((d, miss)) = one_miss(pool, p, w) else {
             continue;
         };
         if best.as_ref().is_none_or(|(bd, _)| d < *bd) {
-            best = Some((d, slip));
+            best = Some((d, miss));
         }
     }
-    best.map(|(_, s)| s)
+    best.map(|(_, m)| m)
 }
 
-/// The one value slip that keeps `pool` from matching the pod's selection, with its edit
-/// distance; `None` when it matches, or fails for any other reason or by more than one slip.
-fn one_slip(pool: &Pool, p: usize, w: &Workload) -> Option<(usize, LabelSlip)> {
-    let mut found: Option<(usize, LabelSlip)> = None;
+/// The one value that keeps `pool` from matching the pod's selection, with its edit distance
+/// to the pool's nearest value; `None` when it matches, or fails for any other reason or on
+/// more than one requirement.
+fn one_miss(pool: &Pool, p: usize, w: &Workload) -> Option<(usize, LabelMiss)> {
+    let mut found: Option<(usize, LabelMiss)> = None;
     for (key, values, op) in positive(w) {
         let has = match pool.label(key) {
             Some(LabelValues::Any) => continue,
@@ -163,7 +171,7 @@ fn one_slip(pool: &Pool, p: usize, w: &Workload) -> Option<(usize, LabelSlip)> {
         let ok = match op {
             "In" => has.iter().any(|h| values.iter().any(|v| **h == **v)),
             "Exists" => true,
-            // Numeric comparisons are not slips.
+            // Numeric comparisons have no near value.
             _ => return None,
         };
         if ok {
@@ -172,19 +180,24 @@ fn one_slip(pool: &Pool, p: usize, w: &Workload) -> Option<(usize, LabelSlip)> {
         if found.is_some() {
             return None;
         }
-        let slip = values
+        let nearest = values
             .iter()
             .flat_map(|v| has.iter().map(move |h| (*v, &**h)))
-            .filter(|(v, h)| is_slip(v, h))
-            .map(|(v, h)| (edit_distance(&v.to_ascii_lowercase(), &h.to_ascii_lowercase()), v, h))
+            .map(|(v, h)| {
+                (
+                    edit_distance(&v.to_ascii_lowercase(), &h.to_ascii_lowercase()),
+                    v,
+                    h,
+                )
+            })
             .min()?;
         found = Some((
-            slip.0,
-            LabelSlip {
+            nearest.0,
+            LabelMiss {
                 pool: p,
                 key: key.to_string(),
-                wanted: slip.1.to_string(),
-                has: slip.2.to_string(),
+                wanted: nearest.1.to_string(),
+                has: nearest.2.to_string(),
             },
         ));
     }

@@ -429,6 +429,15 @@ impl Inventory {
         self.pools.iter().any(|p| p.declared)
     }
 
+    /// Are these pools the whole cluster (a closed world), so that what none of them admits
+    /// cannot run? Declared pools are; so are pools made only of found `Node` objects (a node
+    /// dump, `kubectl get nodes -o yaml`, lists the cluster's nodes themselves). Templates
+    /// merely found among the linted files (NodePools, node groups) are not: the cluster may
+    /// have pools no file describes (see `analysis::evidence`).
+    pub fn closed(&self) -> bool {
+        self.declared() || self.pools.iter().all(|p| p.origin == "Node")
+    }
+
     /// The taints with this key, with their pools (for keyed tolerations).
     pub fn taints_with_key(&self, key: &str) -> impl Iterator<Item = (&Pool, &PoolTaint)> {
         self.by_key

@@ -249,7 +249,11 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                 }
                 // Found pools are not the whole cluster: a pod that selects nothing also
                 // lands on the untainted nodes no linted file describes.
-                if !ctx.inventory.declared() && w.node_selector.is_empty() && w.terms.is_none() {
+                if others.is_empty()
+                    && !ctx.inventory.closed()
+                    && w.node_selector.is_empty()
+                    && w.terms.is_none()
+                {
                     others.push("any untainted node not described in the linted files".to_string());
                 }
                 let more = others.len().saturating_sub(8);

@@ -146,7 +146,7 @@ fn lookup<'a>(
     // Found pools are not the whole cluster (`analysis::evidence`): a toleration matching none
     // of their taints is a mistake only as a slip of one of them — its key, or, with the
     // key, its value (or a value left out).
-    if !ctx.inventory.declared() {
+    if !ctx.inventory.closed() {
         return slip_of_found(ctx, t).map(Some);
     }
     // Did-you-mean: the nearest taint key, if close (a taint with the same key but another

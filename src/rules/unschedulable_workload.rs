@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use crate::analysis::evidence::{self, Aim, LabelSlip};
+use crate::analysis::evidence::{self, Aim, LabelMiss};
 use crate::analysis::{Block, Inventory, PoolClasses, Reason, describe_near_miss, near_miss};
 use crate::diagnostic::{Edit, Finding, Fix, Related, Severity};
 
@@ -34,7 +34,7 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         // Pools merely found in the tree judge only a pod whose selection aims at them
         // (`analysis::evidence`): one meant for nodes described elsewhere (a GKE label, a
         // pool made by Terraform, general nodes) is not theirs to judge.
-        let slip = if ctx.inventory.declared() {
+        let label_miss = if ctx.inventory.closed() {
             None
         } else {
             match ctx
@@ -44,7 +44,9 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             {
                 Aim::Elsewhere => continue,
                 Aim::Selected => None,
-                Aim::Slip(slip) => Some(slip),
+                // Named as the pool it is meant for only when one value is a slip of
+                // the pool's (`on-demnad`); otherwise the usual closest pool.
+                Aim::Missed(miss) => miss.filter(LabelMiss::is_slip),
             }
         };
         // Identical workloads share their verdicts: build the message once per verdicts.
@@ -54,15 +56,15 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             near_miss(ctx.inventory, w, fits)
                 .and_then(|m| Some((describe_near_miss(ctx.inventory, w, &m)?, m)))
         });
-        let intended = match &slip {
+        let intended = match &label_miss {
             Some(s) => Some(s.pool),
             None => miss.as_ref().map(|(_, m)| m.pool),
         };
         let (detail, total, selector_only, related) = ctx.eval.memo.get_or(META.name, fits, "", || {
             describe(ctx.inventory, &ctx.eval.classes, w, fits, intended)
         });
-        let (diagnosis, fix) = match (&slip, &miss) {
-            (Some(slip), _) => (describe_slip(ctx.inventory, slip), None),
+        let (diagnosis, fix) = match (&label_miss, &miss) {
+            (Some(m), _) => (describe_label_miss(ctx.inventory, m), None),
             (None, Some((text, m))) => (Some(text.clone()), near_miss_fix(ctx, w, m)),
             (None, None) => (None, None),
         };
@@ -91,7 +93,7 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             // A pod whose selector picks a pool found here is meant for that pool, not for
             // one made elsewhere.
             if ctx.inventory.declared()
-                || slip.is_some()
+                || label_miss.is_some()
                 || miss.as_ref().is_some_and(|(_, m)| m.selected)
             {
                 String::new()
@@ -111,16 +113,16 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
     }
 }
 
-/// The help for a pod whose selector misses a found pool by one slip of a label value.
-fn describe_slip(inventory: &Inventory, slip: &LabelSlip) -> Option<String> {
-    let pool = inventory.pools.get(slip.pool)?;
+/// The help for a pod whose selector misses a found pool by a slip of one label value.
+fn describe_label_miss(inventory: &Inventory, miss: &LabelMiss) -> Option<String> {
+    let pool = inventory.pools.get(miss.pool)?;
     Some(format!(
-        "the pool this pod is meant for is {} (its labels nearly match): the pod requires `{}: {}` where the pool has `{}: {}`; fix the value on one side",
+        "the pool this pod is meant for is {} (its labels but for a slip of one value): the pod requires `{}: {}` where the pool has `{}: {}`",
         pool.title(),
-        slip.key,
-        slip.wanted,
-        slip.key,
-        slip.has
+        miss.key,
+        miss.wanted,
+        miss.key,
+        miss.has
     ))
 }
 
