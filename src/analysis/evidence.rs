@@ -12,8 +12,8 @@
 //!   pool declares itself (not merely a label every node has, like `kubernetes.io/os`); a
 //!   pod that selects nothing lands on the untainted nodes no file describes;
 //! - a toleration that matches no found taint is worth a warning only as a near miss of one:
-//!   a key an edit or two from a found taint's key, or the key of a found taint with a value
-//!   differing in case, by an edit or two, or left out.
+//!   the key of a found taint with another value (or none), or a key one slip from a found
+//!   taint's key (differing in case, or by an edit or two).
 //!
 //! Every cross-reference rule asks this module, whatever the source of the pools (manifests,
 //! eksctl, Karpenter, Terraform): a new pool source adds pools, never findings about pods that
@@ -52,8 +52,10 @@ pub fn is_slip(a: &str, b: &str) -> bool {
     if a.eq_ignore_ascii_case(b) {
         return true;
     }
+    // A letter changed in a short name makes another name (`gpu`, `tpu`); one added or
+    // left out (`gpus`) is a slip.
     let name = |s: &str| s.rsplit('/').next().unwrap_or(s).len();
-    if name(a).min(name(b)) <= 3 {
+    if name(a).min(name(b)) <= 3 && a.len() == b.len() {
         return false;
     }
     let d = edit_distance(&a.to_ascii_lowercase(), &b.to_ascii_lowercase());
@@ -216,6 +218,7 @@ mod tests {
         assert!(!is_slip("gpu", "tpu"));
         assert!(!is_slip("nvidia.com/gpu", "google.com/tpu"));
         assert!(!is_slip("a", "a"));
+        assert!(is_slip("nvidia.com/gpus", "nvidia.com/gpu"));
         assert!(!is_slip("spot", "on-demand"));
     }
 }

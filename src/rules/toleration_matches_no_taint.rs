@@ -144,8 +144,8 @@ fn lookup<'a>(
         return None;
     }
     // Found pools are not the whole cluster (`analysis::evidence`): a toleration matching none
-    // of their taints is a mistake only as a slip of one of them — its key, or, with the
-    // key, its value (or a value left out).
+    // of their taints is a mistake only as a near miss of one of them — their key with
+    // another value, or a slip of their key.
     if !ctx.inventory.closed() {
         return slip_of_found(ctx, t).map(Some);
     }
@@ -172,8 +172,9 @@ fn lookup<'a>(
     }))
 }
 
-/// Against found pools: the taint this toleration misses by a slip (see
-/// [`evidence::is_slip`]), the closest first; `None` when it is no slip of any.
+/// Against found pools: the taint this toleration nearly matches — one with its key and
+/// another value, or one whose key its key is a slip of (see [`evidence::is_slip`]) — the
+/// closest first; `None` when it is near none (a taint of pools no linted file describes).
 fn slip_of_found<'a>(ctx: &CrossCtx<'a>, t: &WorkloadToleration) -> Option<(&'a Pool, &'a PoolTaint)> {
     let exists = &*t.operator == "Exists";
     let slip = |a: &str, b: &str| {
@@ -189,13 +190,15 @@ fn slip_of_found<'a>(ctx: &CrossCtx<'a>, t: &WorkloadToleration) -> Option<(&'a 
         if exists {
             return None;
         }
+        // The key of a found taint with another value (or none, `operator: Equal` alone):
+        // a near miss of what the pools declare, the most similar value first.
+        let value = t.value.to_ascii_lowercase();
         for (pool, pt) in ctx.inventory.taints_with_key(&t.key) {
-            // A value left out (`operator: Equal` alone) only matches an empty value.
-            if t.value.is_empty() && !pt.taint.value.is_empty() {
-                consider(0, pool, pt);
-            } else if let Some(d) = slip(&t.value, &pt.taint.value) {
-                consider(d, pool, pt);
-            }
+            consider(
+                edit_distance(&value, &pt.taint.value.to_ascii_lowercase()),
+                pool,
+                pt,
+            );
         }
     } else {
         for key in ctx.inventory.taint_keys() {
