@@ -9,8 +9,12 @@
 //!   pool has, says nothing about them (the pod is meant for nodes described elsewhere);
 //! - "no found pool admits it" is evidence only for a pod whose hard node selection aims at
 //!   found pools: it requires only labels found pools have, at least one of which some found
-//!   pool declares itself (not merely a label every node has, like `kubernetes.io/os`); a
-//!   pod that selects nothing lands on the untainted nodes no file describes;
+//!   pool declares itself (not merely a label every node has, like `kubernetes.io/os`), and
+//!   its selector admits a found pool, misses one by a slip of one value (`on-demnad`), or
+//!   misses the pools whose taint the pod tolerates (it is meant for them). A
+//!   pod that selects nothing lands on the untainted nodes no file describes; one that wants
+//!   another value of a found label (`NodeGroupType: core` beside NodePools labelled
+//!   `NodeGroupType: gpu`) is meant for nodes made elsewhere;
 //! - a toleration that matches no found taint is worth a warning only as a near miss of one:
 //!   the key of a found taint with another value (or none), or a key one slip from a found
 //!   taint's key (differing in case, or by an edit or two).
@@ -23,6 +27,7 @@ use crate::util::edit_distance;
 
 use super::inventory::{Inventory, LabelValues, Pool};
 use super::schedule::selector_matches;
+use super::well_known::is_well_known_key;
 use super::workload::Workload;
 
 /// Labels every node carries whatever its pool (the kubelet sets them): selecting them does
@@ -87,11 +92,14 @@ impl LabelMiss {
 pub enum Aim {
     /// It aims at found pools, and its selector admits some (their taints or cordon may not).
     Selected,
-    /// It aims at found pools, but its selector admits none; the closest pool, when one has
-    /// every required label and only one value differs.
-    Missed(Option<LabelMiss>),
-    /// Found pools say nothing about where it runs: it selects no label they declare, or a
-    /// label none of them has.
+    /// It aims at found pools, but its selector admits none: one has every label it requires,
+    /// one of them with a value one slip from the wanted one.
+    Slip(LabelMiss),
+    /// It tolerates a taint of found pools (it is meant for them), but its selector admits
+    /// none of them.
+    Tolerated,
+    /// Found pools say nothing about where it runs: it selects no label they declare, a label
+    /// none of them has, or a value none of them has or nearly has.
     Elsewhere,
 }
 
@@ -140,7 +148,24 @@ pub fn aim(inventory: &Inventory, w: &Workload) -> Aim {
     if inventory.pools.iter().any(|p| selector_matches(w, p)) {
         return Aim::Selected;
     }
-    Aim::Missed(closest_by_labels(inventory, w))
+    // Another value of a label found pools declare is no evidence (`NodeGroupType: core`
+    // beside NodePools labelled `NodeGroupType: gpu`: the core nodes are made elsewhere);
+    // a slip of one of their values is.
+    // a slip of one of their values is. So is a pod that tolerates a taint of theirs: it is
+    // meant for those nodes, and its selector keeps it off them.
+    match closest_by_labels(inventory, w) {
+        Some(miss) if miss.is_slip() => Aim::Slip(miss),
+        _ if tolerates_found_taint(inventory, w) => Aim::Tolerated,
+        _ => Aim::Elsewhere,
+    }
+}
+
+/// Does the pod tolerate a taint key of a found pool, one of a user's own (not a taint
+/// Kubernetes sets on any node)?
+fn tolerates_found_taint(inventory: &Inventory, w: &Workload) -> bool {
+    w.tolerations
+        .iter()
+        .any(|t| !t.key.is_empty() && !is_well_known_key(&t.key) && inventory.has_taint_key(&t.key))
 }
 
 /// The found pool whose labels miss the pod's nodeSelector/`In` requirements by one value

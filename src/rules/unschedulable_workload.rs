@@ -43,10 +43,8 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                 .get_or(META.name, fits, "aim", || evidence::aim(ctx.inventory, w))
             {
                 Aim::Elsewhere => continue,
-                Aim::Selected => None,
-                // Named as the pool it is meant for only when one value is a slip of
-                // the pool's (`on-demnad`); otherwise the usual closest pool.
-                Aim::Missed(miss) => miss.filter(LabelMiss::is_slip),
+                Aim::Selected | Aim::Tolerated => None,
+                Aim::Slip(miss) => Some(miss),
             }
         };
         // Identical workloads share their verdicts: build the message once per verdicts.
