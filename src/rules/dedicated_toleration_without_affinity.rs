@@ -110,9 +110,11 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         }
         for tol in &spec.tolerations {
             let key = tol.key();
+            // A documentation placeholder (`key`) is `placeholder-toleration-key`'s finding.
             if key.is_empty()
                 || is_exempt(key)
                 || is_configured_exempt(key, &ctx.settings.dedicated_exempt_keys)
+                || super::placeholder_toleration_key::is_placeholder(key)
             {
                 continue;
             }

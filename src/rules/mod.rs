@@ -100,9 +100,6 @@ pub struct Rule {
     /// A heuristic that gives way to the inventory: its findings are dropped from a run
     /// that knows its node pools (a cross-reference rule checks the same thing for real).
     pub superseded_by_inventory: bool,
-    /// A heuristic that says nothing about vendored code and test data (`vendor/`,
-    /// `testdata/`, … below a linted folder), where what it looks for is deliberate.
-    pub quiet_in_fixtures: bool,
 }
 
 impl Rule {
@@ -115,7 +112,6 @@ impl Rule {
             aggregate: None,
             decode: None,
             superseded_by_inventory: false,
-            quiet_in_fixtures: false,
         }
     }
 
@@ -141,11 +137,6 @@ impl Rule {
 
     pub const fn superseded_by_inventory(mut self) -> Self {
         self.superseded_by_inventory = true;
-        self
-    }
-
-    pub const fn quiet_in_fixtures(mut self) -> Self {
-        self.quiet_in_fixtures = true;
         self
     }
 }
@@ -219,9 +210,12 @@ pub fn find(name: &str) -> Option<&'static Rule> {
     RULES.iter().find(|r| r.meta.name == name).copied()
 }
 
-/// Does this rule say nothing about vendored code and test data?
+/// Does this rule say nothing about vendored code and test data (`vendor/`, `testdata/`, …
+/// below a linted folder)? Every heuristic does (a `suspicious` rule: accepted by the API
+/// server, and only probably a mistake): what they look for is often deliberate there, a
+/// negative test or another cluster's setup. What the server rejects is still reported.
 pub fn quiet_in_fixtures(name: &str) -> bool {
-    find(name).is_some_and(|r| r.quiet_in_fixtures)
+    find(name).is_some_and(|r| r.meta.category == Category::Suspicious)
 }
 
 /// Is this rule a heuristic that gives way to the inventory?

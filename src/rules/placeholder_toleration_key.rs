@@ -20,11 +20,10 @@ pub static META: RuleMeta = RuleMeta {
 // purpose.
 pub static RULE: Rule = Rule::new(&META)
     .check(check)
-    .superseded_by_inventory()
-    .quiet_in_fixtures();
+    .superseded_by_inventory();
 
 /// Keys the Kubernetes and cloud documentation use as examples.
-fn is_placeholder(key: &str) -> bool {
+pub fn is_placeholder(key: &str) -> bool {
     let lower = key.to_ascii_lowercase();
     matches!(
         lower.as_str(),
