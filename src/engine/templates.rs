@@ -68,16 +68,47 @@ pub(super) fn find(text: &str) -> Option<Marker> {
         syntax,
         span: Span::new(start, start + len),
     };
-    if let Some(at) = memchr::memmem::find(bytes, b"%{") {
+    // A directive in a YAML comment (`# use %{ if … }` in prose) is no directive.
+    let directive = |pattern: &[u8]| {
+        memchr::memmem::find_iter(bytes, pattern).find(|&at| !in_comment(bytes, at))
+    };
+    if let Some(at) = directive(b"%{") {
         return Some(marker(Syntax::Terraform, at, 2));
     }
-    if let Some(at) = memchr::memmem::find(bytes, b"{%") {
+    if let Some(at) = directive(b"{%") {
         return Some(marker(Syntax::Jinja, at, 2));
     }
     if let Some((at, len)) = envsubst(text, 0) {
         return Some(marker(Syntax::Envsubst, at, len));
     }
     at_placeholder(text, 0).map(|(at, len)| marker(Syntax::AtPlaceholder, at, len))
+}
+
+/// Is `at` inside a YAML comment: after a `#` that starts its line's content or follows a
+/// blank, outside quotes? (A rough reading of the line, enough for a template marker.)
+fn in_comment(bytes: &[u8], at: usize) -> bool {
+    let start = memchr::memrchr(b'\n', bytes.get(..at).unwrap_or_default()).map_or(0, |i| i + 1);
+    let line = bytes.get(start..at).unwrap_or_default();
+    let mut quote: Option<u8> = None;
+    for (i, &c) in line.iter().enumerate() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == b'\'' || c == b'"' => quote = Some(c),
+            None if c == b'#' && (i == 0 || matches!(line[i - 1], b' ' | b'\t')) => return true,
+            None => {}
+        }
+    }
+    false
+}
+
+/// A bare `$NAME` (envsubst replaces it as it replaces `${NAME}`): a `$` and a name.
+fn bare_var(s: &str) -> bool {
+    let b = s.as_bytes();
+    memchr::memchr_iter(b'$', b).any(|i| {
+        b.get(i + 1)
+            .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
+    })
 }
 
 /// The next `${NAME}` (or `${NAME:-default}`, `${NAME}` with dots as Terraform writes them)
@@ -125,16 +156,18 @@ fn at_placeholder(text: &str, from: usize) -> Option<(usize, usize)> {
     None
 }
 
-/// Does this text hold a template placeholder of any syntax (Helm's included)?
-fn has_placeholder(s: &str) -> bool {
+/// Does this text hold a template placeholder of any syntax (Helm's included)? In an
+/// envsubst template, a bare `$NAME` is one too (envsubst replaces both forms).
+fn has_placeholder(s: &str, syntax: Syntax) -> bool {
     s.contains("{{")
         || s.contains("%{")
         || s.contains("{%")
         || envsubst(s, 0).is_some()
         || at_placeholder(s, 0).is_some()
+        || (syntax == Syntax::Envsubst && bare_var(s))
 }
 
-fn workload_has_placeholder(w: &Workload) -> bool {
+fn workload_has_placeholder(w: &Workload, has_placeholder: &dyn Fn(&str) -> bool) -> bool {
     w.tolerations.iter().any(|t| {
         [&t.key, &t.operator, &t.value, &t.effect]
             .iter()
@@ -154,7 +187,7 @@ fn workload_has_placeholder(w: &Workload) -> bool {
             .is_some_and(|(n, _)| has_placeholder(n))
 }
 
-fn node_has_placeholder(n: &NodeDecl) -> bool {
+fn node_has_placeholder(n: &NodeDecl, has_placeholder: &dyn Fn(&str) -> bool) -> bool {
     has_placeholder(&n.name)
         || n.taints.iter().any(|t| {
             has_placeholder(&t.taint.key)
@@ -242,9 +275,10 @@ pub(super) fn settle(
         }
         return;
     }
+    let holds = |s: &str| has_placeholder(s, marker.syntax);
     let in_span = |sp: Span| {
         text.get(sp.start..sp.end.max(sp.start))
-            .is_some_and(has_placeholder)
+            .is_some_and(holds)
     };
     let before = report.findings.len();
     report
@@ -252,9 +286,9 @@ pub(super) fn settle(
         .retain(|f| !f.primary.as_ref().is_some_and(|l| in_span(l.span)));
     let dropped = before - report.findings.len();
     let workloads = report.workloads.len();
-    report.workloads.retain(|w| !workload_has_placeholder(w));
+    report.workloads.retain(|w| !workload_has_placeholder(w, &holds));
     let nodes = report.nodes.len();
-    report.nodes.retain(|n| !node_has_placeholder(n));
+    report.nodes.retain(|n| !node_has_placeholder(n, &holds));
     let skipped = dropped + (workloads - report.workloads.len()) + (nodes - report.nodes.len());
     if skipped > 0 && opts.rules.is_enabled(meta.name) {
         report.findings.push(note(
@@ -307,5 +341,18 @@ mod tests {
             None
         );
         assert_eq!(find("a: @a@ @B@\n"), None);
+        // A directive in a comment is none; one after a `#` inside a value is.
+        assert_eq!(find("# render with %{ if x }\na: 1 # {% no %}\n"), None);
+        assert_eq!(
+            find("a: \"#%{ x }\"\n").map(|m| m.syntax),
+            Some(Syntax::Terraform)
+        );
+    }
+
+    #[test]
+    fn bare_vars_are_envsubst_placeholders() {
+        assert!(has_placeholder("$NODE_LABEL", Syntax::Envsubst));
+        assert!(!has_placeholder("$NODE_LABEL", Syntax::Jinja));
+        assert!(!has_placeholder("cost $5", Syntax::Envsubst));
     }
 }
