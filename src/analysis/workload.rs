@@ -164,9 +164,12 @@ pub fn workloads(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<Workload>
     if object.pod_specs.is_empty() || object.kind == "RuntimeClass" || object.lends_tolerations() {
         return Vec::new();
     }
+    // A patch fragment (no `containers`) is merged onto a base kept elsewhere: what it says
+    // about scheduling is not the pod's whole story.
     object
         .pod_specs
         .iter()
+        .filter(|spec| !spec.is_fragment())
         .map(|spec| workload(object, spec, source))
         .collect()
 }

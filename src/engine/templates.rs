@@ -1,5 +1,7 @@
 //! Files that are templates of another kind than Helm's: envsubst (`${VAR}`), Terraform's
-//! `templatefile` (`%{ if … }`, `${…}`), Jinja (`{% … %}`), `@VAR@` placeholders. Helm/Go
+//! `templatefile` (`%{ if … }`, `${…}`), Jinja (`{% … %}`), `@VAR@` placeholders, Go/C printf
+//! formats (`name: %s`); and JSON with comments (a VS Code or TypeScript config), which is no
+//! manifest and no YAML either. Helm/Go
 //! templates that do not parse are recognised while parsing (`file`); these are settled once
 //! a file is linted:
 //!
@@ -31,6 +33,8 @@ pub(super) enum Syntax {
     Jinja,
     Envsubst,
     AtPlaceholder,
+    Printf,
+    JsonWithComments,
 }
 
 impl Syntax {
@@ -40,6 +44,8 @@ impl Syntax {
             Syntax::Jinja => "a Jinja template (`{% … %}`)",
             Syntax::Envsubst => "an envsubst template (`${VAR}`)",
             Syntax::AtPlaceholder => "a template with `@VAR@` placeholders",
+            Syntax::Printf => "a printf format (`%s`) a program fills in",
+            Syntax::JsonWithComments => "JSON with comments (an editor's or a tool's config)",
         }
     }
 
@@ -54,6 +60,10 @@ impl Syntax {
             Syntax::Envsubst => "render it first: `envsubst < file.yaml | taintlint check -`",
             Syntax::AtPlaceholder => {
                 "render it first (the build step that replaces the placeholders) and lint the output"
+            }
+            Syntax::Printf => "lint what the program writes from it",
+            Syntax::JsonWithComments => {
+                "kubectl reads neither JSON with comments nor this as YAML; if it is no manifest, exclude it"
             }
         }
     }
@@ -81,7 +91,34 @@ pub(super) fn find(text: &str) -> Option<Marker> {
     if let Some((at, len)) = envsubst(text, 0) {
         return Some(marker(Syntax::Envsubst, at, len));
     }
-    at_placeholder(text, 0).map(|(at, len)| marker(Syntax::AtPlaceholder, at, len))
+    if let Some((at, len)) = at_placeholder(text, 0) {
+        return Some(marker(Syntax::AtPlaceholder, at, len));
+    }
+    if let Some(at) = printf_verb(text) {
+        return Some(marker(Syntax::Printf, at, 2));
+    }
+    let start = text.len() - text.trim_start().len();
+    (text[start..].starts_with("//") || text[start..].starts_with("/*"))
+        .then(|| marker(Syntax::JsonWithComments, start, 2))
+}
+
+/// The first printf verb (`%s`, `%d`, `%v`, `%q`) that stands where a value starts (after
+/// `: `, `- ` or an opening quote) and ends there or before a blank, quote or `/`: a format a
+/// program fills in (a Go test's input), which YAML refuses (`%` starts no plain scalar).
+fn printf_verb(text: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    memchr::memchr_iter(b'%', b).find(|&i| {
+        let verb = b.get(i + 1).is_some_and(|c| matches!(c, b's' | b'd' | b'v' | b'q'));
+        let ends = b
+            .get(i + 2)
+            .is_none_or(|c| matches!(c, b'\n' | b'\r' | b' ' | b'"' | b'\'' | b'/' | b','));
+        let starts = i >= 2
+            && matches!(
+                (b[i - 2], b[i - 1]),
+                (b':' | b'-', b' ') | (_, b'"') | (_, b'\'')
+            );
+        verb && ends && starts && !in_comment(b, i)
+    })
 }
 
 /// Is `at` inside a YAML comment: after a `#` that starts its line's content or follows a
@@ -346,6 +383,18 @@ mod tests {
         assert_eq!(
             find("a: \"#%{ x }\"\n").map(|m| m.syntax),
             Some(Syntax::Terraform)
+        );
+    }
+
+    #[test]
+    fn printf_formats_and_json_with_comments() {
+        let m = find("spec:\n  name: %s\n  url: \"%s/x\"\n").expect("printf");
+        assert_eq!((m.syntax, m.span.start), (Syntax::Printf, 14));
+        // Not a format: a percentage, a verb inside a word, a comment.
+        assert_eq!(find("a: 50%\nb: 100%sure\nc: x%s\n# printf '%s'\n"), None);
+        assert_eq!(
+            find("  // settings\n{\"a\": 1}\n").map(|m| m.syntax),
+            Some(Syntax::JsonWithComments)
         );
     }
 

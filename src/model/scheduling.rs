@@ -348,6 +348,13 @@ impl PodSpec<'_> {
         !self.extended_resources().is_empty() || self.has_resource_claims()
     }
 
+    /// A built-in kind's pod spec without `containers`, which the API server requires
+    /// (`spec.containers: Required value`): a fragment merged onto a base kept elsewhere (a
+    /// kustomize patch, an overlay), whose scheduling fields are only part of the pod's.
+    pub fn is_fragment(&self) -> bool {
+        self.builtin && self.node.get("containers").is_none()
+    }
+
     /// A non-empty `resourceClaims` list (dynamic resource allocation).
     pub fn has_resource_claims(&self) -> bool {
         self.node

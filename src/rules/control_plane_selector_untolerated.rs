@@ -94,7 +94,8 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         let Some((at, label)) = selects_control_plane(spec) else {
             continue;
         };
-        if tolerates_control_plane(spec) || spec.node_name.is_some() {
+        // A patch's base may well tolerate the taint.
+        if tolerates_control_plane(spec) || spec.node_name.is_some() || spec.is_fragment() {
             continue;
         }
         out.push(

@@ -100,7 +100,12 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         return;
     }
     for spec in &ctx.object.pod_specs {
-        if is_node_agent_path(&spec.path) || spec.is_pinned() || runs_anywhere(spec) {
+        // A patch's base may select the nodes.
+        if is_node_agent_path(&spec.path)
+            || spec.is_pinned()
+            || runs_anywhere(spec)
+            || spec.is_fragment()
+        {
             continue;
         }
         // Requesting devices (an extended resource, a DRA claim) pins the pod as well,
