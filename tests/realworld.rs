@@ -46,9 +46,7 @@ fn judged_in(table: &str, columns: usize) -> Vec<(Key, String)> {
                 columns < 6 || !cols[5].trim().is_empty(),
                 "{table}: a verdict without its reason: {l}"
             );
-            let line = cols[3]
-                .parse()
-                .unwrap_or_else(|_| panic!("{table}: {l}"));
+            let line = cols[3].parse().unwrap_or_else(|_| panic!("{table}: {l}"));
             (
                 (
                     cols[0].to_string(),
@@ -171,16 +169,25 @@ fn whole_repositories_stay_judged() {
                     loop {
                         let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let Some(repo) = repos.get(i) else { break };
-                        let out = common::cli::taintlint(&["check", ".", "--format", "json", "--isolated"])
-                            .in_dir(&dir.join(repo))
-                            .run();
+                        let out = common::cli::taintlint(&[
+                            "check",
+                            ".",
+                            "--format",
+                            "json",
+                            "--isolated",
+                        ])
+                        .in_dir(&dir.join(repo))
+                        .run();
                         seen.extend(keys(repo, &out));
                     }
                     seen
                 })
             })
             .collect();
-        handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
     });
     let judged = judged_in("judged-whole.tsv", 6);
     // Precision per rule, as the README reports it (true positives among what is reported).
@@ -210,7 +217,10 @@ fn compare(judged: &[(Key, String)], seen: &BTreeSet<Key>) -> Vec<String> {
     for (key, verdict) in judged {
         let present = seen.contains(key);
         // Another rule's finding on the same line of the same file.
-        let elsewhere = || seen.iter().any(|k| (&k.0, &k.2, k.3) == (&key.0, &key.2, key.3));
+        let elsewhere = || {
+            seen.iter()
+                .any(|k| (&k.0, &k.2, k.3) == (&key.0, &key.2, key.3))
+        };
         match verdict.as_str() {
             "TP" if !present => problems.push(format!("a true positive disappeared: {key:?}")),
             "TP-elsewhere" if !elsewhere() => problems.push(format!(

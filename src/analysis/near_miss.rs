@@ -47,7 +47,8 @@ pub fn near_miss(inventory: &Inventory, w: &Workload, fits: &Verdicts) -> Option
     let selects = !w.node_selector.is_empty() || w.terms.is_some();
     // Closest first: a pool the selector admits, then one with a taint whose key the pod
     // tolerates (it was written for that pool), then the fewest reasons against it.
-    let mut best: Option<((bool, bool, usize), usize, Vec<Reason>)> = None;
+    type Score = (bool, bool, usize);
+    let mut best: Option<(Score, usize, Vec<Reason>)> = None;
     let mut tied = false;
     for (p, pool) in inventory.pools.iter().enumerate() {
         let reasons = fits.reasons(w, pool);

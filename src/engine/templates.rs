@@ -108,7 +108,9 @@ pub(super) fn find(text: &str) -> Option<Marker> {
 fn printf_verb(text: &str) -> Option<usize> {
     let b = text.as_bytes();
     memchr::memchr_iter(b'%', b).find(|&i| {
-        let verb = b.get(i + 1).is_some_and(|c| matches!(c, b's' | b'd' | b'v' | b'q'));
+        let verb = b
+            .get(i + 1)
+            .is_some_and(|c| matches!(c, b's' | b'd' | b'v' | b'q'));
         let ends = b
             .get(i + 2)
             .is_none_or(|c| matches!(c, b'\n' | b'\r' | b' ' | b'"' | b'\'' | b'/' | b','));
@@ -313,17 +315,16 @@ pub(super) fn settle(
         return;
     }
     let holds = |s: &str| has_placeholder(s, marker.syntax);
-    let in_span = |sp: Span| {
-        text.get(sp.start..sp.end.max(sp.start))
-            .is_some_and(holds)
-    };
+    let in_span = |sp: Span| text.get(sp.start..sp.end.max(sp.start)).is_some_and(holds);
     let before = report.findings.len();
     report
         .findings
         .retain(|f| !f.primary.as_ref().is_some_and(|l| in_span(l.span)));
     let dropped = before - report.findings.len();
     let workloads = report.workloads.len();
-    report.workloads.retain(|w| !workload_has_placeholder(w, &holds));
+    report
+        .workloads
+        .retain(|w| !workload_has_placeholder(w, &holds));
     let nodes = report.nodes.len();
     report.nodes.retain(|n| !node_has_placeholder(n, &holds));
     let skipped = dropped + (workloads - report.workloads.len()) + (nodes - report.nodes.len());

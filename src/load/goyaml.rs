@@ -638,7 +638,11 @@ mod tests {
 /// line to saphyr; offsets stay true, only the scalar's text changes) and its original text
 /// goes to `quoted`, for [`refold_quoted`] to fold its text from. Only a single-quoted scalar,
 /// or a double-quoted one without escapes, whose folding is plain; false for any other.
-pub(super) fn join_quoted_lines(text: &mut String, at: usize, quoted: &mut Vec<(usize, String)>) -> bool {
+pub(super) fn join_quoted_lines(
+    text: &mut String,
+    at: usize,
+    quoted: &mut Vec<(usize, String)>,
+) -> bool {
     let b = text.as_bytes();
     let Some(&quote) = b.get(at) else {
         return false;

@@ -230,7 +230,10 @@ pub fn superseded_by_inventory(name: &str) -> bool {
 pub fn superseded(f: &Finding, inventory: &crate::analysis::Inventory) -> bool {
     superseded_by_inventory(f.rule)
         && !inventory.is_empty()
-        && (inventory.closed() || f.taint_key.as_deref().is_none_or(|k| inventory.has_taint_key(k)))
+        && (inventory.closed()
+            || f.taint_key
+                .as_deref()
+                .is_none_or(|k| inventory.has_taint_key(k)))
 }
 
 /// Keeps `api_error` only where the server would really say it: once an object fails to
