@@ -26,6 +26,7 @@ const SCENARIOS: &[&str] = &[
     "external-inventory",
     "found-pools",
     "gpu-dedicated",
+    "instance-types",
     "karpenter",
     "kubeadm",
     "live-dump",
@@ -734,4 +735,36 @@ fn found_pools_judge_only_what_they_are_evidence_for() {
         assert_eq!(f.len(), 1, "{name}: {declared:#?}");
         assert_eq!(f[0]["severity"], "error");
     }
+}
+
+/// eksctl's instance types are its nodes' `node.kubernetes.io/instance-type` (issue 27); the
+/// near-miss hint ranks the pools by how like the selected value theirs is.
+#[test]
+fn eksctl_instance_types_are_labels() {
+    let eks = findings(&run("instance-types").1);
+    // eksctl's instance types are the nodes' `node.kubernetes.io/instance-type`; the hint
+    // names the group with the most similar one, in `check` and in `explain` alike.
+    let monitor = about(&eks, "unschedulable-workload", "neuron-monitor");
+    assert_eq!(monitor.len(), 1, "{eks:#?}");
+    assert!(
+        monitor[0]["help"].as_str().unwrap().contains(
+            "eksctl managedNodeGroup `inf2` (its labels but for a slip of one value): the pod requires `node.kubernetes.io/instance-type: inf2.48xlarge` where the pool has `node.kubernetes.io/instance-type: inf2.8xlarge`"
+        ),
+        "{monitor:#?}"
+    );
+    let explained = taintlint(&[
+        "explain",
+        "testdata/scenarios/instance-types",
+        "--isolated",
+        "--workload",
+        "DaemonSet/neuron-monitor",
+    ])
+    .run();
+    assert!(
+        explained
+            .stdout
+            .contains("→ the pool this pod is meant for is eksctl managedNodeGroup `inf2`"),
+        "{}",
+        explained.stdout
+    );
 }

@@ -231,6 +231,29 @@ fn one_miss(pool: &Pool, p: usize, w: &Workload) -> Option<(usize, LabelMiss)> {
     found
 }
 
+/// How far `pool`'s labels are from the pod's nodeSelector/`In` requirements: the sum, over
+/// them, of the edit distance from the nearest wanted value to the nearest value the pool has
+/// (0 when it matches or has any value; the wanted value's length when the pool lacks the
+/// key). The near-miss hint ranks pools by it: `inf2.8xlarge` for `inf2.48xlarge`, not `c5`.
+pub fn label_distance(pool: &Pool, w: &Workload) -> usize {
+    positive(w)
+        .filter(|(_, _, op)| *op == "In")
+        .map(|(key, values, _)| match pool.label(key) {
+            Some(LabelValues::Any) => 0,
+            Some(LabelValues::OneOf(has)) => values
+                .iter()
+                .flat_map(|v| {
+                    has.iter().map(move |h| {
+                        edit_distance(&v.to_ascii_lowercase(), &h.to_ascii_lowercase())
+                    })
+                })
+                .min()
+                .unwrap_or(0),
+            None => values.iter().map(|v| v.len()).max().unwrap_or(0),
+        })
+        .sum()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

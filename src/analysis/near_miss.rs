@@ -46,8 +46,9 @@ pub fn near_miss(inventory: &Inventory, w: &Workload, fits: &Verdicts) -> Option
     // "meant for" one only when that pool is strictly the closest.
     let selects = !w.node_selector.is_empty() || w.terms.is_some();
     // Closest first: a pool the selector admits, then one with a taint whose key the pod
-    // tolerates (it was written for that pool), then the fewest reasons against it.
-    type Score = (bool, bool, usize);
+    // tolerates (it was written for that pool), then the fewest reasons against it, then the
+    // labels most like the ones it selects.
+    type Score = (bool, bool, usize, usize);
     let mut best: Option<(Score, usize, Vec<Reason>)> = None;
     let mut tied = false;
     for (p, pool) in inventory.pools.iter().enumerate() {
@@ -56,7 +57,8 @@ pub fn near_miss(inventory: &Inventory, w: &Workload, fits: &Verdicts) -> Option
         let tolerated = pool
             .blocking_taints()
             .any(|(_, t)| w.tolerations.iter().any(|tol| *tol.key == *t.taint.key));
-        let score = (selected, tolerated, usize::MAX - reasons.len());
+        let like = usize::MAX - super::evidence::label_distance(pool, w);
+        let score = (selected, tolerated, usize::MAX - reasons.len(), like);
         let order = match &best {
             None => std::cmp::Ordering::Greater,
             Some((s, _, _)) => score.cmp(s),
@@ -70,7 +72,7 @@ pub fn near_miss(inventory: &Inventory, w: &Workload, fits: &Verdicts) -> Option
             std::cmp::Ordering::Less => {}
         }
     }
-    let ((selected, _, _), p, reasons) = best?;
+    let ((selected, ..), p, reasons) = best?;
     if tied && !selects {
         return None;
     }
