@@ -35,6 +35,9 @@ const EXEMPT_PREFIXES: &[&str] = &[
 const EXEMPT_KEYS: &[&str] = &[
     "node-role.kubernetes.io/control-plane",
     "node-role.kubernetes.io/master",
+    // RKE's control-plane and etcd taints.
+    "node-role.kubernetes.io/controlplane",
+    "node-role.kubernetes.io/etcd",
     "CriticalAddonsOnly",
     "node.cilium.io/agent-not-ready",
     "ToBeDeletedByClusterAutoscaler",
@@ -88,6 +91,8 @@ fn runs_anywhere(spec: &crate::model::PodSpec<'_>) -> bool {
             t.key(),
             "node-role.kubernetes.io/control-plane"
                 | "node-role.kubernetes.io/master"
+                | "node-role.kubernetes.io/controlplane"
+                | "node-role.kubernetes.io/etcd"
                 | "CriticalAddonsOnly"
         )
     })
@@ -207,6 +212,8 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                 &*t.key,
                 "node-role.kubernetes.io/control-plane"
                     | "node-role.kubernetes.io/master"
+                    | "node-role.kubernetes.io/controlplane"
+                    | "node-role.kubernetes.io/etcd"
                     | "CriticalAddonsOnly"
             )
         });
