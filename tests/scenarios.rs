@@ -683,7 +683,14 @@ fn near_misses_name_the_pool_and_the_edit() {
 #[test]
 fn found_pools_judge_only_what_they_are_evidence_for() {
     let all = findings(&run("found-pools").1);
-    for quiet in ["plain", "aks", "other-value", "efa-plugin", "flavor-user", "gpu-sku"] {
+    for quiet in [
+        "plain",
+        "aks",
+        "other-value",
+        "efa-plugin",
+        "flavor-user",
+        "gpu-sku",
+    ] {
         for rule in ["unschedulable-workload", "toleration-matches-no-taint"] {
             assert!(about(&all, rule, quiet).is_empty(), "{quiet}: {all:#?}");
         }

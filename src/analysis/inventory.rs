@@ -98,6 +98,8 @@ pub struct Inventory {
     found_in: std::sync::OnceLock<String>,
     /// The label keys the pools declare themselves (see [`Inventory::declares_label`]).
     label_keys: std::sync::OnceLock<std::collections::HashSet<Arc<str>>>,
+    /// [`Inventory::closed`], worked out once.
+    closed: std::sync::OnceLock<bool>,
 }
 
 /// Where the sources of [`Place::Stored`] places are read back from: the run's store, which
@@ -293,6 +295,7 @@ impl Inventory {
             places: None,
             found_in: std::sync::OnceLock::new(),
             label_keys: std::sync::OnceLock::new(),
+            closed: std::sync::OnceLock::new(),
         }
     }
 
@@ -435,7 +438,9 @@ impl Inventory {
     /// merely found among the linted files (NodePools, node groups) are not: the cluster may
     /// have pools no file describes (see `analysis::evidence`).
     pub fn closed(&self) -> bool {
-        self.declared() || self.pools.iter().all(|p| p.origin == "Node")
+        *self
+            .closed
+            .get_or_init(|| self.declared() || self.pools.iter().all(|p| p.origin == "Node"))
     }
 
     /// The taints with this key, with their pools (for keyed tolerations).

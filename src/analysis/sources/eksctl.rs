@@ -51,7 +51,12 @@ fn instance_types(ng: &Node) -> Option<LabelValues> {
         .get("instanceTypes")
         .or_else(|| ng.path(&["instancesDistribution", "instanceTypes"]))
         .and_then(Node::as_seq)
-        .map(|l| l.iter().map(|t| text(Some(t))).filter(|t| !t.is_empty()).collect::<Vec<_>>())
+        .map(|l| {
+            l.iter()
+                .map(|t| text(Some(t)))
+                .filter(|t| !t.is_empty())
+                .collect::<Vec<_>>()
+        })
         .filter(|l| !l.is_empty());
     match (list, text(ng.get("instanceType"))) {
         (Some(list), _) => Some(LabelValues::of(list)),
