@@ -11,7 +11,7 @@
 //!   found pools: it requires only labels found pools have, at least one of which some found
 //!   pool declares itself (not merely a label every node has, like `kubernetes.io/os`), and
 //!   its selector admits a found pool, misses one by a slip of one value (`on-demnad`), or
-//!   misses the pools whose taint the pod tolerates (it is meant for them). A
+//!   misses the pools whose taint (key and value) the pod tolerates (it is meant for them). A
 //!   pod that selects nothing lands on the untainted nodes no file describes; one that wants
 //!   another value of a found label (`NodeGroupType: core` beside NodePools labelled
 //!   `NodeGroupType: gpu`) is meant for nodes made elsewhere;
@@ -26,6 +26,7 @@
 use crate::util::edit_distance;
 
 use super::inventory::{Inventory, LabelValues, Pool};
+use super::matching::{TaintRef, tolerates};
 use super::schedule::selector_matches;
 use super::well_known::is_well_known_key;
 use super::workload::Workload;
@@ -95,8 +96,8 @@ pub enum Aim {
     /// It aims at found pools, but its selector admits none: one has every label it requires,
     /// one of them with a value one slip from the wanted one.
     Slip(LabelMiss),
-    /// It tolerates a taint of found pools (it is meant for them), but its selector admits
-    /// none of them.
+    /// It tolerates a taint of found pools, key and value (it is meant for them), but its
+    /// selector admits none of them.
     Tolerated,
     /// Found pools say nothing about where it runs: it selects no label they declare, a label
     /// none of them has, or a value none of them has or nearly has.
@@ -151,8 +152,8 @@ pub fn aim(inventory: &Inventory, w: &Workload) -> Aim {
     // Another value of a label found pools declare is no evidence (`NodeGroupType: core`
     // beside NodePools labelled `NodeGroupType: gpu`: the core nodes are made elsewhere);
     // a slip of one of their values is.
-    // a slip of one of their values is. So is a pod that tolerates a taint of theirs: it is
-    // meant for those nodes, and its selector keeps it off them.
+    // a slip of one of their values is. So is a pod that tolerates a taint of theirs (key and
+    // value): it is meant for those nodes, and its selector keeps it off them.
     match closest_by_labels(inventory, w) {
         Some(miss) if miss.is_slip() => Aim::Slip(miss),
         _ if tolerates_found_taint(inventory, w) => Aim::Tolerated,
@@ -160,12 +161,27 @@ pub fn aim(inventory: &Inventory, w: &Workload) -> Aim {
     }
 }
 
-/// Does the pod tolerate a taint key of a found pool, one of a user's own (not a taint
-/// Kubernetes sets on any node)?
+/// Does the pod tolerate a taint of a found pool (its key and value), one of a user's own
+/// (not a taint Kubernetes or the platform sets on any node, like `nvidia.com/gpu`)? A key
+/// alone is no evidence: `dedicated=batch` on a found pool says nothing about a pod that
+/// tolerates `dedicated=ml`, whose pool is made elsewhere.
 fn tolerates_found_taint(inventory: &Inventory, w: &Workload) -> bool {
-    w.tolerations
-        .iter()
-        .any(|t| !t.key.is_empty() && !is_well_known_key(&t.key) && inventory.has_taint_key(&t.key))
+    w.tolerations.iter().any(|t| {
+        !t.key.is_empty()
+            && !is_well_known_key(&t.key)
+            && inventory.taints_with_key(&t.key).any(|(_, pt)| {
+                // Comparison operators (behind a feature gate) are not counted.
+                tolerates(
+                    &t.tol(),
+                    &TaintRef {
+                        key: &pt.taint.key,
+                        value: &pt.taint.value,
+                        effect: &pt.taint.effect,
+                    },
+                    false,
+                )
+            })
+    })
 }
 
 /// The found pool whose labels miss the pod's nodeSelector/`In` requirements by one value

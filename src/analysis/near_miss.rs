@@ -46,8 +46,8 @@ pub fn near_miss(inventory: &Inventory, w: &Workload, fits: &Verdicts) -> Option
     // "meant for" one only when that pool is strictly the closest.
     let selects = !w.node_selector.is_empty() || w.terms.is_some();
     // Closest first: a pool the selector admits, then one with a taint whose key the pod
-    // tolerates (it was written for that pool), then the fewest reasons against it, then the
-    // labels most like the ones it selects.
+    // tolerates (it was written for that pool), then the labels most like the ones it selects
+    // (`ML` for `ml`: the pool `check` names too), then the fewest reasons against it.
     type Score = (bool, bool, usize, usize);
     let mut best: Option<(Score, usize, Vec<Reason>)> = None;
     let mut tied = false;
@@ -58,7 +58,7 @@ pub fn near_miss(inventory: &Inventory, w: &Workload, fits: &Verdicts) -> Option
             .blocking_taints()
             .any(|(_, t)| w.tolerations.iter().any(|tol| *tol.key == *t.taint.key));
         let like = usize::MAX - super::evidence::label_distance(pool, w);
-        let score = (selected, tolerated, usize::MAX - reasons.len(), like);
+        let score = (selected, tolerated, like, usize::MAX - reasons.len());
         let order = match &best {
             None => std::cmp::Ordering::Greater,
             Some((s, _, _)) => score.cmp(s),
