@@ -1,6 +1,7 @@
 //! What node pools merely *found* among the linted files are evidence for. A declared
 //! inventory (`--inventory`, the config's pools, an `Inventory` file, `clusters:`) is the
-//! whole cluster: what no pool of it admits cannot run. Found pools are not: a repository
+//! whole cluster: what no pool of it admits cannot run; so is a dump of `Node` objects (see
+//! `Inventory::closed`). Found templates are not: a repository
 //! describes some of its cluster's pools (a NodePool here, an eksctl file there) while others
 //! are made by Terraform, a cloud CLI or the platform itself, with labels and taints no file
 //! shows. So, against found pools:
@@ -19,9 +20,10 @@
 //!   the key of a found taint with another value (or none), or a key one slip from a found
 //!   taint's key (differing in case, or by an edit or two).
 //!
-//! Every cross-reference rule asks this module, whatever the source of the pools (manifests,
-//! eksctl, Karpenter, Terraform): a new pool source adds pools, never findings about pods that
-//! do not aim at them.
+//! The cross-reference rules that judge a pod by what no pool offers (`unschedulable-workload`,
+//! `toleration-matches-no-taint`) ask this module, whatever the source of the pools
+//! (manifests, eksctl, Karpenter, Terraform): a new pool source adds pools, never findings
+//! about pods that do not aim at them.
 
 use crate::util::edit_distance;
 
