@@ -994,3 +994,44 @@ fn symlink_loop_with_follow_links() {
     let (code, v) = json_in(e.path(), &["."]);
     assert_eq!((code, locs(&v)), (0, vec![]));
 }
+
+/// Input forms of issue 27, each what it is: a bare `$VAR` in an envsubst template is a
+/// placeholder (no invalid label or toleration value); a `%{` in a YAML comment makes no
+/// Terraform template (the file is linted); a printf format and JSON with comments are no
+/// YAML a user applies (an info, not a syntax error).
+#[test]
+fn issue_27_input_forms() {
+    let rules = |path: &str| -> Vec<(String, u64)> {
+        let (_, v) = json(&["--isolated", path]);
+        findings(&v)
+            .iter()
+            .map(|f| {
+                (
+                    f["rule"].as_str().unwrap().to_string(),
+                    f["line"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        rules("testdata/input/envsubst-bare.yaml"),
+        [("template-not-rendered".to_string(), 6)]
+    );
+    let comment = rules("testdata/input/comment-directive.yaml");
+    assert!(
+        comment.contains(&("toleration-exists-with-value".to_string(), 12)),
+        "{comment:?}"
+    );
+    assert!(
+        comment.iter().all(|(r, _)| r != "template-not-rendered"),
+        "{comment:?}"
+    );
+    assert_eq!(
+        rules("testdata/input/printf-format.yaml"),
+        [("template-not-rendered".to_string(), 6)]
+    );
+    assert_eq!(
+        rules("testdata/input/devcontainer.json"),
+        [("template-not-rendered".to_string(), 1)]
+    );
+}

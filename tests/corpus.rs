@@ -176,14 +176,24 @@ fn one_cluster_per_project_equals_per_project_runs() {
             assert_eq!(project_of(r["file"].as_str().unwrap()), own, "{f:#}");
         }
     }
+    // Each run alone with its project as the one configured cluster: a configured cluster's
+    // pools are declared (a closed world), as in the run of all of them.
     let mut separate = Vec::new();
     for p in &projects {
+        let one = config_dir.path().join(format!("{p}.yaml"));
+        std::fs::write(
+            &one,
+            format!("clusters:\n  - name: {p}\n    paths: [\"corpus/{p}/**\"]\n"),
+        )
+        .unwrap();
+        let one = one.to_string_lossy().into_owned();
         let (_, v) = common::cli::taintlint(&[
             "check",
             &format!("corpus/{p}"),
             "--format",
             "json",
-            "--isolated",
+            "--config",
+            &one,
         ])
         .in_dir(&dir)
         .json();

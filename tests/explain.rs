@@ -137,3 +137,27 @@ fn explain_names_the_topology_spread_filter() {
         "{out}"
     );
 }
+
+/// `explain` counts and names the pools as `check` does (issue 27): one NodePool declared in
+/// two files is one pool, counted and listed once.
+#[test]
+fn explain_counts_pools_as_check_does() {
+    let (code, out, err) = run(&[
+        "explain",
+        "testdata/scenarios/same-name-pools",
+        "--isolated",
+        "--workload",
+        "Deployment/web",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Node pools: 0 of 1 can run this pod"), "{out}");
+    assert_eq!(out.matches("NodePool `gpu` —").count(), 1, "{out}");
+    let (_, check, _) = run(&[
+        "check",
+        "testdata/scenarios/same-name-pools",
+        "--isolated",
+        "--format",
+        "concise",
+    ]);
+    assert!(check.contains("0/1 node pools"), "{check}");
+}

@@ -24,7 +24,9 @@ const SCENARIOS: &[&str] = &[
     "effect-mismatch",
     "eksctl",
     "external-inventory",
+    "found-pools",
     "gpu-dedicated",
+    "instance-types",
     "karpenter",
     "kubeadm",
     "live-dump",
@@ -670,4 +672,106 @@ fn near_misses_name_the_pool_and_the_edit() {
         assert_eq!(edits[0]["replacement"], replacement, "{name}");
     }
     assert!(fix("missing").is_null());
+}
+
+/// Pools merely found in the tree judge only what they are evidence for (issue 27): a pod that
+/// selects nothing, requires a label they do not have, wants another value of theirs, or
+/// tolerates a taint none of them has is not judged; a near miss of what they declare (a key
+/// typo, a value left out, a value one slip away) is a warning that names the pool and the
+/// edit. A Kueue ResourceFlavor is no pool, a GPU request pins the pod, and the heuristic
+/// still speaks for a taint no found pool has. Declared, the same pools are the cluster.
+#[test]
+fn found_pools_judge_only_what_they_are_evidence_for() {
+    let all = findings(&run("found-pools").1);
+    for quiet in [
+        "plain",
+        "aks",
+        "other-value",
+        "efa-plugin",
+        "flavor-user",
+        "gpu-sku",
+    ] {
+        for rule in ["unschedulable-workload", "toleration-matches-no-taint"] {
+            assert!(about(&all, rule, quiet).is_empty(), "{quiet}: {all:#?}");
+        }
+    }
+    assert!(about(&all, "dedicated-toleration-without-affinity", "gpu-sku").is_empty());
+    assert_eq!(
+        about(&all, "dedicated-toleration-without-affinity", "plain").len(),
+        1,
+        "{all:#?}"
+    );
+    for near in ["typo", "no-value"] {
+        let dead = about(&all, "toleration-matches-no-taint", near);
+        assert_eq!(dead.len(), 1, "{near}: {all:#?}");
+        assert_eq!(about(&all, "unschedulable-workload", near).len(), 1);
+    }
+    let typo = about(&all, "unschedulable-workload", "typo");
+    assert!(
+        typo[0]["help"]
+            .as_str()
+            .unwrap()
+            .contains("set `key: nvidia.com/gpu`"),
+        "{typo:#?}"
+    );
+    let slip = about(&all, "unschedulable-workload", "slip");
+    assert_eq!(slip.len(), 1, "{all:#?}");
+    assert!(
+        slip[0]["help"].as_str().unwrap().contains(
+            "NodePool `gpu` (its labels but for a slip of one value): the pod requires `workload: GPU` where the pool has `workload: gpu`"
+        ),
+        "{slip:#?}"
+    );
+    // No pool comes from the ResourceFlavor.
+    let text = serde_json::to_string(&all).unwrap();
+    assert!(!text.contains("ResourceFlavor `a100`"), "{all:#?}");
+    // Declared with `--inventory`, the same pools are the whole cluster: the quiet pods are
+    // judged, as errors.
+    let declared = taintlint(&[
+        "check",
+        "--format",
+        "json",
+        "--inventory",
+        "testdata/scenarios/found-pools/pools.yaml",
+        "testdata/scenarios/found-pools/workloads.yaml",
+    ])
+    .run();
+    let declared = findings(&declared.stdout);
+    for name in ["plain", "aks", "other-value"] {
+        let f = about(&declared, "unschedulable-workload", name);
+        assert_eq!(f.len(), 1, "{name}: {declared:#?}");
+        assert_eq!(f[0]["severity"], "error");
+    }
+}
+
+/// eksctl's instance types are its nodes' `node.kubernetes.io/instance-type` (issue 27); the
+/// near-miss hint ranks the pools by how like the selected value theirs is.
+#[test]
+fn eksctl_instance_types_are_labels() {
+    let eks = findings(&run("instance-types").1);
+    // eksctl's instance types are the nodes' `node.kubernetes.io/instance-type`; the hint
+    // names the group with the most similar one, in `check` and in `explain` alike.
+    let monitor = about(&eks, "unschedulable-workload", "neuron-monitor");
+    assert_eq!(monitor.len(), 1, "{eks:#?}");
+    assert!(
+        monitor[0]["help"].as_str().unwrap().contains(
+            "eksctl managedNodeGroup `inf2` (its labels but for a slip of one value): the pod requires `node.kubernetes.io/instance-type: inf2.48xlarge` where the pool has `node.kubernetes.io/instance-type: inf2.8xlarge`"
+        ),
+        "{monitor:#?}"
+    );
+    let explained = taintlint(&[
+        "explain",
+        "testdata/scenarios/instance-types",
+        "--isolated",
+        "--workload",
+        "DaemonSet/neuron-monitor",
+    ])
+    .run();
+    assert!(
+        explained
+            .stdout
+            .contains("→ the pool this pod is meant for is eksctl managedNodeGroup `inf2`"),
+        "{}",
+        explained.stdout
+    );
 }

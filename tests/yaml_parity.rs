@@ -219,6 +219,25 @@ fn flow_closer_at_the_keys_indentation() {
     );
 }
 
+/// go-yaml's scanner holds the continuation lines of a multi-line quoted scalar to no
+/// indentation (`yaml_parser_scan_flow_scalar` in go-yaml v2's `scannerc.go` checks only for a
+/// document indicator at column 0 and the end of the stream before each line), so they may
+/// sit at the key's indentation or less, and the scalar folds as usual: blanks around a line
+/// break dropped, the break a space, an empty line a line feed (issue 27: a published
+/// manifest's JSON annotation in single quotes). saphyr says "invalid indentation in quoted
+/// scalar".
+#[test]
+fn quoted_scalar_continuation_at_the_keys_indentation() {
+    same(
+        "metadata:\n  annotations:\n    a: '[\n        {\n            \"n\": \"i\"\n        }\n    ]'\nspec: 1\n",
+        r#"{"metadata":{"annotations":{"a":"[ { \"n\": \"i\" } ]"}},"spec":1}"#,
+    );
+    same(
+        "a:\n  b: \"x\n  y\n\n  z\"\n  c: 'it''s\nok'\n",
+        r#"{"a":{"b":"x y\nz","c":"it's ok"}}"#,
+    );
+}
+
 /// go-yaml's reader drops a byte order mark only at the start of the stream
 /// (`yaml_parser_determine_encoding`); elsewhere its scanner takes U+FEFF as an ordinary
 /// character of a plain scalar (`yaml_parser_scan_plain_scalar` does not ask `is_printable`).

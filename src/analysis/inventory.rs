@@ -112,8 +112,10 @@ pub struct Inventory {
     places: Option<StoredPlaces>,
     /// [`Inventory::found_in`], worked out once.
     found_in: std::sync::OnceLock<String>,
-    /// The DNS prefixes of the pools' label keys (see [`Inventory::knows_label`]).
-    label_domains: std::sync::OnceLock<std::collections::HashSet<Box<str>>>,
+    /// The label keys the pools declare themselves (see [`Inventory::declares_label`]).
+    label_keys: std::sync::OnceLock<std::collections::HashSet<Arc<str>>>,
+    /// [`Inventory::closed`], worked out once.
+    closed: std::sync::OnceLock<bool>,
 }
 
 /// Where the sources of [`Place::Stored`] places are read back from: the run's store, which
@@ -310,7 +312,8 @@ impl Inventory {
             by_node,
             places: None,
             found_in: std::sync::OnceLock::new(),
-            label_domains: std::sync::OnceLock::new(),
+            label_keys: std::sync::OnceLock::new(),
+            closed: std::sync::OnceLock::new(),
         }
     }
 
@@ -373,31 +376,30 @@ impl Inventory {
         self.pools.is_empty()
     }
 
-    /// Can these pools tell whether a node carries label `key`? Not when the key is in a
-    /// domain none of their labels uses (`cloud.google.com/…` against eksctl node groups):
-    /// such labels are set by a platform the pools do not describe (GKE on its nodes, a
-    /// bootstrap script), so the pools are not the nodes the pod is meant for. Unprefixed keys
-    /// and the `kubernetes.io`/`k8s.io` labels every node has are always judged.
-    pub fn knows_label(&self, key: &str) -> bool {
-        let Some((domain, _)) = key.rsplit_once('/') else {
-            return true;
-        };
-        let standard = |d: &str| {
-            ["kubernetes.io", "k8s.io"]
-                .iter()
-                .any(|s| d == *s || d.strip_suffix(s).is_some_and(|p| p.ends_with('.')))
-        };
-        if standard(domain) {
-            return true;
-        }
-        let domains = self.label_domains.get_or_init(|| {
-            self.pools
-                .iter()
-                .flat_map(|p| p.all_labels())
-                .filter_map(|(k, _)| k.rsplit_once('/').map(|(d, _)| d.into()))
-                .collect()
-        });
-        domains.contains(domain) || self.pools.iter().any(|p| p.label(key).is_some())
+    /// Does some pool declare label `key` itself (in its labels, or as the label naming it,
+    /// `karpenter.sh/nodepool`)? The well-known labels a template's nodes get some value of
+    /// (zone, instance type) do not count unless a pool fixes them.
+    pub fn declares_label(&self, key: &str) -> bool {
+        self.label_keys
+            .get_or_init(|| {
+                self.pools
+                    .iter()
+                    .flat_map(|p| p.all_labels())
+                    .map(|(k, _)| k)
+                    .collect()
+            })
+            .contains(key)
+    }
+
+    /// Do the nodes of some pool carry label `key` (declared, or well-known on a template)?
+    pub fn has_label(&self, key: &str) -> bool {
+        self.declares_label(key)
+            || (is_well_known_label(key) && self.pools.iter().any(|p| p.open_labels))
+    }
+
+    /// Does some pool have a taint with this key?
+    pub fn has_taint_key(&self, key: &str) -> bool {
+        self.by_key.contains_key(key)
     }
 
     /// Where the pools were found, for messages about pools that are only found, not declared:
@@ -446,6 +448,17 @@ impl Inventory {
     /// made by Terraform or a cloud CLI are not in any manifest).
     pub fn declared(&self) -> bool {
         self.pools.iter().any(|p| p.declared)
+    }
+
+    /// Are these pools the whole cluster (a closed world), so that what none of them admits
+    /// cannot run? Declared pools are; so are pools made only of found `Node` objects (a node
+    /// dump, `kubectl get nodes -o yaml`, lists the cluster's nodes themselves). Templates
+    /// merely found among the linted files (NodePools, node groups) are not: the cluster may
+    /// have pools no file describes (see `analysis::evidence`).
+    pub fn closed(&self) -> bool {
+        *self
+            .closed
+            .get_or_init(|| self.declared() || self.pools.iter().all(|p| p.origin == "Node"))
     }
 
     /// The taints with this key, with their pools (for keyed tolerations).

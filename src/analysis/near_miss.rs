@@ -45,26 +45,34 @@ pub fn near_miss(inventory: &Inventory, w: &Workload, fits: &Verdicts) -> Option
     // A pod with no nodeSelector and no required node affinity selects every pool: it is
     // "meant for" one only when that pool is strictly the closest.
     let selects = !w.node_selector.is_empty() || w.terms.is_some();
-    let mut best: Option<(bool, usize, usize, Vec<Reason>)> = None;
+    // Closest first: a pool the selector admits, then one with a taint whose key the pod
+    // tolerates (it was written for that pool), then the labels most like the ones it selects
+    // (`ML` for `ml`: the pool `check` names too), then the fewest reasons against it.
+    type Score = (bool, bool, usize, usize);
+    let mut best: Option<(Score, usize, Vec<Reason>)> = None;
     let mut tied = false;
     for (p, pool) in inventory.pools.iter().enumerate() {
         let reasons = fits.reasons(w, pool);
         let selected = selects && !reasons.contains(&Reason::Selector);
-        let score = (selected, usize::MAX - reasons.len());
+        let tolerated = pool
+            .blocking_taints()
+            .any(|(_, t)| w.tolerations.iter().any(|tol| *tol.key == *t.taint.key));
+        let like = usize::MAX - super::evidence::label_distance(pool, w);
+        let score = (selected, tolerated, like, usize::MAX - reasons.len());
         let order = match &best {
             None => std::cmp::Ordering::Greater,
-            Some((s, _, n, _)) => score.cmp(&(*s, usize::MAX - n)),
+            Some((s, _, _)) => score.cmp(s),
         };
         match order {
             std::cmp::Ordering::Greater => {
-                best = Some((selected, p, reasons.len(), reasons));
+                best = Some((score, p, reasons));
                 tied = false;
             }
             std::cmp::Ordering::Equal => tied = true,
             std::cmp::Ordering::Less => {}
         }
     }
-    let (selected, p, _, reasons) = best?;
+    let ((selected, ..), p, reasons) = best?;
     if tied && !selects {
         return None;
     }

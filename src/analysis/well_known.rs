@@ -58,11 +58,30 @@ pub const WELL_KNOWN_TAINT_KEYS: &[&str] = &[
     "node.cluster.x-k8s.io/outdated-revision",
     "node.alpha.kubernetes.io/notReady",
     "node.alpha.kubernetes.io/unreachable",
+    // RKE taints its control-plane and etcd nodes with these (`controlplane=true:NoSchedule`,
+    // `etcd=true:NoExecute`).
+    "node-role.kubernetes.io/controlplane",
+    "node-role.kubernetes.io/etcd",
+    // GKE taints TPU nodes itself, as it taints GPU nodes `nvidia.com/gpu`, and nodes of a
+    // custom compute class with the class.
+    "google.com/tpu",
+    "cloud.google.com/compute-class",
+];
+
+/// Prefixes of taint keys a managed platform sets on its nodes by itself (GKE's
+/// `cloud.google.com/gke-*`, AKS's `kubernetes.azure.com/*`, EKS's `eks.amazonaws.com/*`):
+/// no manifest declares them.
+const PLATFORM_TAINT_PREFIXES: &[&str] = &[
+    "cloud.google.com/gke-",
+    "kubernetes.azure.com/",
+    "eks.amazonaws.com/",
 ];
 
 /// Is `t` one of the tolerations a test can ignore because it names a well-known key?
 pub fn is_well_known_key(key: &str) -> bool {
-    WELL_KNOWN_TAINT_KEYS.contains(&key) || key.starts_with("node.kubernetes.io/")
+    WELL_KNOWN_TAINT_KEYS.contains(&key)
+        || key.starts_with("node.kubernetes.io/")
+        || PLATFORM_TAINT_PREFIXES.iter().any(|p| key.starts_with(p))
 }
 
 /// Well-known labels every node carries or a provisioner chooses.
@@ -183,4 +202,25 @@ pub const SET_TAINTS: &[SetTaint] = &[
 /// The taint Kubernetes sets with this key, if it sets one.
 pub fn set_taint(key: &str) -> Option<&'static SetTaint> {
     SET_TAINTS.iter().find(|t| t.key == key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn platform_taints_are_well_known() {
+        for key in [
+            "node-role.kubernetes.io/controlplane",
+            "node-role.kubernetes.io/etcd",
+            "cloud.google.com/gke-queued",
+            "google.com/tpu",
+            "kubernetes.azure.com/scalesetpriority",
+            "eks.amazonaws.com/compute-type",
+        ] {
+            assert!(is_well_known_key(key), "{key}");
+        }
+        assert!(!is_well_known_key("cloud.google.com/other"));
+        assert!(!is_well_known_key("dedicated"));
+    }
 }

@@ -115,8 +115,9 @@ pub struct Workload {
     /// Label keys of its preferred node affinity (soft placement).
     #[serde(default)]
     pub preferred: Box<[Arc<str>]>,
-    /// Extended resources its containers request (`nvidia.com/gpu`): they pin the pod to
-    /// nodes that have them as surely as a selector.
+    /// Extended resources its containers request (`nvidia.com/gpu`), and `resourceClaims`
+    /// when it makes DRA resource claims: they pin the pod to nodes that have them as surely
+    /// as a selector (see `PodSpec::requests_devices`).
     #[serde(default)]
     pub resources: Box<[Arc<str>]>,
     /// The custom topology keys of its hard topology spread constraints, also in `terms` as
@@ -162,13 +163,16 @@ fn requirements(list: Option<&Node>) -> Vec<Requirement> {
 /// The scheduling signature of each pod spec of a workload object.
 pub fn workloads(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<Workload> {
     // Only specs the scheduler will see: built-in workloads and pod-creating custom resources,
-    // not tolerations lent to other pods (a ResourceFlavor is a node pool: `sources`).
+    // not tolerations lent to other pods (a RuntimeClass's, a Kueue ResourceFlavor's).
     if object.pod_specs.is_empty() || object.kind == "RuntimeClass" || object.lends_tolerations() {
         return Vec::new();
     }
+    // A patch fragment (no `containers`) is merged onto a base kept elsewhere: what it says
+    // about scheduling is not the pod's whole story.
     object
         .pod_specs
         .iter()
+        .filter(|spec| !spec.is_fragment())
         .map(|spec| workload(object, spec, source))
         .collect()
 }
@@ -254,7 +258,12 @@ fn workload(object: &Object<'_>, spec: &PodSpec<'_>, source: &Arc<SourceFile>) -
             .filter(|(n, _)| !n.is_empty()),
         host_network: spec.host_network,
         preferred: spec.preferred_keys().into_iter().map(intern).collect(),
-        resources: spec.extended_resources().into_iter().map(intern).collect(),
+        resources: spec
+            .extended_resources()
+            .into_iter()
+            .chain(spec.has_resource_claims().then_some("resourceClaims"))
+            .map(intern)
+            .collect(),
         spread_keys: spread.iter().map(|r| intern(&r.key)).collect(),
         self_anti_affinity: crate::analysis::pod_affinity::self_anti_affinity(object, spec),
     }

@@ -171,6 +171,10 @@ pub struct Finding {
     pub fix: Option<Fix>,
     /// The configured cluster a cross-reference finding was judged in (`None`: the default).
     pub cluster: Option<Arc<str>>,
+    /// The taint key a heuristic's finding is about: node pools found in the linted files
+    /// supersede it only when one of them has a taint with this key (see
+    /// `rules::superseded`).
+    pub taint_key: Option<Arc<str>>,
 }
 
 impl<'de> Deserialize<'de> for Finding {
@@ -194,6 +198,7 @@ impl<'de> Deserialize<'de> for Finding {
             api_error: Option<String>,
             fix: Option<Fix>,
             cluster: Option<Arc<str>>,
+            taint_key: Option<Arc<str>>,
         }
         let x = Data::deserialize(d)?;
         Ok(Finding {
@@ -211,6 +216,7 @@ impl<'de> Deserialize<'de> for Finding {
             api_error: x.api_error,
             fix: x.fix,
             cluster: x.cluster,
+            taint_key: x.taint_key,
         })
     }
 }
@@ -266,6 +272,7 @@ impl Finding {
             api_error: None,
             fix: None,
             cluster: None,
+            taint_key: None,
         }
     }
 
@@ -296,6 +303,13 @@ impl Finding {
     #[must_use]
     pub fn field(mut self, field: impl Into<String>) -> Self {
         self.field = Some(field.into());
+        self
+    }
+
+    /// The taint key this heuristic finding is about (see [`Finding::taint_key`]).
+    #[must_use]
+    pub fn taint_key(mut self, key: &str) -> Self {
+        self.taint_key = Some(Arc::from(key));
         self
     }
 

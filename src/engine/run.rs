@@ -794,10 +794,8 @@ impl Run<'_> {
             }
         }
         findings.extend(loose);
-        if !inventory.is_empty() {
-            // With an inventory, the heuristics give way to the inventory-based checks.
-            findings.retain(|f| !rules::superseded_by_inventory(f.rule));
-        }
+        // With an inventory, the heuristics give way to the inventory-based checks.
+        findings.retain(|f| !rules::superseded(f, inventory));
         if !workloads.is_empty() {
             let eval = evaluator.evaluate(&workloads);
             let ctx = CrossCtx {

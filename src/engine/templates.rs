@@ -1,5 +1,7 @@
 //! Files that are templates of another kind than Helm's: envsubst (`${VAR}`), Terraform's
-//! `templatefile` (`%{ if … }`, `${…}`), Jinja (`{% … %}`), `@VAR@` placeholders. Helm/Go
+//! `templatefile` (`%{ if … }`, `${…}`), Jinja (`{% … %}`), `@VAR@` placeholders, Go/C printf
+//! formats (`name: %s`); and JSON with comments (a VS Code or TypeScript config), which is no
+//! manifest and no YAML either. Helm/Go
 //! templates that do not parse are recognised while parsing (`file`); these are settled once
 //! a file is linted:
 //!
@@ -31,6 +33,8 @@ pub(super) enum Syntax {
     Jinja,
     Envsubst,
     AtPlaceholder,
+    Printf,
+    JsonWithComments,
 }
 
 impl Syntax {
@@ -40,6 +44,8 @@ impl Syntax {
             Syntax::Jinja => "a Jinja template (`{% … %}`)",
             Syntax::Envsubst => "an envsubst template (`${VAR}`)",
             Syntax::AtPlaceholder => "a template with `@VAR@` placeholders",
+            Syntax::Printf => "a printf format (`%s`) a program fills in",
+            Syntax::JsonWithComments => "JSON with comments (an editor's or a tool's config)",
         }
     }
 
@@ -55,6 +61,10 @@ impl Syntax {
             Syntax::AtPlaceholder => {
                 "render it first (the build step that replaces the placeholders) and lint the output"
             }
+            Syntax::Printf => "lint what the program writes from it",
+            Syntax::JsonWithComments => {
+                "kubectl reads neither JSON with comments nor this as YAML; if it is no manifest, exclude it"
+            }
         }
     }
 }
@@ -68,16 +78,76 @@ pub(super) fn find(text: &str) -> Option<Marker> {
         syntax,
         span: Span::new(start, start + len),
     };
-    if let Some(at) = memchr::memmem::find(bytes, b"%{") {
+    // A directive in a YAML comment (`# use %{ if … }` in prose) is no directive.
+    let directive = |pattern: &[u8]| {
+        memchr::memmem::find_iter(bytes, pattern).find(|&at| !in_comment(bytes, at))
+    };
+    if let Some(at) = directive(b"%{") {
         return Some(marker(Syntax::Terraform, at, 2));
     }
-    if let Some(at) = memchr::memmem::find(bytes, b"{%") {
+    if let Some(at) = directive(b"{%") {
         return Some(marker(Syntax::Jinja, at, 2));
     }
     if let Some((at, len)) = envsubst(text, 0) {
         return Some(marker(Syntax::Envsubst, at, len));
     }
-    at_placeholder(text, 0).map(|(at, len)| marker(Syntax::AtPlaceholder, at, len))
+    if let Some((at, len)) = at_placeholder(text, 0) {
+        return Some(marker(Syntax::AtPlaceholder, at, len));
+    }
+    if let Some(at) = printf_verb(text) {
+        return Some(marker(Syntax::Printf, at, 2));
+    }
+    let start = text.len() - text.trim_start().len();
+    (text[start..].starts_with("//") || text[start..].starts_with("/*"))
+        .then(|| marker(Syntax::JsonWithComments, start, 2))
+}
+
+/// The first printf verb (`%s`, `%d`, `%v`, `%q`) that stands where a value starts (after
+/// `: `, `- ` or an opening quote) and ends there or before a blank, quote or `/`: a format a
+/// program fills in (a Go test's input), which YAML refuses (`%` starts no plain scalar).
+fn printf_verb(text: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    memchr::memchr_iter(b'%', b).find(|&i| {
+        let verb = b
+            .get(i + 1)
+            .is_some_and(|c| matches!(c, b's' | b'd' | b'v' | b'q'));
+        let ends = b
+            .get(i + 2)
+            .is_none_or(|c| matches!(c, b'\n' | b'\r' | b' ' | b'"' | b'\'' | b'/' | b','));
+        let starts = i >= 2
+            && matches!(
+                (b[i - 2], b[i - 1]),
+                (b':' | b'-', b' ') | (_, b'"') | (_, b'\'')
+            );
+        verb && ends && starts && !in_comment(b, i)
+    })
+}
+
+/// Is `at` inside a YAML comment: after a `#` that starts its line's content or follows a
+/// blank, outside quotes? (A rough reading of the line, enough for a template marker.)
+fn in_comment(bytes: &[u8], at: usize) -> bool {
+    let start = memchr::memrchr(b'\n', bytes.get(..at).unwrap_or_default()).map_or(0, |i| i + 1);
+    let line = bytes.get(start..at).unwrap_or_default();
+    let mut quote: Option<u8> = None;
+    for (i, &c) in line.iter().enumerate() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == b'\'' || c == b'"' => quote = Some(c),
+            None if c == b'#' && (i == 0 || matches!(line[i - 1], b' ' | b'\t')) => return true,
+            None => {}
+        }
+    }
+    false
+}
+
+/// A bare `$NAME` (envsubst replaces it as it replaces `${NAME}`): a `$` and a name.
+fn bare_var(s: &str) -> bool {
+    let b = s.as_bytes();
+    memchr::memchr_iter(b'$', b).any(|i| {
+        b.get(i + 1)
+            .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
+    })
 }
 
 /// The next `${NAME}` (or `${NAME:-default}`, `${NAME}` with dots as Terraform writes them)
@@ -125,16 +195,18 @@ fn at_placeholder(text: &str, from: usize) -> Option<(usize, usize)> {
     None
 }
 
-/// Does this text hold a template placeholder of any syntax (Helm's included)?
-fn has_placeholder(s: &str) -> bool {
+/// Does this text hold a template placeholder of any syntax (Helm's included)? In an
+/// envsubst template, a bare `$NAME` is one too (envsubst replaces both forms).
+fn has_placeholder(s: &str, syntax: Syntax) -> bool {
     s.contains("{{")
         || s.contains("%{")
         || s.contains("{%")
         || envsubst(s, 0).is_some()
         || at_placeholder(s, 0).is_some()
+        || (syntax == Syntax::Envsubst && bare_var(s))
 }
 
-fn workload_has_placeholder(w: &Workload) -> bool {
+fn workload_has_placeholder(w: &Workload, has_placeholder: &dyn Fn(&str) -> bool) -> bool {
     w.tolerations.iter().any(|t| {
         [&t.key, &t.operator, &t.value, &t.effect]
             .iter()
@@ -154,7 +226,7 @@ fn workload_has_placeholder(w: &Workload) -> bool {
             .is_some_and(|(n, _)| has_placeholder(n))
 }
 
-fn node_has_placeholder(n: &NodeDecl) -> bool {
+fn node_has_placeholder(n: &NodeDecl, has_placeholder: &dyn Fn(&str) -> bool) -> bool {
     has_placeholder(&n.name)
         || n.taints.iter().any(|t| {
             has_placeholder(&t.taint.key)
@@ -242,19 +314,19 @@ pub(super) fn settle(
         }
         return;
     }
-    let in_span = |sp: Span| {
-        text.get(sp.start..sp.end.max(sp.start))
-            .is_some_and(has_placeholder)
-    };
+    let holds = |s: &str| has_placeholder(s, marker.syntax);
+    let in_span = |sp: Span| text.get(sp.start..sp.end.max(sp.start)).is_some_and(holds);
     let before = report.findings.len();
     report
         .findings
         .retain(|f| !f.primary.as_ref().is_some_and(|l| in_span(l.span)));
     let dropped = before - report.findings.len();
     let workloads = report.workloads.len();
-    report.workloads.retain(|w| !workload_has_placeholder(w));
+    report
+        .workloads
+        .retain(|w| !workload_has_placeholder(w, &holds));
     let nodes = report.nodes.len();
-    report.nodes.retain(|n| !node_has_placeholder(n));
+    report.nodes.retain(|n| !node_has_placeholder(n, &holds));
     let skipped = dropped + (workloads - report.workloads.len()) + (nodes - report.nodes.len());
     if skipped > 0 && opts.rules.is_enabled(meta.name) {
         report.findings.push(note(
@@ -307,5 +379,30 @@ mod tests {
             None
         );
         assert_eq!(find("a: @a@ @B@\n"), None);
+        // A directive in a comment is none; one after a `#` inside a value is.
+        assert_eq!(find("# render with %{ if x }\na: 1 # {% no %}\n"), None);
+        assert_eq!(
+            find("a: \"#%{ x }\"\n").map(|m| m.syntax),
+            Some(Syntax::Terraform)
+        );
+    }
+
+    #[test]
+    fn printf_formats_and_json_with_comments() {
+        let m = find("spec:\n  name: %s\n  url: \"%s/x\"\n").expect("printf");
+        assert_eq!((m.syntax, m.span.start), (Syntax::Printf, 14));
+        // Not a format: a percentage, a verb inside a word, a comment.
+        assert_eq!(find("a: 50%\nb: 100%sure\nc: x%s\n# printf '%s'\n"), None);
+        assert_eq!(
+            find("  // settings\n{\"a\": 1}\n").map(|m| m.syntax),
+            Some(Syntax::JsonWithComments)
+        );
+    }
+
+    #[test]
+    fn bare_vars_are_envsubst_placeholders() {
+        assert!(has_placeholder("$NODE_LABEL", Syntax::Envsubst));
+        assert!(!has_placeholder("$NODE_LABEL", Syntax::Jinja));
+        assert!(!has_placeholder("cost $5", Syntax::Envsubst));
     }
 }

@@ -665,3 +665,157 @@ mod tests {
         }
     }
 }
+
+/// go-yaml's scanner does not hold the continuation lines of a multi-line quoted scalar to
+/// any indentation (`yaml_parser_scan_flow_scalar` checks only for a document indicator at
+/// column 0 and the end of the stream), so a published manifest may have them at its key's
+/// indentation (`key: '[` … `]'`); saphyr refuses that ("invalid indentation in quoted
+/// scalar", at the scalar's opening quote `at`). The scalar's line breaks become spaces (one
+/// line to saphyr; offsets stay true, only the scalar's text changes) and its original text
+/// goes to `quoted`, for [`refold_quoted`] to fold its text from. Only a single-quoted scalar,
+/// or a double-quoted one without escapes, whose folding is plain; false for any other.
+pub(super) fn join_quoted_lines(
+    text: &mut String,
+    at: usize,
+    quoted: &mut Vec<(usize, String)>,
+) -> bool {
+    let b = text.as_bytes();
+    let Some(&quote) = b.get(at) else {
+        return false;
+    };
+    if quote != b'\'' && quote != b'"' {
+        return false;
+    }
+    // The closing quote (`''` is an escaped quote in a single-quoted scalar).
+    let mut end = None;
+    let mut i = at + 1;
+    while let Some(&c) = b.get(i) {
+        if c == b'\\' && quote == b'"' {
+            return false;
+        }
+        if c == quote {
+            if quote == b'\'' && b.get(i + 1) == Some(&b'\'') {
+                i += 2;
+                continue;
+            }
+            end = Some(i + 1);
+            break;
+        }
+        i += 1;
+    }
+    let Some(end) = end else { return false };
+    let Some(original) = text.get(at..end).map(str::to_string) else {
+        return false;
+    };
+    if !original.contains('\n') {
+        return false;
+    }
+    let mut bytes = std::mem::take(text).into_bytes();
+    for c in bytes.iter_mut().take(end).skip(at) {
+        if *c == b'\n' || *c == b'\r' {
+            *c = b' ';
+        }
+    }
+    *text = String::from_utf8(bytes).unwrap_or_default();
+    quoted.push((at, original));
+    true
+}
+
+/// Gives each scalar [`join_quoted_lines`] made one line its text as go-yaml folds the
+/// original (`yaml_parser_scan_flow_scalar`): blanks at the end and the start of a line are
+/// dropped, a line break becomes a space, and each empty line after it a line feed.
+pub(super) fn refold_quoted(stream: &mut Stream, quoted: &[(usize, String)]) {
+    fn walk(n: &mut Node, quoted: &[(usize, String)]) {
+        match &mut n.value {
+            Value::Scalar(s) => {
+                if matches!(s.style, Style::SingleQuoted | Style::DoubleQuoted)
+                    && let Some((_, raw)) = quoted.iter().find(|(at, _)| *at == n.span.start)
+                {
+                    s.text = fold_flow(raw, s.style == Style::SingleQuoted).into_boxed_str();
+                }
+            }
+            Value::Seq(items) => items.iter_mut().for_each(|c| walk(c, quoted)),
+            Value::Map(entries) => entries.iter_mut().for_each(|(k, v)| {
+                walk(k, quoted);
+                walk(v, quoted);
+            }),
+        }
+    }
+    if quoted.is_empty() {
+        return;
+    }
+    for root in stream.documents.iter_mut().filter_map(|d| d.root.as_mut()) {
+        walk(root, quoted);
+    }
+}
+
+/// The text of a quoted scalar without escapes other than `''` (`raw` with its quotes),
+/// folded as go-yaml folds it.
+fn fold_flow(raw: &str, single: bool) -> String {
+    let inner = raw.get(1..raw.len().saturating_sub(1)).unwrap_or("");
+    let mut out = String::with_capacity(inner.len());
+    let mut blanks = String::new();
+    // After a line break: the break's join is pending; `empty` lines followed it.
+    let (mut broken, mut empty) = (false, 0usize);
+    let mut chars = inner.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' | '\t' => {
+                if !broken {
+                    blanks.push(c);
+                }
+            }
+            '\r' | '\n' => {
+                if c == '\r' && chars.peek() == Some(&'\n') {
+                    chars.next();
+                }
+                if broken {
+                    empty += 1;
+                } else {
+                    blanks.clear();
+                    broken = true;
+                }
+            }
+            _ => {
+                if broken {
+                    if empty == 0 {
+                        out.push(' ');
+                    } else {
+                        out.extend(std::iter::repeat_n('\n', empty));
+                    }
+                    (broken, empty) = (false, 0);
+                } else {
+                    out.push_str(&blanks);
+                }
+                blanks.clear();
+                out.push(c);
+                if single && c == '\'' && chars.peek() == Some(&'\'') {
+                    chars.next();
+                }
+            }
+        }
+    }
+    if broken {
+        if empty == 0 {
+            out.push(' ');
+        } else {
+            out.extend(std::iter::repeat_n('\n', empty));
+        }
+    } else {
+        out.push_str(&blanks);
+    }
+    out
+}
+
+#[cfg(test)]
+mod fold_tests {
+    use super::fold_flow;
+
+    #[test]
+    fn folds_as_go_yaml() {
+        assert_eq!(fold_flow("'a  \n    b'", true), "a b");
+        assert_eq!(fold_flow("'a\n\n  b'", true), "a\nb");
+        assert_eq!(fold_flow("'it''s\n x '", true), "it's x ");
+        assert_eq!(fold_flow("\"[\n  {\n  }\n]\"", false), "[ { } ]");
+    }
+}

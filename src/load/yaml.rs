@@ -805,6 +805,9 @@ pub fn parse(text: &str, limits: Limits) -> Stream {
 ///
 /// - the closing `]` or `}` of a multi-line flow collection may sit at any indentation, even
 ///   at its key's (saphyr: "invalid indentation"): it is moved to the end of the line before;
+/// - so may the continuation lines of a multi-line quoted scalar (saphyr: "invalid
+///   indentation in quoted scalar"): its line breaks become spaces, and its text is folded
+///   from the original as go-yaml folds it (`goyaml::join_quoted_lines`);
 /// - a tab after a mapping key's `:` (saphyr: "':' must be followed by a valid YAML
 ///   whitespace"): go-yaml's `yaml_parser_scan_to_next_token` skips tabs where a simple key is
 ///   not allowed, as after a key's `:`: it becomes a space;
@@ -874,6 +877,9 @@ struct Mended {
     comments: Vec<(usize, Vec<u8>)>,
     /// Tabs made spaces at the start of a line, which must be a quoted scalar's.
     indents: Vec<usize>,
+    /// Quoted scalars whose line breaks were made spaces: their start and original text
+    /// (see `goyaml::join_quoted_lines`).
+    quoted: Vec<(usize, String)>,
 }
 
 /// Undoes the bulk mends the tree does not bear out, and parses the text again if there were
@@ -881,6 +887,14 @@ struct Mended {
 /// there); a `#` after a `]`, `}` or quote that does not close a flow collection or a quoted
 /// scalar (inside a scalar) is text too.
 fn undo_unfounded(relaxed: String, stream: Stream, mut m: Mended, limits: Limits) -> Stream {
+    let quoted = std::mem::take(&mut m.quoted);
+    let mut stream = undo_bulk(relaxed, stream, m, limits);
+    super::goyaml::refold_quoted(&mut stream, &quoted);
+    stream
+}
+
+/// [`undo_unfounded`] for the bulk mends.
+fn undo_bulk(relaxed: String, stream: Stream, mut m: Mended, limits: Limits) -> Stream {
     if m.tabs.is_empty() && m.comments.is_empty() && m.indents.is_empty() {
         return stream;
     }
@@ -972,7 +986,9 @@ fn scalar_places(stream: &Stream) -> (Vec<Span>, Vec<usize>) {
 /// Mends the text where saphyr refused it at `at` for `why` (see [`parse_relaxed`]); false
 /// when this is not a place go-yaml accepts.
 fn relax(text: &mut String, at: usize, why: &str, mended: &mut Mended) -> bool {
-    if why.contains("invalid indentation") {
+    if why.contains("invalid indentation in quoted scalar") {
+        super::goyaml::join_quoted_lines(text, at, &mut mended.quoted)
+    } else if why.contains("invalid indentation") {
         move_flow_closer(text, at)
     } else if why.contains("must be followed by a valid YAML whitespace") {
         tabs_after_colons(text, at, &mut mended.tabs)

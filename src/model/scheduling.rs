@@ -340,22 +340,27 @@ pub fn is_label_selector(node: &Node) -> bool {
 }
 
 impl PodSpec<'_> {
-    /// Extended resources (`nvidia.com/gpu`) the spec's containers request: the scheduler
-    /// only places such pods on nodes that offer them.
-    pub fn requests_resource(&self, name: &str) -> bool {
-        ["containers", "initContainers"].iter().any(|list| {
-            self.node
-                .get(list)
-                .and_then(Node::as_seq)
-                .unwrap_or_default()
-                .iter()
-                .any(|c| {
-                    ["limits", "requests"].iter().any(|k| {
-                        c.path(&["resources", k])
-                            .is_some_and(|r| r.get(name).is_some())
-                    })
-                })
-        })
+    /// Does the pod ask for devices only some nodes have: an extended resource
+    /// (`nvidia.com/gpu`; the NodeResourcesFit filter only admits nodes that offer it) or a
+    /// DRA `resourceClaims` entry (the DynamicResources filter only admits nodes whose devices
+    /// can satisfy the claim)? Such a pod is pinned to those nodes as surely as by a selector.
+    pub fn requests_devices(&self) -> bool {
+        !self.extended_resources().is_empty() || self.has_resource_claims()
+    }
+
+    /// A built-in kind's pod spec without `containers`, which the API server requires
+    /// (`spec.containers: Required value`): a fragment merged onto a base kept elsewhere (a
+    /// kustomize patch, an overlay), whose scheduling fields are only part of the pod's.
+    pub fn is_fragment(&self) -> bool {
+        self.builtin && self.node.get("containers").is_none()
+    }
+
+    /// A non-empty `resourceClaims` list (dynamic resource allocation).
+    pub fn has_resource_claims(&self) -> bool {
+        self.node
+            .get("resourceClaims")
+            .and_then(Node::as_seq)
+            .is_some_and(|c| !c.is_empty())
     }
 }
 

@@ -262,22 +262,24 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
     }
     let verdicts = &outcome.eval.fits[i];
     let fits: Vec<Vec<Reason>> = pools.iter().map(|p| verdicts.reasons(w, p)).collect();
-    let ok = fits.iter().filter(|r| r.is_empty()).count();
-    let _ = writeln!(s, "\nNode pools: {ok} of {} can run this pod", pools.len());
     // A pod no pool admits: the pool it is meant for comes first, with the edit that lets it
     // in; with many rejecting pools, the others are grouped by their first reason.
     let miss = crate::analysis::near_miss(&outcome.inventory, w, verdicts);
+    // Pools with one name (the same NodePool in two files) are alternatives: each name counts
+    // and is listed once, by its first pool (the intended one, for its name), as `check`
+    // counts them.
+    let mut titles = std::collections::HashSet::new();
+    let mut order: Vec<usize> = miss.iter().map(|m| m.pool).collect();
+    order.extend(0..pools.len());
+    order.retain(|&p| titles.insert(pools[p].title()));
+    let ok = order.iter().filter(|&&p| fits[p].is_empty()).count();
+    let _ = writeln!(s, "\nNode pools: {ok} of {} can run this pod", order.len());
     if let Some(m) = &miss
         && let Some(d) = crate::analysis::describe_near_miss(&outcome.inventory, w, m)
     {
         let _ = writeln!(s, "  → {d}");
     }
-    let mut order: Vec<usize> = (0..pools.len()).collect();
-    if let Some(m) = &miss {
-        order.retain(|&p| p != m.pool);
-        order.insert(0, m.pool);
-    }
-    let rejected = fits.iter().filter(|r| !r.is_empty()).count();
+    let rejected = order.iter().filter(|&&p| !fits[p].is_empty()).count();
     let grouped = rejected > GROUP_OVER;
     let mut groups: Vec<(String, Vec<String>)> = Vec::new();
     for p in order {

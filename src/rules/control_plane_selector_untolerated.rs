@@ -94,7 +94,8 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         let Some((at, label)) = selects_control_plane(spec) else {
             continue;
         };
-        if tolerates_control_plane(spec) || spec.node_name.is_some() {
+        // A patch's base may well tolerate the taint.
+        if tolerates_control_plane(spec) || spec.node_name.is_some() || spec.is_fragment() {
             continue;
         }
         out.push(
@@ -103,7 +104,8 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             ))
             .primary(at.span, "only control-plane nodes")
             .help("add `{key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}` to the tolerations; if your control-plane nodes are not tainted (k3s, a single-node cluster), suppress this finding")
-            .field(spec.path.clone()),
+            .field(spec.path.clone())
+            .taint_key("node-role.kubernetes.io/control-plane"),
         );
     }
 }

@@ -35,6 +35,9 @@ const EXEMPT_PREFIXES: &[&str] = &[
 const EXEMPT_KEYS: &[&str] = &[
     "node-role.kubernetes.io/control-plane",
     "node-role.kubernetes.io/master",
+    // RKE's control-plane and etcd taints.
+    "node-role.kubernetes.io/controlplane",
+    "node-role.kubernetes.io/etcd",
     "CriticalAddonsOnly",
     "node.cilium.io/agent-not-ready",
     "ToBeDeletedByClusterAutoscaler",
@@ -88,6 +91,8 @@ fn runs_anywhere(spec: &crate::model::PodSpec<'_>) -> bool {
             t.key(),
             "node-role.kubernetes.io/control-plane"
                 | "node-role.kubernetes.io/master"
+                | "node-role.kubernetes.io/controlplane"
+                | "node-role.kubernetes.io/etcd"
                 | "CriticalAddonsOnly"
         )
     })
@@ -100,17 +105,26 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         return;
     }
     for spec in &ctx.object.pod_specs {
-        if is_node_agent_path(&spec.path) || spec.is_pinned() || runs_anywhere(spec) {
+        // A patch's base may select the nodes.
+        if is_node_agent_path(&spec.path)
+            || spec.is_pinned()
+            || runs_anywhere(spec)
+            || spec.is_fragment()
+        {
+            continue;
+        }
+        // Requesting devices (an extended resource, a DRA claim) pins the pod as well,
+        // whatever the taint's key: `nvidia.com/gpu` limits only fit GPU nodes.
+        if spec.requests_devices() {
             continue;
         }
         for tol in &spec.tolerations {
             let key = tol.key();
-            // Requesting the extended resource of the same name pins the pod as well
-            // (`nvidia.com/gpu` limits only fit GPU nodes).
+            // A documentation placeholder (`key`) is `placeholder-toleration-key`'s finding.
             if key.is_empty()
                 || is_exempt(key)
                 || is_configured_exempt(key, &ctx.settings.dedicated_exempt_keys)
-                || spec.requests_resource(key)
+                || super::placeholder_toleration_key::is_placeholder(key)
             {
                 continue;
             }
@@ -160,7 +174,8 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                     .help(format!(
                         "deliberate soft placement is fine; if the pod must run only on those nodes, use required node affinity or {selector} instead"
                     ))
-                    .field(tol.path.clone()),
+                    .field(tol.path.clone())
+                    .taint_key(key),
                 );
                 continue;
             }
@@ -177,6 +192,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                     "a toleration only allows; to run on the dedicated nodes, add {selector} to {where_} (assuming the nodes carry a label like their taint), or remove the toleration if the pod does not need them"
                 ))
                 .field(tol.path.clone())
+                .taint_key(key)
                 .fix(fix),
             );
         }
@@ -196,20 +212,25 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                 &*t.key,
                 "node-role.kubernetes.io/control-plane"
                     | "node-role.kubernetes.io/master"
+                    | "node-role.kubernetes.io/controlplane"
+                    | "node-role.kubernetes.io/etcd"
                     | "CriticalAddonsOnly"
             )
         });
-        if w.daemonset || w.node_name.is_some() || is_node_agent_path(&w.spec_path) || system {
+        // A device request pins the pod too (as in the heuristic).
+        if w.daemonset
+            || w.node_name.is_some()
+            || is_node_agent_path(&w.spec_path)
+            || system
+            || !w.resources.is_empty()
+        {
             continue;
         }
         for t in &w.tolerations {
-            // Requesting the extended resource of the same name pins the pod too (as in the
-            // heuristic).
             if t.key.is_empty()
                 || is_exempt(&t.key)
                 || is_configured_exempt(&t.key, &ctx.settings.dedicated_exempt_keys)
                 || !matches!(&*t.effect, "" | "NoSchedule" | "NoExecute")
-                || w.resources.iter().any(|r| **r == *t.key)
             {
                 continue;
             }
@@ -239,6 +260,15 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                             others.push(title);
                         }
                     }
+                }
+                // Found pools are not the whole cluster: a pod that selects nothing also
+                // lands on the untainted nodes no linted file describes.
+                if others.is_empty()
+                    && !ctx.inventory.closed()
+                    && w.node_selector.is_empty()
+                    && w.terms.is_none()
+                {
+                    others.push("any untainted node not described in the linted files".to_string());
                 }
                 let more = others.len().saturating_sub(8);
                 let mut elsewhere: Vec<String> = others.into_iter().take(8).collect();

@@ -101,9 +101,6 @@ pub struct Rule {
     /// A heuristic that gives way to the inventory: its findings are dropped from a run
     /// that knows its node pools (a cross-reference rule checks the same thing for real).
     pub superseded_by_inventory: bool,
-    /// A heuristic that says nothing about vendored code and test data (`vendor/`,
-    /// `testdata/`, … below a linted folder), where what it looks for is deliberate.
-    pub quiet_in_fixtures: bool,
 }
 
 impl Rule {
@@ -116,7 +113,6 @@ impl Rule {
             aggregate: None,
             decode: None,
             superseded_by_inventory: false,
-            quiet_in_fixtures: false,
         }
     }
 
@@ -142,11 +138,6 @@ impl Rule {
 
     pub const fn superseded_by_inventory(mut self) -> Self {
         self.superseded_by_inventory = true;
-        self
-    }
-
-    pub const fn quiet_in_fixtures(mut self) -> Self {
-        self.quiet_in_fixtures = true;
         self
     }
 }
@@ -225,14 +216,30 @@ pub fn find(name: &str) -> Option<&'static Rule> {
     RULES.iter().find(|r| r.meta.name == name).copied()
 }
 
-/// Does this rule say nothing about vendored code and test data?
+/// Does this rule say nothing about vendored code and test data (`vendor/`, `testdata/`, …
+/// below a linted folder)? Every heuristic does (a `suspicious` rule: accepted by the API
+/// server, and only probably a mistake): what they look for is often deliberate there, a
+/// negative test or another cluster's setup. What the server rejects is still reported.
 pub fn quiet_in_fixtures(name: &str) -> bool {
-    find(name).is_some_and(|r| r.quiet_in_fixtures)
+    find(name).is_some_and(|r| r.meta.category == Category::Suspicious)
 }
 
 /// Is this rule a heuristic that gives way to the inventory?
 pub fn superseded_by_inventory(name: &str) -> bool {
     find(name).is_some_and(|r| r.superseded_by_inventory)
+}
+
+/// Does this heuristic finding give way to the run's inventory? A declared inventory is the
+/// whole cluster and supersedes every one; pools merely found among the linted files only
+/// those about a taint one of them has (the cross-reference checks it for real), never one
+/// about a taint they do not know (`analysis::evidence`).
+pub fn superseded(f: &Finding, inventory: &crate::analysis::Inventory) -> bool {
+    superseded_by_inventory(f.rule)
+        && !inventory.is_empty()
+        && (inventory.closed()
+            || f.taint_key
+                .as_deref()
+                .is_none_or(|k| inventory.has_taint_key(k)))
 }
 
 /// Keeps `api_error` only where the server would really say it: once an object fails to

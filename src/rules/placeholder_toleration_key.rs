@@ -20,11 +20,10 @@ pub static META: RuleMeta = RuleMeta {
 // purpose.
 pub static RULE: Rule = Rule::new(&META)
     .check(check)
-    .superseded_by_inventory()
-    .quiet_in_fixtures();
+    .superseded_by_inventory();
 
 /// Keys the Kubernetes and cloud documentation use as examples.
-fn is_placeholder(key: &str) -> bool {
+pub fn is_placeholder(key: &str) -> bool {
     let lower = key.to_ascii_lowercase();
     matches!(
         lower.as_str(),
@@ -47,7 +46,8 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             ))
             .primary(field.value.span, "placeholder key")
             .help("use the key of the taint on your nodes (`kubectl describe node … | grep Taints`); if your nodes really carry this taint, suppress this finding or lint them with the workload")
-            .field(tol.field_path("key")),
+            .field(tol.field_path("key"))
+            .taint_key(key),
         );
     }
 }

@@ -68,11 +68,7 @@ impl Usage {
             return;
         }
         for (p, pool) in inventory.pools.iter().enumerate() {
-            // A Kueue flavor's pods get the flavor's own tolerations when Kueue admits them.
-            if pool.blocking_taints().next().is_none()
-                || self.used.get(p).copied().unwrap_or(true)
-                || pool.origin == "Kueue ResourceFlavor"
-            {
+            if pool.blocking_taints().next().is_none() || self.used.get(p).copied().unwrap_or(true) {
                 continue;
             }
             let taints: Vec<String> = pool

@@ -20,7 +20,7 @@ pub static META: RuleMeta = RuleMeta {
     docs: include_str!("../../rules/spread-selector-misses-own-pods.md"),
 };
 
-pub static RULE: Rule = Rule::new(&META).check(check).quiet_in_fixtures();
+pub static RULE: Rule = Rule::new(&META).check(check);
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     // Built-in kinds only: a custom resource's pod labels are its operator's business.

@@ -1,6 +1,7 @@
 //! `toleration-matches-no-taint`: a keyed toleration that matches no taint of any pool and no
 //! well-known system taint: dead configuration, or a typo of a real taint.
 
+use crate::analysis::evidence;
 use crate::analysis::is_well_known_key;
 use crate::analysis::matching::{TaintRef, tolerates};
 use crate::diagnostic::{Edit, Finding, Fix, Related, Severity};
@@ -142,6 +143,12 @@ fn lookup<'a>(
     if matched {
         return None;
     }
+    // Found pools are not the whole cluster (`analysis::evidence`): a toleration matching none
+    // of their taints is a mistake only as a near miss of one of them — their key with
+    // another value, or a slip of their key.
+    if !ctx.inventory.closed() {
+        return slip_of_found(ctx, t).map(Some);
+    }
     // Did-you-mean: the nearest taint key, if close (a taint with the same key but another
     // value is nearest of all).
     let lower = t.key.to_ascii_lowercase();
@@ -163,4 +170,46 @@ fn lookup<'a>(
             )
         })
     }))
+}
+
+/// Against found pools: the taint this toleration nearly matches — one with its key and
+/// another value, or one whose key its key is a slip of (see [`evidence::is_slip`]) — the
+/// closest first; `None` when it is near none (a taint of pools no linted file describes).
+fn slip_of_found<'a>(ctx: &CrossCtx<'a>, t: &WorkloadToleration) -> Option<(&'a Pool, &'a PoolTaint)> {
+    let exists = &*t.operator == "Exists";
+    let slip = |a: &str, b: &str| {
+        evidence::is_slip(a, b).then(|| edit_distance(&a.to_ascii_lowercase(), &b.to_ascii_lowercase()))
+    };
+    let mut best: Option<(usize, &'a Pool, &'a PoolTaint)> = None;
+    let mut consider = |d: usize, pool: &'a Pool, pt: &'a PoolTaint| {
+        if best.as_ref().is_none_or(|(bd, _, _)| d < *bd) {
+            best = Some((d, pool, pt));
+        }
+    };
+    if ctx.inventory.has_taint_key(&t.key) {
+        if exists {
+            return None;
+        }
+        // The key of a found taint with another value (or none, `operator: Equal` alone):
+        // a near miss of what the pools declare, the most similar value first.
+        let value = t.value.to_ascii_lowercase();
+        for (pool, pt) in ctx.inventory.taints_with_key(&t.key) {
+            consider(
+                edit_distance(&value, &pt.taint.value.to_ascii_lowercase()),
+                pool,
+                pt,
+            );
+        }
+    } else {
+        for key in ctx.inventory.taint_keys() {
+            let Some(d) = slip(&t.key, key) else { continue };
+            for (pool, pt) in ctx.inventory.taints_with_key(key) {
+                // The rest must match: a slip is one mistake.
+                if exists || *t.value == *pt.taint.value {
+                    consider(d, pool, pt);
+                }
+            }
+        }
+    }
+    best.map(|(_, pool, pt)| (pool, pt))
 }

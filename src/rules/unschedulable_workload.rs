@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 
+use crate::analysis::evidence::{self, Aim, LabelMiss};
 use crate::analysis::{Block, Inventory, PoolClasses, Reason, describe_near_miss, near_miss};
 use crate::diagnostic::{Edit, Finding, Fix, Related, Severity};
 
@@ -30,11 +31,22 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         if w.node_name.is_some() || fits.any() {
             continue;
         }
-        // Pools merely found in the tree cannot judge a pod that selects labels of a platform
-        // they do not describe (a GKE sample beside an eksctl cluster in one repository).
-        if !ctx.inventory.declared() && selects_unknown_labels(ctx.inventory, w) {
-            continue;
-        }
+        // Pools merely found in the tree judge only a pod whose selection aims at them
+        // (`analysis::evidence`): one meant for nodes described elsewhere (a GKE label, a
+        // pool made by Terraform, general nodes) is not theirs to judge.
+        let label_miss = if ctx.inventory.closed() {
+            None
+        } else {
+            match ctx
+                .eval
+                .memo
+                .get_or(META.name, fits, "aim", || evidence::aim(ctx.inventory, w))
+            {
+                Aim::Elsewhere => continue,
+                Aim::Selected | Aim::Tolerated => None,
+                Aim::Slip(miss) => Some(miss),
+            }
+        };
         // Identical workloads share their verdicts: build the message once per verdicts.
         // The pool it is meant for and the edit that lets it in (tolerations are part of the
         // signature, so the verdicts' memo holds for this too).
@@ -42,13 +54,17 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             near_miss(ctx.inventory, w, fits)
                 .and_then(|m| Some((describe_near_miss(ctx.inventory, w, &m)?, m)))
         });
-        let intended = miss.as_ref().map(|(_, m)| m.pool);
+        let intended = match &label_miss {
+            Some(s) => Some(s.pool),
+            None => miss.as_ref().map(|(_, m)| m.pool),
+        };
         let (detail, total, selector_only, related) = ctx.eval.memo.get_or(META.name, fits, "", || {
             describe(ctx.inventory, &ctx.eval.classes, w, fits, intended)
         });
-        let (diagnosis, fix) = match &miss {
-            Some((text, m)) => (Some(text.clone()), near_miss_fix(ctx, w, m)),
-            None => (None, None),
+        let (diagnosis, fix) = match (&label_miss, &miss) {
+            (Some(m), _) => (describe_label_miss(ctx.inventory, m), None),
+            (None, Some((text, m))) => (Some(text.clone()), near_miss_fix(ctx, w, m)),
+            (None, None) => (None, None),
         };
         let span = if selector_only {
             w.selector_span.unwrap_or(w.anchor)
@@ -74,7 +90,10 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             },
             // A pod whose selector picks a pool found here is meant for that pool, not for
             // one made elsewhere.
-            if ctx.inventory.declared() || miss.as_ref().is_some_and(|(_, m)| m.selected) {
+            if ctx.inventory.declared()
+                || label_miss.is_some()
+                || miss.as_ref().is_some_and(|(_, m)| m.selected)
+            {
                 String::new()
             } else {
                 format!(
@@ -92,21 +111,17 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
     }
 }
 
-/// Does the pod require a label the inventory cannot tell about (see
-/// [`Inventory::knows_label`])? Requirements that absence satisfies (`NotIn`, `DoesNotExist`)
-/// do not count. A topology spread key no pool has at all counts too: such a key (`zone`,
-/// `rack`) names a topology the pools found here do not describe.
-fn selects_unknown_labels(inventory: &Inventory, w: &crate::analysis::Workload) -> bool {
-    w.spread_keys
-        .iter()
-        .any(|k| inventory.pools.iter().all(|p| p.label(k).is_none()))
-        || w.node_selector.iter().any(|(k, _)| !inventory.knows_label(k))
-        || w.terms.iter().flat_map(|t| t.iter()).any(|term| {
-            term.expressions.iter().any(|r| {
-                matches!(r.operator.as_str(), "In" | "Exists" | "Gt" | "Lt")
-                    && !inventory.knows_label(&r.key)
-            })
-        })
+/// The help for a pod whose selector misses a found pool by a slip of one label value.
+fn describe_label_miss(inventory: &Inventory, miss: &LabelMiss) -> Option<String> {
+    let pool = inventory.pools.get(miss.pool)?;
+    Some(format!(
+        "the pool this pod is meant for is {} (its labels but for a slip of one value): the pod requires `{}: {}` where the pool has `{}: {}`",
+        pool.title(),
+        miss.key,
+        miss.wanted,
+        miss.key,
+        miss.has
+    ))
 }
 
 /// The edit that lets the workload into the pool it is meant for, when every block is a

@@ -1,6 +1,7 @@
 //! eksctl `ClusterConfig`s (`eksctl.io`): each of `nodeGroups` and `managedNodeGroups` is a
 //! pool, with its labels and taints (list or deprecated map form), and the labels EKS gives
-//! managed node groups' nodes (`eks.amazonaws.com/nodegroup`, `…/capacityType` from `spot`).
+//! managed node groups' nodes (`eks.amazonaws.com/nodegroup`, `…/capacityType` from `spot`),
+//! and the instance type label the kubelet sets from `instanceType`/`instanceTypes`.
 
 use std::sync::Arc;
 
@@ -31,6 +32,9 @@ pub(super) fn cluster_config(mut d: Decls<'_, '_>) {
                     LabelValues::one(if spot { "SPOT" } else { "ON_DEMAND" }),
                 );
             }
+            if let Some(types) = instance_types(ng) {
+                labels.insert_absent("node.kubernetes.io/instance-type", types);
+            }
             let taints = eksctl_taints(ng.get("taints"), d.source);
             let at = d.place(ng.get("name").map_or(ng.span, |n| n.span));
             // The group's upper bound (eksctl sets `maxSize` to `desiredCapacity` when only
@@ -42,6 +46,29 @@ pub(super) fn cluster_config(mut d: Decls<'_, '_>) {
             d.pool(origin, text(ng.get("name")), labels, taints, at)
                 .max_nodes = size;
         }
+    }
+}
+
+/// The instance types of a node group, which the kubelet labels its nodes with
+/// (`node.kubernetes.io/instance-type`): `instanceType`, or the list of a managed group's
+/// `instanceTypes` or of `instancesDistribution.instanceTypes` (`instanceType: mixed`).
+/// `None` when none is given (eksctl's default applies; the label has some value).
+fn instance_types(ng: &Node) -> Option<LabelValues> {
+    let list = ng
+        .get("instanceTypes")
+        .or_else(|| ng.path(&["instancesDistribution", "instanceTypes"]))
+        .and_then(Node::as_seq)
+        .map(|l| {
+            l.iter()
+                .map(|t| text(Some(t)))
+                .filter(|t| !t.is_empty())
+                .collect::<Vec<_>>()
+        })
+        .filter(|l| !l.is_empty());
+    match (list, text(ng.get("instanceType"))) {
+        (Some(list), _) => Some(LabelValues::of(list)),
+        (None, one) if !one.is_empty() && one != "mixed" => Some(LabelValues::one(&one)),
+        _ => None,
     }
 }
 

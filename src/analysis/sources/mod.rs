@@ -6,7 +6,6 @@ mod eksctl;
 mod inventory_file;
 mod karpenter;
 mod kubeadm;
-mod kueue;
 mod node;
 
 pub use inventory_file::{inventory_pools, parse_taint_spec};
@@ -82,7 +81,10 @@ pub(super) fn kubeadm_default_taint() -> PoolTaint {
     }
 }
 
-/// Node declarations in one object (none when it declares no node pool).
+/// Node declarations in one object (none when it declares no node pool). A Kueue
+/// `ResourceFlavor` declares none: it is Kueue's quota view of some nodes (one without
+/// `nodeLabels` stands for any node), lending its labels and tolerations only to the workloads
+/// Kueue admits with it, not a pool of nodes of its own.
 pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl> {
     let mut out = Vec::new();
     let decls = Decls {
@@ -105,7 +107,6 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
             capi::kubeadm_control_plane(decls);
         }
         ("Inventory", "taintlint.dev") => inventory_file::inventory(decls),
-        ("ResourceFlavor", "kueue.x-k8s.io") => kueue::resource_flavor(decls),
         _ => {}
     }
     out
