@@ -37,6 +37,8 @@ pub enum Command {
         /// The rule's name, e.g. `toleration-exists-with-value`.
         name: String,
     },
+    /// Run the language server (LSP over standard input and output) for editors.
+    Server,
     /// Configuration helpers.
     #[command(subcommand)]
     Config(ConfigCommand),

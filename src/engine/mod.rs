@@ -17,6 +17,7 @@ mod templates;
 mod terraform;
 
 pub use file::{FileReport, install_panic_hook, lint_one, lint_source};
+pub use fixtures::is_fixture;
 pub use options::{Cluster, Input, LintOptions};
 pub use run::{SpilledFindings as Findings, View};
 
