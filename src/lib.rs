@@ -56,6 +56,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<ExitStatus, ToolError> {
         Command::Config(ConfigCommand::Init { path, force }) => {
             commands::config_init(&path, force, out)
         }
+        // The protocol goes to the process's standard output, not `out`.
         Command::Server => server::run(),
         Command::Completions { shell } => {
             let mut cmd = <Cli as clap::CommandFactory>::command();

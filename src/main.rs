@@ -43,6 +43,17 @@ fn main() -> ExitCode {
             }
         }
     }
+    // The language server speaks the protocol on standard output from its own writer
+    // thread: the lock below would stop it.
+    if matches!(cli.command, taintlint::cli::Command::Server) {
+        return match taintlint::server::run() {
+            Ok(status) => ExitCode::from(status as u8),
+            Err(e) => {
+                tool_error(&e);
+                ExitCode::from(2)
+            }
+        };
+    }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(QuietPipe {
         inner: stdout.lock(),

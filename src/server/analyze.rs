@@ -62,13 +62,15 @@ pub(crate) struct Analysis {
     pub(crate) version: i32,
     pub(crate) text: Text,
     pub(crate) repairs: Vec<Repair>,
-    pub(crate) targets: Vec<Target>,
+    /// Worked out after the diagnostics are out (see [`Linted::finish`]); until then no
+    /// hover.
+    pub(crate) targets: std::sync::OnceLock<Vec<Target>>,
 }
 
 /// The linted buffer before its hovers are worked out (diagnostics go out first).
 pub(crate) struct Linted {
     pub(crate) diagnostics: Vec<Diagnostic>,
-    pub(crate) analysis: Analysis,
+    pub(crate) analysis: Arc<Analysis>,
     view: Option<View>,
     gate: bool,
     /// The buffer's own node declarations when its text parsed (`None`: it did not).
@@ -151,12 +153,12 @@ pub(crate) fn lint(
     }
     Linted {
         diagnostics,
-        analysis: Analysis {
+        analysis: Arc::new(Analysis {
             version,
             text,
             repairs,
-            targets: Vec::new(),
-        },
+            targets: std::sync::OnceLock::new(),
+        }),
         view,
         gate,
         own,
@@ -308,6 +310,7 @@ impl Analysis {
     /// The innermost target at `offset`.
     pub(crate) fn target_at(&self, offset: usize) -> Option<&Target> {
         self.targets
+            .get()?
             .iter()
             .filter(|t| t.span.start <= offset && offset <= t.span.end)
             .min_by_key(|t| t.span.end - t.span.start)
@@ -336,8 +339,8 @@ fn names(pools: &[&Pool]) -> String {
 
 impl Linted {
     /// Works out the hovers and definitions of the buffer's tolerations, `nodeSelector`
-    /// entries and affinity terms, and gives the analysis.
-    pub(crate) fn finish(mut self, uri: &Url) -> Analysis {
+    /// entries and affinity terms (the analysis answers hovers from then on).
+    pub(crate) fn finish(&self, uri: &Url) {
         let name = name_of(uri);
         let mut targets = Vec::new();
         if let Some(view) = &self.view {
@@ -349,8 +352,7 @@ impl Linted {
                 self.selectors(view, i, w, &mut targets);
             }
         }
-        self.analysis.targets = targets;
-        self.analysis
+        let _ = self.analysis.targets.set(targets);
     }
 
     /// How many pools admit the workload, as `explain` says it.

@@ -491,12 +491,13 @@ impl Worker {
             }
             None => false,
         };
-        self.publish(uri.clone(), diagnostics, Some(version));
-        let analysis = linted.finish(uri);
+        // Quick fixes are ready with the diagnostics; hovers right after.
         self.analyses
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert(uri.clone(), Arc::new(analysis));
+            .insert(uri.clone(), Arc::clone(&linted.analysis));
+        self.publish(uri.clone(), diagnostics, Some(version));
+        linted.finish(uri);
         changed
     }
 
