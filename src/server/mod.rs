@@ -368,16 +368,14 @@ impl Worker {
         // The workspace of its root, built before the first buffer needs it.
         let t = Instant::now();
         let root = self.workspace.root.clone();
-        match self.workspace.scope(&root) {
-            Ok(scope) => {
-                let msg = format!(
-                    "taintlint: workspace read in {} ms ({} node declarations)",
-                    t.elapsed().as_millis(),
-                    scope.declarations()
-                );
-                self.log(&msg);
-            }
-            Err(e) => self.show(&e),
+        let mut problems = Vec::new();
+        let declarations = self.workspace.scope(&root, &mut problems).declarations();
+        self.log(&format!(
+            "taintlint: workspace read in {} ms ({declarations} node declarations)",
+            t.elapsed().as_millis()
+        ));
+        for p in problems {
+            self.show(&p);
         }
         loop {
             let Ok(first) = inbox.recv() else { return };
@@ -429,7 +427,13 @@ impl Worker {
             if !done.insert(uri.clone()) {
                 continue;
             }
-            if self.lint(&uri) {
+            let linted =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.lint(&uri)));
+            let changed = linted.unwrap_or_else(|_| {
+                self.crashed(&uri);
+                false
+            });
+            if changed {
                 todo.extend(self.open.keys().filter(|u| !done.contains(*u)).cloned());
             }
         }
@@ -452,13 +456,8 @@ impl Worker {
             .collect();
         let last = self.pools.get(&name).cloned();
         let encoding = self.encoding;
-        let scope = match self.workspace.scope(&dir) {
-            Ok(s) => s,
-            Err(e) => {
-                self.show(&e);
-                return false;
-            }
-        };
+        let mut problems = Vec::new();
+        let scope = self.workspace.scope(&dir, &mut problems);
         let linted = analyze::lint(
             uri,
             version,
@@ -467,6 +466,9 @@ impl Worker {
             |own| scope.options_for(&name, &open, own),
             last.as_deref(),
         );
+        for p in problems {
+            self.show(&p);
+        }
         let diagnostics = linted.diagnostics.clone();
         let changed = match &linted.own {
             Some(own) => {
@@ -499,6 +501,21 @@ impl Worker {
         self.publish(uri.clone(), diagnostics, Some(version));
         linted.finish(uri);
         changed
+    }
+
+    /// A bug: the buffer gets one `internal-error` diagnostic instead of its findings, as a
+    /// file the CLI crashes on does.
+    fn crashed(&self, uri: &Url) {
+        let version = self.open.get(uri).map(|(v, _)| *v);
+        let rule = crate::rules::INTERNAL_ERROR.name;
+        let diagnostic = lsp_types::Diagnostic {
+            severity: Some(lsp_types::DiagnosticSeverity::ERROR),
+            code: Some(lsp_types::NumberOrString::String(rule.to_string())),
+            source: Some("taintlint".to_string()),
+            message: "taintlint crashed while checking this file; this is a bug in taintlint, please report it with the file attached".to_string(),
+            ..Default::default()
+        };
+        self.publish(uri.clone(), vec![diagnostic], version);
     }
 
     fn publish(&self, uri: Url, diagnostics: Vec<lsp_types::Diagnostic>, version: Option<i32>) {

@@ -40,14 +40,38 @@ pub(crate) struct Scope {
 
 impl Scope {
     /// Reads the config for files in `dir` and the workspace at `root` as `check` would.
-    pub(crate) fn build(root: &Path, dir: &Path) -> Result<Scope, ToolError> {
-        let cfg = commands::config_for(dir)?;
-        let input = input_args(root)?;
+    /// What cannot be read is said in `problems` and left out: an unusable config lints
+    /// with the defaults, an unwalkable workspace with no other file's pools.
+    pub(crate) fn build(root: &Path, dir: &Path, problems: &mut Vec<String>) -> Scope {
+        let cfg = commands::config_for(dir).unwrap_or_else(|e| {
+            problems.push(format!("taintlint: {e}; linting with the default config"));
+            crate::config::Config::default()
+        });
+        let input = input_args(root);
         // The buffers' diagnostics are the CLI's, so its options, with every finding kept.
-        let mut opts = commands::lint_options(&input, &[], &[], &cfg)?;
+        let opts = match &input {
+            Ok(input) => commands::lint_options(input, &[], &[], &cfg),
+            Err(e) => Err(ToolError(e.0.clone())),
+        };
+        let opts = opts.unwrap_or_else(|e| {
+                problems.push(format!("taintlint: {e}; linting with the default options"));
+                LintOptions::default()
+            });
+        let mut opts = opts;
         opts.keep_sources = true;
         opts.budget = engine::store::UNLIMITED;
-        let lists = Gathered::new(&input, &cfg)?.into_lists()?;
+        let lists = input
+            .and_then(|input| Gathered::new(&input, &cfg)?.into_lists())
+            .unwrap_or_else(|e| {
+                problems.push(format!(
+                    "taintlint: the workspace cannot be read ({e}); only the open files' node pools count"
+                ));
+                commands::WorkspaceLists {
+                    files: Vec::new(),
+                    inventory: Vec::new(),
+                    cluster_inventory: Vec::new(),
+                }
+            });
         let decls = |inputs: Vec<Input>| -> Vec<(String, Vec<NodeDecl>)> {
             inputs
                 .into_par_iter()
@@ -81,12 +105,12 @@ impl Scope {
             })
             .filter(|(_, (_, nodes))| !nodes.is_empty())
             .collect();
-        Ok(Scope {
+        Scope {
             opts,
             inventory,
             cluster_inventory,
             files,
-        })
+        }
     }
 
     /// The options for linting the buffer named `name`: the run's, with every pool it would
@@ -158,7 +182,7 @@ fn file_decls(opts: &LintOptions, name: &str, mut nodes: Vec<NodeDecl>) -> Vec<N
 /// The scopes of a workspace, by the config file they were built for (`None`: no config).
 pub(crate) struct Workspace {
     pub(crate) root: PathBuf,
-    scopes: BTreeMap<Option<PathBuf>, Result<Scope, String>>,
+    scopes: BTreeMap<Option<PathBuf>, Scope>,
 }
 
 impl Workspace {
@@ -174,15 +198,13 @@ impl Workspace {
         self.scopes.clear();
     }
 
-    /// The scope of a file in `dir`, built now if it is not yet (`Err`: why its config
-    /// cannot be used, for the user).
-    pub(crate) fn scope(&mut self, dir: &Path) -> Result<&Scope, String> {
+    /// The scope of a file in `dir`, built now if it is not yet; what could not be read
+    /// while building it goes to `problems`.
+    pub(crate) fn scope(&mut self, dir: &Path, problems: &mut Vec<String>) -> &Scope {
         let key = crate::config::discover(dir).map(|p| std::fs::canonicalize(&p).unwrap_or(p));
         let root = self.root.clone();
         self.scopes
             .entry(key)
-            .or_insert_with(|| Scope::build(&root, dir).map_err(|e| e.to_string()))
-            .as_ref()
-            .map_err(Clone::clone)
+            .or_insert_with(|| Scope::build(&root, dir, problems))
     }
 }
