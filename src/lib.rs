@@ -57,7 +57,9 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<ExitStatus, ToolError> {
             commands::config_init(&path, force, out)
         }
         // The protocol goes to the process's standard output, not `out`.
-        Command::Server => server::run(),
+        Command::Server { debounce_ms } => server::run(&server::Options {
+            debounce: std::time::Duration::from_millis(debounce_ms),
+        }),
         Command::Completions { shell } => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             clap_complete::generate(shell, &mut cmd, "taintlint", out);

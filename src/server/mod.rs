@@ -51,9 +51,9 @@ impl Default for Options {
 }
 
 /// `taintlint server`: serves one client over standard input and output until it exits.
-pub fn run() -> Result<ExitStatus, ToolError> {
+pub fn run(options: &Options) -> Result<ExitStatus, ToolError> {
     let (connection, io) = Connection::stdio();
-    let served = serve(&connection, &Options::default());
+    let served = serve(&connection, options);
     drop(connection);
     let joined = io.join();
     served.map_err(ToolError)?;
