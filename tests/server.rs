@@ -377,6 +377,28 @@ fn an_editor_session() {
         "{def}"
     );
 
+    // A file changed on disk (a checkout) refreshes the workspace: the Node's taint changes
+    // and the open buffer is linted again against it.
+    std::fs::write(root.join("nodes.yaml"), NODES.replace("value: infra", "value: infra-2"))
+        .unwrap();
+    let changed = url::Url::from_file_path(root.join("nodes.yaml"))
+        .unwrap()
+        .to_string();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": changed, "type": 2}]}),
+    );
+    let m = c.wait_for(|m| {
+        m["method"] == "textDocument/publishDiagnostics"
+            && m["params"]["version"] == json!(7)
+            && m["params"]["diagnostics"] != json!([])
+    });
+    let diags = m["params"]["diagnostics"].as_array().unwrap();
+    assert_eq!(
+        codes(diags),
+        ["unschedulable-workload@9", "toleration-matches-no-taint@10"]
+    );
+
     // Close clears; shutdown and exit end the process with 0.
     c.notify(
         "textDocument/didClose",

@@ -84,12 +84,21 @@ pub fn load_config(input: &InputArgs) -> Result<Config, ToolError> {
 
 /// The config `check` would use for a file in `dir` when run there without `--config`: the
 /// first `.taintlint.yaml` (or its other names) from `dir` up, refused when it is a link out
-/// of the repository (the language server's per-file config).
+/// of the repository (the language server's per-file config). Named without the `..` the
+/// discovery walked up with, as the editor names the file.
 pub fn config_for(dir: &std::path::Path) -> Result<Config, ToolError> {
     match config::discover(dir) {
         Some(p) => {
             refuse_outside_link(&p)?;
-            config::load(&p).map_err(|e| ToolError(e.to_string()))
+            let mut named = std::path::PathBuf::new();
+            for c in p.components() {
+                match c {
+                    std::path::Component::ParentDir if named.pop() => {}
+                    std::path::Component::CurDir => {}
+                    c => named.push(c),
+                }
+            }
+            config::load(&named).map_err(|e| ToolError(e.to_string()))
         }
         None => Ok(Config::default()),
     }

@@ -132,6 +132,46 @@ pub fn serve(connection: &Connection, options: &Options) -> Result<(), String> {
     connection
         .initialize_finish(id, result)
         .map_err(|e| e.to_string())?;
+    // Files changed outside the editor (a checkout, a generator) refresh the workspace: the
+    // client is asked to watch what the walk lints and the config, when it can be asked.
+    if params
+        .capabilities
+        .workspace
+        .as_ref()
+        .and_then(|w| w.did_change_watched_files.as_ref())
+        .and_then(|w| w.dynamic_registration)
+        == Some(true)
+    {
+        let watchers: Vec<lsp_types::FileSystemWatcher> = [
+            "**/*.{yaml,yml,json,tf,j2,tpl}",
+            "**/.taintlint.yaml",
+        ]
+        .into_iter()
+        .map(|g| lsp_types::FileSystemWatcher {
+            glob_pattern: lsp_types::GlobPattern::String(g.to_string()),
+            kind: None,
+        })
+        .collect();
+        let registration = lsp_types::Registration {
+            id: "taintlint-watched-files".to_string(),
+            method: note::DidChangeWatchedFiles::METHOD.to_string(),
+            register_options: serde_json::to_value(
+                lsp_types::DidChangeWatchedFilesRegistrationOptions { watchers },
+            )
+            .ok(),
+        };
+        let request = Request::new(
+            RequestId::from("taintlint-register".to_string()),
+            req::RegisterCapability::METHOD.to_string(),
+            lsp_types::RegistrationParams {
+                registrations: vec![registration],
+            },
+        );
+        connection
+            .sender
+            .send(Message::Request(request))
+            .map_err(|e| e.to_string())?;
+    }
 
     let analyses: Analyses = Arc::default();
     let (jobs, inbox) = crossbeam_channel::unbounded();
@@ -329,6 +369,19 @@ fn invalid(id: RequestId, e: &serde_json::Error) -> Response {
     Response::new_err(id, ErrorCode::InvalidParams as i32, e.to_string())
 }
 
+/// What a buffer's node declarations say, without where they say it.
+fn signature(decls: &[NodeDecl]) -> String {
+    let mut s = String::new();
+    for d in decls {
+        let taints: Vec<_> = d.taints.iter().map(|t| (&t.taint, t.startup)).collect();
+        s.push_str(&format!(
+            "{}|{}|{:?}|{:?}|{}|{}|{}\n",
+            d.origin, d.name, d.labels, taints, d.unschedulable, d.open_labels, d.declared
+        ));
+    }
+    s
+}
+
 /// The worker: the workspace, the open buffers' latest texts and pools, the debounce.
 struct Worker {
     workspace: workspace::Workspace,
@@ -470,26 +523,18 @@ impl Worker {
             self.show(&p);
         }
         let diagnostics = linted.diagnostics.clone();
+        // Other buffers are linted again when what this one declares changes (not when
+        // only its places move).
         let changed = match &linted.own {
             Some(own) => {
-                let before = self.pools.get(&name).map_or(0, Vec::len);
-                let differ = before != own.len()
-                    || self.pools.get(&name).is_some_and(|b| {
-                        b.iter().zip(own).any(|(x, y)| {
-                            x.name != y.name
-                                || x.taints.len() != y.taints.len()
-                                || x.taints
-                                    .iter()
-                                    .zip(&y.taints)
-                                    .any(|(a, b)| a.taint != b.taint)
-                        })
-                    });
+                let before = self.pools.get(&name).map(|b| signature(b));
+                let after = signature(own);
                 if own.is_empty() {
                     self.pools.remove(&name);
                 } else {
                     self.pools.insert(name.clone(), own.clone());
                 }
-                differ
+                before.unwrap_or_default() != after
             }
             None => false,
         };
