@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used)] // tests may unwrap
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
@@ -170,7 +170,7 @@ fn apply(text: &str, edits: &[Value]) -> String {
             )
         })
         .collect();
-    edits.sort_by(|a, b| b.0.cmp(&a.0));
+    edits.sort_by_key(|e| std::cmp::Reverse(e.0));
     let mut out = text.to_string();
     for (s, e, t) in edits {
         out.replace_range(s..e, &t);
@@ -287,7 +287,9 @@ fn an_editor_session() {
     let ignore_edits = ignore["edit"]["changes"][&uri].as_array().unwrap();
     let ignored = apply(DEPLOY, ignore_edits);
     assert!(
-        ignored.contains("          # taintlint: ignore[toleration-exists-with-value]\n          value: present"),
+        ignored.contains(
+            "          # taintlint: ignore[toleration-exists-with-value]\n          value: present"
+        ),
         "{ignored}"
     );
     let fixed = apply(DEPLOY, fix["edit"]["changes"][&uri].as_array().unwrap());
@@ -321,14 +323,20 @@ fn an_editor_session() {
     c.diagnostics(&uri, Some(5));
     let hover = c.ask("textDocument/hover", &uri, 10, 16);
     let text = hover["contents"]["value"].as_str().unwrap();
-    assert!(text.contains("toleration `nvidia.com/gpu:NoSchedule`"), "{text}");
+    assert!(
+        text.contains("toleration `nvidia.com/gpu:NoSchedule`"),
+        "{text}"
+    );
     assert!(text.contains("✓ Inventory pool `gpu`"), "{text}");
     assert!(text.contains("node `infra-1`"), "{text}");
     assert!(text.contains("1 of 2 can run this pod"), "{text}");
     let hover = c.ask("textDocument/hover", &uri, 8, 10);
     let text = hover["contents"]["value"].as_str().unwrap();
     assert!(text.contains("nodeSelector `node-pool: gpu`"), "{text}");
-    assert!(text.contains("Lets the pod onto: Inventory pool `gpu`"), "{text}");
+    assert!(
+        text.contains("Lets the pod onto: Inventory pool `gpu`"),
+        "{text}"
+    );
     assert!(text.contains("Keeps it off"), "{text}");
     let def = c.ask("textDocument/definition", &uri, 10, 16);
     let loc = &def.as_array().unwrap()[0];
@@ -347,10 +355,7 @@ fn an_editor_session() {
     let diags = c.diagnostics(&uri, Some(6));
     assert_eq!(
         codes(&diags),
-        [
-            "unschedulable-workload@9",
-            "toleration-effect-mismatch@10"
-        ]
+        ["unschedulable-workload@9", "toleration-effect-mismatch@10"]
     );
     assert!(
         diags[1]["message"]
@@ -371,7 +376,10 @@ fn an_editor_session() {
     assert_eq!(codes(&c.diagnostics(&uri, Some(7))), Vec::<String>::new());
     let def = c.ask("textDocument/definition", &uri, 10, 16);
     let loc = &def.as_array().unwrap()[0];
-    assert!(loc["uri"].as_str().unwrap().ends_with("/nodes.yaml"), "{def}");
+    assert!(
+        loc["uri"].as_str().unwrap().ends_with("/nodes.yaml"),
+        "{def}"
+    );
     assert!(
         (6..=9).contains(&loc["range"]["start"]["line"].as_u64().unwrap()),
         "{def}"
@@ -379,8 +387,11 @@ fn an_editor_session() {
 
     // A file changed on disk (a checkout) refreshes the workspace: the Node's taint changes
     // and the open buffer is linted again against it.
-    std::fs::write(root.join("nodes.yaml"), NODES.replace("value: infra", "value: infra-2"))
-        .unwrap();
+    std::fs::write(
+        root.join("nodes.yaml"),
+        NODES.replace("value: infra", "value: infra-2"),
+    )
+    .unwrap();
     let changed = url::Url::from_file_path(root.join("nodes.yaml"))
         .unwrap()
         .to_string();

@@ -180,7 +180,7 @@ proptest! {
 
 #[test]
 fn unknown_requests_and_bad_params_are_answered() {
-    let mut h = Harness::start();
+    let h = Harness::start();
     h.client
         .sender
         .send(Message::Request(Request::new(

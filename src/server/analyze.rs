@@ -139,9 +139,10 @@ pub(crate) fn lint(
     };
     let mut diagnostics = Vec::new();
     let mut repairs = Vec::new();
-    for f in findings.iter().filter(|f| {
-        *f.file == *name && f.rule != crate::rules::POOL_TOLERATED_BY_NOTHING.name
-    }) {
+    for f in findings
+        .iter()
+        .filter(|f| *f.file == *name && f.rule != crate::rules::POOL_TOLERATED_BY_NOTHING.name)
+    {
         let d = diagnostic(f, &text, (&name, uri));
         repairs.push(Repair {
             diagnostic: d.clone(),
@@ -244,7 +245,10 @@ impl Analysis {
         let mut out = Vec::new();
         for r in &self.repairs {
             let d = &r.diagnostic;
-            let (s, e) = (self.text.offset(d.range.start), self.text.offset(d.range.end));
+            let (s, e) = (
+                self.text.offset(d.range.start),
+                self.text.offset(d.range.end),
+            );
             let meets = r.at.is_none() || (s <= to && from <= e);
             if !meets {
                 continue;
@@ -260,7 +264,10 @@ impl Analysis {
                     title: if safe {
                         format!("Fix: {}", fix.title)
                     } else {
-                        format!("Fix: {} (unsafe: changes what the manifest does)", fix.title)
+                        format!(
+                            "Fix: {} (unsafe: changes what the manifest does)",
+                            fix.title
+                        )
                     },
                     kind: Some(CodeActionKind::QUICKFIX),
                     diagnostics: Some(vec![d.clone()]),
@@ -325,6 +332,9 @@ fn edit(uri: &Url, edits: Vec<TextEdit>) -> WorkspaceEdit {
         ..WorkspaceEdit::default()
     }
 }
+
+/// Whether a pool passes one `nodeSelector` entry or affinity term.
+type Admits = Box<dyn Fn(&Pool) -> bool>;
 
 /// Pool names listed in a hover, at most this many.
 const LIST: usize = 6;
@@ -488,7 +498,7 @@ impl Linted {
             return;
         };
         for entry in super::scan::scan(body, w.object_span.start) {
-            let (title, admits): (String, Box<dyn Fn(&Pool) -> bool>) = match &entry.what {
+            let (title, admits): (String, Admits) = match &entry.what {
                 super::scan::What::Selector(k, v) => {
                     if !w
                         .node_selector
@@ -524,7 +534,11 @@ impl Linted {
                 md.push_str("No node pools are known.\n");
             } else {
                 if !onto.is_empty() {
-                    let _ = writeln!(md, "Lets the pod onto: {}\n", crate::util::text::escape(&names(&onto)));
+                    let _ = writeln!(
+                        md,
+                        "Lets the pod onto: {}\n",
+                        crate::util::text::escape(&names(&onto))
+                    );
                 }
                 if !off.is_empty() {
                     let _ = writeln!(

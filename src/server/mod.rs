@@ -142,16 +142,14 @@ pub fn serve(connection: &Connection, options: &Options) -> Result<(), String> {
         .and_then(|w| w.dynamic_registration)
         == Some(true)
     {
-        let watchers: Vec<lsp_types::FileSystemWatcher> = [
-            "**/*.{yaml,yml,json,tf,j2,tpl}",
-            "**/.taintlint.yaml",
-        ]
-        .into_iter()
-        .map(|g| lsp_types::FileSystemWatcher {
-            glob_pattern: lsp_types::GlobPattern::String(g.to_string()),
-            kind: None,
-        })
-        .collect();
+        let watchers: Vec<lsp_types::FileSystemWatcher> =
+            ["**/*.{yaml,yml,json,tf,j2,tpl}", "**/.taintlint.yaml"]
+                .into_iter()
+                .map(|g| lsp_types::FileSystemWatcher {
+                    glob_pattern: lsp_types::GlobPattern::String(g.to_string()),
+                    kind: None,
+                })
+                .collect();
         let registration = lsp_types::Registration {
             id: "taintlint-watched-files".to_string(),
             method: note::DidChangeWatchedFiles::METHOD.to_string(),
@@ -480,8 +478,7 @@ impl Worker {
             if !done.insert(uri.clone()) {
                 continue;
             }
-            let linted =
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.lint(&uri)));
+            let linted = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.lint(&uri)));
             let changed = linted.unwrap_or_else(|_| {
                 self.crashed(&uri);
                 false
@@ -592,8 +589,9 @@ impl Worker {
             typ: lsp_types::MessageType::WARNING,
             message: crate::util::text::escape(text).into_owned(),
         };
-        let _ = self
-            .sender
-            .send(Message::Notification(Notification::new(method.to_string(), params)));
+        let _ = self.sender.send(Message::Notification(Notification::new(
+            method.to_string(),
+            params,
+        )));
     }
 }

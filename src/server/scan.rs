@@ -18,7 +18,9 @@ pub(crate) struct Entry {
 
 enum Mode {
     None,
-    Selector { indent: usize },
+    Selector {
+        indent: usize,
+    },
     Terms {
         indent: usize,
         item: Option<usize>,
@@ -67,11 +69,9 @@ pub(crate) fn scan(body: &str, base: usize) -> Vec<Entry> {
         }
         let span = Span::new(base + start + indent, base + start + line.trim_end().len());
         let item_indent = indent
-            + if content.starts_with("- ") {
-                content.len() - content[2..].trim_start().len()
-            } else {
-                0
-            };
+            + content
+                .strip_prefix("- ")
+                .map_or(0, |rest| content.len() - rest.trim_start().len());
         match &mut mode {
             Mode::Selector { indent: key } if indent > *key => {
                 if let Some((k, v)) = content.split_once(':') {
@@ -82,9 +82,11 @@ pub(crate) fn scan(body: &str, base: usize) -> Vec<Entry> {
                 }
                 continue;
             }
-            Mode::Terms { indent: key, item, next }
-                if indent > *key || (indent == *key && content.starts_with("- ")) =>
-            {
+            Mode::Terms {
+                indent: key,
+                item,
+                next,
+            } if indent > *key || (indent == *key && content.starts_with("- ")) => {
                 if content.starts_with("- ") && item.is_none_or(|i| i == indent) {
                     *item = Some(indent);
                     out.push(Entry {
@@ -148,7 +150,14 @@ mod tests {
 
     #[test]
     fn any_text_is_fine() {
-        for t in ["", "-", "- ", "nodeSelector:\n- ", "nodeSelectorTerms:\n-\n- x:", "\u{85}nodeSelector:\n  é: ü"] {
+        for t in [
+            "",
+            "-",
+            "- ",
+            "nodeSelector:\n- ",
+            "nodeSelectorTerms:\n-\n- x:",
+            "\u{85}nodeSelector:\n  é: ü",
+        ] {
             let _ = scan(t, 3);
         }
     }

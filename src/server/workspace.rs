@@ -22,9 +22,12 @@ struct Defaults {
 }
 
 fn input_args(root: &Path) -> Result<InputArgs, ToolError> {
-    <Defaults as clap::Parser>::try_parse_from([std::ffi::OsStr::new("taintlint"), root.as_os_str()])
-        .map(|d| d.input)
-        .map_err(|e| ToolError(e.to_string()))
+    <Defaults as clap::Parser>::try_parse_from([
+        std::ffi::OsStr::new("taintlint"),
+        root.as_os_str(),
+    ])
+    .map(|d| d.input)
+    .map_err(|e| ToolError(e.to_string()))
 }
 
 /// What one config's run would know before it lints a buffer.
@@ -54,9 +57,9 @@ impl Scope {
             Err(e) => Err(ToolError(e.0.clone())),
         };
         let opts = opts.unwrap_or_else(|e| {
-                problems.push(format!("taintlint: {e}; linting with the default options"));
-                LintOptions::default()
-            });
+            problems.push(format!("taintlint: {e}; linting with the default options"));
+            LintOptions::default()
+        });
         let mut opts = opts;
         opts.keep_sources = true;
         opts.budget = engine::store::UNLIMITED;
@@ -83,7 +86,8 @@ impl Scope {
                 })
                 .collect()
         };
-        let inventory: BTreeMap<String, Vec<NodeDecl>> = decls(lists.inventory).into_iter().collect();
+        let inventory: BTreeMap<String, Vec<NodeDecl>> =
+            decls(lists.inventory).into_iter().collect();
         let mut cluster_inventory: BTreeMap<String, Vec<(usize, NodeDecl)>> = BTreeMap::new();
         for (cluster, i) in lists.cluster_inventory {
             for (name, nodes) in decls(vec![i]) {
