@@ -463,3 +463,80 @@ fn helm_template_gets_only_the_template_info() {
     assert!(c.request("shutdown", Value::Null).is_null());
     c.notify("exit", Value::Null);
 }
+
+const BOTH: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: trainer
+spec:
+  template:
+    spec:
+      affinity:
+        nodeAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+            nodeSelectorTerms:
+            - matchExpressions:
+              - key: node-pool
+                operator: In
+                values: [gpu-x]
+      tolerations:
+        - key: dedicated
+          value: gpu-x
+          effect: NoSchedule
+      containers: [{name: c, image: x}]
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: gpu-x-1
+  labels: {node-pool: gpu-x}
+spec:
+  taints:
+    - key: dedicated
+      value: gpu-x
+      effect: NoSchedule
+";
+
+/// A buffer's own pools count with its unsaved text, and while a half-typed line does not
+/// parse, those of its last text that did stay: only the syntax error is new.
+#[test]
+fn half_a_line_keeps_the_last_good_pools() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir(root.join(".git")).unwrap();
+    std::fs::write(root.join("nodes.yaml"), NODES).unwrap();
+    let uri = url::Url::from_file_path(root.join("both.yaml"))
+        .unwrap()
+        .to_string();
+    let mut c = Client::start(root);
+    let root_uri = url::Url::from_directory_path(root).unwrap().to_string();
+    c.request(
+        "initialize",
+        json!({"processId": null, "rootUri": root_uri, "capabilities": {}}),
+    );
+    c.notify("initialized", json!({}));
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": BOTH}}),
+    );
+    assert_eq!(codes(&c.diagnostics(&uri, Some(1))), Vec::<String>::new());
+    let hover = c.ask("textDocument/hover", &uri, 12, 20);
+    let text = hover["contents"]["value"].as_str().unwrap();
+    assert!(text.contains("required node affinity term 1"), "{text}");
+    assert!(text.contains("Lets the pod onto: node `gpu-x-1`"), "{text}");
+    assert!(text.contains("Keeps it off"), "{text}");
+    assert!(text.contains("node `infra-1`"), "{text}");
+
+    // `labels: {node-pool: gpu-x` typed without its brace yet.
+    let broken = BOTH.replace("{node-pool: gpu-x}", "{node-pool: gpu-x");
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": broken}]}),
+    );
+    assert_eq!(
+        codes(&c.diagnostics(&uri, Some(2))),
+        ["yaml-syntax-error@26"]
+    );
+    assert!(c.request("shutdown", Value::Null).is_null());
+    c.notify("exit", Value::Null);
+}
