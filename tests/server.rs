@@ -505,6 +505,11 @@ fn half_a_line_keeps_the_last_good_pools() {
     let root = dir.path();
     std::fs::create_dir(root.join(".git")).unwrap();
     std::fs::write(root.join("nodes.yaml"), NODES).unwrap();
+    std::fs::write(
+        root.join(".taintlint.yaml"),
+        "exclude: [\"generated/**\"]\n",
+    )
+    .unwrap();
     let uri = url::Url::from_file_path(root.join("both.yaml"))
         .unwrap()
         .to_string();
@@ -529,6 +534,18 @@ fn half_a_line_keeps_the_last_good_pools() {
 
     // `labels: {node-pool: gpu-x` typed without its brace yet.
     let broken = BOTH.replace("{node-pool: gpu-x}", "{node-pool: gpu-x");
+    // (A file the config excludes gets nothing, as `check` gives it nothing when named.)
+    let excluded = url::Url::from_file_path(root.join("generated/x.yaml"))
+        .unwrap()
+        .to_string();
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": excluded, "languageId": "yaml", "version": 1, "text": DEPLOY}}),
+    );
+    assert_eq!(
+        codes(&c.diagnostics(&excluded, Some(1))),
+        Vec::<String>::new()
+    );
     c.notify(
         "textDocument/didChange",
         json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": broken}]}),

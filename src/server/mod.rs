@@ -507,6 +507,14 @@ impl Worker {
         let last = self.pools.get(&name).cloned();
         let encoding = self.encoding;
         let mut problems = Vec::new();
+        let excluded = self.workspace.scope(&dir, &mut problems).excludes(&name);
+        for p in problems.drain(..) {
+            self.show(&p);
+        }
+        if excluded {
+            self.publish(uri.clone(), Vec::new(), Some(version));
+            return false;
+        }
         let scope = self.workspace.scope(&dir, &mut problems);
         let linted = analyze::lint(
             uri,

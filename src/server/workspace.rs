@@ -39,6 +39,8 @@ pub(crate) struct Scope {
     cluster_inventory: BTreeMap<String, Vec<(usize, NodeDecl)>>,
     /// The pools of the files the walk finds, by file: (cluster slot, declarations).
     files: BTreeMap<String, (usize, Vec<NodeDecl>)>,
+    /// The config's `exclude` (`None`: a glob that does not compile, reported by the walk).
+    exclude: Option<crate::load::walk::WalkOptions>,
 }
 
 impl Scope {
@@ -63,6 +65,7 @@ impl Scope {
         let mut opts = opts;
         opts.keep_sources = true;
         opts.budget = engine::store::UNLIMITED;
+        let exclude = crate::load::walk::WalkOptions::new(&[], &cfg.exclude, false).ok();
         let lists = input
             .and_then(|input| Gathered::new(&input, &cfg)?.into_lists())
             .unwrap_or_else(|e| {
@@ -114,6 +117,7 @@ impl Scope {
             inventory,
             cluster_inventory,
             files,
+            exclude,
         }
     }
 
@@ -160,6 +164,13 @@ impl Scope {
         }
         opts.extra_nodes.extend(extra);
         opts
+    }
+
+    /// Whether the config excludes this file: `check` does not lint it even when named.
+    pub(crate) fn excludes(&self, name: &str) -> bool {
+        self.exclude
+            .as_ref()
+            .is_some_and(|w| w.excluded(Path::new(name)))
     }
 
     fn is_inventory(&self, name: &str) -> bool {
