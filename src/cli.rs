@@ -38,6 +38,12 @@ pub enum Command {
         /// The rule's name, e.g. `toleration-exists-with-value`.
         name: String,
     },
+    /// Run the language server (LSP over standard input and output) for editors.
+    Server {
+        /// Milliseconds to wait after an edit for the next before linting.
+        #[arg(long, value_name = "MS", default_value_t = 150)]
+        debounce_ms: u64,
+    },
     /// Configuration helpers.
     #[command(subcommand)]
     Config(ConfigCommand),

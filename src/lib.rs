@@ -16,7 +16,9 @@
 //! - `suppress`, `config`, `baseline`: what a user says to leave out or change;
 //! - `engine`: the one way a run goes, per file and then per run, in bounded memory;
 //! - `report`: the output formats and the `explain`/`matrix` views;
-//! - `cli`, `commands`: the command line and what each command does.
+//! - `cli`, `commands`: the command line and what each command does;
+//! - `server`: `taintlint server`, the language server (the commands' config and workspace,
+//!   the engine's lint of one unsaved buffer).
 
 pub mod analysis;
 pub mod baseline;
@@ -30,6 +32,7 @@ pub mod load;
 pub mod model;
 pub mod report;
 pub mod rules;
+pub mod server;
 pub mod settings;
 pub mod suppress;
 pub mod util;
@@ -62,6 +65,10 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<ExitStatus, ToolError> {
         Command::Config(ConfigCommand::Init { path, force }) => {
             commands::config_init(&path, force, out)
         }
+        // The protocol goes to the process's standard output, not `out`.
+        Command::Server { debounce_ms } => server::run(&server::Options {
+            debounce: std::time::Duration::from_millis(debounce_ms),
+        }),
         Command::Completions { shell } => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             clap_complete::generate(shell, &mut cmd, "taintlint", out);

@@ -43,6 +43,20 @@ fn main() -> ExitCode {
             }
         }
     }
+    // The language server speaks the protocol on standard output from its own writer
+    // thread: the lock below would stop it.
+    if let taintlint::cli::Command::Server { debounce_ms } = cli.command {
+        let options = taintlint::server::Options {
+            debounce: std::time::Duration::from_millis(debounce_ms),
+        };
+        return match taintlint::server::run(&options) {
+            Ok(status) => ExitCode::from(status as u8),
+            Err(e) => {
+                tool_error(&e);
+                ExitCode::from(2)
+            }
+        };
+    }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(QuietPipe {
         inner: stdout.lock(),

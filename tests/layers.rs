@@ -26,6 +26,9 @@ const LAYERS: &[&str] = &[
     "report",
     "cli",
     "commands",
+    // The language server: the commands' config and workspace discovery, the engine's lint
+    // of one buffer; only `lib` (the `server` command) starts it.
+    "server",
     "lib",
 ];
 

@@ -165,7 +165,8 @@ fn field_matches(node: Option<&str>, r: &Requirement) -> bool {
     }
 }
 
-fn term_matches(pool: &Pool, term: &Term) -> bool {
+/// Does `pool` match one required node affinity term (all its requirements)?
+pub fn term_matches(pool: &Pool, term: &Term) -> bool {
     if term.expressions.is_empty() && term.fields.is_empty() {
         return false;
     }

@@ -147,6 +147,28 @@ pub fn load_config(input: &InputArgs) -> Result<Config, ToolError> {
     }
 }
 
+/// The config `check` would use for a file in `dir` when run there without `--config`: the
+/// first `.taintlint.yaml` (or its other names) from `dir` up, refused when it is a link out
+/// of the repository (the language server's per-file config). Named without the `..` the
+/// discovery walked up with, as the editor names the file.
+pub fn config_for(dir: &std::path::Path) -> Result<Config, ToolError> {
+    match config::discover(dir) {
+        Some(p) => {
+            refuse_outside_link(&p)?;
+            let mut named = std::path::PathBuf::new();
+            for c in p.components() {
+                match c {
+                    std::path::Component::ParentDir if named.pop() => {}
+                    std::path::Component::CurDir => {}
+                    c => named.push(c),
+                }
+            }
+            config::load(&named).map_err(|e| ToolError(e.to_string()))
+        }
+        None => Ok(Config::default()),
+    }
+}
+
 /// A discovered config that is a symbolic link to a file outside its repository is not read:
 /// the checkout would make taintlint read (and quote, in findings) a file of the machine's.
 /// `--config` names such a file on purpose.
@@ -378,6 +400,18 @@ impl Gathered {
         })
     }
 
+    /// Everything the run would read, listed now: the files it lints, the `--inventory` and
+    /// config `inventory:` files, and each cluster's `inventory:` files (the language
+    /// server's workspace: it lints the open buffers against these files' node pools).
+    pub fn into_lists(mut self) -> Result<WorkspaceLists, ToolError> {
+        self.collect();
+        Ok(WorkspaceLists {
+            inventory: self.inventory()?,
+            cluster_inventory: self.cluster_inventory()?,
+            files: self.inputs,
+        })
+    }
+
     /// Walks now and keeps the list (`--fix` lints the same inputs again after each round).
     fn collect(&mut self) {
         let t = std::time::Instant::now();
@@ -423,6 +457,13 @@ impl Gathered {
             .map(Input::Entry)
             .collect())
     }
+}
+
+/// What [`Gathered::into_lists`] gives.
+pub struct WorkspaceLists {
+    pub files: Vec<Input>,
+    pub inventory: Vec<Input>,
+    pub cluster_inventory: Vec<(usize, Input)>,
 }
 
 /// A progress bar where a person watches (stderr a terminal, not CI) and the run is large.

@@ -21,7 +21,7 @@ const FIXTURE_DIRS: &[&str] = &[
 /// found under? Only the part below the root counts: linting `testdata/cluster` itself
 /// makes its pools the inventory, linting `.` does not. A file named on its own, or one below
 /// no root (standard input), is never one.
-pub(super) fn is_fixture(name: &str, roots: &[String]) -> bool {
+pub fn is_fixture(name: &str, roots: &[String]) -> bool {
     let Some(below) = roots
         .iter()
         .filter_map(|root| below_root(name, root))

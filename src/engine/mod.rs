@@ -18,6 +18,7 @@ mod templates;
 mod terraform;
 
 pub use file::{FileReport, lint_one, lint_source};
+pub use fixtures::is_fixture;
 pub use options::{Cluster, Input, LintOptions};
 pub use panic::install_panic_hook;
 pub use run::{SpilledFindings as Findings, View};

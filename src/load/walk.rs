@@ -61,7 +61,9 @@ impl WalkOptions {
         })
     }
 
-    fn excluded(&self, path: &Path) -> bool {
+    /// Whether a path is excluded by the user (`--exclude`, the config's `exclude`): a file
+    /// so excluded is not linted even when named.
+    pub fn excluded(&self, path: &Path) -> bool {
         matches_set(&self.exclude, path)
     }
 

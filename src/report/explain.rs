@@ -110,9 +110,10 @@ pub fn select(
     Ok(found)
 }
 
+/// Why `pool` turns the pod away, in the scheduler's words (also the language server's hover).
 /// `by_spread`: the pod selects only through its topology spread keys (see
 /// `Workload::selects_by_spread_only`), so a selector miss is the PodTopologySpread filter's.
-fn reason_text(inventory: &Inventory, pool: &Pool, r: &Reason, by_spread: bool) -> String {
+pub fn reason_text(inventory: &Inventory, pool: &Pool, r: &Reason, by_spread: bool) -> String {
     match r {
         Reason::Taint(i) => {
             let t = &pool.taints[*i];

@@ -20,6 +20,7 @@ pub use selection::{Level, RuleSet, unknown_rule_message};
 pub use internal_error::META as INTERNAL_ERROR;
 pub use invalid_config::META as INVALID_CONFIG;
 pub use invalid_encoding::META as INVALID_ENCODING;
+pub use pool_tolerated_by_nothing::META as POOL_TOLERATED_BY_NOTHING;
 pub use template_not_rendered::META as TEMPLATE_NOT_RENDERED;
 pub use unreadable_file::META as UNREADABLE_FILE;
 pub use unused_suppression::META as UNUSED_SUPPRESSION;

@@ -1,0 +1,225 @@
+//! The workspace as `taintlint check` run at its root sees it: per config (found from each
+//! file's folder, as the CLI finds it), the options, the declared inventories and the node
+//! pools of every file the walk would lint. Built on the worker thread, once at start-up
+//! and again when files are saved or change on disk; the open buffers' own pools (of their
+//! unsaved text) replace those of their files on disk.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use crate::analysis::NodeDecl;
+use crate::cli::InputArgs;
+use crate::commands::{self, Gathered, ToolError};
+use crate::engine::{self, Input, LintOptions};
+
+/// The command-line defaults of `taintlint check ROOT`.
+#[derive(clap::Parser)]
+struct Defaults {
+    #[command(flatten)]
+    input: InputArgs,
+}
+
+fn input_args(root: &Path) -> Result<InputArgs, ToolError> {
+    <Defaults as clap::Parser>::try_parse_from([
+        std::ffi::OsStr::new("taintlint"),
+        root.as_os_str(),
+    ])
+    .map(|d| d.input)
+    .map_err(|e| ToolError(e.to_string()))
+}
+
+/// What one config's run would know before it lints a buffer.
+pub(crate) struct Scope {
+    pub(crate) opts: LintOptions,
+    /// The `--inventory`/`inventory:` files' pools (declared for every cluster), by file.
+    inventory: BTreeMap<String, Vec<NodeDecl>>,
+    /// Each cluster's `inventory:` files' pools: (cluster, declarations), by file.
+    cluster_inventory: BTreeMap<String, Vec<(usize, NodeDecl)>>,
+    /// The pools of the files the walk finds, by file: (cluster slot, declarations).
+    files: BTreeMap<String, (usize, Vec<NodeDecl>)>,
+    /// The config's `exclude` (`None`: a glob that does not compile, reported by the walk).
+    exclude: Option<crate::load::walk::WalkOptions>,
+}
+
+impl Scope {
+    /// Reads the config for files in `dir` and the workspace at `root` as `check` would.
+    /// What cannot be read is said in `problems` and left out: an unusable config lints
+    /// with the defaults, an unwalkable workspace with no other file's pools.
+    pub(crate) fn build(root: &Path, dir: &Path, problems: &mut Vec<String>) -> Scope {
+        let cfg = commands::config_for(dir).unwrap_or_else(|e| {
+            problems.push(format!("taintlint: {e}; linting with the default config"));
+            crate::config::Config::default()
+        });
+        let input = input_args(root);
+        // The buffers' diagnostics are the CLI's, so its options, with every finding kept.
+        let opts = match &input {
+            Ok(input) => commands::lint_options(input, &[], &[], &cfg),
+            Err(e) => Err(ToolError(e.0.clone())),
+        };
+        let opts = opts.unwrap_or_else(|e| {
+            problems.push(format!("taintlint: {e}; linting with the default options"));
+            LintOptions::default()
+        });
+        let mut opts = opts;
+        opts.keep_sources = true;
+        opts.budget = engine::store::UNLIMITED;
+        let exclude = crate::load::walk::WalkOptions::new(&[], &cfg.exclude, false).ok();
+        let lists = input
+            .and_then(|input| Gathered::new(&input, &cfg)?.into_lists())
+            .unwrap_or_else(|e| {
+                problems.push(format!(
+                    "taintlint: the workspace cannot be read ({e}); only the open files' node pools count"
+                ));
+                commands::WorkspaceLists {
+                    files: Vec::new(),
+                    inventory: Vec::new(),
+                    cluster_inventory: Vec::new(),
+                }
+            });
+        let decls = |inputs: Vec<Input>| -> Vec<(String, Vec<NodeDecl>)> {
+            inputs
+                .into_par_iter()
+                .map(|i| {
+                    let name = i.name();
+                    let mut nodes = engine::lint_one(i, &opts).nodes;
+                    nodes.iter_mut().for_each(|n| n.declared = true);
+                    (name, nodes)
+                })
+                .collect()
+        };
+        let inventory: BTreeMap<String, Vec<NodeDecl>> =
+            decls(lists.inventory).into_iter().collect();
+        let mut cluster_inventory: BTreeMap<String, Vec<(usize, NodeDecl)>> = BTreeMap::new();
+        for (cluster, i) in lists.cluster_inventory {
+            for (name, nodes) in decls(vec![i]) {
+                cluster_inventory
+                    .entry(name)
+                    .or_default()
+                    .extend(nodes.into_iter().map(|n| (cluster, n)));
+            }
+        }
+        let given: BTreeSet<&String> = inventory.keys().chain(cluster_inventory.keys()).collect();
+        let files = lists
+            .files
+            .into_par_iter()
+            .filter(|i| !given.contains(&i.name()))
+            .map(|i| {
+                let name = i.name();
+                let nodes = file_decls(&opts, &name, engine::lint_one(i, &opts).nodes);
+                (name.clone(), (opts.slot_of(&name), nodes))
+            })
+            .filter(|(_, (_, nodes))| !nodes.is_empty())
+            .collect();
+        Scope {
+            opts,
+            inventory,
+            cluster_inventory,
+            files,
+            exclude,
+        }
+    }
+
+    /// The options for linting the buffer named `name`: the run's, with every pool it would
+    /// know besides the buffer's own as `extra_nodes`. `open` are the open buffers' pools
+    /// (their unsaved text), in place of their files'; `own` the buffer's pools from its last
+    /// text that parsed, while its current one does not.
+    pub(crate) fn options_for(
+        &self,
+        name: &str,
+        open: &BTreeMap<String, Vec<NodeDecl>>,
+        own: Option<&[NodeDecl]>,
+    ) -> LintOptions {
+        let mut opts = self.opts.clone();
+        let slot = opts.slot_of(name);
+        let mut extra = Vec::new();
+        for (file, decls) in &self.inventory {
+            if file != name {
+                extra.extend(decls.iter().cloned());
+            }
+        }
+        for (file, decls) in &self.cluster_inventory {
+            if file != name {
+                extra.extend(
+                    decls
+                        .iter()
+                        .filter(|(c, _)| *c == slot)
+                        .map(|(_, d)| d.clone()),
+                );
+            }
+        }
+        for (file, (s, decls)) in &self.files {
+            if file != name && *s == slot && !open.contains_key(file) {
+                extra.extend(decls.iter().cloned());
+            }
+        }
+        for (file, decls) in open {
+            if file != name && opts.slot_of(file) == slot && !self.is_inventory(file) {
+                extra.extend(file_decls(&opts, file, decls.clone()));
+            }
+        }
+        if let Some(own) = own {
+            extra.extend(own.iter().cloned());
+        }
+        opts.extra_nodes.extend(extra);
+        opts
+    }
+
+    /// Whether the config excludes this file: `check` does not lint it even when named.
+    pub(crate) fn excludes(&self, name: &str) -> bool {
+        self.exclude
+            .as_ref()
+            .is_some_and(|w| w.excluded(Path::new(name)))
+    }
+
+    fn is_inventory(&self, name: &str) -> bool {
+        self.inventory.contains_key(name) || self.cluster_inventory.contains_key(name)
+    }
+
+    /// How many pools the workspace's files and inventories declare (for the log).
+    pub(crate) fn declarations(&self) -> usize {
+        self.inventory.values().map(Vec::len).sum::<usize>()
+            + self.cluster_inventory.values().map(Vec::len).sum::<usize>()
+            + self.files.values().map(|(_, d)| d.len()).sum::<usize>()
+    }
+}
+
+/// A found file's declarations as a run counts them: test data and vendored code keep only
+/// what they declare (see `engine::is_fixture`).
+fn file_decls(opts: &LintOptions, name: &str, mut nodes: Vec<NodeDecl>) -> Vec<NodeDecl> {
+    if engine::is_fixture(name, &opts.roots) {
+        nodes.retain(|n| n.declared);
+    }
+    nodes
+}
+
+/// The scopes of a workspace, by the config file they were built for (`None`: no config).
+pub(crate) struct Workspace {
+    pub(crate) root: PathBuf,
+    scopes: BTreeMap<Option<PathBuf>, Scope>,
+}
+
+impl Workspace {
+    pub(crate) fn new(root: PathBuf) -> Self {
+        Workspace {
+            root,
+            scopes: BTreeMap::new(),
+        }
+    }
+
+    /// Forgets every scope: they are built again when next needed.
+    pub(crate) fn clear(&mut self) {
+        self.scopes.clear();
+    }
+
+    /// The scope of a file in `dir`, built now if it is not yet; what could not be read
+    /// while building it goes to `problems`.
+    pub(crate) fn scope(&mut self, dir: &Path, problems: &mut Vec<String>) -> &Scope {
+        let key = crate::config::discover(dir).map(|p| std::fs::canonicalize(&p).unwrap_or(p));
+        let root = self.root.clone();
+        self.scopes
+            .entry(key)
+            .or_insert_with(|| Scope::build(&root, dir, problems))
+    }
+}

@@ -1,0 +1,559 @@
+//! `taintlint server` driven as an editor drives it: the real binary on pipes, framed JSON-RPC,
+//! every answer checked. Every wait is bounded (a reader thread and `recv_timeout`), and a
+//! server still running when the test ends is killed: the test cannot hang CI.
+
+#![allow(clippy::unwrap_used)] // tests may unwrap
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// How long any one answer may take (the debounce is 150 ms; a debug build lints slower).
+const WAIT: Duration = Duration::from_secs(20);
+
+struct Client {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    inbox: Receiver<Value>,
+    next_id: i64,
+    /// Messages read while waiting for something else.
+    seen: Vec<Value>,
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        if self.child.try_wait().ok().flatten().is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+fn read_message(r: &mut impl BufRead) -> Option<Value> {
+    let mut length = None;
+    loop {
+        let mut line = String::new();
+        if r.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        if let Some(n) = line.strip_prefix("Content-Length: ") {
+            length = n.parse::<usize>().ok();
+        }
+    }
+    let mut body = vec![0; length?];
+    r.read_exact(&mut body).ok()?;
+    serde_json::from_slice(&body).ok()
+}
+
+impl Client {
+    fn start(root: &std::path::Path) -> Client {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_taintlint"))
+            .arg("server")
+            .current_dir(root)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, inbox) = channel();
+        std::thread::spawn(move || {
+            let mut r = BufReader::new(stdout);
+            while let Some(m) = read_message(&mut r) {
+                if tx.send(m).is_err() {
+                    break;
+                }
+            }
+        });
+        Client {
+            stdin: child.stdin.take(),
+            child,
+            inbox,
+            next_id: 0,
+            seen: Vec::new(),
+        }
+    }
+
+    fn send(&mut self, msg: &Value) {
+        let body = serde_json::to_vec(msg).unwrap();
+        let stdin = self.stdin.as_mut().unwrap();
+        write!(stdin, "Content-Length: {}\r\n\r\n", body.len()).unwrap();
+        stdin.write_all(&body).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn notify(&mut self, method: &str, params: Value) {
+        self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    /// Sends a request and waits for its response's `result`.
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let m = self.wait_for(|m| m["id"] == json!(id) && m.get("method").is_none());
+        assert!(m.get("error").is_none(), "{method} failed: {m}");
+        m["result"].clone()
+    }
+
+    /// The next message (read before or now) that `want` accepts.
+    fn wait_for(&mut self, want: impl Fn(&Value) -> bool) -> Value {
+        if let Some(i) = self.seen.iter().position(&want) {
+            return self.seen.remove(i);
+        }
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let m = self
+                .inbox
+                .recv_timeout(left)
+                .unwrap_or_else(|_| panic!("no answer within {WAIT:?}; seen: {:?}", self.seen));
+            if want(&m) {
+                return m;
+            }
+            self.seen.push(m);
+        }
+    }
+
+    /// The diagnostics published for `uri` at `version` (`None`: the clearing on close).
+    fn diagnostics(&mut self, uri: &str, version: Option<i64>) -> Vec<Value> {
+        let m = self.wait_for(|m| {
+            m["method"] == "textDocument/publishDiagnostics"
+                && m["params"]["uri"] == uri
+                && match version {
+                    Some(v) => m["params"]["version"] == json!(v),
+                    None => m["params"]["diagnostics"] == json!([]),
+                }
+        });
+        m["params"]["diagnostics"].as_array().unwrap().clone()
+    }
+
+    /// A hover or definition answer; asked again while the server is still working out
+    /// its hovers (they follow the diagnostics).
+    fn ask(&mut self, method: &str, uri: &str, line: u32, character: u32) -> Value {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let r = self.request(
+                method,
+                json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}),
+            );
+            if !r.is_null() || Instant::now() > deadline {
+                return r;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+/// Applies protocol text edits (UTF-16 columns; the test's text is ASCII) to `text`.
+fn apply(text: &str, edits: &[Value]) -> String {
+    let offset = |p: &Value| -> usize {
+        let line = p["line"].as_u64().unwrap() as usize;
+        let ch = p["character"].as_u64().unwrap() as usize;
+        let start: usize = text.split_inclusive('\n').take(line).map(str::len).sum();
+        start + ch
+    };
+    let mut edits: Vec<(usize, usize, String)> = edits
+        .iter()
+        .map(|e| {
+            (
+                offset(&e["range"]["start"]),
+                offset(&e["range"]["end"]),
+                e["newText"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    edits.sort_by_key(|e| std::cmp::Reverse(e.0));
+    let mut out = text.to_string();
+    for (s, e, t) in edits {
+        out.replace_range(s..e, &t);
+    }
+    out
+}
+
+const CONFIG: &str = "inventory:
+  pools:
+    - name: gpu
+      labels: {node-pool: gpu}
+      taints: [\"nvidia.com/gpu=present:NoSchedule\"]
+";
+
+const NODES: &str = "apiVersion: v1
+kind: Node
+metadata:
+  name: infra-1
+  labels: {node-pool: infra}
+spec:
+  taints:
+    - key: dedicated
+      value: infra
+      effect: NoSchedule
+";
+
+const DEPLOY: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: trainer
+spec:
+  template:
+    spec:
+      nodeSelector:
+        node-pool: gpu
+      tolerations:
+        - key: nvidia.com/gpu
+          operator: Exists
+          value: present
+          effect: NoSchedule
+      containers: [{name: c, image: x}]
+";
+
+fn codes(diags: &[Value]) -> Vec<String> {
+    diags
+        .iter()
+        .map(|d| {
+            format!(
+                "{}@{}",
+                d["code"].as_str().unwrap(),
+                d["range"]["start"]["line"]
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn an_editor_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir(root.join(".git")).unwrap();
+    std::fs::write(root.join(".taintlint.yaml"), CONFIG).unwrap();
+    std::fs::write(root.join("nodes.yaml"), NODES).unwrap();
+    // On disk the workload is empty: the server lints the editor's unsaved text.
+    std::fs::write(root.join("deploy.yaml"), "").unwrap();
+    let root_uri = url::Url::from_directory_path(root).unwrap().to_string();
+    let uri = url::Url::from_file_path(root.join("deploy.yaml"))
+        .unwrap()
+        .to_string();
+
+    let mut c = Client::start(root);
+    let init = c.request(
+        "initialize",
+        json!({"processId": null, "rootUri": root_uri, "capabilities": {}}),
+    );
+    assert_eq!(init["capabilities"]["positionEncoding"], "utf-16");
+    assert_eq!(init["serverInfo"]["name"], "taintlint");
+    c.notify("initialized", json!({}));
+
+    // Open: a rule-coded diagnostic at the right line.
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": DEPLOY}}),
+    );
+    let diags = c.diagnostics(&uri, Some(1));
+    assert_eq!(codes(&diags), ["toleration-exists-with-value@12"]);
+    let d = &diags[0];
+    assert_eq!(d["source"], "taintlint");
+    assert_eq!(d["severity"], 1);
+    assert_eq!(d["range"]["start"]["character"], 17);
+    assert!(
+        d["codeDescription"]["href"]
+            .as_str()
+            .unwrap()
+            .ends_with("rules/toleration-exists-with-value.md")
+    );
+
+    // The quick fix's edit removes the problem; the ignore comment is offered too.
+    let actions = c.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri}, "range": d["range"], "context": {"diagnostics": [d]}}),
+    );
+    let actions = actions.as_array().unwrap();
+    let fix = actions
+        .iter()
+        .find(|a| a["title"].as_str().unwrap().starts_with("Fix:"))
+        .unwrap();
+    assert_eq!(fix["kind"], "quickfix");
+    assert_eq!(fix["isPreferred"], true);
+    let ignore = actions
+        .iter()
+        .find(|a| a["title"].as_str().unwrap().starts_with("Ignore"))
+        .unwrap();
+    let ignore_edits = ignore["edit"]["changes"][&uri].as_array().unwrap();
+    let ignored = apply(DEPLOY, ignore_edits);
+    assert!(
+        ignored.contains(
+            "          # taintlint: ignore[toleration-exists-with-value]\n          value: present"
+        ),
+        "{ignored}"
+    );
+    let fixed = apply(DEPLOY, fix["edit"]["changes"][&uri].as_array().unwrap());
+    assert!(!fixed.contains("value: present"), "{fixed}");
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": fixed}]}),
+    );
+    assert_eq!(codes(&c.diagnostics(&uri, Some(2))), Vec::<String>::new());
+
+    // The ignore comment (an incremental change) silences it as the CLI does.
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 3}, "contentChanges": [{"text": DEPLOY}]}),
+    );
+    let mut changes = vec![];
+    for e in ignore_edits {
+        changes.push(json!({"range": e["range"], "text": e["newText"]}));
+    }
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 4}, "contentChanges": changes}),
+    );
+    assert_eq!(codes(&c.diagnostics(&uri, Some(4))), Vec::<String>::new());
+
+    // Hover names the pools; definition goes to the taint the toleration matches.
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 5}, "contentChanges": [{"text": fixed}]}),
+    );
+    c.diagnostics(&uri, Some(5));
+    let hover = c.ask("textDocument/hover", &uri, 10, 16);
+    let text = hover["contents"]["value"].as_str().unwrap();
+    assert!(
+        text.contains("toleration `nvidia.com/gpu:NoSchedule`"),
+        "{text}"
+    );
+    assert!(text.contains("✓ Inventory pool `gpu`"), "{text}");
+    assert!(text.contains("node `infra-1`"), "{text}");
+    assert!(text.contains("1 of 2 can run this pod"), "{text}");
+    let hover = c.ask("textDocument/hover", &uri, 8, 10);
+    let text = hover["contents"]["value"].as_str().unwrap();
+    assert!(text.contains("nodeSelector `node-pool: gpu`"), "{text}");
+    assert!(
+        text.contains("Lets the pod onto: Inventory pool `gpu`"),
+        "{text}"
+    );
+    assert!(text.contains("Keeps it off"), "{text}");
+    let def = c.ask("textDocument/definition", &uri, 10, 16);
+    let loc = &def.as_array().unwrap()[0];
+    assert!(
+        loc["uri"].as_str().unwrap().ends_with("/.taintlint.yaml"),
+        "{def}"
+    );
+    assert_eq!(loc["range"]["start"]["line"], 4);
+
+    // The config's pool judges the unsaved text: a NoExecute toleration leaves the pod nowhere.
+    let mismatch = fixed.replace("effect: NoSchedule", "effect: NoExecute");
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 6}, "contentChanges": [{"text": mismatch}]}),
+    );
+    let diags = c.diagnostics(&uri, Some(6));
+    assert_eq!(
+        codes(&diags),
+        ["unschedulable-workload@9", "toleration-effect-mismatch@10"]
+    );
+    assert!(
+        diags[1]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Inventory pool `gpu`")
+    );
+
+    // A toleration of the Node's taint: definition goes to the Node's taint.
+    let infra = fixed
+        .replace("node-pool: gpu", "node-pool: infra")
+        .replace("key: nvidia.com/gpu", "key: dedicated")
+        .replace("operator: Exists", "value: infra");
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 7}, "contentChanges": [{"text": infra}]}),
+    );
+    assert_eq!(codes(&c.diagnostics(&uri, Some(7))), Vec::<String>::new());
+    let def = c.ask("textDocument/definition", &uri, 10, 16);
+    let loc = &def.as_array().unwrap()[0];
+    assert!(
+        loc["uri"].as_str().unwrap().ends_with("/nodes.yaml"),
+        "{def}"
+    );
+    assert!(
+        (6..=9).contains(&loc["range"]["start"]["line"].as_u64().unwrap()),
+        "{def}"
+    );
+
+    // A file changed on disk (a checkout) refreshes the workspace: the Node's taint changes
+    // and the open buffer is linted again against it.
+    std::fs::write(
+        root.join("nodes.yaml"),
+        NODES.replace("value: infra", "value: infra-2"),
+    )
+    .unwrap();
+    let changed = url::Url::from_file_path(root.join("nodes.yaml"))
+        .unwrap()
+        .to_string();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": changed, "type": 2}]}),
+    );
+    let m = c.wait_for(|m| {
+        m["method"] == "textDocument/publishDiagnostics"
+            && m["params"]["version"] == json!(7)
+            && m["params"]["diagnostics"] != json!([])
+    });
+    let diags = m["params"]["diagnostics"].as_array().unwrap();
+    assert_eq!(
+        codes(diags),
+        ["unschedulable-workload@9", "toleration-matches-no-taint@10"]
+    );
+
+    // Close clears; shutdown and exit end the process with 0.
+    c.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    assert!(c.diagnostics(&uri, None).is_empty());
+    assert!(c.request("shutdown", Value::Null).is_null());
+    c.notify("exit", Value::Null);
+    drop(c.stdin.take());
+    let deadline = Instant::now() + WAIT;
+    let status = loop {
+        if let Some(s) = c.child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(Instant::now() < deadline, "the server did not exit");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(0));
+}
+
+#[test]
+fn helm_template_gets_only_the_template_info() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("chart/templates")).unwrap();
+    std::fs::write(root.join("chart/Chart.yaml"), "name: c\nversion: 1.0.0\n").unwrap();
+    let uri = url::Url::from_file_path(root.join("chart/templates/deploy.yaml"))
+        .unwrap()
+        .to_string();
+    let mut c = Client::start(root);
+    let root_uri = url::Url::from_directory_path(root).unwrap().to_string();
+    c.request(
+        "initialize",
+        json!({"processId": null, "rootUri": root_uri, "capabilities": {"general": {"positionEncodings": ["utf-8", "utf-16"]}}}),
+    );
+    c.notify("initialized", json!({}));
+    let text = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\nspec:\n  template:\n    spec:\n      tolerations:\n        - key: x\n          operator: Exists\n          value: {{ .Values.v }}\n";
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "helm", "version": 1, "text": text}}),
+    );
+    let diags = c.diagnostics(&uri, Some(1));
+    assert_eq!(
+        diags
+            .iter()
+            .map(|d| d["code"].as_str().unwrap())
+            .collect::<Vec<_>>(),
+        ["template-not-rendered"]
+    );
+    assert_eq!(diags[0]["severity"], 3);
+    assert!(c.request("shutdown", Value::Null).is_null());
+    c.notify("exit", Value::Null);
+}
+
+const BOTH: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: trainer
+spec:
+  template:
+    spec:
+      affinity:
+        nodeAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+            nodeSelectorTerms:
+            - matchExpressions:
+              - key: node-pool
+                operator: In
+                values: [gpu-x]
+      tolerations:
+        - key: dedicated
+          value: gpu-x
+          effect: NoSchedule
+      containers: [{name: c, image: x}]
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: gpu-x-1
+  labels: {node-pool: gpu-x}
+spec:
+  taints:
+    - key: dedicated
+      value: gpu-x
+      effect: NoSchedule
+";
+
+/// A buffer's own pools count with its unsaved text, and while a half-typed line does not
+/// parse, those of its last text that did stay: only the syntax error is new.
+#[test]
+fn half_a_line_keeps_the_last_good_pools() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir(root.join(".git")).unwrap();
+    std::fs::write(root.join("nodes.yaml"), NODES).unwrap();
+    std::fs::write(
+        root.join(".taintlint.yaml"),
+        "exclude: [\"generated/**\"]\n",
+    )
+    .unwrap();
+    let uri = url::Url::from_file_path(root.join("both.yaml"))
+        .unwrap()
+        .to_string();
+    let mut c = Client::start(root);
+    let root_uri = url::Url::from_directory_path(root).unwrap().to_string();
+    c.request(
+        "initialize",
+        json!({"processId": null, "rootUri": root_uri, "capabilities": {}}),
+    );
+    c.notify("initialized", json!({}));
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": BOTH}}),
+    );
+    assert_eq!(codes(&c.diagnostics(&uri, Some(1))), Vec::<String>::new());
+    let hover = c.ask("textDocument/hover", &uri, 12, 20);
+    let text = hover["contents"]["value"].as_str().unwrap();
+    assert!(text.contains("required node affinity term 1"), "{text}");
+    assert!(text.contains("Lets the pod onto: node `gpu-x-1`"), "{text}");
+    assert!(text.contains("Keeps it off"), "{text}");
+    assert!(text.contains("node `infra-1`"), "{text}");
+
+    // `labels: {node-pool: gpu-x` typed without its brace yet.
+    let broken = BOTH.replace("{node-pool: gpu-x}", "{node-pool: gpu-x");
+    // (A file the config excludes gets nothing, as `check` gives it nothing when named.)
+    let excluded = url::Url::from_file_path(root.join("generated/x.yaml"))
+        .unwrap()
+        .to_string();
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": excluded, "languageId": "yaml", "version": 1, "text": DEPLOY}}),
+    );
+    assert_eq!(
+        codes(&c.diagnostics(&excluded, Some(1))),
+        Vec::<String>::new()
+    );
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": broken}]}),
+    );
+    assert_eq!(
+        codes(&c.diagnostics(&uri, Some(2))),
+        ["yaml-syntax-error@26"]
+    );
+    assert!(c.request("shutdown", Value::Null).is_null());
+    c.notify("exit", Value::Null);
+}
