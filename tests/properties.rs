@@ -338,6 +338,7 @@ proptest! {
                     .collect(),
                 unschedulable: *unschedulable,
                 open_labels: false,
+                any_label: false,
                 loc: Place::Here(Loc { source: source(), span: Span::default() }),
                 declared: false,
             })

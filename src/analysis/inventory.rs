@@ -24,6 +24,9 @@ pub struct Pool {
     pub taints: Box<[PoolTaint]>,
     pub unschedulable: bool,
     pub open_labels: bool,
+    /// The declaration's label set is only partly known (a Terraform `labels = var.labels`):
+    /// its nodes may carry any label, with any value.
+    pub any_label: bool,
     /// Names of the Node objects in the pool (empty for templates).
     pub nodes: Box<[String]>,
     /// Where it is declared (see [`Inventory::loc`]).
@@ -50,6 +53,7 @@ impl Pool {
         match self.labels.get(key) {
             Some(v) => Some(v.clone()),
             None if self.open_labels && is_well_known_label(key) => Some(LabelValues::Any),
+            None if self.any_label => Some(LabelValues::Any),
             None => None,
         }
     }
@@ -162,6 +166,7 @@ impl Inventory {
                     taints: d.taints.into(),
                     unschedulable: d.unschedulable,
                     open_labels: d.open_labels,
+                    any_label: d.any_label,
                     nodes: Box::default(),
                     loc: d.loc,
                     declared: d.declared,
@@ -243,6 +248,7 @@ impl Inventory {
                 taints: first.taints.into(),
                 unschedulable,
                 open_labels: false,
+                any_label: false,
                 nodes: nodes.into(),
                 loc: first.loc,
                 declared,
@@ -667,6 +673,9 @@ pub struct NodeDecl {
     /// Well-known labels (`kubernetes.io/hostname`, zone, instance type...) that a template
     /// does not constrain exist with some value on its nodes.
     pub open_labels: bool,
+    /// Its label set is only partly known: its nodes may carry any label (see
+    /// [`Pool::any_label`]).
+    pub any_label: bool,
     pub loc: Place,
     /// Declared by the user as the cluster's pools (an `--inventory` file, the config's
     /// `inventory:` or inline pools, a taintlint `Inventory`), not merely found among the

@@ -289,6 +289,7 @@ impl PoolClasses {
             Vec<&'a TaintSpec>,
             bool,
             bool,
+            bool,
             Vec<(Arc<str>, LabelValues)>,
             &'a [String],
         );
@@ -300,6 +301,7 @@ impl PoolClasses {
                 pool.blocking_taints().map(|(_, t)| &*t.taint).collect(),
                 pool.unschedulable,
                 pool.open_labels,
+                pool.any_label,
                 pool.all_labels()
                     .into_iter()
                     .filter(|(k, _)| relevant.contains(&**k))

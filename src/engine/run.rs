@@ -915,6 +915,7 @@ mod tests {
             }],
             unschedulable: false,
             open_labels: true,
+            any_label: false,
             loc: here(10),
             declared: false,
         }];

@@ -104,6 +104,7 @@ pub fn pool(name: &str, labels: &[(&str, &str)], taints: Vec<TaintSpec>, nodes: 
             .collect(),
         unschedulable: false,
         open_labels: false,
+        any_label: false,
         nodes: nodes.iter().map(|n| (*n).to_string()).collect(),
         loc: Place::Here(loc),
         declared: false,

@@ -44,6 +44,7 @@ pub fn inventory_pools(pools: &Node, source: &Arc<SourceFile>) -> Vec<NodeDecl> 
             taints,
             unschedulable: false,
             open_labels: true,
+            any_label: false,
             loc: loc(source, pool.get("name").map_or(pool.span, |n| n.span)),
             declared: true,
         });

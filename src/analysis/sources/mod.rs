@@ -8,8 +8,10 @@ mod karpenter;
 mod kubeadm;
 mod kueue;
 mod node;
+mod terraform;
 
 pub use inventory_file::{inventory_pools, parse_taint_spec};
+pub use terraform::{HclError, terraform_decls};
 
 use std::sync::Arc;
 
@@ -174,6 +176,7 @@ impl Decls<'_, '_> {
             taints,
             unschedulable: false,
             open_labels: !is_node,
+            any_label: false,
             loc: at,
             declared: false,
         });
