@@ -339,6 +339,8 @@ proptest! {
                 unschedulable: *unschedulable,
                 open_labels: false,
                 any_label: false,
+                extended_resource_toleration: false,
+                unknown_taints: Default::default(),
                 loc: Place::Here(Loc { source: source(), span: Span::default() }),
                 declared: false,
             })

@@ -916,6 +916,8 @@ mod tests {
             unschedulable: false,
             open_labels: true,
             any_label: false,
+            extended_resource_toleration: false,
+            unknown_taints: Default::default(),
             loc: here(10),
             declared: false,
         }];

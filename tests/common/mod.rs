@@ -105,6 +105,8 @@ pub fn pool(name: &str, labels: &[(&str, &str)], taints: Vec<TaintSpec>, nodes: 
         unschedulable: false,
         open_labels: false,
         any_label: false,
+        extended_resource_toleration: false,
+        unknown_taints: Default::default(),
         nodes: nodes.iter().map(|n| (*n).to_string()).collect(),
         loc: Place::Here(loc),
         declared: false,

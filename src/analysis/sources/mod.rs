@@ -177,6 +177,8 @@ impl Decls<'_, '_> {
             unschedulable: false,
             open_labels: !is_node,
             any_label: false,
+            extended_resource_toleration: false,
+            unknown_taints: Default::default(),
             loc: at,
             declared: false,
         });

@@ -28,7 +28,9 @@ use hcl_edit::expr::{Expression, Object, ObjectKey};
 use hcl_edit::structure::{Block, Body};
 
 use super::loc;
-use crate::analysis::inventory::{LabelValues, Labels, NodeDecl, Place, PoolTaint, TaintSpec};
+use crate::analysis::inventory::{
+    LabelValues, Labels, NodeDecl, Place, PoolTaint, TaintSpec, UnknownTaints,
+};
 use crate::load::{SourceFile, Span};
 
 /// Why a Terraform file does not parse, and where.
@@ -127,6 +129,9 @@ struct Pool {
     labels: Labels,
     taints: Vec<PoolTaint>,
     any_label: bool,
+    /// GKE and EKS run the ExtendedResourceToleration admission plugin.
+    extended_resource_toleration: bool,
+    unknown_taints: UnknownTaints,
 }
 
 impl Pool {
@@ -135,6 +140,8 @@ impl Pool {
             labels: Labels::new(),
             taints: Vec::new(),
             any_label: false,
+            extended_resource_toleration: false,
+            unknown_taints: UnknownTaints::None,
         }
     }
 
@@ -189,57 +196,76 @@ impl Tf<'_> {
         self.taint(key, value, effect, None)
     }
 
-    /// A taint block or object `{ key, value, effect }`, unless a part is unknown.
+    /// A taint block or object `{ key, value, effect }`, unless a part is unknown (then
+    /// recorded in `unknown`).
     fn taint_fields(
         &self,
         key: Option<&Expression>,
         value: Option<&Expression>,
         effect: Option<&Expression>,
         at: Option<Span>,
+        unknown: &mut UnknownTaints,
     ) -> Option<PoolTaint> {
-        let key = lit(key?)?;
-        let value = match value {
-            None => String::new(),
-            Some(v) if matches!(v, Expression::Null(_)) => String::new(),
-            Some(v) => lit(v)?,
+        let Some(key) = key.and_then(lit) else {
+            *unknown = UnknownTaints::Any;
+            return None;
         };
-        let effect = lit(effect?)?;
-        Some(self.taint(&key, &value, &effect, at))
+        let value = match value {
+            None => Some(String::new()),
+            Some(v) if matches!(v, Expression::Null(_)) => Some(String::new()),
+            Some(v) => lit(v),
+        };
+        match (value, effect.and_then(lit)) {
+            (Some(value), Some(effect)) => Some(self.taint(&key, &value, &effect, at)),
+            _ => {
+                unknown.add_key(&key);
+                None
+            }
+        }
     }
 
-    fn taint_blocks(&self, body: &Body, ident: &str) -> Vec<PoolTaint> {
-        body.get_blocks(ident)
-            .filter_map(|b| {
-                self.taint_fields(
-                    attr(&b.body, "key"),
-                    attr(&b.body, "value"),
-                    attr(&b.body, "effect"),
-                    span_of(b.span()),
-                )
-            })
-            .collect()
+    /// `taint { … }` blocks; a `dynamic "taint"` block makes every taint unknown.
+    fn taint_blocks(&self, pool: &mut Pool, body: &Body, ident: &str) {
+        if body
+            .get_blocks("dynamic")
+            .any(|b| block_label(b, 0) == Some(ident))
+        {
+            pool.unknown_taints = UnknownTaints::Any;
+        }
+        for b in body.get_blocks(ident) {
+            let t = self.taint_fields(
+                attr(&b.body, "key"),
+                attr(&b.body, "value"),
+                attr(&b.body, "effect"),
+                span_of(b.span()),
+                &mut pool.unknown_taints,
+            );
+            pool.taints.extend(t);
+        }
     }
 
     /// A list (or map, as the EKS module takes it) of taint objects; unknown entries are left
-    /// out.
-    fn taint_objects(&self, expr: Option<&Expression>) -> Vec<PoolTaint> {
-        let Some(expr) = expr else { return Vec::new() };
+    /// out (and recorded).
+    fn taint_objects(&self, pool: &mut Pool, expr: Option<&Expression>) {
+        let Some(expr) = expr else { return };
         let items: Vec<&Expression> = match (expr.as_array(), entries(expr)) {
             (Some(a), _) => a.iter().collect(),
             (None, Some(e)) => e.into_iter().map(|(_, v)| v).collect(),
-            _ => return Vec::new(),
+            _ => {
+                pool.unknown_taints = UnknownTaints::Any;
+                return;
+            }
         };
-        items
-            .into_iter()
-            .filter_map(|t| {
-                self.taint_fields(
-                    entry(t, "key"),
-                    entry(t, "value"),
-                    entry(t, "effect"),
-                    span_of(t.span()),
-                )
-            })
-            .collect()
+        for t in items {
+            let t = self.taint_fields(
+                entry(t, "key"),
+                entry(t, "value"),
+                entry(t, "effect"),
+                span_of(t.span()),
+                &mut pool.unknown_taints,
+            );
+            pool.taints.extend(t);
+        }
     }
 
     fn push(&mut self, origin: &'static str, name: String, pool: Pool, at: Option<Span>) {
@@ -255,6 +281,8 @@ impl Tf<'_> {
             unschedulable: false,
             open_labels: true,
             any_label: pool.any_label,
+            extended_resource_toleration: pool.extended_resource_toleration,
+            unknown_taints: pool.unknown_taints,
             loc: self.place(at),
             declared: false,
         });
@@ -317,11 +345,12 @@ impl Tf<'_> {
     /// <https://docs.aws.amazon.com/eks/latest/APIReference/API_Taint.html>).
     fn eks_node_group(&self, body: &Body) -> Pool {
         let mut pool = Pool::new();
+        pool.extended_resource_toleration = true;
         pool.label_map(attr(body, "labels"));
         if body.get_blocks("dynamic").any(|b| block_label(b, 0) == Some("labels")) {
             pool.any_label = true;
         }
-        pool.taints = self.taint_blocks(body, "taint");
+        self.taint_blocks(&mut pool, body, "taint");
         let group_name = attr_lit(body, "node_group_name");
         pool.provider_label("eks.amazonaws.com/nodegroup", group_name);
         eks_capacity_and_type(
@@ -342,17 +371,28 @@ impl Tf<'_> {
     /// (<https://cloud.google.com/kubernetes-engine/docs/how-to/gpus>).
     fn gke_pool(&self, body: &Body, pool_name: Option<String>) -> Pool {
         let mut pool = Pool::new();
+        pool.extended_resource_toleration = true;
         pool.provider_label("cloud.google.com/gke-nodepool", pool_name.clone());
+        let dynamic = |b: &Body, ident: &str| {
+            b.get_blocks("dynamic")
+                .any(|d| block_label(d, 0) == Some(ident))
+        };
+        if dynamic(body, "node_config") || attr(body, "node_config").is_some() {
+            pool.any_label = true;
+            pool.unknown_taints = UnknownTaints::Any;
+        }
         let Some(config) = body.get_blocks("node_config").next() else {
             return pool;
         };
         let config = &config.body;
-        pool.label_map(attr(config, "labels"));
-        pool.taints = self.taint_blocks(config, "taint");
-        if attr(config, "taint").is_some() {
-            // `taint = [ … ]` (attribute syntax).
-            pool.taints.extend(self.taint_objects(attr(config, "taint")));
+        if dynamic(config, "guest_accelerator") {
+            pool.provider_label("cloud.google.com/gke-accelerator", None);
+            pool.unknown_taints.add_key("nvidia.com/gpu");
         }
+        pool.label_map(attr(config, "labels"));
+        self.taint_blocks(&mut pool, config, "taint");
+        // `taint = [ … ]` (attribute syntax).
+        self.taint_objects(&mut pool, attr(config, "taint"));
         if let Some(machine) = attr(config, "machine_type") {
             pool.label("node.kubernetes.io/instance-type", lit(machine));
         }
@@ -396,9 +436,16 @@ impl Tf<'_> {
         if let Some(size) = attr(body, "vm_size") {
             pool.label("node.kubernetes.io/instance-type", lit(size));
         }
-        if let Some(list) = attr(body, "node_taints").and_then(Expression::as_array) {
+        let node_taints = attr(body, "node_taints");
+        if node_taints.is_some_and(|t| t.as_array().is_none()) {
+            pool.unknown_taints = UnknownTaints::Any;
+        }
+        if let Some(list) = node_taints.and_then(Expression::as_array) {
             for t in list.iter() {
-                let Some(spec) = lit(t) else { continue };
+                let Some(spec) = lit(t) else {
+                    pool.unknown_taints = UnknownTaints::Any;
+                    continue;
+                };
                 let (kv, effect) = spec.rsplit_once(':').unwrap_or((spec.as_str(), ""));
                 let (key, value) = kv.split_once('=').unwrap_or((kv, ""));
                 pool.taints
@@ -414,7 +461,11 @@ impl Tf<'_> {
                     "NoSchedule",
                 ));
             }
-            Some(None) => pool.provider_label("kubernetes.azure.com/scalesetpriority", None),
+            Some(None) => {
+                pool.provider_label("kubernetes.azure.com/scalesetpriority", None);
+                pool.unknown_taints
+                    .add_key("kubernetes.azure.com/scalesetpriority");
+            }
             _ => {}
         }
         if is_true(body, "only_critical_addons_enabled") {
@@ -461,9 +512,10 @@ impl Tf<'_> {
                 let group = group.expr();
                 let at = span_of(group.span());
                 let mut pool = Pool::new();
+                pool.extended_resource_toleration = true;
                 if managed {
                     pool.label_map(entry(group, "labels"));
-                    pool.taints = self.taint_objects(entry(group, "taints"));
+                    self.taint_objects(&mut pool, entry(group, "taints"));
                     pool.any_label |= defaults_unknown;
                     // The module names the group by `name`, or by its key.
                     let group_name = match entry(group, "name") {
@@ -478,6 +530,7 @@ impl Tf<'_> {
                     );
                 } else {
                     pool.any_label = true;
+                    pool.unknown_taints = UnknownTaints::Any;
                 }
                 self.push("Terraform module", format!("{map}.{key}"), pool, at);
             }
@@ -497,6 +550,7 @@ impl Tf<'_> {
             let at = span_of(np.span());
             let name = entry(np, "name").and_then(lit);
             let mut pool = Pool::new();
+            pool.extended_resource_toleration = true;
             pool.provider_label("cloud.google.com/gke-nodepool", name.clone());
             for scope in ["all", name.as_deref().unwrap_or("")] {
                 if let Some(l) = labels {
@@ -506,8 +560,12 @@ impl Tf<'_> {
                         pool.label_map(Some(set));
                     }
                 }
-                if let Some(set) = taints.and_then(|t| entry(t, scope)) {
-                    pool.taints.extend(self.taint_objects(Some(set)));
+                if let Some(t) = taints {
+                    if entries(t).is_none() {
+                        pool.unknown_taints = UnknownTaints::Any;
+                    } else if let Some(set) = entry(t, scope) {
+                        self.taint_objects(&mut pool, Some(set));
+                    }
                 }
             }
             if name.is_none() && labels.is_some() {
