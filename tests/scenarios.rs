@@ -35,6 +35,10 @@ const SCENARIOS: &[&str] = &[
     "same-name-pools",
     "sibling-pools",
     "terraform",
+    "terraform-aks",
+    "terraform-eks",
+    "terraform-gke",
+    "terraform-unknown",
     "toleration-typo",
     "topology-spread",
     "unschedulable",
@@ -670,4 +674,81 @@ fn near_misses_name_the_pool_and_the_edit() {
         assert_eq!(edits[0]["replacement"], replacement, "{name}");
     }
     assert!(fix("missing").is_null());
+}
+
+/// Rules about one object: `(rule, object name)` pairs, sorted.
+fn rules_by_object(all: &[Value]) -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = all
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap_or("").to_string(),
+                f["object"]["name"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// EKS node groups from `aws_eks_node_group` and terraform-aws-modules/eks: the `NO_EXECUTE`
+/// taint against a `NoSchedule` toleration, a label value typo, a label no group has; the
+/// labels EKS adds (`eks.amazonaws.com/capacityType`, a single instance type) admit pods.
+#[test]
+fn terraform_eks_node_groups() {
+    let all = findings(&run("terraform-eks").1);
+    let mismatch = about(&all, "toleration-effect-mismatch", "trainer");
+    assert_eq!(mismatch.len(), 1, "{all:#?}");
+    assert!(message(mismatch[0]).contains("Terraform `aws_eks_node_group.gpu`"));
+    assert_eq!(about(&all, "unschedulable-workload", "nightly").len(), 1);
+    assert_eq!(about(&all, "unschedulable-workload", "cache").len(), 1);
+    for ok in ["spot-batch", "web"] {
+        assert!(all.iter().all(|f| f["object"]["name"] != ok), "{ok}: {all:#?}");
+    }
+}
+
+/// GKE: the GPU pool's provider taint (`nvidia.com/gpu=present:NoSchedule`) keeps off a pod
+/// that does not request a GPU, and not one that does (ExtendedResourceToleration); the
+/// module's `node_pools_labels`/`node_pools_taints` and GKE's Spot/preemptible labels.
+#[test]
+fn terraform_gke_node_pools() {
+    let all = findings(&run("terraform-gke").1);
+    let got = rules_by_object(&all);
+    for ok in ["inference", "analytics"] {
+        assert!(
+            got.iter().all(|(r, o)| o != ok || r == "tolerates-all-effects"),
+            "{ok}: {got:?}"
+        );
+    }
+    let pre = about(&all, "unschedulable-workload", "preprocess");
+    assert_eq!(pre.len(), 1, "{got:?}");
+    assert!(message(pre[0]).contains("nvidia.com/gpu: present"));
+    assert_eq!(about(&all, "toleration-effect-mismatch", "nightly").len(), 1);
+    assert_eq!(about(&all, "unschedulable-workload", "web").len(), 1);
+}
+
+/// AKS: the Spot taint and the critical-addons-only system pool's taint are the provider's.
+#[test]
+fn terraform_aks_node_pools() {
+    let all = findings(&run("terraform-aks").1);
+    let nightly = about(&all, "unschedulable-workload", "nightly");
+    assert_eq!(nightly.len(), 1, "{all:#?}");
+    assert!(message(nightly[0]).contains("kubernetes.azure.com/scalesetpriority: spot"));
+    assert!(all.iter().all(|f| f["object"]["name"] != "nightly-spot"), "{all:#?}");
+    assert!(
+        about(&all, "unschedulable-workload", "addon").is_empty(),
+        "{all:#?}"
+    );
+    assert_eq!(about(&all, "unschedulable-workload", "web").len(), 1);
+    // The `<<-EOT` heredoc whose first line is `---` is read as Terraform strips it.
+    assert!(all.iter().all(|f| f["rule"] != "yaml-syntax-error"), "{all:#?}");
+    assert!(all.iter().all(|f| f["object"]["name"] != "frontend"), "{all:#?}");
+}
+
+/// Values from variables, locals, `each`, function calls and `dynamic` blocks claim nothing.
+#[test]
+fn terraform_unknown_values_claim_nothing() {
+    let (code, json) = run("terraform-unknown");
+    assert!(findings(&json).is_empty(), "{json}");
+    assert_eq!(code, 0);
 }

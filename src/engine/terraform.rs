@@ -242,6 +242,33 @@ EOT
         assert!(lines[6..].iter().all(|l| l.trim().is_empty()));
     }
 
+    /// Terraform strips a `<<-` heredoc by its smallest indentation (blank lines aside): a
+    /// `---` at that indentation starts a document, one deeper in does not.
+    #[test]
+    fn flush_heredoc_document_markers_start_documents() {
+        let tf = "locals {\n  m = <<-EOT\n    ---\n    apiVersion: v1\n    kind: Pod\n\n    metadata:\n      name: a\n    ...\n    --- # b\n    apiVersion: v1\n    kind: Pod\n    x: |\n      ---\n  EOT\n}\n";
+        let view = yaml_view(tf).unwrap();
+        assert_eq!(view.len(), tf.len());
+        let lines: Vec<&str> = view.lines().collect();
+        assert_eq!(lines[2], "---    ");
+        assert_eq!(lines[3], "    apiVersion: v1");
+        assert_eq!(lines[8], "...    ");
+        assert_eq!(lines[9], "--- # b    ");
+        // Inside a block scalar, deeper than the stripped indentation: content.
+        assert_eq!(lines[13], "      ---");
+        // `<<EOT` is not stripped: its indented `---` stays as it is.
+        let plain = tf.replace("<<-EOT", "<<EOT ");
+        let view = yaml_view(&plain).unwrap();
+        assert_eq!(view.lines().nth(2), Some("    ---"));
+    }
+
+    #[test]
+    fn flush_indent_ignores_blank_lines() {
+        assert_eq!(flush_indent("    a\n\n  \n      b\n"), 4);
+        assert_eq!(flush_indent("\ta\n\t\tb"), 1);
+        assert_eq!(flush_indent(""), 0);
+    }
+
     #[test]
     fn files_without_manifests_have_no_view() {
         assert_eq!(yaml_view("variable \"x\" {}\n"), None);
