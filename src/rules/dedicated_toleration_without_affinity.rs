@@ -233,7 +233,11 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                 // Each name once: same-named pools are alternatives.
                 let mut others: Vec<String> = Vec::new();
                 for (p, pool) in pools.iter().enumerate() {
-                    if fits.admits(p) && !tainted.iter().any(|(q, _)| *q == p) {
+                    // A pool whose labels or taints are unknown (Terraform values known at
+                    // plan time) admits the pod only maybe: no claim rests on it.
+                    let known = !pool.any_label
+                        && pool.unknown_taints == crate::analysis::UnknownTaints::None;
+                    if known && fits.admits(p) && !tainted.iter().any(|(q, _)| *q == p) {
                         let title = pool.title();
                         if !others.contains(&title) {
                             others.push(title);

@@ -385,7 +385,10 @@ impl Tf<'_> {
             return pool;
         };
         let config = &config.body;
-        if dynamic(config, "guest_accelerator") {
+        // A `dynamic` block or a computed list (`[for … in … : …]`) may hold an accelerator
+        // or none: the GPU label and taint are unknown.
+        let computed = attr(config, "guest_accelerator").is_some_and(|a| a.as_array().is_none());
+        if dynamic(config, "guest_accelerator") || computed {
             pool.provider_label("cloud.google.com/gke-accelerator", None);
             pool.unknown_taints.add_key("nvidia.com/gpu");
         }
@@ -401,11 +404,8 @@ impl Tf<'_> {
             .get_blocks("guest_accelerator")
             .map(|b| attr_lit(&b.body, "type"))
             .collect();
-        if let Some(list) = attr(config, "guest_accelerator") {
-            match list.as_array() {
-                Some(a) => accelerators.extend(a.iter().map(|g| entry(g, "type").and_then(lit))),
-                None => accelerators.push(None),
-            }
+        if let Some(a) = attr(config, "guest_accelerator").and_then(Expression::as_array) {
+            accelerators.extend(a.iter().map(|g| entry(g, "type").and_then(lit)));
         }
         if let Some(first) = accelerators.into_iter().next() {
             self.gpu(&mut pool, first);
@@ -758,6 +758,31 @@ resource "google_container_cluster" "auto" {
         assert_eq!(
             label(&d[1], "cloud.google.com/gke-nodepool"),
             Some(LabelValues::one("inline"))
+        );
+    }
+
+    /// A computed accelerator list (the GKE module's own `[for … : …]`) may be empty: no GPU
+    /// taint is claimed, and none is ruled out.
+    #[test]
+    fn computed_accelerators_are_unknown() {
+        let d = decls(
+            r#"resource "google_container_node_pool" "pools" {
+  for_each = local.node_pools
+  name     = each.key
+  node_config {
+    guest_accelerator = [for g in local.acc : { type = g.type }]
+  }
+}"#,
+        );
+        assert!(d[0].taints.is_empty());
+        assert!(d[0].unknown_taints.may_have("nvidia.com/gpu"));
+        assert_eq!(
+            label(&d[0], "cloud.google.com/gke-accelerator"),
+            Some(LabelValues::Any)
+        );
+        assert_eq!(
+            label(&d[0], "cloud.google.com/gke-nodepool"),
+            Some(LabelValues::Any)
         );
     }
 
