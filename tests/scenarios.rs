@@ -703,7 +703,10 @@ fn terraform_eks_node_groups() {
     assert_eq!(about(&all, "unschedulable-workload", "nightly").len(), 1);
     assert_eq!(about(&all, "unschedulable-workload", "cache").len(), 1);
     for ok in ["spot-batch", "web"] {
-        assert!(all.iter().all(|f| f["object"]["name"] != ok), "{ok}: {all:#?}");
+        assert!(
+            all.iter().all(|f| f["object"]["name"] != ok),
+            "{ok}: {all:#?}"
+        );
     }
 }
 
@@ -716,14 +719,18 @@ fn terraform_gke_node_pools() {
     let got = rules_by_object(&all);
     for ok in ["inference", "analytics"] {
         assert!(
-            got.iter().all(|(r, o)| o != ok || r == "tolerates-all-effects"),
+            got.iter()
+                .all(|(r, o)| o != ok || r == "tolerates-all-effects"),
             "{ok}: {got:?}"
         );
     }
     let pre = about(&all, "unschedulable-workload", "preprocess");
     assert_eq!(pre.len(), 1, "{got:?}");
     assert!(message(pre[0]).contains("nvidia.com/gpu: present"));
-    assert_eq!(about(&all, "toleration-effect-mismatch", "nightly").len(), 1);
+    assert_eq!(
+        about(&all, "toleration-effect-mismatch", "nightly").len(),
+        1
+    );
     assert_eq!(about(&all, "unschedulable-workload", "web").len(), 1);
 }
 
@@ -734,15 +741,24 @@ fn terraform_aks_node_pools() {
     let nightly = about(&all, "unschedulable-workload", "nightly");
     assert_eq!(nightly.len(), 1, "{all:#?}");
     assert!(message(nightly[0]).contains("kubernetes.azure.com/scalesetpriority: spot"));
-    assert!(all.iter().all(|f| f["object"]["name"] != "nightly-spot"), "{all:#?}");
+    assert!(
+        all.iter().all(|f| f["object"]["name"] != "nightly-spot"),
+        "{all:#?}"
+    );
     assert!(
         about(&all, "unschedulable-workload", "addon").is_empty(),
         "{all:#?}"
     );
     assert_eq!(about(&all, "unschedulable-workload", "web").len(), 1);
     // The `<<-EOT` heredoc whose first line is `---` is read as Terraform strips it.
-    assert!(all.iter().all(|f| f["rule"] != "yaml-syntax-error"), "{all:#?}");
-    assert!(all.iter().all(|f| f["object"]["name"] != "frontend"), "{all:#?}");
+    assert!(
+        all.iter().all(|f| f["rule"] != "yaml-syntax-error"),
+        "{all:#?}"
+    );
+    assert!(
+        all.iter().all(|f| f["object"]["name"] != "frontend"),
+        "{all:#?}"
+    );
 }
 
 /// Values from variables, locals, `each`, function calls and `dynamic` blocks claim nothing.

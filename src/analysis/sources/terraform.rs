@@ -51,7 +51,11 @@ pub fn terraform_decls(source: &Arc<SourceFile>) -> Result<Vec<NodeDecl>, HclErr
         out: Vec::new(),
     };
     for block in body.blocks() {
-        match (block.ident.as_str(), block_label(block, 0), block_label(block, 1)) {
+        match (
+            block.ident.as_str(),
+            block_label(block, 0),
+            block_label(block, 1),
+        ) {
             ("resource", Some(kind), Some(name)) => tf.resource(block, kind, name),
             ("module", Some(_), _) => tf.module(block),
             _ => {}
@@ -212,7 +216,7 @@ impl Tf<'_> {
         };
         let value = match value {
             None => Some(String::new()),
-            Some(v) if matches!(v, Expression::Null(_)) => Some(String::new()),
+            Some(Expression::Null(_)) => Some(String::new()),
             Some(v) => lit(v),
         };
         match (value, effect.and_then(lit)) {
@@ -347,7 +351,10 @@ impl Tf<'_> {
         let mut pool = Pool::new();
         pool.extended_resource_toleration = true;
         pool.label_map(attr(body, "labels"));
-        if body.get_blocks("dynamic").any(|b| block_label(b, 0) == Some("labels")) {
+        if body
+            .get_blocks("dynamic")
+            .any(|b| block_label(b, 0) == Some("labels"))
+        {
             pool.any_label = true;
         }
         self.taint_blocks(&mut pool, body, "taint");
@@ -600,7 +607,11 @@ impl Tf<'_> {
 
 /// `capacity_type` (EKS labels nodes `eks.amazonaws.com/capacityType`, `ON_DEMAND` by default)
 /// and a single instance type (`node.kubernetes.io/instance-type`).
-fn eks_capacity_and_type(pool: &mut Pool, capacity: Option<&Expression>, types: Option<&Expression>) {
+fn eks_capacity_and_type(
+    pool: &mut Pool,
+    capacity: Option<&Expression>,
+    types: Option<&Expression>,
+) {
     let capacity = match capacity {
         None => Some("ON_DEMAND".to_string()),
         Some(c) => lit(c),
@@ -872,7 +883,12 @@ module "other" {
 
     #[test]
     fn syntax_errors_are_reported_not_raised() {
-        for bad in ["resource \"a\" {", "x = = 1", "\u{0}", "resource \"a\" \"b\" { x = <<EOT\n"] {
+        for bad in [
+            "resource \"a\" {",
+            "x = = 1",
+            "\u{0}",
+            "resource \"a\" \"b\" { x = <<EOT\n",
+        ] {
             let source = SourceFile::new(Arc::from("bad.tf"), bad.to_string());
             let err = terraform_decls(&source).expect_err(bad);
             assert!(err.at <= bad.len(), "{bad:?}: {err:?}");
