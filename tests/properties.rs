@@ -339,6 +339,9 @@ proptest! {
                     .collect(),
                 unschedulable: *unschedulable,
                 open_labels: false,
+                any_label: false,
+                extended_resource_toleration: false,
+                unknown_taints: Default::default(),
                 loc: Place::Here(Loc { source: source(), span: Span::default() }),
                 declared: false,
             })

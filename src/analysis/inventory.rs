@@ -24,6 +24,15 @@ pub struct Pool {
     pub taints: Box<[PoolTaint]>,
     pub unschedulable: bool,
     pub open_labels: bool,
+    /// The declaration's label set is only partly known (a Terraform `labels = var.labels`):
+    /// its nodes may carry any label, with any value.
+    pub any_label: bool,
+    /// The cluster runs the ExtendedResourceToleration admission plugin (GKE and EKS do): a
+    /// pod requesting an extended resource (`nvidia.com/gpu`) tolerates the `NoSchedule`
+    /// taints with that key without writing it.
+    pub extended_resource_toleration: bool,
+    /// Taints the declaration has but that are not known before Terraform evaluates them.
+    pub unknown_taints: UnknownTaints,
     /// Names of the Node objects in the pool (empty for templates).
     pub nodes: Box<[String]>,
     /// The most nodes a template pool can have, when its source says (eksctl `maxSize`, a
@@ -63,6 +72,7 @@ impl Pool {
         match self.labels.get(key) {
             Some(v) => Some(v.clone()),
             None if self.open_labels && is_well_known_label(key) => Some(LabelValues::Any),
+            None if self.any_label => Some(LabelValues::Any),
             None => None,
         }
     }
@@ -177,6 +187,9 @@ impl Inventory {
                     taints: d.taints.into(),
                     unschedulable: d.unschedulable,
                     open_labels: d.open_labels,
+                    any_label: d.any_label,
+                    extended_resource_toleration: d.extended_resource_toleration,
+                    unknown_taints: d.unknown_taints,
                     nodes: Box::default(),
                     max_nodes: d.max_nodes,
                     loc: d.loc,
@@ -259,6 +272,9 @@ impl Inventory {
                 taints: first.taints.into(),
                 unschedulable,
                 open_labels: false,
+                any_label: false,
+                extended_resource_toleration: false,
+                unknown_taints: UnknownTaints::None,
                 nodes: nodes.into(),
                 max_nodes: None,
                 loc: first.loc,
@@ -697,6 +713,13 @@ pub struct NodeDecl {
     /// Well-known labels (`kubernetes.io/hostname`, zone, instance type...) that a template
     /// does not constrain exist with some value on its nodes.
     pub open_labels: bool,
+    /// Its label set is only partly known: its nodes may carry any label (see
+    /// [`Pool::any_label`]).
+    pub any_label: bool,
+    /// See [`Pool::extended_resource_toleration`].
+    pub extended_resource_toleration: bool,
+    /// See [`Pool::unknown_taints`].
+    pub unknown_taints: UnknownTaints,
     pub loc: Place,
     /// Declared by the user as the cluster's pools (an `--inventory` file, the config's
     /// `inventory:` or inline pools, a taintlint `Inventory`), not merely found among the
@@ -715,6 +738,43 @@ impl NodeDecl {
     pub fn places_mut(&mut self) -> impl Iterator<Item = &mut Place> {
         let taints = self.taints.iter_mut().filter_map(|t| t.loc.as_mut());
         std::iter::once(&mut self.loc).chain(taints)
+    }
+}
+
+/// Taints of a declaration that are not known (a Terraform `dynamic "taint"` block, a taint
+/// list from a variable, a taint whose value is one): no finding may rest on their absence.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub enum UnknownTaints {
+    /// Every taint is known.
+    #[default]
+    None,
+    /// Taints with these keys have an unknown value or effect.
+    Keys(Box<[Arc<str>]>),
+    /// Taints of any key may be there.
+    Any,
+}
+
+impl UnknownTaints {
+    /// May the pool have a taint with this key that is not among its known taints?
+    pub fn may_have(&self, key: &str) -> bool {
+        match self {
+            UnknownTaints::None => false,
+            UnknownTaints::Keys(keys) => keys.iter().any(|k| &**k == key),
+            UnknownTaints::Any => true,
+        }
+    }
+
+    /// Adds a key (a taint with this key is not fully known).
+    pub fn add_key(&mut self, key: &str) {
+        match self {
+            UnknownTaints::Any => {}
+            UnknownTaints::None => *self = UnknownTaints::Keys(Box::new([intern(key)])),
+            UnknownTaints::Keys(keys) => {
+                let mut v = keys.to_vec();
+                v.push(intern(key));
+                *keys = v.into();
+            }
+        }
     }
 }
 

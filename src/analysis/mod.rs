@@ -15,6 +15,6 @@ mod workload;
 pub use inventory::*;
 pub use near_miss::{Block, NearMiss, describe as describe_near_miss, near_miss, toleration_yaml};
 pub use schedule::*;
-pub use sources::{inventory_pools, node_decls, parse_taint_spec};
+pub use sources::{HclError, inventory_pools, node_decls, parse_taint_spec, terraform_decls};
 pub use well_known::*;
 pub use workload::*;

@@ -92,6 +92,15 @@ fn tolerated(tols: &[WorkloadToleration], taint: &TaintSpec, gate: bool) -> bool
     tols.iter().any(|tol| tolerates(&tol.tol(), &t, gate))
 }
 
+/// Tolerated by the ExtendedResourceToleration admission plugin: on a cluster that runs it, a
+/// pod requesting an extended resource gets `{key: <resource>, operator: Exists, effect:
+/// NoSchedule}` (<https://kubernetes.io/docs/reference/access-authn-authz/admission-controllers/#extendedresourcetoleration>).
+fn requested(w: &Workload, pool: &Pool, taint: &TaintSpec) -> bool {
+    pool.extended_resource_toleration
+        && &*taint.effect == "NoSchedule"
+        && w.resources.iter().any(|r| **r == *taint.key)
+}
+
 /// The first toleration that tolerates `taint` (it decides NoExecute eviction timing).
 pub fn first_tolerating<'a>(
     tols: &'a [WorkloadToleration],
@@ -200,7 +209,7 @@ pub fn selector_matches(w: &Workload, pool: &Pool) -> bool {
 pub fn evaluate(w: &Workload, tols: &[WorkloadToleration], pool: &Pool, gate: bool) -> Vec<Reason> {
     let mut reasons = Vec::new();
     for (i, t) in pool.blocking_taints() {
-        if !tolerated(tols, &t.taint, gate) {
+        if !tolerated(tols, &t.taint, gate) && !requested(w, pool, &t.taint) {
             reasons.push(Reason::Taint(i));
         }
     }
@@ -290,6 +299,8 @@ impl PoolClasses {
             Vec<&'a TaintSpec>,
             bool,
             bool,
+            bool,
+            bool,
             Vec<(Arc<str>, LabelValues)>,
             &'a [String],
         );
@@ -301,6 +312,8 @@ impl PoolClasses {
                 pool.blocking_taints().map(|(_, t)| &*t.taint).collect(),
                 pool.unschedulable,
                 pool.open_labels,
+                pool.any_label,
+                pool.extended_resource_toleration,
                 pool.all_labels()
                     .into_iter()
                     .filter(|(k, _)| relevant.contains(&**k))
@@ -388,13 +401,15 @@ impl Verdicts {
 }
 
 /// What a workload's verdicts depend on: its tolerations, DaemonSet and host network (for
-/// the admission defaults), node selector and required affinity terms.
+/// the admission defaults), node selector, required affinity terms and extended resources
+/// (see `requested`).
 pub type Signature = (
     Vec<(Arc<str>, Arc<str>, Arc<str>, Arc<str>)>,
     bool,
     bool,
     Vec<(Arc<str>, Arc<str>)>,
     Option<Arc<[Term]>>,
+    Box<[Arc<str>]>,
 );
 
 pub fn signature(w: &Workload) -> Signature {
@@ -414,6 +429,7 @@ pub fn signature(w: &Workload) -> Signature {
         w.host_network,
         w.node_selector.clone(),
         w.terms.clone(),
+        w.resources.clone(),
     )
 }
 

@@ -917,6 +917,9 @@ mod tests {
             }],
             unschedulable: false,
             open_labels: true,
+            any_label: false,
+            extended_resource_toleration: false,
+            unknown_taints: Default::default(),
             loc: here(10),
             declared: false,
         }];

@@ -17,22 +17,47 @@ use super::file::{FileReport, lint_templated};
 use super::options::LintOptions;
 use super::templates::Syntax;
 use crate::load::{SourceFile, Span};
+use crate::rules;
 
 /// Is this a Terraform file (by its name)?
 pub(super) fn is_terraform(name: &str) -> bool {
     name.ends_with(".tf")
 }
 
-/// Lints the manifests in the heredocs of a Terraform file.
+/// Lints a Terraform file: the node pools its resources and modules declare (read with an
+/// HCL parser, see `analysis::terraform_decls`), and the manifests in its heredocs. A file
+/// that does not parse as HCL gets a `yaml-syntax-error` (the rule of files whose syntax
+/// cannot be read), and its heredocs are still linted.
 pub(super) fn lint(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
-    let Some(view) = yaml_view(&source.text) else {
-        return FileReport::default();
+    let mut report = match yaml_view(&source.text) {
+        Some(view) => {
+            let view = SourceFile::new(Arc::clone(&source.name), view);
+            // `${…}` and `%{…}` in a Terraform heredoc are Terraform's.
+            let mut report = lint_templated(&view, opts, Some(Syntax::Terraform));
+            for f in &mut report.findings {
+                f.fix = None;
+            }
+            report
+        }
+        None => FileReport::default(),
     };
-    let view = SourceFile::new(Arc::clone(&source.name), view);
-    // `${…}` and `%{…}` in a Terraform heredoc are Terraform's.
-    let mut report = lint_templated(&view, opts, Some(Syntax::Terraform));
-    for f in &mut report.findings {
-        f.fix = None;
+    match crate::analysis::terraform_decls(source) {
+        Ok(decls) => report.nodes.extend(decls),
+        Err(e) if opts.rules.is_enabled(rules::YAML_SYNTAX_ERROR.name) => {
+            let at = crate::util::text::floor_char(&source.text, e.at);
+            let end = source.text[at..]
+                .chars()
+                .next()
+                .map_or(at, |c| at + c.len_utf8());
+            report.findings.push(
+                rules::YAML_SYNTAX_ERROR
+                    .finding(format!("Terraform (HCL) syntax error: {}", e.message))
+                    .primary(Span::new(at, end), "here")
+                    .help("fix the syntax (`terraform validate` shows it too); the node pools of this file were not read")
+                    .in_file(source),
+            );
+        }
+        Err(_) => {}
     }
     report
 }
@@ -59,6 +84,9 @@ pub(super) fn yaml_view(text: &str) -> Option<String> {
         ) {
             dst.copy_from_slice(src);
         }
+        if let Some(indent) = h.flush_indent {
+            flush_document_markers(&mut view, text, &h.body, indent);
+        }
     }
     // Bytes were replaced by ASCII spaces whole characters at a time, or copied from whole
     // lines of the text: the view is UTF-8. Never fails; an empty view if it did.
@@ -71,6 +99,8 @@ pub(super) fn yaml_view(text: &str) -> Option<String> {
 struct Heredoc {
     opener: Span,
     body: Span,
+    /// For a `<<-` heredoc, the indentation Terraform strips from each of its lines.
+    flush_indent: Option<usize>,
 }
 
 /// The heredocs (`<<EOT`, `<<-EOT`) whose body is a Kubernetes manifest.
@@ -81,6 +111,7 @@ fn manifest_heredocs(text: &str) -> Vec<Heredoc> {
         let Some(marker) = heredoc_marker(line) else {
             continue;
         };
+        let flush = line.contains(&format!("<<-{marker}"));
         let opener = Span::new(start, start + line.len());
         let body_start = start + line.len() + 1;
         let mut body_end = None;
@@ -101,10 +132,57 @@ fn manifest_heredocs(text: &str) -> Vec<Heredoc> {
             found.push(Heredoc {
                 opener,
                 body: Span::new(body_start.min(body_end), body_end),
+                flush_indent: flush.then(|| flush_indent(body)),
             });
         }
     }
     found
+}
+
+/// The indentation Terraform strips from the lines of a `<<-` heredoc: the smallest number
+/// of leading whitespace characters of a line that is not blank (HCL's
+/// `flushHeredocTemplateParts`, <https://github.com/hashicorp/hcl/blob/main/hclsyntax/parser_template.go>;
+/// <https://developer.hashicorp.com/terraform/language/expressions/strings#indented-heredocs>).
+fn flush_indent(body: &str) -> usize {
+    body.split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.chars().take_while(|c| c.is_whitespace()).count())
+        .min()
+        .unwrap_or(0)
+}
+
+/// In a `<<-` heredoc, a line at the stripped indentation that is a YAML document marker
+/// (`---`, `...`) starts a document once Terraform strips the heredoc: in the view it is moved
+/// to the start of its line (the line's other positions shift by the indentation; every other
+/// line keeps its place, as uniformly indented YAML reads the same as the stripped text).
+fn flush_document_markers(view: &mut [u8], text: &str, body: &Span, indent: usize) {
+    if indent == 0 {
+        return;
+    }
+    let Some(body_text) = text.get(body.start..body.end) else {
+        return;
+    };
+    for (at, line) in lines(body_text) {
+        let Some((cut, _)) = line.char_indices().nth(indent) else {
+            continue;
+        };
+        let (lead, rest) = line.split_at(cut);
+        let marker = ["---", "..."].iter().any(|m| {
+            rest.strip_prefix(m)
+                .is_some_and(|after| after.is_empty() || after.starts_with([' ', '\t']))
+        });
+        if !marker || !lead.chars().all(char::is_whitespace) {
+            continue;
+        }
+        let start = body.start + at;
+        let Some(dst) = view.get_mut(start..start + line.len()) else {
+            continue;
+        };
+        let mut moved = rest.as_bytes().to_vec();
+        moved.resize(line.len(), b' ');
+        dst.copy_from_slice(&moved);
+    }
 }
 
 /// Lines with their start offsets, without their line breaks.
@@ -162,6 +240,33 @@ EOT
         assert_eq!(lines[5], "      name: gpu");
         // The closing marker and the shell heredoc are blank.
         assert!(lines[6..].iter().all(|l| l.trim().is_empty()));
+    }
+
+    /// Terraform strips a `<<-` heredoc by its smallest indentation (blank lines aside): a
+    /// `---` at that indentation starts a document, one deeper in does not.
+    #[test]
+    fn flush_heredoc_document_markers_start_documents() {
+        let tf = "locals {\n  m = <<-EOT\n    ---\n    apiVersion: v1\n    kind: Pod\n\n    metadata:\n      name: a\n    ...\n    --- # b\n    apiVersion: v1\n    kind: Pod\n    x: |\n      ---\n  EOT\n}\n";
+        let view = yaml_view(tf).unwrap();
+        assert_eq!(view.len(), tf.len());
+        let lines: Vec<&str> = view.lines().collect();
+        assert_eq!(lines[2], "---    ");
+        assert_eq!(lines[3], "    apiVersion: v1");
+        assert_eq!(lines[8], "...    ");
+        assert_eq!(lines[9], "--- # b    ");
+        // Inside a block scalar, deeper than the stripped indentation: content.
+        assert_eq!(lines[13], "      ---");
+        // `<<EOT` is not stripped: its indented `---` stays as it is.
+        let plain = tf.replace("<<-EOT", "<<EOT ");
+        let view = yaml_view(&plain).unwrap();
+        assert_eq!(view.lines().nth(2), Some("    ---"));
+    }
+
+    #[test]
+    fn flush_indent_ignores_blank_lines() {
+        assert_eq!(flush_indent("    a\n\n  \n      b\n"), 4);
+        assert_eq!(flush_indent("\ta\n\t\tb"), 1);
+        assert_eq!(flush_indent(""), 0);
     }
 
     #[test]

@@ -120,6 +120,14 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         }
         for tol in &spec.tolerations {
             let key = tol.key();
+            // What found pools must have to take this over: the taint this toleration
+            // tolerates (`key=value` for `Equal`), not merely its key — `dedicated=kafka` on
+            // another sample's pool says nothing about a pod tolerating `dedicated=postgres`.
+            let evidence = if tol.operator() == "Exists" || tol.value().is_empty() {
+                key.to_string()
+            } else {
+                format!("{key}={}", tol.value())
+            };
             // A documentation placeholder (`key`) is `placeholder-toleration-key`'s finding.
             if key.is_empty()
                 || is_exempt(key)
@@ -175,7 +183,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                         "deliberate soft placement is fine; if the pod must run only on those nodes, use required node affinity or {selector} instead"
                     ))
                     .field(tol.path.clone())
-                    .taint_key(key),
+                    .taint_key(&evidence),
                 );
                 continue;
             }
@@ -192,7 +200,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                     "a toleration only allows; to run on the dedicated nodes, add {selector} to {where_} (assuming the nodes carry a label like their taint), or remove the toleration if the pod does not need them"
                 ))
                 .field(tol.path.clone())
-                .taint_key(key)
+                .taint_key(&evidence)
                 .fix(fix),
             );
         }
@@ -254,7 +262,11 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                 // Each name once: same-named pools are alternatives.
                 let mut others: Vec<String> = Vec::new();
                 for (p, pool) in pools.iter().enumerate() {
-                    if fits.admits(p) && !tainted.iter().any(|(q, _)| *q == p) {
+                    // A pool whose labels or taints are unknown (Terraform values known at
+                    // plan time) admits the pod only maybe: no claim rests on it.
+                    let known = !pool.any_label
+                        && pool.unknown_taints == crate::analysis::UnknownTaints::None;
+                    if known && fits.admits(p) && !tainted.iter().any(|(q, _)| *q == p) {
                         let title = pool.title();
                         if !others.contains(&title) {
                             others.push(title);

@@ -240,7 +240,16 @@ pub fn superseded(f: &Finding, inventory: &crate::analysis::Inventory) -> bool {
         && (inventory.closed()
             || f.taint_key
                 .as_deref()
-                .is_none_or(|k| inventory.has_taint_key(k)))
+                .is_none_or(|k| match k.split_once('=') {
+                    // (A label key has no `=`: `key=value` is a taint with its value.)
+                    // Its taint, or one a slip away: then `toleration-matches-no-taint`
+                    // names the near miss, which is the finding.
+                    Some((key, value)) => inventory.taints_with_key(key).any(|(_, t)| {
+                        &*t.taint.value == value
+                            || crate::analysis::evidence::is_slip(value, &t.taint.value)
+                    }),
+                    None => inventory.has_taint_key(k),
+                }))
 }
 
 /// Keeps `api_error` only where the server would really say it: once an object fails to

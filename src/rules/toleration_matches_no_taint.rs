@@ -44,9 +44,14 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                 continue;
             }
             // Tolerations repeat across replicas of one spec: answer once per toleration.
+            // A pool may have a taint of this key that is not known (a Terraform value or
+            // `dynamic` block): the toleration may match it.
             let answer = *memo
                 .entry((&*t.key, &*t.operator, &*t.value))
-                .or_insert_with(|| lookup(ctx, t, gate, &mut keys));
+                .or_insert_with(|| {
+                    let unknown = ctx.inventory.pools.iter().any(|p| p.unknown_taints.may_have(&t.key));
+                    if unknown { None } else { lookup(ctx, t, gate, &mut keys) }
+                });
             let Some(nearest) = answer else {
                 continue;
             };

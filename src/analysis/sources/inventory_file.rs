@@ -45,6 +45,9 @@ pub fn inventory_pools(pools: &Node, source: &Arc<SourceFile>) -> Vec<NodeDecl> 
             taints,
             unschedulable: false,
             open_labels: true,
+            any_label: false,
+            extended_resource_toleration: false,
+            unknown_taints: Default::default(),
             loc: loc(source, pool.get("name").map_or(pool.span, |n| n.span)),
             declared: true,
         });

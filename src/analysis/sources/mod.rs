@@ -7,8 +7,10 @@ mod inventory_file;
 mod karpenter;
 mod kubeadm;
 mod node;
+mod terraform;
 
 pub use inventory_file::{inventory_pools, parse_taint_spec};
+pub use terraform::{HclError, terraform_decls};
 
 use std::sync::Arc;
 
@@ -176,6 +178,9 @@ impl Decls<'_, '_> {
             taints,
             unschedulable: false,
             open_labels: !is_node,
+            any_label: false,
+            extended_resource_toleration: false,
+            unknown_taints: Default::default(),
             loc: at,
             declared: false,
         });
