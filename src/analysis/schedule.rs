@@ -1,4 +1,5 @@
-//! The scheduler's verdicts (SEMANTICS §3, §4, §5): which node pools admit each workload and
+//! The scheduler's verdicts (its TaintToleration and NodeAffinity plugins, after the admission
+//! defaults): which node pools admit each workload and
 //! why not — admission defaults, toleration matching, node selectors and affinity. Identical
 //! workload signatures are evaluated once per class of pools, so thousands of replicas of one
 //! spec on thousands of pools cost one evaluation per class.
@@ -22,7 +23,8 @@ pub enum Reason {
     Unschedulable,
 }
 
-/// The tolerations a pod really has after the DaemonSet controller (SEMANTICS §4.2) and the
+/// The tolerations a pod really has after the DaemonSet controller
+/// (pkg/controller/daemon/util/daemonset_util.go) and the
 /// DefaultTolerationSeconds plugin (§4.1).
 pub fn effective_tolerations(w: &Workload) -> Vec<WorkloadToleration> {
     let mut out = w.tolerations.clone();

@@ -1,5 +1,6 @@
 //! The API server's label-key, label-value and DNS checks, with their exact messages in the
-//! wording of the selected Kubernetes version (SEMANTICS §1.3, §1.4, §1.5, §9.11), and the
+//! wording of the selected Kubernetes version (apimachinery's `IsQualifiedName`,
+//! `IsValidLabelValue` and `field.Error`), and the
 //! renderers for bad values (`%q` before 1.34, JSON after).
 
 use crate::settings::Settings;

@@ -1,8 +1,9 @@
 //! Well-known taints and labels: the ones Kubernetes and the cloud providers put on nodes
-//! themselves (SEMANTICS §6), which rules treat differently from a user's own.
+//! themselves (k8s.io/api/core/v1 `well_known_taints.go` and `well_known_labels.go`), which
+//! rules treat differently from a user's own.
 
 /// Taints that come and go with node conditions and lifecycle; they never make a pool
-/// permanently unusable (SEMANTICS §3.5, §7).
+/// permanently unusable (pkg/controller/nodelifecycle; k8s.io/api/core/v1/well_known_taints.go).
 pub fn is_transient_taint(key: &str) -> bool {
     matches!(
         key,
@@ -26,7 +27,7 @@ pub fn is_transient_taint(key: &str) -> bool {
     )
 }
 
-/// Well-known taint keys (SEMANTICS §7): a toleration of one of them is never dead config.
+/// Well-known taint keys (k8s.io/api/core/v1/well_known_taints.go): a toleration of one of them is never dead config.
 pub const WELL_KNOWN_TAINT_KEYS: &[&str] = &[
     "node.kubernetes.io/not-ready",
     "node.kubernetes.io/unreachable",
@@ -104,7 +105,7 @@ pub fn is_well_known_label(key: &str) -> bool {
 }
 
 /// A taint Kubernetes (or kubeadm, or the kubelet) puts on nodes itself, always the same way
-/// (SEMANTICS §3.5, §7): a toleration of its key that differs can never match it.
+/// (pkg/controller/nodelifecycle; k8s.io/api/core/v1/well_known_taints.go): a toleration of its key that differs can never match it.
 #[derive(Debug)]
 pub struct SetTaint {
     pub key: &'static str,

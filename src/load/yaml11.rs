@@ -1,5 +1,5 @@
-//! YAML 1.1 scalar resolution as kubectl sees it (go-yaml v2 inside `sigs.k8s.io/yaml`,
-//! SEMANTICS §6): `yes`/`on`/`y` are booleans, `010` is octal 8, `1.10` is the float 1.1.
+//! YAML 1.1 scalar resolution as kubectl sees it (go-yaml v2's `resolve.go` inside
+//! `sigs.k8s.io/yaml`): `yes`/`on`/`y` are booleans, `010` is octal 8, `1.10` is the float 1.1.
 //! Quoted and block scalars, and `!!str`, always stay strings.
 
 use crate::load::yaml::{Node, Style, Value};

@@ -1,5 +1,5 @@
 //! `daemonset-misses-pools`: the pools a DaemonSet will not run on, because of their taints
-//! (after the controller's default tolerations, SEMANTICS §4.2) or its selector.
+//! (after the controller's default tolerations, pkg/controller/daemon/util/daemonset_util.go `AddOrUpdateDaemonPodTolerations`) or its selector.
 
 use crate::analysis::Reason;
 use crate::diagnostic::{Finding, Severity};

@@ -1,4 +1,4 @@
-//! What kubectl's YAML→JSON step and the server's typed decoding (SEMANTICS §6) do to the
+//! What kubectl's YAML→JSON step and the server's typed decoding (kubectl's YAML decoding (sigs.k8s.io/yaml over go-yaml v2) and the server's typed decoding) do to the
 //! scheduling fields: the Go types of those fields and a walk that finds type mismatches,
 //! surprises (`010` is 8) and unknown fields. Shared by `yaml-type-mismatch`, `unknown-field`
 //! and `duplicate-key`, each in its own file.

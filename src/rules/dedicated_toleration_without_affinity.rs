@@ -1,7 +1,7 @@
 //! `dedicated-toleration-without-affinity`: a toleration opens the door to tainted nodes, but
 //! nothing (`nodeSelector`, required node affinity, `nodeName`) sends the pod there, so it
 //! lands on general nodes just as well. Keys that mark node conditions or opportunistic
-//! capacity are exempt (SEMANTICS §7).
+//! capacity are exempt (k8s.io/api/core/v1/well_known_taints.go).
 
 use crate::diagnostic::{Finding, Fix, Severity};
 

@@ -2,7 +2,7 @@
 //! 300 s not-ready/unreachable toleration when any toleration has that key (or no key) and
 //! effect NoExecute (or none), whatever its operator and value. A toleration that does so but
 //! does not itself match the real taint (which has no value) leaves the pod with none: it is
-//! evicted at once when its node fails (SEMANTICS §4.1, §9.6).
+//! evicted at once when its node fails (plugin/pkg/admission/defaulttolerationseconds).
 
 use crate::analysis::matching::{TaintRef, tolerates};
 use crate::diagnostic::{Finding, Severity};

@@ -1,4 +1,4 @@
-//! `duplicate-taint`: taints unique by (key, effect); Karpenter across taints and startupTaints (SEMANTICS §2.1 step 4, §8).
+//! `duplicate-taint`: taints unique by (key, effect); Karpenter across taints and startupTaints (pkg/apis/core/validation/validation.go `validateNodeTaints`; the pool sources' own validation (Karpenter, eksctl, kubeadm)).
 
 use super::Rule;
 use super::taints::*;

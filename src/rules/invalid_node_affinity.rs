@@ -1,4 +1,4 @@
-//! `invalid-node-affinity`: what ValidateNodeSelector* rejects (SEMANTICS §5.2).
+//! `invalid-node-affinity`: what ValidateNodeSelector* rejects (pkg/apis/core/validation/validation.go `ValidateNodeSelector`).
 
 use super::Rule;
 use super::node_selection::*;

@@ -1,4 +1,4 @@
-//! `invalid-node-selector`: nodeSelector keys and values must be valid labels (SEMANTICS §5.2).
+//! `invalid-node-selector`: nodeSelector keys and values must be valid labels (pkg/apis/core/validation/validation.go `ValidateNodeSelector`).
 
 use super::Rule;
 use super::node_selection::*;

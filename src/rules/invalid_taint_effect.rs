@@ -1,4 +1,4 @@
-//! `invalid-taint-effect`: missing (Required value) or unsupported effects (SEMANTICS §2.1 step 3).
+//! `invalid-taint-effect`: missing (Required value) or unsupported effects (pkg/apis/core/validation/validation.go `validateNodeTaints`).
 
 use super::Rule;
 use super::taints::*;

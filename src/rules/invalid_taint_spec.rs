@@ -1,6 +1,6 @@
 //! `invalid-taint-spec`: a taint written as `key=value:Effect` (taintlint Inventory files and
 //! the config's inline pools) that `kubectl taint` would reject, with kubectl's message
-//! (SEMANTICS §2.3).
+//! (kubectl `taint` (staging/src/k8s.io/kubectl/pkg/cmd/taint)).
 
 use crate::analysis::parse_taint_spec;
 use crate::diagnostic::{Finding, Severity};

@@ -1,4 +1,4 @@
-//! `invalid-toleration-effect`: effects other than NoSchedule/PreferNoSchedule/NoExecute (SEMANTICS §1.2 step 5).
+//! `invalid-toleration-effect`: effects other than NoSchedule/PreferNoSchedule/NoExecute (pkg/apis/core/validation/validation.go `ValidateTolerations`).
 
 use super::Rule;
 use super::tolerations::*;

@@ -1,4 +1,4 @@
-//! `invalid-toleration-key`: a toleration key that is not a valid label key (SEMANTICS §1.2 step 1, §1.3).
+//! `invalid-toleration-key`: a toleration key that is not a valid label key (pkg/apis/core/validation/validation.go `ValidateTolerations`; apimachinery `IsQualifiedName`).
 
 use super::Rule;
 use super::tolerations::*;

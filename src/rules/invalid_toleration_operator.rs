@@ -1,4 +1,4 @@
-//! `invalid-toleration-operator`: operators other than Equal/Exists (Lt/Gt with the gate) (SEMANTICS §1.2 step 4).
+//! `invalid-toleration-operator`: operators other than Equal/Exists (Lt/Gt with the gate) (pkg/apis/core/validation/validation.go `ValidateTolerations`).
 
 use super::Rule;
 use super::tolerations::*;

@@ -1,4 +1,4 @@
-//! What the node-selection rules share (`ValidateNodeSelector*`, SEMANTICS §5.2): the
+//! What the node-selection rules share (`ValidateNodeSelector*`, pkg/apis/core/validation/validation.go `ValidateNodeSelector`): the
 //! `api_error` plumbing and the walk over required and preferred node-affinity terms used by
 //! `invalid-node-affinity`. Each rule lives in its own file.
 

@@ -1,6 +1,6 @@
 //! `nodename-bypasses-taint`: `nodeName` binds a pod to a node whose NoSchedule taint it does
 //! not tolerate; the kubelet only checks NoExecute taints, so the taint is silently bypassed
-//! (SEMANTICS §3.3).
+//! (the kubelet's admission, pkg/kubelet/lifecycle/predicate.go).
 
 use crate::diagnostic::{Finding, Severity};
 

@@ -1,6 +1,6 @@
 //! `shadowed-toleration`: a toleration that can never be the one used, because an earlier
 //! one matches every taint it matches. For NoExecute the first match decides the eviction
-//! time (SEMANTICS §3.4).
+//! time (pkg/controller/tainteviction).
 
 use std::collections::HashMap;
 
@@ -192,7 +192,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 "remove this toleration; it never changes where the pod runs or when it is evicted"
             };
             // RuntimeClass rejects tolerations with the same (key, operator, value, effect)
-            // (SEMANTICS §1.1): there it is an API error, not a warning.
+            // (pkg/apis/core/validation/validation.go `ValidatePodSpec` paths): there it is an API error, not a warning.
             let runtime_class = ctx.is_builtin() && ctx.object.kind == "RuntimeClass";
             let same_list_key = a == b;
             let (severity, api) = if runtime_class && same_list_key {

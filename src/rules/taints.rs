@@ -1,5 +1,5 @@
 //! What the taint rules share: every taint list of an object with its origin (Node objects
-//! and infra-as-code, SEMANTICS §2.1, §8) and the `api_error` plumbing. Each rule lives in its
+//! and infra-as-code, pkg/apis/core/validation/validation.go `validateNodeTaints`; the pool sources' own validation (Karpenter, eksctl, kubeadm)) and the `api_error` plumbing. Each rule lives in its
 //! own file.
 
 pub(crate) use crate::analysis::validation::{

@@ -1,5 +1,5 @@
 //! `tolerates-all-effects`: a keyed toleration with no effect also tolerates that key's
-//! NoExecute taints, so the pod is never evicted by them (SEMANTICS §3.1, §3.4).
+//! NoExecute taints, so the pod is never evicted by them (k8s.io/api/core/v1/toleration.go `ToleratesTaint`; pkg/controller/tainteviction).
 
 use crate::diagnostic::{Finding, Severity};
 

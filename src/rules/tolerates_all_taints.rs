@@ -1,5 +1,5 @@
 //! `tolerates-all-taints`: an empty key with `operator: Exists` tolerates every taint
-//! (SEMANTICS §1.2, §3.1). Deliberate in DaemonSets and static pods, so info there.
+//! (pkg/apis/core/validation/validation.go `ValidateTolerations`; k8s.io/api/core/v1/toleration.go `ToleratesTaint`). Deliberate in DaemonSets and static pods, so info there.
 
 use crate::diagnostic::{Finding, Severity};
 

@@ -1,4 +1,4 @@
-//! `toleration-empty-key-requires-exists`: an empty key needs `operator: Exists` (SEMANTICS §1.2 step 2).
+//! `toleration-empty-key-requires-exists`: an empty key needs `operator: Exists` (pkg/apis/core/validation/validation.go `ValidateTolerations`).
 
 use super::Rule;
 use super::tolerations::*;

@@ -1,5 +1,5 @@
 //! `toleration-seconds-evicts-immediately`: a NoExecute toleration with `tolerationSeconds`
-//! ≤ 0 evicts the pod as soon as the taint appears (SEMANTICS §3.4).
+//! ≤ 0 evicts the pod as soon as the taint appears (pkg/controller/tainteviction).
 
 use crate::diagnostic::{Finding, Severity};
 

@@ -1,4 +1,4 @@
-//! `toleration-seconds-requires-noexecute`: `tolerationSeconds` needs `effect: NoExecute` (SEMANTICS §1.2 step 3).
+//! `toleration-seconds-requires-noexecute`: `tolerationSeconds` needs `effect: NoExecute` (pkg/apis/core/validation/validation.go `ValidateTolerations`).
 
 use super::Rule;
 use super::tolerations::*;

@@ -1,5 +1,5 @@
 //! What the toleration rules share: iteration over every toleration of an object, the
-//! `api_error` plumbing, effect and key advice, canonical-case fixes. Each rule (SEMANTICS §1.2,
+//! `api_error` plumbing, effect and key advice, canonical-case fixes. Each rule (pkg/apis/core/validation/validation.go `ValidateTolerations`,
 //! one per check, in the server's order) lives in its own file.
 
 pub(crate) use crate::analysis::validation::{

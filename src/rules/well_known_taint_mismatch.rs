@@ -1,5 +1,5 @@
 //! `well-known-taint-mismatch`: a toleration of a taint that Kubernetes itself sets, always
-//! with the same value and effects (SEMANTICS §3.5, §7), that asks for another value or
+//! with the same value and effects (pkg/controller/nodelifecycle; k8s.io/api/core/v1/well_known_taints.go), that asks for another value or
 //! effect: it can never match. Typical after a rename (`master` → `control-plane` with
 //! `value: "true"`) or a copy from a blog (`memory-pressure` with `NoExecute`).
 

@@ -55,7 +55,8 @@ pub fn inventory_pools(pools: &Node, source: &Arc<SourceFile>) -> Vec<NodeDecl> 
     out
 }
 
-/// Parses `key[=value]:Effect` with `kubectl taint`'s checks and messages (SEMANTICS §2.3):
+/// Parses `key[=value]:Effect` with `kubectl taint`'s checks and messages
+/// (staging/src/k8s.io/kubectl/pkg/cmd/taint in kubernetes/kubernetes):
 /// effect, then value, then key; the first failure is returned.
 pub fn parse_taint_spec(spec: &str) -> Result<TaintSpec, String> {
     let settings = crate::settings::Settings::default();
