@@ -180,14 +180,7 @@ impl Terms<'_> {
                     && seen.contains(&key)
                 {
                     let p = format!("{tp}[{i}]");
-                    r.add(Problem {
-                        span: matching[i].0.span,
-                        message: format!("`{key}` is in both `matchLabelKeys` and the label selector"),
-                        label: "also in labelSelector",
-                        help: "a key in `matchLabelKeys` is matched to the pod's own value: remove it from the selector, or from `matchLabelKeys`".to_string(),
-                        path: &p,
-                        api: invalid(&p, &go_quote(key), "exists in both matchLabelKeys and labelSelector"),
-                    });
+                    also_in_selector(r, matching[i].0.span, key, &p);
                 }
                 seen.push(key);
             }

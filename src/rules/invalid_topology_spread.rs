@@ -184,27 +184,10 @@ fn check_constraint(r: &mut Reporter<'_, '_>, c: &Node, p: &str, rest: &[Node]) 
                 api: forbidden(&kp, "must not be specified when labelSelector is not set"),
             });
         }
+        check_key_list(r, &keys, &kp);
         for (i, (node, key)) in keys.iter().enumerate() {
-            let ip = format!("{kp}[{i}]");
-            for msg in label_key_errors(key, r.ctx.settings) {
-                r.add(Problem {
-                    span: node.span,
-                    message: format!("`{key}` is not a valid label key: {msg}"),
-                    label: "invalid label key",
-                    help: "list keys of the pod's own labels, e.g. `pod-template-hash`".to_string(),
-                    path: &ip,
-                    api: invalid(&ip, &go_quote(key), &msg),
-                });
-            }
             if labels.contains(key) || exprs.contains(key) {
-                r.add(Problem {
-                    span: node.span,
-                    message: format!("`{key}` is in both `matchLabelKeys` and the label selector"),
-                    label: "also in labelSelector",
-                    help: "a key in `matchLabelKeys` is matched to the pod's own value: remove it from the selector, or from `matchLabelKeys`".to_string(),
-                    path: &ip,
-                    api: invalid(&ip, &go_quote(key), "exists in both matchLabelKeys and labelSelector"),
-                });
+                also_in_selector(r, node.span, key, &format!("{kp}[{i}]"));
             }
         }
     }

@@ -266,3 +266,16 @@ pub(crate) fn check_key_list(r: &mut Reporter<'_, '_>, keys: &[(&Node, &str)], p
         }
     }
 }
+
+/// A `matchLabelKeys` key the label selector already names (`exists in both matchLabelKeys and
+/// labelSelector`), at the server's `path`.
+pub(crate) fn also_in_selector(r: &mut Reporter<'_, '_>, span: Span, key: &str, path: &str) {
+    r.add(Problem {
+        span,
+        message: format!("`{key}` is in both `matchLabelKeys` and the label selector"),
+        label: "also in labelSelector",
+        help: "a key in `matchLabelKeys` is matched to the pod's own value: remove it from the selector, or from `matchLabelKeys`".to_string(),
+        path,
+        api: invalid(path, &go_quote(key), "exists in both matchLabelKeys and labelSelector"),
+    });
+}
