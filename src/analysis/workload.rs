@@ -302,10 +302,7 @@ fn with_spread_keys(terms: Option<Vec<Term>>, keys: &[Requirement]) -> Option<Ve
 /// The `Exists` requirements of the custom topology keys of the spec's hard topology spread
 /// constraints (see [`with_spread_keys`]).
 fn spread_keys(spec: &PodSpec<'_>) -> Vec<Requirement> {
-    spec.node
-        .get("topologySpreadConstraints")
-        .and_then(Node::as_seq)
-        .unwrap_or_default()
+    spec.spread_constraints()
         .iter()
         .filter(|c| c.get("whenUnsatisfiable").and_then(Node::text) == Some("DoNotSchedule"))
         .filter_map(|c| c.get("topologyKey").and_then(Node::text))

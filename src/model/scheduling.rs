@@ -259,6 +259,14 @@ impl<'a> PodSpec<'a> {
             })
     }
 
+    /// The `topologySpreadConstraints` items (empty when there are none or it is no list).
+    pub fn spread_constraints(&self) -> &'a [Node] {
+        self.node
+            .get("topologySpreadConstraints")
+            .and_then(Node::as_seq)
+            .unwrap_or_default()
+    }
+
     /// The label keys of the preferred node affinity's terms (soft placement: the scheduler
     /// favours those nodes but may place the pod elsewhere).
     pub fn preferred_keys(&self) -> Vec<&'a str> {

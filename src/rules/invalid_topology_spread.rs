@@ -29,13 +29,10 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         meta: &META,
     };
     for spec in &ctx.object.pod_specs {
-        let Some(list) = spec
-            .node
-            .get("topologySpreadConstraints")
-            .and_then(Node::as_seq)
-        else {
+        let list = spec.spread_constraints();
+        if list.is_empty() {
             continue;
-        };
+        }
         let base = spec.field_path("topologySpreadConstraints");
         for (i, c) in list.iter().enumerate() {
             // (An item that is not a mapping is a decode error: `yaml-type-mismatch`.)

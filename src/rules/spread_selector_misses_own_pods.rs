@@ -7,7 +7,6 @@
 
 use crate::analysis::pod_affinity::{Selects, pod_labels, selects};
 use crate::diagnostic::{Finding, Severity};
-use crate::load::yaml::Node;
 
 use super::{Category, Ctx, Rule, RuleMeta};
 
@@ -28,13 +27,10 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         return;
     }
     for spec in &ctx.object.pod_specs {
-        let Some(list) = spec
-            .node
-            .get("topologySpreadConstraints")
-            .and_then(Node::as_seq)
-        else {
+        let list = spec.spread_constraints();
+        if list.is_empty() {
             continue;
-        };
+        }
         let labels = pod_labels(ctx.object, &spec.path);
         for (i, c) in list.iter().enumerate() {
             let Some((key, sel)) = c.entry("labelSelector").filter(|(_, s)| s.as_map().is_some())

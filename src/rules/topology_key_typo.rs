@@ -58,7 +58,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             }
         }
         let spread = spec.field_path("topologySpreadConstraints");
-        for (i, c) in spec.node.get("topologySpreadConstraints").and_then(Node::as_seq).unwrap_or_default().iter().enumerate() {
+        for (i, c) in spec.spread_constraints().iter().enumerate() {
             if let Some((k, v)) = c.entry("topologyKey") {
                 keys.push((format!("{spread}[{i}].topologyKey"), k, v));
             }
