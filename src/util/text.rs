@@ -36,40 +36,27 @@ fn has_unsafe(text: &str) -> bool {
 /// `text` with each unsafe character written as an escape: `\n`, `\r`, `\e` (ESC) or
 /// `\u{…}`. One line of text stays one line.
 pub fn escape(text: &str) -> Cow<'_, str> {
-    if !has_unsafe(text) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        push_escaped(&mut out, c);
-    }
-    Cow::Owned(out)
+    escape_but(text, |_| false)
 }
 
 /// [`escape`] for a text the tool breaks into lines itself: its `\n` stay line breaks, every
 /// other unsafe character is escaped, and no line starts a command ([`guard_line_starts`]).
 /// Only for text whose line breaks are the tool's own.
 pub fn escape_keep_lines(text: &str) -> Cow<'_, str> {
-    if !has_unsafe(text) {
-        return guard_line_starts(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        if c == '\n' {
-            out.push(c);
-        } else {
-            push_escaped(&mut out, c);
-        }
-    }
-    Cow::Owned(guard_line_starts(&out).into_owned())
+    guarded(escape_but(text, |c| c == '\n'))
 }
 
 /// [`escape_keep_lines`] for a file's own lines (a diff of it): CR stays too, so a CRLF file's
 /// diff still applies; only its other control characters are escaped.
 pub fn escape_file_lines(text: &str) -> Cow<'_, str> {
-    let risky = |c: char| is_unsafe(c) && c != '\n' && c != '\r';
+    guarded(escape_but(text, |c| c == '\n' || c == '\r'))
+}
+
+/// `text` with each unsafe character but those `keep` accepts escaped.
+fn escape_but(text: &str, keep: impl Fn(char) -> bool) -> Cow<'_, str> {
+    let risky = |c: char| is_unsafe(c) && !keep(c);
     if !has_unsafe(text) || !text.chars().any(risky) {
-        return guard_line_starts(text);
+        return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
@@ -79,7 +66,15 @@ pub fn escape_file_lines(text: &str) -> Cow<'_, str> {
             out.push(c);
         }
     }
-    Cow::Owned(guard_line_starts(&out).into_owned())
+    Cow::Owned(out)
+}
+
+/// [`guard_line_starts`] of an escaped text, borrowing what needs no change.
+fn guarded(text: Cow<'_, str>) -> Cow<'_, str> {
+    match text {
+        Cow::Borrowed(t) => guard_line_starts(t),
+        Cow::Owned(t) => Cow::Owned(guard_line_starts(&t).into_owned()),
+    }
 }
 
 /// The prefixes a CI runner reads as a command at the start of a line, after the blanks it
