@@ -127,6 +127,18 @@ pub struct Workload {
     /// At most one of its pods per node (see `pod_affinity::self_anti_affinity`).
     #[serde(default)]
     pub self_anti_affinity: Option<crate::analysis::pod_affinity::SelfAntiAffinity>,
+    /// The labels its pods get (see `pod_affinity::pod_labels`).
+    #[serde(default)]
+    pub pod_labels: Box<[(Arc<str>, Arc<str>)]>,
+    /// Its required `podAffinity` terms (see `pod_affinity::required_pod_affinity`).
+    #[serde(default)]
+    pub pod_affinity: Box<[crate::analysis::pod_affinity::AffinityTerm]>,
+    /// Its hard spread constraints over its own pods (see `pod_affinity::own_spreads`).
+    #[serde(default)]
+    pub spreads: Box<[crate::analysis::pod_affinity::Spread]>,
+    /// How many pods it asks for, when certain (see `pod_affinity::replicas`).
+    #[serde(default)]
+    pub replicas: Option<u32>,
 }
 
 impl Workload {
@@ -266,6 +278,10 @@ fn workload(object: &Object<'_>, spec: &PodSpec<'_>, source: &Arc<SourceFile>) -
             .collect(),
         spread_keys: spread.iter().map(|r| intern(&r.key)).collect(),
         self_anti_affinity: crate::analysis::pod_affinity::self_anti_affinity(object, spec),
+        pod_labels: crate::analysis::pod_affinity::shared_pod_labels(object, &spec.path),
+        pod_affinity: crate::analysis::pod_affinity::required_pod_affinity(spec),
+        spreads: crate::analysis::pod_affinity::own_spreads(object, spec),
+        replicas: crate::analysis::pod_affinity::replicas(object, spec).map(|(n, _)| n),
     }
 }
 

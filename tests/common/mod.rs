@@ -75,6 +75,10 @@ pub fn workload(tolerations: Vec<WorkloadToleration>) -> Workload {
         resources: Box::default(),
         spread_keys: Box::default(),
         self_anti_affinity: None,
+        pod_labels: Box::default(),
+        pod_affinity: Box::default(),
+        spreads: Box::default(),
+        replicas: None,
     }
 }
 
