@@ -8,6 +8,7 @@ mod near_miss;
 pub mod pod_affinity;
 mod schedule;
 mod sources;
+pub mod spread;
 pub mod validation;
 mod well_known;
 mod workload;

@@ -11,9 +11,8 @@
 //! Node objects): other pools could make those domains reachable.
 
 use std::collections::BTreeSet;
-use std::sync::Arc;
 
-use crate::analysis::{LabelValues, Reason};
+use crate::analysis::spread::{Block, domains};
 use crate::diagnostic::{Finding, Related, Severity};
 
 use super::{Category, CrossCtx, Rule, RuleMeta};
@@ -29,13 +28,6 @@ pub static META: RuleMeta = RuleMeta {
 
 pub static RULE: Rule = Rule::new(&META).cross(check);
 
-/// Why a counted pool cannot take the pod.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Block {
-    Taints,
-    Selector,
-}
-
 pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
     if !ctx.inventory.closed() {
         return;
@@ -46,41 +38,18 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         if w.spreads.is_empty() || w.node_name.is_some() || !fits.any() {
             continue;
         }
-        'spread: for spread in &w.spreads {
-            let mut reachable: BTreeSet<Arc<str>> = BTreeSet::new();
-            // Counted domains no admitting pool has, with the pools behind them and why.
-            let mut blocked: Vec<(Arc<str>, usize, Block)> = Vec::new();
-            for (p, pool) in pools.iter().enumerate() {
-                let values = match pool.label(&spread.topology_key) {
-                    None => continue, // not a domain: the node lacks the key
-                    Some(LabelValues::Any) => continue 'spread,
-                    Some(LabelValues::OneOf(vs)) => vs,
-                };
-                if fits.admits(p) {
-                    reachable.extend(values.iter().cloned());
-                    continue;
-                }
-                let reasons = fits.reasons(w, pool);
-                let selector = reasons.contains(&Reason::Selector);
-                let taints = reasons
-                    .iter()
-                    .any(|r| matches!(r, Reason::Taint(_) | Reason::Unschedulable));
-                if (selector && spread.honor_affinity) || (taints && spread.honor_taints) {
-                    continue; // not counted
-                }
-                let block = if selector { Block::Selector } else { Block::Taints };
-                blocked.extend(values.iter().map(|v| (Arc::clone(v), p, block)));
-            }
-            blocked.retain(|(v, _, _)| !reachable.contains(v));
-            if blocked.is_empty() || reachable.is_empty() {
+        for spread in &w.spreads {
+            let Some(d) = domains(ctx.inventory, w, fits, spread) else {
                 continue;
-            }
-            let capacity = spread.max_skew as usize * reachable.len();
+            };
+            let Some(capacity) = d.capacity(spread) else {
+                continue;
+            };
             if replicas as usize <= capacity {
                 continue;
             }
-            blocked.sort();
-            let domains: BTreeSet<&Arc<str>> = blocked.iter().map(|(v, _, _)| v).collect();
+            let (reachable, blocked) = (&d.reachable, &d.blocked);
+            let domains = d.unreachable();
             let shown: Vec<String> = domains.iter().take(3).map(|v| format!("`{v}`")).collect();
             let more = domains.len().saturating_sub(3);
             let by_taints = blocked.iter().any(|(_, _, b)| *b == Block::Taints);
@@ -113,7 +82,7 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                 .field(w.spec_path.to_string())
                 .in_file(&w.source);
             let mut seen = BTreeSet::new();
-            for (v, p, _) in &blocked {
+            for (v, p, _) in blocked {
                 if !seen.insert(*p) || seen.len() > 3 {
                     continue;
                 }
