@@ -132,11 +132,10 @@ impl LabelSelector {
 
     /// Does it select pods with `labels`? Every `matchLabels` entry and every expression must
     /// hold (`metav1.LabelSelectorAsSelector`, staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/helpers.go).
-    pub fn selects(&self, labels: &[(&str, &str)]) -> Selects {
-        if labels.iter().any(|(k, v)| templated(k) || templated(v)) {
+    pub fn selects<L: Labelled + ?Sized>(&self, labels: &L) -> Selects {
+        if !labels.known() {
             return Selects::Unknown;
         }
-        let get = |k: &str| labels.iter().find(|(lk, _)| *lk == k).map(|(_, v)| *v);
         for r in &self.requirements {
             match r {
                 Requirement::Unreadable => return Selects::Unknown,
@@ -145,7 +144,7 @@ impl LabelSelector {
                     if templated(key) || templated(want) {
                         return Selects::Unknown;
                     }
-                    if get(key) != Some(&**want) {
+                    if !labels.has(key, want) {
                         return Selects::No(format!("`{key}={want}`"));
                     }
                 }
@@ -153,13 +152,13 @@ impl LabelSelector {
                     if templated(key) || values.iter().any(|v| templated(v)) {
                         return Selects::Unknown;
                     }
-                    let have = get(key);
-                    let listed = |h: &str| values.iter().any(|v| **v == *h);
+                    let listed = || values.iter().any(|v| labels.has(key, v));
                     let holds = match &**op {
-                        "In" => have.is_some_and(listed),
-                        "NotIn" => have.is_none_or(|h| !listed(h)),
-                        "Exists" => have.is_some(),
-                        "DoesNotExist" => have.is_none(),
+                        "In" => listed(),
+                        // Absent, or a value not listed (a pod has one value per key).
+                        "NotIn" => !listed(),
+                        "Exists" => labels.has_key(key),
+                        "DoesNotExist" => !labels.has_key(key),
                         // Rejected by the server (`invalid-pod-affinity`, `invalid-topology-spread`).
                         _ => return Selects::Unknown,
                     };
@@ -279,14 +278,6 @@ pub fn required_pod_affinity(spec: &PodSpec<'_>) -> Box<[AffinityTerm]> {
         });
     }
     out.into()
-}
-
-/// The pod labels of a spec, shared (see [`pod_labels`]).
-pub fn shared_pod_labels(object: &Object<'_>, spec_path: &str) -> Box<[(Arc<str>, Arc<str>)]> {
-    pod_labels(object, spec_path)
-        .into_iter()
-        .map(|(k, v)| (intern(k), intern(v)))
-        .collect()
 }
 
 /// A workload whose pods repel each other per node: a required `podAntiAffinity` term on
@@ -409,4 +400,164 @@ pub fn own_spreads(object: &Object<'_>, spec: &PodSpec<'_>) -> Box<[Spread]> {
             })
         })
         .collect()
+}
+
+/// The pod-to-pod half of a workload's scheduling, read out of its file.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PodToPod {
+    pub self_anti_affinity: Option<SelfAntiAffinity>,
+    pub pod_affinity: Box<[AffinityTerm]>,
+    pub spreads: Box<[Spread]>,
+    pub replicas: Option<u32>,
+}
+
+/// The spec's [`PodToPod`]; `None` when it has none of it.
+pub fn pod_to_pod(object: &Object<'_>, spec: &PodSpec<'_>) -> Option<Box<PodToPod>> {
+    let self_anti_affinity = self_anti_affinity(object, spec);
+    let pod_affinity = required_pod_affinity(spec);
+    let spreads = own_spreads(object, spec);
+    if self_anti_affinity.is_none() && pod_affinity.is_empty() && spreads.is_empty() {
+        return None;
+    }
+    Some(Box::new(PodToPod {
+        self_anti_affinity,
+        pod_affinity,
+        spreads,
+        replicas: replicas(object, spec).map(|(n, _)| n),
+    }))
+}
+
+/// A pod's labels as selectors test them, kept small: every workload of a run keeps them until
+/// the cross-reference (`pod-affinity-matches-nothing` compares selectors with every pod). The
+/// sorted hashes of each key and each `key=value`; `None` when a label is a placeholder
+/// (nothing can be said). Hashes are only compared within one run; the whole-run view shares
+/// them with the workload (`Arc`).
+#[derive(
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+pub struct PodLabels(Option<Arc<[u64]>>);
+
+fn label_hash(key: &str, value: Option<&str>) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
+    key.hash(&mut h);
+    value.hash(&mut h);
+    h.finish()
+}
+
+impl PodLabels {
+    pub fn of(labels: &[(&str, &str)]) -> Self {
+        if labels.iter().any(|(k, v)| templated(k) || templated(v)) {
+            return PodLabels(None);
+        }
+        let mut hashes: Vec<u64> = labels
+            .iter()
+            .flat_map(|(k, v)| [label_hash(k, None), label_hash(k, Some(v))])
+            .collect();
+        hashes.sort_unstable();
+        hashes.dedup();
+        PodLabels(Some(hashes.into()))
+    }
+
+    fn holds(hashes: &[u64], key: &str, value: Option<&str>) -> bool {
+        hashes.binary_search(&label_hash(key, value)).is_ok()
+    }
+}
+
+/// What a selector needs of a pod's labels.
+pub trait Labelled {
+    /// `None`: a placeholder label, nothing can be said.
+    fn known(&self) -> bool;
+    fn has_key(&self, key: &str) -> bool;
+    fn has(&self, key: &str, value: &str) -> bool;
+}
+
+impl Labelled for PodLabels {
+    fn known(&self) -> bool {
+        self.0.is_some()
+    }
+    fn has_key(&self, key: &str) -> bool {
+        self.0
+            .as_deref()
+            .is_some_and(|h| PodLabels::holds(h, key, None))
+    }
+    fn has(&self, key: &str, value: &str) -> bool {
+        self.0
+            .as_deref()
+            .is_some_and(|h| PodLabels::holds(h, key, Some(value)))
+    }
+}
+
+impl Labelled for [(&str, &str)] {
+    fn known(&self) -> bool {
+        !self.iter().any(|(k, v)| templated(k) || templated(v))
+    }
+    fn has_key(&self, key: &str) -> bool {
+        self.iter().any(|(k, _)| *k == key)
+    }
+    fn has(&self, key: &str, value: &str) -> bool {
+        self.iter().any(|(k, v)| *k == key && *v == value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn selector(yaml: &str) -> LabelSelector {
+        let stream = crate::load::yaml::parse(yaml, crate::load::yaml::Limits::default());
+        LabelSelector::read(stream.documents[0].root.as_ref().expect("a document"))
+    }
+
+    #[test]
+    fn hashed_labels_select_as_the_labels_do() {
+        let labels: &[(&str, &str)] = &[("app", "web"), ("tier", "front"), ("empty", "")];
+        let hashed = PodLabels::of(labels);
+        for (yaml, want) in [
+            ("matchLabels: {app: web}", true),
+            ("matchLabels: {app: web, tier: back}", false),
+            ("matchLabels: {empty: ''}", true),
+            (
+                "matchExpressions: [{key: app, operator: In, values: [api, web]}]",
+                true,
+            ),
+            (
+                "matchExpressions: [{key: app, operator: NotIn, values: [web]}]",
+                false,
+            ),
+            (
+                "matchExpressions: [{key: zone, operator: NotIn, values: [a]}]",
+                true,
+            ),
+            ("matchExpressions: [{key: tier, operator: Exists}]", true),
+            (
+                "matchExpressions: [{key: tier, operator: DoesNotExist}]",
+                false,
+            ),
+            ("matchExpressions: [{key: web, operator: Exists}]", false),
+            ("{}", true),
+        ] {
+            let sel = selector(yaml);
+            assert_eq!(sel.selects(labels) == Selects::Yes, want, "{yaml}");
+            assert_eq!(sel.selects(&hashed), sel.selects(labels), "{yaml}");
+        }
+        let templated = PodLabels::of(&[("app", "${APP}")]);
+        assert_eq!(
+            selector("matchLabels: {app: web}").selects(&templated),
+            Selects::Unknown
+        );
+        assert!(matches!(
+            LabelSelector::nothing().selects(&hashed),
+            Selects::No(_)
+        ));
+    }
 }

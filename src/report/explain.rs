@@ -403,12 +403,12 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
 fn pod_to_pod(outcome: &Outcome, i: usize, s: &mut String) {
     use crate::analysis::pod_affinity::{Namespaces, Selects};
     let w = &outcome.workloads[i];
-    if w.pod_affinity.is_empty() && w.self_anti_affinity.is_none() && w.spreads.is_empty() {
+    if w.pod_to_pod.is_none() {
         return;
     }
     let _ = writeln!(s, "\nPod affinity and spread:");
     let own_ns = w.object.namespace.as_deref();
-    for term in &w.pod_affinity {
+    for term in w.pod_affinity() {
         let scope = match &term.namespaces {
             Namespaces::Own => String::new(),
             Namespaces::Any => " (namespaceSelector)".to_string(),
@@ -422,11 +422,9 @@ fn pod_to_pod(outcome: &Outcome, i: usize, s: &mut String) {
             .iter()
             .enumerate()
             .filter(|&(j, other)| {
-                let labels: Vec<(&str, &str)> =
-                    other.pod_labels.iter().map(|(k, v)| (&**k, &**v)).collect();
                 j != i
                     && term.looks_in(own_ns, other.object.namespace.as_deref())
-                    && !matches!(term.selector.selects(&labels), Selects::No(_))
+                    && !matches!(term.selector.selects(&other.pod_labels), Selects::No(_))
             })
             .map(|(_, other)| describe(other))
             .collect();
@@ -450,7 +448,7 @@ fn pod_to_pod(outcome: &Outcome, i: usize, s: &mut String) {
     }
     let verdicts = outcome.eval.fits.get(i);
     let pools = &outcome.inventory.pools;
-    if let Some(anti) = &w.self_anti_affinity {
+    if let Some(anti) = w.self_anti_affinity() {
         let nodes = verdicts.and_then(|v| {
             (0..pools.len())
                 .filter(|&p| v.admits(p))
@@ -466,7 +464,7 @@ fn pod_to_pod(outcome: &Outcome, i: usize, s: &mut String) {
             }
         );
     }
-    for spread in &w.spreads {
+    for spread in w.spreads() {
         let _ = write!(
             s,
             "  spread over {} (maxSkew {}, DoNotSchedule, nodeAffinityPolicy {}, nodeTaintsPolicy {})",
@@ -515,7 +513,7 @@ fn pod_to_pod(outcome: &Outcome, i: usize, s: &mut String) {
                             " (among the pools found: others may reach it)"
                         }
                     );
-                    match (d.capacity(spread), w.replicas) {
+                    match (d.capacity(spread), w.replicas()) {
                         (Some(c), Some(r)) if r as usize > c => {
                             let _ = writeln!(s, ": at most {c} of {r} replicas schedule");
                         }

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::analysis::Workload;
-use crate::analysis::pod_affinity::{AffinityTerm, Namespaces, Selects};
+use crate::analysis::pod_affinity::{AffinityTerm, Namespaces, PodLabels, Selects};
 use crate::diagnostic::{Finding, Severity};
 
 use super::{Aggregate, Category, Rule, RuleMeta, RunCtx};
@@ -27,22 +27,16 @@ pub static META: RuleMeta = RuleMeta {
 
 pub static RULE: Rule = Rule::new(&META).aggregate(|| Box::<Pods>::default());
 
-type Labels = Box<[(Arc<str>, Arc<str>)]>;
-
 /// The pods of the run, by namespace and labels (how many workloads make each kind), and the
 /// workloads with required pod affinity. Bounded by what is distinct, not by replicas.
 #[derive(Default)]
 pub struct Pods {
-    pods: BTreeMap<(Option<Arc<str>>, Labels), usize>,
+    pods: BTreeMap<(Option<Arc<str>>, PodLabels), usize>,
     askers: Vec<Workload>,
 }
 
 fn namespace(w: &Workload) -> Option<Arc<str>> {
     w.object.namespace.as_deref().map(crate::util::intern)
-}
-
-fn labels(l: &Labels) -> Vec<(&str, &str)> {
-    l.iter().map(|(k, v)| (&**k, &**v)).collect()
 }
 
 impl Pods {
@@ -57,7 +51,7 @@ impl Pods {
             };
             others > 0
                 && term.looks_in(own_ns.as_deref(), ns.as_deref())
-                && !matches!(term.selector.selects(&labels(l)), Selects::No(_))
+                && !matches!(term.selector.selects(l), Selects::No(_))
         })
     }
 }
@@ -80,7 +74,7 @@ impl Aggregate for Pods {
                 .pods
                 .entry((namespace(w), w.pod_labels.clone()))
                 .or_default() += 1;
-            if !w.pod_affinity.is_empty() {
+            if !w.pod_affinity().is_empty() {
                 self.askers.push(w.clone());
             }
         }
@@ -101,10 +95,10 @@ impl Aggregate for Pods {
 
     fn report(self: Box<Self>, _ctx: &RunCtx<'_>, out: &mut Vec<Finding>) {
         for w in &self.askers {
-            let own = labels(&w.pod_labels);
+            let own = &w.pod_labels;
             let own_ns = namespace(w);
             let unmatched: Vec<&AffinityTerm> = w
-                .pod_affinity
+                .pod_affinity()
                 .iter()
                 .filter(|t| !self.matched_by_others(w, t))
                 .collect();
@@ -113,15 +107,15 @@ impl Aggregate for Pods {
             };
             // The first-pod exception: no other pod matches any term, and the pod matches
             // all of its own (its namespace included).
-            let self_match = w.pod_affinity.iter().all(|t| {
+            let self_match = w.pod_affinity().iter().all(|t| {
                 t.looks_in(own_ns.as_deref(), own_ns.as_deref())
-                    && !matches!(t.selector.selects(&own), Selects::No(_))
+                    && !matches!(t.selector.selects(own), Selects::No(_))
             });
-            if unmatched.len() == w.pod_affinity.len() && self_match {
+            if unmatched.len() == w.pod_affinity().len() && self_match {
                 continue;
             }
             let own_match = first.looks_in(own_ns.as_deref(), own_ns.as_deref())
-                && !matches!(first.selector.selects(&own), Selects::No(_));
+                && !matches!(first.selector.selects(own), Selects::No(_));
             let message = if first.selector.is_nothing() {
                 "a required pod affinity term without a `labelSelector` selects no pod, not even its own: this pod stays Pending (node(s) didn't match pod affinity rules)".to_string()
             } else if own_match {

@@ -34,11 +34,13 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
     }
     let pools = &ctx.inventory.pools;
     for (w, fits) in ctx.workloads.iter().zip(&ctx.eval.fits) {
-        let Some(replicas) = w.replicas else { continue };
-        if w.spreads.is_empty() || w.node_name.is_some() || !fits.any() {
+        let Some(replicas) = w.replicas() else {
+            continue;
+        };
+        if w.spreads().is_empty() || w.node_name.is_some() || !fits.any() {
             continue;
         }
-        for spread in &w.spreads {
+        for spread in w.spreads() {
             let Some(d) = domains(ctx.inventory, w, fits, spread) else {
                 continue;
             };

@@ -74,11 +74,8 @@ pub fn workload(tolerations: Vec<WorkloadToleration>) -> Workload {
         preferred: Box::default(),
         resources: Box::default(),
         spread_keys: Box::default(),
-        self_anti_affinity: None,
-        pod_labels: Box::default(),
-        pod_affinity: Box::default(),
-        spreads: Box::default(),
-        replicas: None,
+        pod_to_pod: None,
+        pod_labels: Default::default(),
     }
 }
 
