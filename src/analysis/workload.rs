@@ -127,6 +127,9 @@ pub struct Workload {
     /// At most one of its pods per node (see `pod_affinity::self_anti_affinity`).
     #[serde(default)]
     pub self_anti_affinity: Option<crate::analysis::pod_affinity::SelfAntiAffinity>,
+    /// Its submission to a Kueue LocalQueue (see `kueue::submission`).
+    #[serde(default)]
+    pub kueue: Option<Box<super::kueue::Submission>>,
 }
 
 impl Workload {
@@ -266,6 +269,7 @@ fn workload(object: &Object<'_>, spec: &PodSpec<'_>, source: &Arc<SourceFile>) -
             .collect(),
         spread_keys: spread.iter().map(|r| intern(&r.key)).collect(),
         self_anti_affinity: crate::analysis::pod_affinity::self_anti_affinity(object, spec),
+        kueue: super::kueue::submission(object, spec),
     }
 }
 

@@ -75,6 +75,7 @@ pub fn workload(tolerations: Vec<WorkloadToleration>) -> Workload {
         resources: Box::default(),
         spread_keys: Box::default(),
         self_anti_affinity: None,
+        kueue: None,
     }
 }
 
