@@ -45,12 +45,13 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             .iter()
             .map(|r| format!("`{}`", r.flavor.name))
             .collect();
+        let resources: Vec<String> = resources.iter().map(|r| format!("`{r}`")).collect();
         let mut f = META
             .finding(format!(
-                "Kueue can assign this {} no flavor of ClusterQueue `{}` (through LocalQueue `{}`) for {}, so it is never admitted: {}",
-                w.kind,
+                "no flavor of ClusterQueue `{}` (LocalQueue `{}`) can take this {}'s pods for {}: Kueue never admits it ({})",
                 cluster_queue.name,
                 local_queue.name,
+                w.kind,
                 resources.join(", "),
                 reasons.join(", ")
             ))
