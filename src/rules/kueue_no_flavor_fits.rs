@@ -60,7 +60,15 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                 "make the pod template tolerate the taint and match the nodeLabels of one of the flavors {} (or give the flavor the toleration), or submit it to a queue whose ClusterQueue has a flavor for it",
                 names.join(", ")
             ))
-            .field(format!("metadata.labels.{}", crate::analysis::kueue::QUEUE_LABEL))
+            .field(format!(
+                "{}metadata.labels.{}",
+                if &*w.kind == "CronJob" {
+                    "spec.jobTemplate."
+                } else {
+                    ""
+                },
+                crate::analysis::kueue::QUEUE_LABEL
+            ))
             .in_file(&w.source);
         for r in &refusals {
             f.related.push(Related {
