@@ -108,10 +108,17 @@ impl Kueue {
         self.flavors.is_empty() && self.cluster_queues.is_empty() && self.local_queues.is_empty()
     }
 
-    pub fn append(&mut self, other: &mut Kueue) {
-        self.flavors.append(&mut other.flavors);
-        self.cluster_queues.append(&mut other.cluster_queues);
-        self.local_queues.append(&mut other.local_queues);
+    /// The objects of a cluster's files, in input order (files are linted in parallel and
+    /// come in any order; which copy of an object a finding names must not depend on it).
+    pub fn in_input_order(mut parts: Vec<(usize, Kueue)>) -> Kueue {
+        parts.sort_by_key(|(index, _)| *index);
+        let mut all = Kueue::default();
+        for (_, mut k) in parts {
+            all.flavors.append(&mut k.flavors);
+            all.cluster_queues.append(&mut k.cluster_queues);
+            all.local_queues.append(&mut k.local_queues);
+        }
+        all
     }
 
     /// Takes in `object` if it is a Kueue LocalQueue, ClusterQueue or ResourceFlavor.

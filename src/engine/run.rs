@@ -96,8 +96,9 @@ pub struct Spilled {
     relevant: Relevant,
     /// The accumulators of the whole-run rules (see `rules::Aggregate`), per cluster.
     aggregates: Vec<Vec<Box<dyn Aggregate>>>,
-    /// The Kueue queues and flavors of the linted files, per cluster.
-    kueue: Vec<Kueue>,
+    /// The Kueue queues and flavors of the linted files with their inputs' numbers, per
+    /// cluster.
+    kueue: Vec<Vec<(usize, Kueue)>>,
     /// Inputs linted (not counting `--inventory` files).
     pub files: usize,
     pub documents: usize,
@@ -125,7 +126,7 @@ pub fn lint_spilled(
         aggregates: (0..opts.slots())
             .map(|_| opts.rules.new_aggregates())
             .collect(),
-        kueue: (0..opts.slots()).map(|_| Kueue::default()).collect(),
+        kueue: (0..opts.slots()).map(|_| Vec::new()).collect(),
         files: 0,
         documents: 0,
         objects: 0,
@@ -165,10 +166,8 @@ pub fn lint_spilled(
             }
             let mut nodes = std::mem::take(&mut report.nodes);
             // Like workloads: the queues of the cluster's own linted files.
-            let mut kueue = std::mem::take(&mut report.kueue);
-            if inventory_only || fixture {
-                kueue = Kueue::default();
-            }
+            let kueue = std::mem::take(&mut report.kueue);
+            let kueue = (!inventory_only && !fixture && !kueue.is_empty()).then_some(kueue);
             if inventory_only {
                 // The user named these files as the cluster's pools.
                 nodes.iter_mut().for_each(|n| n.declared = true);
@@ -212,8 +211,8 @@ pub fn lint_spilled(
                 s.nodes.push((index, cluster, Box::new(n)));
             }
             s.relevant.merge(relevant);
-            if let Some(k) = cluster.and_then(|c| s.kueue.get_mut(c)) {
-                k.append(&mut kueue);
+            if let (Some(k), Some(list)) = (kueue, cluster.and_then(|c| s.kueue.get_mut(c))) {
+                list.push((index, k));
             }
             if let Some(slot) = cluster.and_then(|c| s.aggregates.get_mut(c)) {
                 for (run, file) in slot.iter_mut().zip(aggregates) {
@@ -555,6 +554,7 @@ pub fn finish_spilled(
         t.elapsed(),
     );
     let cross: Vec<_> = opts.rules.enabled_cross().collect();
+    let kueue: Vec<Kueue> = kueue.into_iter().map(Kueue::in_input_order).collect();
     let run = Run {
         store: &store,
         inventories: &inventories,
