@@ -920,7 +920,8 @@ fn kueue_workloads_no_flavor_fits() {
     let gpu = about(&all, "kueue-no-flavor-fits", "train");
     assert_eq!(gpu.len(), 1, "{all:#?}");
     assert!(
-        message(gpu[0]).contains("untolerated taint {nvidia.com/gpu present NoSchedule <nil>} in flavor a100"),
+        message(gpu[0])
+            .contains("untolerated taint {nvidia.com/gpu present NoSchedule <nil>} in flavor a100"),
         "{}",
         message(gpu[0])
     );

@@ -132,7 +132,9 @@ impl Kueue {
         let spec = object.node.get("spec");
         match object.kind {
             "LocalQueue" => {
-                let Some(cq) = spec.and_then(|s| s.get("clusterQueue")).and_then(Node::text)
+                let Some(cq) = spec
+                    .and_then(|s| s.get("clusterQueue"))
+                    .and_then(Node::text)
                 else {
                     return;
                 };
@@ -247,7 +249,12 @@ pub fn submission(object: &Object<'_>, spec: &PodSpec<'_>) -> Option<Box<Submiss
     let queue = value.text().filter(|q| !q.is_empty())?;
     let mut requests: Vec<&str> = Vec::new();
     for list in ["containers", "initContainers"] {
-        for c in spec.node.get(list).and_then(Node::as_seq).unwrap_or_default() {
+        for c in spec
+            .node
+            .get(list)
+            .and_then(Node::as_seq)
+            .unwrap_or_default()
+        {
             for k in ["limits", "requests"] {
                 let map = c.path(&["resources", k]).and_then(Node::as_map);
                 for (name, _) in map.unwrap_or_default() {
@@ -393,7 +400,10 @@ fn refusal(flavor: &Flavor, w: &Workload, keys: &BTreeSet<&str>, gate: bool) -> 
             continue;
         }
         let taint = TaintRef { key, value, effect };
-        let by_pod = w.tolerations.iter().any(|t| tolerates(&t.tol(), &taint, gate));
+        let by_pod = w
+            .tolerations
+            .iter()
+            .any(|t| tolerates(&t.tol(), &taint, gate));
         let by_flavor = flavor.tolerations.iter().any(|(k, op, v, e)| {
             let tol = Tol {
                 key: k,
@@ -412,7 +422,10 @@ fn refusal(flavor: &Flavor, w: &Workload, keys: &BTreeSet<&str>, gate: bool) -> 
         }
     }
     match selection_matches(flavor, w, keys) {
-        Some(false) => Some(format!("flavor {} doesn't match node affinity", flavor.name)),
+        Some(false) => Some(format!(
+            "flavor {} doesn't match node affinity",
+            flavor.name
+        )),
         _ => None,
     }
 }
@@ -505,7 +518,11 @@ fn requirement(label: Option<&str>, r: &super::workload::Requirement) -> Option<
             let Some(v) = label.and_then(|l| l.parse::<i64>().ok()) else {
                 return Some(false);
             };
-            Some(if r.operator == "Gt" { v > want } else { v < want })
+            Some(if r.operator == "Gt" {
+                v > want
+            } else {
+                v < want
+            })
         }
         _ => None,
     }

@@ -34,8 +34,8 @@ use serde::{Deserialize, Serialize};
 
 use super::file::{FileReport, lint_one};
 use super::options::{Input, LintOptions};
-use crate::analysis::{Evaluator, Inventory, PlaceSources, Relevant};
 use crate::analysis::kueue::{Kueue, NO_KUEUE};
+use crate::analysis::{Evaluator, Inventory, PlaceSources, Relevant};
 use crate::analysis::{NodeDecl, Place, Workload};
 use crate::diagnostic::FindingSource;
 use crate::diagnostic::{Finding, Severity};
