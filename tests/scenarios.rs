@@ -29,6 +29,7 @@ const SCENARIOS: &[&str] = &[
     "instance-types",
     "karpenter",
     "kubeadm",
+    "kueue-clusters",
     "kueue-flavors",
     "live-dump",
     "many-pools",
@@ -936,4 +937,20 @@ fn kueue_workloads_no_flavor_fits() {
             "{quiet}: {all:#?}"
         );
     }
+}
+
+/// Kueue objects belong to their configured cluster: the same Job is reported in the cluster
+/// whose flavor it cannot use, not in the one whose flavor lends it the toleration.
+#[test]
+fn kueue_objects_stay_in_their_cluster() {
+    let all = findings(&run("kueue-clusters").1);
+    let found = about(&all, "kueue-no-flavor-fits", "train");
+    assert_eq!(found.len(), 1, "{all:#?}");
+    assert_eq!(found[0]["cluster"], "prod", "{all:#?}");
+    assert!(
+        found[0]["file"]
+            .as_str()
+            .unwrap()
+            .ends_with("prod/job.yaml")
+    );
 }
