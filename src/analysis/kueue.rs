@@ -211,8 +211,11 @@ impl Kueue {
     }
 }
 
-/// The kinds Kueue's integrations manage (pkg/controller/jobs in kubernetes-sigs/kueue), by
+/// The kinds Kueue's integrations manage (pkg/controller/jobs in kubernetes-sigs/kueue; the
+/// `integrations.frameworks` of config/components/manager/controller_manager_config.yaml), by
 /// (kind, group); a custom resource of another kind may carry the label for its own reasons.
+/// Some are off in Kueue's default configuration (the Kubeflow v1 jobs, Spark): a workload
+/// labelled for a queue is taken to be meant for Kueue.
 fn is_integrated(kind: &str, group: &str) -> bool {
     matches!(
         (kind, group),
@@ -221,7 +224,8 @@ fn is_integrated(kind: &str, group: &str) -> bool {
             | ("Deployment" | "StatefulSet", "apps")
             | ("JobSet", "jobset.x-k8s.io")
             | ("LeaderWorkerSet", "leaderworkerset.x-k8s.io")
-            | ("RayJob" | "RayCluster", "ray.io")
+            | ("RayJob" | "RayCluster" | "RayService", "ray.io")
+            | ("SparkApplication", "sparkoperator.k8s.io")
             | (
                 "PyTorchJob" | "TFJob" | "XGBoostJob" | "PaddleJob" | "MXJob" | "JAXJob" | "MPIJob",
                 "kubeflow.org"
