@@ -3,6 +3,7 @@
 
 pub mod evidence;
 mod inventory;
+pub mod kueue;
 pub mod matching;
 mod near_miss;
 pub mod pod_affinity;

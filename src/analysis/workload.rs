@@ -131,6 +131,9 @@ pub struct Workload {
     /// The labels its pods get, hashed (see `pod_affinity::PodLabels`).
     #[serde(default)]
     pub pod_labels: crate::analysis::pod_affinity::PodLabels,
+    /// Its submission to a Kueue LocalQueue (see `kueue::submission`).
+    #[serde(default)]
+    pub kueue: Option<Box<super::kueue::Submission>>,
 }
 
 impl Workload {
@@ -294,6 +297,7 @@ fn workload(object: &Object<'_>, spec: &PodSpec<'_>, source: &Arc<SourceFile>) -
         pod_labels: crate::analysis::pod_affinity::PodLabels::of(
             &crate::analysis::pod_affinity::pod_labels(object, &spec.path),
         ),
+        kueue: super::kueue::submission(object, spec),
     }
 }
 

@@ -184,6 +184,7 @@ registry![
     invalid_toleration_operator,
     invalid_toleration_value,
     invalid_topology_spread,
+    kueue_no_flavor_fits,
     nodename_bypasses_taint,
     nodename_untolerated_noexecute,
     placeholder_toleration_key,

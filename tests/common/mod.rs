@@ -76,6 +76,7 @@ pub fn workload(tolerations: Vec<WorkloadToleration>) -> Workload {
         spread_keys: Box::default(),
         pod_to_pod: None,
         pod_labels: Default::default(),
+        kueue: None,
     }
 }
 
