@@ -326,15 +326,42 @@ pub fn remove_item(src: &SourceFile, seq: &Node, index: usize) -> Option<Edit> {
     Some(Edit::new(src, Span::new(start, end), ""))
 }
 
-/// Inserts `nodeSelector:\n  <key>: <value>` into the block mapping `spec`, at its own
-/// indentation, just before the entry `before` (the `tolerations` key).
-pub fn insert_node_selector(
-    src: &SourceFile,
-    spec: &Node,
-    before: &Node,
-    key: &str,
-    value: &str,
-) -> Option<Edit> {
+/// Where a `nodeSelector` can be added to a pod spec: the start of the line of its
+/// `tolerations:` key, that key's indentation and its line end. Worked out when the spec is
+/// read (see [`selector_slot`]), so a fix made later, from a workload whose file text is no
+/// longer held, still writes at the spec's own indentation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SelectorSlot {
+    /// The offset the new lines go at.
+    pub at: usize,
+    /// Spaces before `tolerations:`.
+    pub indent: u16,
+    /// The line end of that line: `\n`, `\r\n` or a lone `\r`.
+    pub eol: Eol,
+}
+
+/// A line end (see [`SelectorSlot`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Eol {
+    Lf,
+    CrLf,
+    Cr,
+}
+
+impl Eol {
+    fn as_str(self) -> &'static str {
+        match self {
+            Eol::Lf => "\n",
+            Eol::CrLf => "\r\n",
+            Eol::Cr => "\r",
+        }
+    }
+}
+
+/// The [`SelectorSlot`] of the block mapping `spec`, just before its entry `before` (the
+/// `tolerations` key); `None` for a flow mapping, a spec with a `nodeSelector` already, an
+/// entry that is not written plainly on a line of its own, or an indentation with tabs.
+pub fn selector_slot(src: &SourceFile, spec: &Node, before: &Node) -> Option<SelectorSlot> {
     if is_flow(src, spec) || spec.get("nodeSelector").is_some() {
         return None;
     }
@@ -348,14 +375,30 @@ pub fn insert_node_selector(
     if !indent.iter().all(|c| *c == b' ') {
         return None;
     }
-    let indent = " ".repeat(indent.len());
-    let eol = line_ending_at(src, k.span.start);
-    let text = format!(
-        "{indent}nodeSelector:{eol}{indent}  {}: {}{eol}",
-        yaml_scalar(key),
-        yaml_scalar(value)
-    );
-    Some(Edit::new(src, Span::empty(start), text))
+    let eol = match line_ending_at(src, k.span.start) {
+        "\r\n" => Eol::CrLf,
+        "\r" => Eol::Cr,
+        _ => Eol::Lf,
+    };
+    Some(SelectorSlot {
+        at: start,
+        indent: u16::try_from(indent.len()).ok()?,
+        eol,
+    })
+}
+
+impl SelectorSlot {
+    /// Inserts `nodeSelector:\n  <key>: <value>` at the slot, at the spec's indentation.
+    pub fn insert(&self, src: &SourceFile, key: &str, value: &str) -> Edit {
+        let indent = " ".repeat(usize::from(self.indent));
+        let eol = self.eol.as_str();
+        let text = format!(
+            "{indent}nodeSelector:{eol}{indent}  {}: {}{eol}",
+            yaml_scalar(key),
+            yaml_scalar(value)
+        );
+        Edit::new(src, Span::empty(self.at), text)
+    }
 }
 
 /// A fix from one edit, when there is one.

@@ -127,6 +127,10 @@ pub struct Workload {
     /// At most one of its pods per node (see `pod_affinity::self_anti_affinity`).
     #[serde(default)]
     pub self_anti_affinity: Option<crate::analysis::pod_affinity::SelfAntiAffinity>,
+    /// Where a fix can add a `nodeSelector` (before `tolerations:`); `None` when it cannot
+    /// (see `fix::selector_slot`).
+    #[serde(default)]
+    pub selector_slot: Option<crate::fix::SelectorSlot>,
 }
 
 impl Workload {
@@ -139,6 +143,21 @@ impl Workload {
             && self.terms.as_deref().is_some_and(|terms| {
                 matches!(terms, [t] if t.fields.is_empty() && t.expressions.len() == self.spread_keys.len())
             })
+    }
+
+    /// The places in its file that findings and fixes about it point at: a lite copy of the
+    /// source records their positions (see `SourceFile::lite`).
+    pub fn spans(&self) -> impl Iterator<Item = Span> + '_ {
+        [Some(self.anchor), Some(self.object_span), self.selector_span]
+            .into_iter()
+            .chain([self.node_name.as_ref().map(|(_, s)| *s)])
+            .chain([self.selector_slot.map(|s| Span::empty(s.at))])
+            .flatten()
+            .chain(self.tolerations.iter().flat_map(|t| {
+                [Some(t.span), t.scalars.key, t.scalars.value, t.scalars.effect]
+                    .into_iter()
+                    .flatten()
+            }))
     }
 }
 
@@ -266,6 +285,9 @@ fn workload(object: &Object<'_>, spec: &PodSpec<'_>, source: &Arc<SourceFile>) -
             .collect(),
         spread_keys: spread.iter().map(|r| intern(&r.key)).collect(),
         self_anti_affinity: crate::analysis::pod_affinity::self_anti_affinity(object, spec),
+        selector_slot: spec
+            .tolerations_list
+            .and_then(|list| crate::fix::selector_slot(source, spec.node, list.key)),
     }
 }
 

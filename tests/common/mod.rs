@@ -75,6 +75,7 @@ pub fn workload(tolerations: Vec<WorkloadToleration>) -> Workload {
         resources: Box::default(),
         spread_keys: Box::default(),
         self_anti_affinity: None,
+        selector_slot: None,
     }
 }
 
@@ -105,6 +106,7 @@ pub fn pool(name: &str, labels: &[(&str, &str)], taints: Vec<TaintSpec>, nodes: 
             })
             .collect(),
         unschedulable: false,
+        mixed_labels: Box::default(),
         open_labels: false,
         any_label: false,
         extended_resource_toleration: false,
