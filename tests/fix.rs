@@ -216,10 +216,14 @@ fn node_selector_is_not_added_to_flow_specs_or_for_exists() {
 /// A Node object with these labels and, when `taint` is not empty, a `NoSchedule` taint.
 fn node(name: &str, labels: &str, taint: &str) -> String {
     let taints = match taint.split_once('=') {
-        Some((k, v)) => format!("spec:\n  taints: [{{key: {k}, value: {v}, effect: NoSchedule}}]\n"),
+        Some((k, v)) => {
+            format!("spec:\n  taints: [{{key: {k}, value: {v}, effect: NoSchedule}}]\n")
+        }
         None => String::new(),
     };
-    format!("apiVersion: v1\nkind: Node\nmetadata:\n  name: {name}\n  labels: {{{labels}}}\n{taints}---\n")
+    format!(
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: {name}\n  labels: {{{labels}}}\n{taints}---\n"
+    )
 }
 
 /// A Karpenter NodePool whose nodes carry these labels and, when `taint` is not empty, a
@@ -253,7 +257,11 @@ fn node_selector_uses_a_label_of_the_tainted_pool() {
     let general = node("general-1", "pool: general", "");
     let ml = node("ml-1", "team: data, pool: ml", "dedicated=ml");
     let text = format!("{general}{ml}{}", tolerating("ml"));
-    assert_eq!(fixed(&text, &["--fix"]), text, "safe mode applied an unsafe fix");
+    assert_eq!(
+        fixed(&text, &["--fix"]),
+        text,
+        "safe mode applied an unsafe fix"
+    );
     let after = fixed(&text, &["--fix", "--unsafe-fixes"]);
     insta::assert_snapshot!(pod_part(&after), @r"
     apiVersion: v1
@@ -270,16 +278,30 @@ fn node_selector_uses_a_label_of_the_tainted_pool() {
           value: ml
           effect: NoSchedule
     ");
-    assert_eq!(fixed(&after, &["--fix", "--unsafe-fixes"]), after, "not idempotent");
+    assert_eq!(
+        fixed(&after, &["--fix", "--unsafe-fixes"]),
+        after,
+        "not idempotent"
+    );
     // A label named like the taint is preferred; one the other pools have too never is.
-    let ml = node("ml-1", "dedicated: ml, pool: general, team: data", "dedicated=ml");
+    let ml = node(
+        "ml-1",
+        "dedicated: ml, pool: general, team: data",
+        "dedicated=ml",
+    );
     let text = format!("{general}{ml}{}", tolerating("ml"));
     let after = fixed(&text, &["--fix", "--unsafe-fixes"]);
-    assert!(pod_part(&after).contains("  nodeSelector:\n    dedicated: ml\n  tolerations:\n"), "{after}");
+    assert!(
+        pod_part(&after).contains("  nodeSelector:\n    dedicated: ml\n  tolerations:\n"),
+        "{after}"
+    );
     let ml = node("ml-1", "pool: general, team: data", "dedicated=ml");
     let text = format!("{general}{ml}{}", tolerating("ml"));
     let after = fixed(&text, &["--fix", "--unsafe-fixes"]);
-    assert!(pod_part(&after).contains("  nodeSelector:\n    team: data\n  tolerations:\n"), "{after}");
+    assert!(
+        pod_part(&after).contains("  nodeSelector:\n    team: data\n  tolerations:\n"),
+        "{after}"
+    );
 }
 
 /// Several pools with the taint: a label they all share, or no fix when they share none; the
@@ -291,7 +313,10 @@ fn node_selector_for_several_tainted_pools_is_a_label_they_share() {
     let b = node_pool("gpu-b", "tier: gpu, gen: b", "dedicated=gpu");
     let text = format!("{general}{a}{b}{}", tolerating("gpu"));
     let after = fixed(&text, &["--fix", "--unsafe-fixes"]);
-    assert!(pod_part(&after).contains("  nodeSelector:\n    tier: gpu\n  tolerations:\n"), "{after}");
+    assert!(
+        pod_part(&after).contains("  nodeSelector:\n    tier: gpu\n  tolerations:\n"),
+        "{after}"
+    );
     // Nothing shared but the taint: no fix, and the help says what to do.
     let a = node_pool("gpu-a", "gen: a", "dedicated=gpu");
     let b = node_pool("gpu-b", "gen: b", "dedicated=gpu");
@@ -300,7 +325,10 @@ fn node_selector_for_several_tainted_pools_is_a_label_they_share() {
     // One pool: its own name label, which its source (Karpenter) sets on its nodes.
     let text = format!("{general}{a}{}", tolerating("gpu"));
     let after = fixed(&text, &["--fix", "--unsafe-fixes"]);
-    assert!(pod_part(&after).contains("  nodeSelector:\n    karpenter.sh/nodepool: gpu-a\n"), "{after}");
+    assert!(
+        pod_part(&after).contains("  nodeSelector:\n    karpenter.sh/nodepool: gpu-a\n"),
+        "{after}"
+    );
 }
 
 /// Node objects grouped into one pool keep the first node's labels: a label whose value
@@ -316,7 +344,10 @@ fn node_selector_never_selects_a_label_only_some_nodes_have() {
     let two = node("ml-2", "team: b, tier: ml", "dedicated=ml");
     let text = format!("{general}{one}{two}{}", tolerating("ml"));
     let after = fixed(&text, &["--fix", "--unsafe-fixes"]);
-    assert!(pod_part(&after).contains("  nodeSelector:\n    tier: ml\n"), "{after}");
+    assert!(
+        pod_part(&after).contains("  nodeSelector:\n    tier: ml\n"),
+        "{after}"
+    );
 }
 
 /// No pool known with the taint (none at all, or only others): no label to select, no fix.
@@ -349,7 +380,13 @@ fn no_node_selector_without_a_known_pool() {
                 .find(|f| f["rule"] == "dedicated-toleration-without-affinity")
                 .unwrap_or_else(|| panic!("{}", r.stdout));
             assert!(f["fix"].is_null(), "{f}");
-            assert!(f["help"].as_str().unwrap().contains("`nodeSelector: {dedicated: ml}`"), "{f}");
+            assert!(
+                f["help"]
+                    .as_str()
+                    .unwrap()
+                    .contains("`nodeSelector: {dedicated: ml}`"),
+                "{f}"
+            );
         }
     }
 }

@@ -148,16 +148,25 @@ impl Workload {
     /// The places in its file that findings and fixes about it point at: a lite copy of the
     /// source records their positions (see `SourceFile::lite`).
     pub fn spans(&self) -> impl Iterator<Item = Span> + '_ {
-        [Some(self.anchor), Some(self.object_span), self.selector_span]
+        [
+            Some(self.anchor),
+            Some(self.object_span),
+            self.selector_span,
+        ]
+        .into_iter()
+        .chain([self.node_name.as_ref().map(|(_, s)| *s)])
+        .chain([self.selector_slot.map(|s| Span::empty(s.at))])
+        .flatten()
+        .chain(self.tolerations.iter().flat_map(|t| {
+            [
+                Some(t.span),
+                t.scalars.key,
+                t.scalars.value,
+                t.scalars.effect,
+            ]
             .into_iter()
-            .chain([self.node_name.as_ref().map(|(_, s)| *s)])
-            .chain([self.selector_slot.map(|s| Span::empty(s.at))])
             .flatten()
-            .chain(self.tolerations.iter().flat_map(|t| {
-                [Some(t.span), t.scalars.key, t.scalars.value, t.scalars.effect]
-                    .into_iter()
-                    .flatten()
-            }))
+        }))
     }
 }
 
