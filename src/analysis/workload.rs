@@ -128,9 +128,9 @@ pub struct Workload {
     #[serde(default)]
     pub self_anti_affinity: Option<crate::analysis::pod_affinity::SelfAntiAffinity>,
     /// Where a fix can add a `nodeSelector` (before `tolerations:`); `None` when it cannot
-    /// (see `fix::selector_slot`).
+    /// (see [`super::selector_slot`]).
     #[serde(default)]
-    pub selector_slot: Option<crate::fix::SelectorSlot>,
+    pub selector_slot: Option<super::SelectorSlot>,
 }
 
 impl Workload {
@@ -296,7 +296,7 @@ fn workload(object: &Object<'_>, spec: &PodSpec<'_>, source: &Arc<SourceFile>) -
         self_anti_affinity: crate::analysis::pod_affinity::self_anti_affinity(object, spec),
         selector_slot: spec
             .tolerations_list
-            .and_then(|list| crate::fix::selector_slot(source, spec.node, list.key)),
+            .and_then(|list| super::selector_slot(source, spec.node, list.key)),
     }
 }
 

@@ -315,7 +315,7 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             let fix = label.as_ref().zip(w.selector_slot).map(|((k, v), slot)| {
                 Fix::unsafe_(
                     format!("add `nodeSelector: {{{}}}`", show_label(k, v)),
-                    vec![slot.insert(&w.source, k, v)],
+                    vec![crate::fix::insert_node_selector(&w.source, &slot, k, v)],
                 )
             });
             let mut f = if soft {
