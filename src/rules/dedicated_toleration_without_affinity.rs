@@ -439,8 +439,13 @@ fn pin_label(
         })
         .min_by_key(|(k, v)| {
             let like_taint = ***k == *t.key && (t.value.is_empty() || ***v == *t.value);
-            let pool_name = crate::analysis::POOL_NAME_LABELS.contains(&&***k);
-            (!like_taint, !pool_name, Arc::clone(k))
+            // The pool-name labels in their list's order (`eks.amazonaws.com/nodegroup`
+            // before eksctl's own), then the others.
+            let pool_name = crate::analysis::POOL_NAME_LABELS
+                .iter()
+                .position(|l| *l == &***k)
+                .unwrap_or(usize::MAX);
+            (!like_taint, pool_name, Arc::clone(k))
         })
         .map(|(k, v)| (Arc::clone(k), Arc::clone(v)))
 }
