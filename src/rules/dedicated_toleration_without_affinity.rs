@@ -273,6 +273,20 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                     .filter(|p| fits.admits(*p))
                     .collect();
                 let label = pin_label(pools, &targets, &other_pools, t, ctx.settings);
+                // Where the help sends the pod: the pools with the taint it can run on (each
+                // name once), or the first pool with the taint.
+                let mut there: Vec<String> = Vec::new();
+                for &p in &targets {
+                    let title = pools[p].title();
+                    if !there.contains(&title) {
+                        there.push(title);
+                    }
+                }
+                let there = match there.len() {
+                    0 | 1 => pools[dp].title(),
+                    n if n <= 3 => there.join(" and "),
+                    n => format!("{} and {} more", there[..2].join(", "), n - 2),
+                };
                 // Found pools are not the whole cluster: a pod that selects nothing also
                 // lands on the untainted nodes no linted file describes.
                 if others.is_empty()
@@ -287,9 +301,9 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                 if more > 0 {
                     elsewhere.push(format!("{more} more"));
                 }
-                (!elsewhere.is_empty()).then_some((dp, dt, elsewhere, label))
+                (!elsewhere.is_empty()).then_some((dp, dt, elsewhere, label, there))
             });
-            let Some((dp, dt, elsewhere, label)) = answer else {
+            let Some((dp, dt, elsewhere, label, there)) = answer else {
                 continue;
             };
             let dedicated = &pools[dp];
@@ -302,13 +316,11 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             });
             let help = match &label {
                 Some((k, v)) => format!(
-                    "to keep the pod on {}, add `nodeSelector: {{{}}}` (or the equivalent required node affinity)",
-                    dedicated.title(),
+                    "to keep the pod on {there}, add `nodeSelector: {{{}}}` (or the equivalent required node affinity)",
                     show_label(k, v)
                 ),
                 None => format!(
-                    "to keep the pod on {}, select a label only those nodes carry with `nodeSelector` or required node affinity",
-                    dedicated.title()
+                    "to keep the pod on {there}, select a label only those nodes carry with `nodeSelector` or required node affinity"
                 ),
             };
             // Unsafe: it changes where the pod runs, to the nodes of the pools found.
