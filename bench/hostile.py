@@ -1,17 +1,17 @@
 #!/usr/bin/env python3
 """Hostile input at scale (issue 22): each class of input that used to take minutes or
-gigabytes, at two sizes (half and full), with its wall time and peak RSS from
-`/usr/bin/time -v`. Run by hand, never by CI:
+gigabytes, at two sizes (half and full), with its wall time and peak RSS (the child's own,
+from `wait4`: bench/measure.py). Run by hand, never by CI:
 
     python3 bench/hostile.py [--bin target/release/taintlint] [--only CLASS,...]
-                             [--timeout 120] [--mem-limit-gb 8] [--workdir DIR]
+                             [--timeout 120] [--mem-limit-gb 8] [--workdir DIR] [--quick]
 
 Without --bin it runs `cargo build --release` first (and nothing else is built). The inputs
 are generated into a temporary folder (or --workdir, kept). A run slower than --timeout is
 killed and shown as `>T`; a run is also refused more than --mem-limit-gb of address space,
 so a regression cannot take the machine down (it then shows as `killed`). Growth is linear
 when the full size takes about twice the half size, in time and in memory over the ~10 MB
-the binary needs anyway.
+the binary needs anyway. --quick is a smoke test: every class at a thousandth of its sizes.
 
 The classes:
   tolerations      one Pod with N tolerations (shadowed-toleration compared every pair);
@@ -40,6 +40,8 @@ import resource
 import subprocess
 import sys
 import tempfile
+
+import measure
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -190,43 +192,23 @@ CLASSES = {
 }
 
 
-def clock(text):
-    parts = [float(p) for p in text.split(":")]
-    secs = 0.0
-    for p in parts:
-        secs = secs * 60 + p
-    return secs
-
-
 def run(binary, path, extra, timeout, mem_limit):
     def limit():
         if mem_limit:
             resource.setrlimit(resource.RLIMIT_AS, (mem_limit, mem_limit))
 
-    cmd = ["/usr/bin/time", "-v", binary, "check", path, "--format", "json", "--isolated"] + extra
-    try:
-        out = subprocess.run(
-            cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout, preexec_fn=limit
-        )
-    except subprocess.TimeoutExpired:
+    cmd = [binary, "check", path, "--format", "json", "--isolated"] + extra
+    r = measure.run(cmd, timeout=timeout, preexec_fn=limit, capture=True)
+    if r.timed_out:
         return None, None, None, "timeout"
-    err = out.stderr.decode(errors="replace")
-    wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)", err)
-    rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", err)
-    code = re.search(r"Exit status: (\d+)", err)
     status = "ok"
-    if not code or code.group(1) not in ("0", "1"):
-        status = "killed" if "signal" in err else f"exit {code.group(1) if code else '?'}"
-    stdout = out.stdout.decode(errors="replace")
+    if r.code not in (0, 1):
+        status = "killed" if r.code < 0 else f"exit {r.code}"
+    stdout = r.stdout.decode(errors="replace")
     findings = stdout.count('"rule":')
     rules = sorted(set(re.findall(r'"rule": ?"([a-z-]+)"', stdout)))
     note = status if status != "ok" else ", ".join(rules[:4]) + (" ..." if len(rules) > 4 else "")
-    return (
-        clock(wall.group(1)) if wall else None,
-        int(rss.group(1)) / 1024 if rss else None,
-        findings,
-        note,
-    )
+    return r.seconds, r.rss_mb, findings, note
 
 
 def main():
@@ -237,6 +219,7 @@ def main():
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--mem-limit-gb", type=float, default=8)
     ap.add_argument("--workdir", help="generate the inputs here and keep them")
+    ap.add_argument("--quick", action="store_true", help="a thousandth of the sizes (smoke test)")
     args = ap.parse_args()
     binary = args.bin
     if not binary:
@@ -259,6 +242,9 @@ def main():
     print(f"|---|---:|---:|---:|---:|---:|---|")
     for name in names:
         gen, (half, full), unit, extra = CLASSES[name]
+        if args.quick:
+            half, full = (round(x / 1000, 4) if unit == "MB" else max(1, x // 1000)
+                          for x in (half, full))
         sizes = {"both": (half, full), "half": (half,), "full": (full,)}[args.sizes]
         for size in sizes:
             path = os.path.join(work, f"{name}-{size}.yaml")

@@ -67,12 +67,15 @@ def run(binary, path, runs):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "taintlint"))
+    ap.add_argument("--bin", help="the binary to measure (default: target/release/taintlint)")
     ap.add_argument("--sizes", default="1,2,4,8", help="MB of JSON, comma-separated")
     ap.add_argument("--runs", type=int, default=3)
     args = ap.parse_args()
-    if not os.path.exists(args.bin):
-        subprocess.run(["cargo", "build", "--release"], cwd=ROOT, check=True)
+    if not args.bin:
+        args.bin = os.path.join(ROOT, "target", "release", "taintlint")
+        if not os.path.exists(args.bin):
+            subprocess.run(["cargo", "build", "--release"], cwd=ROOT, check=True)
+    args.bin = os.path.abspath(args.bin)
     print(f"{'MB':>6} {'items':>7} {'findings':>8} | {'minified s':>10} {'MB/s':>6} | {'pretty s':>8} {'MB/s':>6}")
     with tempfile.TemporaryDirectory() as tmp:
         for size in [float(s) for s in args.sizes.split(",")]:

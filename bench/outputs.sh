@@ -3,16 +3,25 @@
 # thread counts and spill budgets into OUT, one file per case (stdout, then the exit code).
 # Two builds behave the same when `diff -r` of their two folders is empty:
 #
-#   bench/outputs.sh target/release/taintlint /tmp/after  [BENCH_DIR]
+#   bench/outputs.sh target/release/taintlint /tmp/after  [BENCH_DIR [DIR...]]
 #   diff -r /tmp/before /tmp/after
 #
-# Used to show that a restructuring changes no byte of output. BENCH_DIR (optional) holds
-# the benchmark corpora `corpus-1x` (../shared/bench/gen_big.py) and `xref`
-# (bench/gen_xref.py). Cases over ../shared/corpus are skipped when it is not there.
+# Used to show that a restructuring changes no byte of output. BENCH_DIR (optional; `""`
+# for none) holds the benchmark corpora `corpus-1x` (bench/gen_corpus.py) and `xref`
+# (bench/gen_xref.py), as `bench/run.py` leaves them in target/bench. Every DIR after it (a
+# larger corpus of real manifests, say) is linted as testdata/corpus is, and each of its
+# subfolders too. Needs nothing outside the repository.
 set -uo pipefail
+if [ $# -lt 2 ]; then
+    sed -n '2,/^set /p' "$0" | sed '$d'
+    exit 2
+fi
 BIN=$(realpath "$1")
 OUT=$(realpath -m "$2")
 BENCH=${3:-}
+shift $(($# < 3 ? $# : 3))
+EXTRA=()
+for d in "$@"; do EXTRA+=("$(realpath "$d")"); done
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 mkdir -p "$OUT"
@@ -32,8 +41,12 @@ case_() { # name, then the command's arguments
 
 dirs=(testdata/examples testdata/input testdata/rules testdata/kustomize testdata)
 for d in testdata/scenarios/*/; do dirs+=("${d%/}"); done
-[ -d ../shared/corpus ] && dirs+=(../shared/corpus)
-for p in ../shared/corpus/*/; do [ -d "$p" ] && dirs+=("${p%/}"); done
+dirs+=(testdata/corpus)
+for p in testdata/corpus/*/; do [ -d "$p" ] && dirs+=("${p%/}"); done
+for d in "${EXTRA[@]}"; do
+    dirs+=("$d")
+    for p in "$d"/*/; do [ -d "$p" ] && dirs+=("${p%/}"); done
+done
 
 for d in "${dirs[@]}"; do
     tag=$(echo "$d" | tr '/.' '__')

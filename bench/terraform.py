@@ -8,7 +8,8 @@ nothing.
 
 usage: bench/terraform.py [--bin target/release/taintlint] [--groups 1000] [--runs 5]
 
-Builds nothing: run `cargo build --release` first. No third-party modules needed."""
+Without --bin, and without a release build, it runs `cargo build --release` first. No
+third-party modules needed."""
 import argparse
 import json
 import os
@@ -16,6 +17,8 @@ import statistics
 import subprocess
 import tempfile
 import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 EFFECTS = [("NO_SCHEDULE", "NoSchedule"), ("NO_EXECUTE", "NoExecute")]
 
@@ -206,10 +209,15 @@ def measure(binary, path, runs):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", default="target/release/taintlint")
+    ap.add_argument("--bin", help="the binary to measure (default: target/release/taintlint)")
     ap.add_argument("--groups", type=int, default=1000)
     ap.add_argument("--runs", type=int, default=5)
     a = ap.parse_args()
+    if not a.bin:
+        a.bin = os.path.join(ROOT, "target", "release", "taintlint")
+        if not os.path.exists(a.bin):
+            subprocess.run(["cargo", "build", "--release"], cwd=ROOT, check=True)
+    a.bin = os.path.abspath(a.bin)
     with tempfile.TemporaryDirectory() as root:
         write(root, a.groups)
         for side, what in (("tf", "Terraform"), ("yaml", "Karpenter YAML")):

@@ -6,52 +6,15 @@
 //! shape they expect: a value reached through an alias, an anchored item, a comment in an
 //! odd place. A finding without a provable repair simply has no fix.
 
+use crate::analysis::SelectorSlot;
 use crate::diagnostic::{Applicability, Edit, Fix};
+use crate::load::lines::{between, bytes, is_direct_entry, is_flow, line_start, past_line_end};
 use crate::load::yaml::{Node, Style};
 use crate::load::yaml11::{Resolved, resolve_plain};
 use crate::load::{SourceFile, Span};
 
 /// How many times `--fix` re-lints and re-applies before it stops.
 pub const MAX_ROUNDS: usize = 10;
-
-fn bytes(src: &SourceFile) -> &[u8] {
-    src.text.as_bytes()
-}
-
-/// Start of the line holding `at` (LF, CRLF and a lone CR end lines, as in YAML).
-fn line_start(src: &SourceFile, at: usize) -> usize {
-    let b = bytes(src);
-    let at = at.min(b.len());
-    b[..at]
-        .iter()
-        .rposition(|&c| c == b'\n' || c == b'\r')
-        .map_or(0, |i| i + 1)
-}
-
-/// The offset just past the line end (`\n`, `\r\n` or a lone `\r`) at or after `at`, or the
-/// end of the text.
-fn past_line_end(src: &SourceFile, at: usize) -> usize {
-    let b = bytes(src);
-    let at = at.min(b.len());
-    match b[at..].iter().position(|&c| c == b'\n' || c == b'\r') {
-        Some(i) if b[at + i] == b'\r' && b.get(at + i + 1) == Some(&b'\n') => at + i + 2,
-        Some(i) => at + i + 1,
-        None => b.len(),
-    }
-}
-
-/// The line ending used by the line holding `at`: `\r\n`, `\r` or `\n`.
-fn line_ending_at(src: &SourceFile, at: usize) -> &'static str {
-    let end = past_line_end(src, at);
-    let b = bytes(src);
-    if end >= 2 && b.get(end - 1) == Some(&b'\n') && b.get(end - 2) == Some(&b'\r') {
-        "\r\n"
-    } else if end >= 1 && b.get(end - 1) == Some(&b'\r') {
-        "\r"
-    } else {
-        "\n"
-    }
-}
 
 fn is_blank(s: &[u8]) -> bool {
     s.iter().all(|c| matches!(c, b' ' | b'\t'))
@@ -74,33 +37,6 @@ fn rest_of_line_is_free(src: &SourceFile, at: usize) -> Option<usize> {
     // A comment needs whitespace before `#` (or nothing at all).
     let ok = trimmed.is_empty() || (trimmed.starts_with(b"#") && trimmed.len() < rest.len());
     ok.then_some(end)
-}
-
-fn is_flow(src: &SourceFile, node: &Node) -> bool {
-    matches!(bytes(src).get(node.span.start), Some(b'{' | b'['))
-}
-
-/// Text between two offsets; `None` when out of order or out of bounds.
-fn between(src: &SourceFile, from: usize, to: usize) -> Option<&[u8]> {
-    bytes(src).get(from..to)
-}
-
-/// The key and value of a mapping entry are written where they appear, one after the other
-/// (`key: value`): the value is not an alias whose span points at its anchor elsewhere, and
-/// neither carries an anchor or tag between them.
-pub fn is_direct_entry(src: &SourceFile, key: &Node, value: &Node) -> bool {
-    if key.as_scalar().is_none() || key.span.is_empty() || value.span.start < key.span.end {
-        return false;
-    }
-    let Some(gap) = between(src, key.span.end, value.span.start) else {
-        return false;
-    };
-    let gap: Vec<u8> = gap
-        .iter()
-        .copied()
-        .filter(|c| !matches!(c, b' ' | b'\t' | b'\r' | b'\n'))
-        .collect();
-    gap == b":"
 }
 
 /// Replaces the content of a scalar value, keeping its quotes: `exists` → `Exists`,
@@ -326,36 +262,17 @@ pub fn remove_item(src: &SourceFile, seq: &Node, index: usize) -> Option<Edit> {
     Some(Edit::new(src, Span::new(start, end), ""))
 }
 
-/// Inserts `nodeSelector:\n  <key>: <value>` into the block mapping `spec`, at its own
-/// indentation, just before the entry `before` (the `tolerations` key).
-pub fn insert_node_selector(
-    src: &SourceFile,
-    spec: &Node,
-    before: &Node,
-    key: &str,
-    value: &str,
-) -> Option<Edit> {
-    if is_flow(src, spec) || spec.get("nodeSelector").is_some() {
-        return None;
-    }
-    let entries = spec.as_map()?;
-    let (k, v) = entries.iter().find(|(k, _)| std::ptr::eq(k, before))?;
-    if !is_direct_entry(src, k, v) {
-        return None;
-    }
-    let start = line_start(src, k.span.start);
-    let indent = between(src, start, k.span.start)?;
-    if !indent.iter().all(|c| *c == b' ') {
-        return None;
-    }
-    let indent = " ".repeat(indent.len());
-    let eol = line_ending_at(src, k.span.start);
+/// Inserts `nodeSelector:\n  <key>: <value>` at `slot`, at the spec's own indentation,
+/// with its line end.
+pub fn insert_node_selector(src: &SourceFile, slot: &SelectorSlot, key: &str, value: &str) -> Edit {
+    let indent = " ".repeat(usize::from(slot.indent));
+    let eol = slot.eol.as_str();
     let text = format!(
         "{indent}nodeSelector:{eol}{indent}  {}: {}{eol}",
         yaml_scalar(key),
         yaml_scalar(value)
     );
-    Some(Edit::new(src, Span::empty(start), text))
+    Edit::new(src, Span::empty(slot.at), text)
 }
 
 /// A fix from one edit, when there is one.

@@ -213,6 +213,184 @@ fn node_selector_is_not_added_to_flow_specs_or_for_exists() {
     assert_eq!(fixed(&exists, &["--fix", "--unsafe-fixes"]), exists);
 }
 
+/// A Node object with these labels and, when `taint` is not empty, a `NoSchedule` taint.
+fn node(name: &str, labels: &str, taint: &str) -> String {
+    let taints = match taint.split_once('=') {
+        Some((k, v)) => {
+            format!("spec:\n  taints: [{{key: {k}, value: {v}, effect: NoSchedule}}]\n")
+        }
+        None => String::new(),
+    };
+    format!(
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: {name}\n  labels: {{{labels}}}\n{taints}---\n"
+    )
+}
+
+/// A Karpenter NodePool whose nodes carry these labels and, when `taint` is not empty, a
+/// `NoSchedule` taint.
+fn node_pool(name: &str, labels: &str, taint: &str) -> String {
+    let taints = match taint.split_once('=') {
+        Some((k, v)) => format!("      taints: [{{key: {k}, value: {v}, effect: NoSchedule}}]\n"),
+        None => String::new(),
+    };
+    format!(
+        "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: {name}\nspec:\n  template:\n    metadata:\n      labels: {{{labels}}}\n    spec:\n      nodeClassRef: {{group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}}\n{taints}---\n"
+    )
+}
+
+/// A pod tolerating `dedicated=<value>:NoSchedule`, and nothing pinning it.
+fn tolerating(value: &str) -> String {
+    pod(&format!(
+        "    - key: dedicated\n      operator: Equal\n      value: {value}\n      effect: NoSchedule\n"
+    ))
+}
+
+/// The pod part of a fixed file (after the pools).
+fn pod_part(after: &str) -> &str {
+    after.rfind("---\n").map_or(after, |i| &after[i + 4..])
+}
+
+/// The unsafe `nodeSelector` fix selects a label the pool with the taint really has: a label
+/// named like the taint first, then the first other label that the other pools lack.
+#[test]
+fn node_selector_uses_a_label_of_the_tainted_pool() {
+    let general = node("general-1", "pool: general", "");
+    let ml = node("ml-1", "team: data, pool: ml", "dedicated=ml");
+    let text = format!("{general}{ml}{}", tolerating("ml"));
+    assert_eq!(
+        fixed(&text, &["--fix"]),
+        text,
+        "safe mode applied an unsafe fix"
+    );
+    let after = fixed(&text, &["--fix", "--unsafe-fixes"]);
+    insta::assert_snapshot!(pod_part(&after), @r"
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: p
+    spec:
+      containers: [{name: a, image: b}]
+      nodeSelector:
+        pool: ml
+      tolerations:
+        - key: dedicated
+          operator: Equal
+          value: ml
+          effect: NoSchedule
+    ");
+    assert_eq!(
+        fixed(&after, &["--fix", "--unsafe-fixes"]),
+        after,
+        "not idempotent"
+    );
+    // A label named like the taint is preferred; one the other pools have too never is.
+    let ml = node(
+        "ml-1",
+        "dedicated: ml, pool: general, team: data",
+        "dedicated=ml",
+    );
+    let text = format!("{general}{ml}{}", tolerating("ml"));
+    let after = fixed(&text, &["--fix", "--unsafe-fixes"]);
+    assert!(
+        pod_part(&after).contains("  nodeSelector:\n    dedicated: ml\n  tolerations:\n"),
+        "{after}"
+    );
+    let ml = node("ml-1", "pool: general, team: data", "dedicated=ml");
+    let text = format!("{general}{ml}{}", tolerating("ml"));
+    let after = fixed(&text, &["--fix", "--unsafe-fixes"]);
+    assert!(
+        pod_part(&after).contains("  nodeSelector:\n    team: data\n  tolerations:\n"),
+        "{after}"
+    );
+}
+
+/// Several pools with the taint: a label they all share, or no fix when they share none; the
+/// pool-name label (`karpenter.sh/nodepool`) differs between them and is not it.
+#[test]
+fn node_selector_for_several_tainted_pools_is_a_label_they_share() {
+    let general = node_pool("general", "tier: general", "");
+    let a = node_pool("gpu-a", "tier: gpu, gen: a", "dedicated=gpu");
+    let b = node_pool("gpu-b", "tier: gpu, gen: b", "dedicated=gpu");
+    let text = format!("{general}{a}{b}{}", tolerating("gpu"));
+    let after = fixed(&text, &["--fix", "--unsafe-fixes"]);
+    assert!(
+        pod_part(&after).contains("  nodeSelector:\n    tier: gpu\n  tolerations:\n"),
+        "{after}"
+    );
+    // Nothing shared but the taint: no fix, and the help says what to do.
+    let a = node_pool("gpu-a", "gen: a", "dedicated=gpu");
+    let b = node_pool("gpu-b", "gen: b", "dedicated=gpu");
+    let text = format!("{general}{a}{b}{}", tolerating("gpu"));
+    assert_eq!(fixed(&text, &["--fix", "--unsafe-fixes"]), text);
+    // One pool: its own name label, which its source (Karpenter) sets on its nodes.
+    let text = format!("{general}{a}{}", tolerating("gpu"));
+    let after = fixed(&text, &["--fix", "--unsafe-fixes"]);
+    assert!(
+        pod_part(&after).contains("  nodeSelector:\n    karpenter.sh/nodepool: gpu-a\n"),
+        "{after}"
+    );
+}
+
+/// Node objects grouped into one pool keep the first node's labels: a label whose value
+/// differs between the nodes is not selected.
+#[test]
+fn node_selector_never_selects_a_label_only_some_nodes_have() {
+    let general = node("general-1", "pool: general", "");
+    let one = node("ml-1", "team: a", "dedicated=ml");
+    let two = node("ml-2", "team: b", "dedicated=ml");
+    let text = format!("{general}{one}{two}{}", tolerating("ml"));
+    assert_eq!(fixed(&text, &["--fix", "--unsafe-fixes"]), text);
+    let one = node("ml-1", "team: a, tier: ml", "dedicated=ml");
+    let two = node("ml-2", "team: b, tier: ml", "dedicated=ml");
+    let text = format!("{general}{one}{two}{}", tolerating("ml"));
+    let after = fixed(&text, &["--fix", "--unsafe-fixes"]);
+    assert!(
+        pod_part(&after).contains("  nodeSelector:\n    tier: ml\n"),
+        "{after}"
+    );
+}
+
+/// No pool known with the taint (none at all, or only others): no label to select, no fix.
+/// Alone, the heuristic finding stays, its help saying what to add.
+#[test]
+fn no_node_selector_without_a_known_pool() {
+    let dir = tempfile::tempdir().unwrap();
+    let alone = tolerating("ml");
+    let other = format!(
+        "{}{}{alone}",
+        node("general-1", "pool: general", ""),
+        node("gpu-1", "pool: gpu", "gpu=a100")
+    );
+    for text in [&alone, &other] {
+        assert_eq!(fixed(text, &["--fix", "--unsafe-fixes"]), *text);
+        std::fs::write(dir.path().join("m.yaml"), text).unwrap();
+        let r = taintlint(
+            dir.path(),
+            &["check", "m.yaml", "--isolated", "--format", "json"],
+        );
+        let json: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+        let findings = json["findings"].as_array().unwrap();
+        assert!(!findings.is_empty(), "{}", r.stdout);
+        for f in findings {
+            assert!(!f["fix"].to_string().contains("nodeSelector"), "{f}");
+        }
+        if text == &alone {
+            let f = findings
+                .iter()
+                .find(|f| f["rule"] == "dedicated-toleration-without-affinity")
+                .unwrap_or_else(|| panic!("{}", r.stdout));
+            assert!(f["fix"].is_null(), "{f}");
+            assert!(
+                f["help"]
+                    .as_str()
+                    .unwrap()
+                    .contains("`nodeSelector: {dedicated: ml}`"),
+                "{f}"
+            );
+        }
+    }
+}
+
 #[test]
 fn diff_prints_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();

@@ -5,6 +5,8 @@
 //! of every invalid fixture are snapshotted.
 
 use std::collections::BTreeSet;
+
+mod common;
 use std::path::{Path, PathBuf};
 
 use taintlint::diagnostic::Finding;
@@ -179,4 +181,53 @@ fn every_rule_with_a_check_has_fixtures() {
         "missing fixtures:\n{}",
         missing.join("\n")
     );
+}
+
+/// The binary on the same fixtures, read from disk: a file's text is let go after linting
+/// (only the places its findings and workloads point at are kept), so a place the report
+/// forgot to keep would put a cross-reference finding on the wrong line here, not above.
+#[test]
+fn the_binary_puts_every_finding_on_its_line() {
+    let mut problems = Vec::new();
+    for (rule, dir) in fixture_dirs() {
+        let invalid = dir.join("invalid.yaml");
+        let text = std::fs::read_to_string(&invalid).unwrap_or_else(|e| panic!("{e}"));
+        let path = display(&invalid);
+        let cfg = display(&dir.join("taintlint.yaml"));
+        let mut args = vec![
+            "check",
+            path.as_str(),
+            "--select",
+            rule.as_str(),
+            "--format",
+            "json",
+            "--fail-on",
+            "never",
+        ];
+        if dir.join("taintlint.yaml").is_file() {
+            args.extend(["--config", cfg.as_str()]);
+        } else {
+            args.push("--isolated");
+        }
+        let out = common::cli::taintlint(&args).run();
+        let report: serde_json::Value = serde_json::from_str(&out.stdout)
+            .unwrap_or_else(|e| panic!("{rule}: {e}: {}{}", out.stdout, out.stderr));
+        let lines: BTreeSet<usize> = report["findings"]
+            .as_array()
+            .map(|fs| {
+                fs.iter()
+                    .filter(|f| f["rule"] == rule.as_str())
+                    .filter_map(|f| f["line"].as_u64())
+                    .map(|l| usize::try_from(l).unwrap_or(0))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let expected = expected_lines(&rule, &text);
+        if lines != expected {
+            problems.push(format!(
+                "{path}: the binary reports lines {lines:?}, expected {expected:?}"
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

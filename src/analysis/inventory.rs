@@ -35,6 +35,10 @@ pub struct Pool {
     pub unknown_taints: UnknownTaints,
     /// Names of the Node objects in the pool (empty for templates).
     pub nodes: Box<[String]>,
+    /// Keys of `labels` whose value is the first node's only: the pool's other nodes have
+    /// another value, or none (Node objects group by the label keys workloads select, and
+    /// the pool keeps the first node's labels). A fix never selects them.
+    pub mixed_labels: Box<[Arc<str>]>,
     /// The most nodes a template pool can have, when its source says (eksctl `maxSize`, a
     /// Karpenter `limits.nodes`); see [`Pool::size`].
     pub max_nodes: Option<u32>,
@@ -191,6 +195,7 @@ impl Inventory {
                     extended_resource_toleration: d.extended_resource_toleration,
                     unknown_taints: d.unknown_taints,
                     nodes: Box::default(),
+                    mixed_labels: Box::default(),
                     max_nodes: d.max_nodes,
                     loc: d.loc,
                     declared: d.declared,
@@ -246,6 +251,12 @@ impl Inventory {
             } else {
                 Vec::new()
             };
+            let mixed_labels: Box<[Arc<str>]> = first
+                .labels
+                .iter()
+                .filter(|(k, v)| members.iter().any(|m| m.labels.get(k) != Some(*v)))
+                .map(|(k, _)| Arc::clone(k))
+                .collect();
             let unschedulable = members.iter().all(|m| m.unschedulable);
             let declared = members.iter().any(|m| m.declared);
             // The pool takes the first node's labels, locations and taints (moved, not
@@ -276,6 +287,7 @@ impl Inventory {
                 extended_resource_toleration: false,
                 unknown_taints: UnknownTaints::None,
                 nodes: nodes.into(),
+                mixed_labels,
                 max_nodes: None,
                 loc: first.loc,
                 declared,

@@ -411,6 +411,17 @@ pub struct PodToPod {
     pub replicas: Option<u32>,
 }
 
+impl PodToPod {
+    /// Every place it points at (kept when the file's text is let go: `FileReport::make_lite`).
+    pub fn spans(&self) -> impl Iterator<Item = Span> + '_ {
+        self.self_anti_affinity
+            .iter()
+            .flat_map(|a| [a.span, a.replicas_span])
+            .chain(self.pod_affinity.iter().map(|t| t.span))
+            .chain(self.spreads.iter().map(|s| s.span))
+    }
+}
+
 /// The spec's [`PodToPod`]; `None` when it has none of it.
 pub fn pod_to_pod(object: &Object<'_>, spec: &PodSpec<'_>) -> Option<Box<PodToPod>> {
     let self_anti_affinity = self_anti_affinity(object, spec);

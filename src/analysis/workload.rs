@@ -134,6 +134,10 @@ pub struct Workload {
     /// Its submission to a Kueue LocalQueue (see `kueue::submission`).
     #[serde(default)]
     pub kueue: Option<Box<super::kueue::Submission>>,
+    /// Where a fix can add a `nodeSelector` (before `tolerations:`); `None` when it cannot
+    /// (see [`super::selector_slot`]).
+    #[serde(default)]
+    pub selector_slot: Option<super::SelectorSlot>,
 }
 
 impl Workload {
@@ -167,6 +171,37 @@ impl Workload {
             && self.terms.as_deref().is_some_and(|terms| {
                 matches!(terms, [t] if t.fields.is_empty() && t.expressions.len() == self.spread_keys.len())
             })
+    }
+
+    /// The places in its file that findings and fixes about it point at: a lite copy of the
+    /// source records their positions (see `SourceFile::lite`).
+    pub fn spans(&self) -> impl Iterator<Item = Span> + '_ {
+        [
+            Some(self.anchor),
+            Some(self.object_span),
+            self.selector_span,
+        ]
+        .into_iter()
+        .chain([self.node_name.as_ref().map(|(_, s)| *s)])
+        .chain([self.selector_slot.map(|s| Span::empty(s.at))])
+        .chain([self.kueue.as_ref().map(|k| k.span)])
+        .flatten()
+        .chain(
+            self.pod_to_pod
+                .as_deref()
+                .into_iter()
+                .flat_map(crate::analysis::pod_affinity::PodToPod::spans),
+        )
+        .chain(self.tolerations.iter().flat_map(|t| {
+            [
+                Some(t.span),
+                t.scalars.key,
+                t.scalars.value,
+                t.scalars.effect,
+            ]
+            .into_iter()
+            .flatten()
+        }))
     }
 }
 
@@ -298,6 +333,9 @@ fn workload(object: &Object<'_>, spec: &PodSpec<'_>, source: &Arc<SourceFile>) -
             &crate::analysis::pod_affinity::pod_labels(object, &spec.path),
         ),
         kueue: super::kueue::submission(object, spec),
+        selector_slot: spec
+            .tolerations_list
+            .and_then(|list| super::selector_slot(source, spec.node, list.key)),
     }
 }
 

@@ -5,7 +5,7 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
-use crate::analysis::{NodeDecl, Place};
+use crate::analysis::{NodeDecl, Place, Workload};
 use crate::diagnostic::{Finding, Severity};
 use crate::load::walk::Entry;
 use crate::load::yaml::LoadError;
@@ -125,27 +125,8 @@ impl FileReport {
                 span(r.span, &mut offsets);
             }
         }
-        for w in &self.workloads {
-            span(w.anchor, &mut offsets);
-            span(w.object_span, &mut offsets);
-            if let Some(s) = w.selector_span {
-                span(s, &mut offsets);
-            }
-            if let Some((_, s)) = &w.node_name {
-                span(*s, &mut offsets);
-            }
-            if let Some(k) = &w.kueue {
-                span(k.span, &mut offsets);
-            }
-            for t in &w.tolerations {
-                span(t.span, &mut offsets);
-                for s in [t.scalars.key, t.scalars.value, t.scalars.effect]
-                    .into_iter()
-                    .flatten()
-                {
-                    span(s, &mut offsets);
-                }
-            }
+        for s in self.workloads.iter().flat_map(Workload::spans) {
+            span(s, &mut offsets);
         }
         for place in self.nodes.iter().flat_map(NodeDecl::places) {
             span(place.span(), &mut offsets);

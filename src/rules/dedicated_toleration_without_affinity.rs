@@ -3,6 +3,8 @@
 //! lands on general nodes just as well. Keys that mark node conditions or opportunistic
 //! capacity are exempt (k8s.io/api/core/v1/well_known_taints.go).
 
+use std::sync::Arc;
+
 use crate::diagnostic::{Finding, Fix, Severity};
 
 use crate::analysis::is_transient_taint;
@@ -148,23 +150,13 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 continue;
             }
             let value = tol.value();
-            let exists = tol.operator() == "Exists";
-            let selector = if exists || value.is_empty() {
+            let selector = if tol.operator() == "Exists" || value.is_empty() {
                 format!("required node affinity `{{key: {key}, operator: Exists}}`")
             } else {
                 format!("`nodeSelector: {{{key}: {value}}}`")
             };
-            // Unsafe: it assumes the nodes carry a label named like their taint.
-            let fix = (!exists
-                && !value.is_empty()
-                && crate::analysis::validation::label_key_errors(key, ctx.settings).is_empty()
-                && crate::analysis::validation::label_value_errors(value, ctx.settings).is_empty())
-            .then(|| {
-                let list = spec.tolerations_list?;
-                crate::fix::insert_node_selector(ctx.source, spec.node, list.key, key, value)
-            })
-            .flatten()
-            .map(|e| Fix::unsafe_(format!("add `nodeSelector: {{{key}: {value}}}`"), vec![e]));
+            // No fix here: no pool is known to carry the taint, so no label is known to send
+            // the pod there (the inventory-based check offers one that a pool really has).
             let where_ = if spec.path.is_empty() {
                 "this spec".to_string()
             } else {
@@ -205,8 +197,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                     "a toleration only allows; to run on the dedicated nodes, add {selector} to {where_} (assuming the nodes carry a label like their taint), or remove the toleration if the pod does not need them"
                 ))
                 .field(tol.path.clone())
-                .taint_key(&evidence)
-                .fix(fix),
+                .taint_key(&evidence),
             );
         }
     }
@@ -266,18 +257,41 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                 let &(dp, dt) = tainted.first()?;
                 // Each name once: same-named pools are alternatives.
                 let mut others: Vec<String> = Vec::new();
+                let mut other_pools: Vec<usize> = Vec::new();
                 for (p, pool) in pools.iter().enumerate() {
                     // A pool whose labels or taints are unknown (Terraform values known at
                     // plan time) admits the pod only maybe: no claim rests on it.
                     let known = !pool.any_label
                         && pool.unknown_taints == crate::analysis::UnknownTaints::None;
                     if known && fits.admits(p) && !tainted.iter().any(|(q, _)| *q == p) {
+                        other_pools.push(p);
                         let title = pool.title();
                         if !others.contains(&title) {
                             others.push(title);
                         }
                     }
                 }
+                // The tainted pools the pod can run on: where a selector should send it.
+                let targets: Vec<usize> = tainted
+                    .iter()
+                    .map(|(p, _)| *p)
+                    .filter(|p| fits.admits(*p))
+                    .collect();
+                let label = pin_label(pools, &targets, &other_pools, t, ctx.settings);
+                // Where the help sends the pod: the pools with the taint it can run on (each
+                // name once), or the first pool with the taint.
+                let mut there: Vec<String> = Vec::new();
+                for &p in &targets {
+                    let title = pools[p].title();
+                    if !there.contains(&title) {
+                        there.push(title);
+                    }
+                }
+                let there = match there.len() {
+                    0 | 1 => pools[dp].title(),
+                    n if n <= 3 => there.join(" and "),
+                    n => format!("{} and {} more", there[..2].join(", "), n - 2),
+                };
                 // Found pools are not the whole cluster: a pod that selects nothing also
                 // lands on the untainted nodes no linted file describes.
                 if others.is_empty()
@@ -292,9 +306,9 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                 if more > 0 {
                     elsewhere.push(format!("{more} more"));
                 }
-                (!elsewhere.is_empty()).then_some((dp, dt, elsewhere))
+                (!elsewhere.is_empty()).then_some((dp, dt, elsewhere, label, there))
             });
-            let Some((dp, dt, elsewhere)) = answer else {
+            let Some((dp, dt, elsewhere, label, there)) = answer else {
                 continue;
             };
             let dedicated = &pools[dp];
@@ -305,29 +319,22 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             let soft = w.preferred.iter().any(|k| {
                 **k == *t.key || labels.iter().any(|(l, _)| **l == **k)
             });
-            let label = labels.iter().find_map(|(k, v)| match v {
-                crate::analysis::LabelValues::OneOf(vs)
-                    if vs.len() == 1 && !crate::analysis::is_well_known_label(k) =>
-                {
-                    // An empty label value must be quoted to stay a string.
-                    Some(if vs[0].is_empty() {
-                        format!("{k}: \"\"")
-                    } else {
-                        format!("{k}: {}", vs[0])
-                    })
-                }
-                _ => None,
-            });
-            let help = match label {
-                Some(l) => format!(
-                    "to keep the pod on {}, add `nodeSelector: {{{l}}}` (or the equivalent required node affinity)",
-                    dedicated.title()
+            let help = match &label {
+                Some((k, v)) => format!(
+                    "to keep the pod on {there}, add `nodeSelector: {{{}}}` (or the equivalent required node affinity)",
+                    show_label(k, v)
                 ),
                 None => format!(
-                    "to keep the pod on {}, select a label only those nodes carry with `nodeSelector` or required node affinity",
-                    dedicated.title()
+                    "to keep the pod on {there}, select a label only those nodes carry with `nodeSelector` or required node affinity"
                 ),
             };
+            // Unsafe: it changes where the pod runs, to the nodes of the pools found.
+            let fix = label.as_ref().zip(w.selector_slot).map(|((k, v), slot)| {
+                Fix::unsafe_(
+                    format!("add `nodeSelector: {{{}}}`", show_label(k, v)),
+                    vec![crate::fix::insert_node_selector(&w.source, &slot, k, v)],
+                )
+            });
             let mut f = if soft {
                 META.finding_at(
                     Severity::Info,
@@ -351,6 +358,7 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                 ))
                 .primary(t.span, "opens the door to tainted nodes")
                 .help(help)
+                .fix(fix)
             }
             .field(t.path.to_string())
             .in_file(&w.source);
@@ -387,4 +395,74 @@ fn matching_taint(
                 gate,
             )
     })
+}
+
+/// `key: value`, an empty value quoted so it stays a string.
+fn show_label(key: &str, value: &str) -> String {
+    if value.is_empty() {
+        format!("{key}: \"\"")
+    } else {
+        format!("{key}: {value}")
+    }
+}
+
+/// The label a `nodeSelector` can select to keep the pod on the `targets` pools (the
+/// tainted pools it can run on): one every target (every node of it) carries with the same
+/// single value and none of the `others` (the untainted pools it can run on as well) may
+/// carry with it.
+/// Preferred: a label named like the tolerated taint (`dedicated=ml` on nodes tainted
+/// `dedicated=ml`), then the pool-name label the pools' source sets
+/// (`cloud.google.com/gke-nodepool`, `karpenter.sh/nodepool`, ...), then any other label
+/// that is not on every node (hostname, zone, architecture), by key. `None` without targets
+/// or without such a label: no label is made up.
+fn pin_label(
+    pools: &[Box<crate::analysis::Pool>],
+    targets: &[usize],
+    others: &[usize],
+    t: &crate::analysis::WorkloadToleration,
+    settings: &crate::settings::Settings,
+) -> Option<(Arc<str>, Arc<str>)> {
+    use crate::analysis::LabelValues;
+    let first = pools.get(*targets.first()?)?;
+    let candidates = first.all_labels();
+    candidates
+        .iter()
+        .filter_map(|(k, values)| match values {
+            LabelValues::OneOf(vs) if vs.len() == 1 => Some((k, &vs[0])),
+            _ => None,
+        })
+        .filter(|(k, _)| {
+            !crate::analysis::is_well_known_label(k)
+                || (crate::analysis::POOL_NAME_LABELS.contains(&&***k)
+                    && &***k != "node.kubernetes.io/instance-type")
+        })
+        .filter(|(k, v)| {
+            targets.iter().all(|&p| {
+                pools.get(p).is_some_and(|pool| {
+                    !pool.mixed_labels.contains(k)
+                        && matches!(pool.label(k), Some(LabelValues::OneOf(vs)) if vs.len() == 1 && vs[0] == **v)
+                })
+            }) && others.iter().all(|&p| {
+                pools.get(p).is_some_and(|pool| match pool.label(k) {
+                    None => true,
+                    Some(LabelValues::OneOf(vs)) => !vs.contains(v),
+                    Some(LabelValues::Any) => false,
+                })
+            })
+        })
+        .filter(|(k, v)| {
+            crate::analysis::validation::label_key_errors(k, settings).is_empty()
+                && crate::analysis::validation::label_value_errors(v, settings).is_empty()
+        })
+        .min_by_key(|(k, v)| {
+            let like_taint = ***k == *t.key && (t.value.is_empty() || ***v == *t.value);
+            // The pool-name labels in their list's order (`eks.amazonaws.com/nodegroup`
+            // before eksctl's own), then the others.
+            let pool_name = crate::analysis::POOL_NAME_LABELS
+                .iter()
+                .position(|l| *l == &***k)
+                .unwrap_or(usize::MAX);
+            (!like_taint, pool_name, Arc::clone(k))
+        })
+        .map(|(k, v)| (Arc::clone(k), Arc::clone(v)))
 }

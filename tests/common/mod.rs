@@ -77,6 +77,7 @@ pub fn workload(tolerations: Vec<WorkloadToleration>) -> Workload {
         pod_to_pod: None,
         pod_labels: Default::default(),
         kueue: None,
+        selector_slot: None,
     }
 }
 
@@ -107,6 +108,7 @@ pub fn pool(name: &str, labels: &[(&str, &str)], taints: Vec<TaintSpec>, nodes: 
             })
             .collect(),
         unschedulable: false,
+        mixed_labels: Box::default(),
         open_labels: false,
         any_label: false,
         extended_resource_toleration: false,
