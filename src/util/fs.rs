@@ -8,6 +8,7 @@
 //! - A target that is a symbolic link, or below a linked folder of the working directory, is
 //!   refused unless the command line says `--follow-links` ([`Links::Follow`]): then the file
 //!   the link finally points to is replaced and the link kept.
+//! - A character device the user names (`-o /dev/null`) is written in place.
 //! - [`Target::Fix`]: the file must exist and be a regular file with one link; the new file
 //!   keeps its owner and its mode, less the set-user-ID and set-group-ID bits.
 
@@ -49,6 +50,14 @@ pub fn write_atomic_with(
     write: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {
     let (path, existing) = prepare(path, target, links)?;
+    // `-o /dev/null` and other devices the user names: written in place (nothing to replace;
+    // a repository cannot hold a device, so this is never the checkout's doing).
+    if existing.as_ref().is_some_and(is_char_device) {
+        let mut file = std::fs::OpenOptions::new().write(true).open(&path)?;
+        let mut w = io::BufWriter::new(&mut file);
+        write(&mut w)?;
+        return w.flush();
+    }
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -130,6 +139,9 @@ fn prepare(
 /// A file that may be replaced: a regular file (not a FIFO, device or folder), and for a fix
 /// one that no other name shares (replacing it would split a hard link in two).
 fn check_replaceable(meta: &std::fs::Metadata, target: Target) -> io::Result<()> {
+    if target == Target::Output && is_char_device(meta) {
+        return Ok(());
+    }
     if !meta.file_type().is_file() {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
@@ -151,6 +163,20 @@ fn check_replaceable(meta: &std::fs::Metadata, target: Target) -> io::Result<()>
     }
     let _ = target;
     Ok(())
+}
+
+/// A character device (`/dev/null`, a terminal), which an output is written into.
+fn is_char_device(meta: &std::fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        meta.file_type().is_char_device()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        false
+    }
 }
 
 /// The replaced file's owner and mode on the new one, without set-user-ID/set-group-ID. An
@@ -281,6 +307,17 @@ mod tests {
         assert!(failed.is_err());
         assert_eq!(std::fs::read(&path).expect("read"), b"kept");
         assert_eq!(names(dir.path()), ["a.yaml"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_device_is_written_in_place_never_replaced() {
+        write_atomic(Path::new("/dev/null"), b"{}", Links::Refuse).unwrap();
+        use std::os::unix::fs::FileTypeExt;
+        let meta = std::fs::symlink_metadata("/dev/null").unwrap();
+        assert!(meta.file_type().is_char_device());
+        // A fix never writes into one.
+        assert!(write_fixed(Path::new("/dev/null"), b"{}", Links::Refuse).is_err());
     }
 
     #[test]
