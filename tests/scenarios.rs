@@ -33,6 +33,7 @@ const SCENARIOS: &[&str] = &[
     "many-pools",
     "near-miss",
     "nodename",
+    "openshift-machineset",
     "other-platform",
     "same-name-pools",
     "sibling-pools",
@@ -908,4 +909,35 @@ fn terraform_unknown_values_claim_nothing() {
     let (code, json) = run("terraform-unknown");
     assert!(findings(&json).is_empty(), "{json}");
     assert_eq!(code, 0);
+}
+
+/// OpenShift MachineSets are node pools: the node's labels and taints from
+/// `spec.template.spec`, the size from the MachineAutoscaler's annotation; the worker role
+/// every worker node carries does not aim a pod at them.
+#[test]
+fn openshift_machinesets_are_pools() {
+    let all = findings(&run("openshift-machineset").1);
+    let router = about(&all, "unschedulable-workload", "router");
+    assert_eq!(router.len(), 1, "{all:#?}");
+    assert!(
+        router[0]["help"]
+            .as_str()
+            .unwrap()
+            .contains("OpenShift MachineSet `ocp-infra-us-east-1a`"),
+        "{:#?}",
+        router[0]
+    );
+    assert_eq!(
+        about(&all, "toleration-matches-no-taint", "router").len(),
+        2
+    );
+    let inference = about(&all, "anti-affinity-exceeds-nodes", "inference");
+    assert_eq!(inference.len(), 1, "{all:#?}");
+    assert!(message(inference[0]).contains("have 2 nodes"));
+    for quiet in ["registry", "web", "cache"] {
+        assert!(
+            all.iter().all(|f| f["object"]["name"] != quiet),
+            "{quiet}: {all:#?}"
+        );
+    }
 }
