@@ -243,6 +243,265 @@ module "other" {
     );
 }
 
+/// Sizes from scaling limits: EKS `scaling_config.max_size`, GKE per-zone counts times the
+/// zones (unknown for a region), AKS `max_count` with autoscaling, else `node_count`.
+#[test]
+fn sizes() {
+    let d = decls(
+        r#"resource "aws_eks_node_group" "a" {
+  scaling_config {
+    max_size = 5
+  }
+}
+resource "google_container_node_pool" "zonal" {
+  location = "europe-west1-b"
+  autoscaling {
+    max_node_count = 4
+  }
+}
+resource "google_container_node_pool" "three" {
+  location       = "europe-west1"
+  node_locations = ["europe-west1-b", "europe-west1-c", "europe-west1-d"]
+  node_count     = 2
+}
+resource "google_container_node_pool" "regional" {
+  location = "europe-west1"
+  autoscaling {
+    max_node_count = 4
+  }
+}
+resource "google_container_node_pool" "total" {
+  location = var.region
+  autoscaling {
+    total_max_node_count = 7
+  }
+}
+resource "azurerm_kubernetes_cluster_node_pool" "auto" {
+  auto_scaling_enabled = true
+  node_count           = 1
+  max_count            = 6
+}
+resource "azurerm_kubernetes_cluster_node_pool" "fixed" {
+  node_count = 2
+  max_count  = 9
+}
+resource "azurerm_kubernetes_cluster_node_pool" "unknown" {
+  enable_auto_scaling = var.autoscale
+  max_count           = 6
+}"#,
+    );
+    let sizes: Vec<(&str, Option<u32>)> =
+        d.iter().map(|d| (d.name.as_str(), d.max_nodes)).collect();
+    assert_eq!(
+        sizes,
+        [
+            ("aws_eks_node_group.a", Some(5)),
+            ("google_container_node_pool.zonal", Some(4)),
+            ("google_container_node_pool.three", Some(6)),
+            ("google_container_node_pool.regional", None),
+            ("google_container_node_pool.total", Some(7)),
+            ("azurerm_kubernetes_cluster_node_pool.auto", Some(6)),
+            ("azurerm_kubernetes_cluster_node_pool.fixed", Some(2)),
+            ("azurerm_kubernetes_cluster_node_pool.unknown", None),
+        ]
+    );
+}
+
+/// A literal `for_each` is a pool per key, with `each.key` and `each.value` read; a literal
+/// `count` is one pool for its copies (its size times the count); `count = 0` is none; an
+/// unknown `for_each` or `count` is one pool of unknown size.
+#[test]
+fn count_and_for_each() {
+    let d = decls(
+        r#"resource "aws_eks_node_group" "groups" {
+  for_each        = { gpu = { effect = "NO_EXECUTE", max = 2 }, batch = { effect = "NO_SCHEDULE", max = 8 } }
+  node_group_name = each.key
+  labels          = { workload = each.key, team = each.value.team }
+  taint {
+    key    = "dedicated"
+    value  = each.key
+    effect = each.value["effect"]
+  }
+  scaling_config {
+    max_size = lookup(each.value, "max", 1)
+  }
+}
+resource "aws_eks_node_group" "set" {
+  for_each        = toset(["a", "b", "a"])
+  node_group_name = each.value
+}
+resource "aws_eks_node_group" "copies" {
+  count = 3
+  scaling_config {
+    max_size = 2
+  }
+}
+resource "aws_eks_node_group" "one" {
+  count = 1
+}
+resource "aws_eks_node_group" "none" {
+  count = 0
+}
+resource "aws_eks_node_group" "maybe" {
+  count = var.enabled ? 1 : 0
+  scaling_config {
+    max_size = 2
+  }
+}
+resource "google_container_node_pool" "unknown" {
+  for_each = var.pools
+  name     = each.key
+}"#,
+    );
+    let names: Vec<&str> = d.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            r#"aws_eks_node_group.groups["gpu"]"#,
+            r#"aws_eks_node_group.groups["batch"]"#,
+            r#"aws_eks_node_group.set["a"]"#,
+            r#"aws_eks_node_group.set["b"]"#,
+            "aws_eks_node_group.copies[*]",
+            "aws_eks_node_group.one[0]",
+            "aws_eks_node_group.maybe[*]",
+            "google_container_node_pool.unknown[*]",
+        ]
+    );
+    assert_eq!(taints(&d[0]), ["dedicated=gpu:NoExecute"]);
+    assert_eq!(taints(&d[1]), ["dedicated=batch:NoSchedule"]);
+    assert_eq!(label(&d[0], "workload"), Some(LabelValues::one("gpu")));
+    // `each.value.team` names no field of the literal value: unknown, any value.
+    assert_eq!(label(&d[0], "team"), Some(LabelValues::Any));
+    assert_eq!(
+        label(&d[1], "eks.amazonaws.com/nodegroup"),
+        Some(LabelValues::one("batch"))
+    );
+    assert_eq!(
+        label(&d[3], "eks.amazonaws.com/nodegroup"),
+        Some(LabelValues::one("b"))
+    );
+    assert_eq!((d[0].max_nodes, d[1].max_nodes), (Some(2), Some(8)));
+    assert_eq!(d[4].max_nodes, Some(6));
+    assert_eq!(d[6].max_nodes, None);
+    assert_eq!(
+        label(&d[7], "cloud.google.com/gke-nodepool"),
+        Some(LabelValues::Any)
+    );
+}
+
+/// The EKS module: a group's field replaces the defaults' (`try(each.value.X,
+/// var.*_defaults.X)`), self-managed groups' kubelet flags are read from their user data,
+/// and the managed node group's name label is known only without the name prefix.
+#[test]
+fn eks_module_defaults_and_self_managed_flags() {
+    let d = decls(
+        r#"module "eks" {
+  source = "terraform-aws-modules/eks/aws"
+  eks_managed_node_group_defaults = {
+    labels   = { tier = "default" }
+    taints   = { d = { key = "d", value = "1", effect = "NO_SCHEDULE" } }
+    max_size = 10
+  }
+  eks_managed_node_groups = {
+    plain = {}
+    own = {
+      labels          = { tier = "own" }
+      use_name_prefix = false
+      max_size        = 2
+    }
+  }
+  self_managed_node_group_defaults = {
+    instance_type = "m5.large"
+  }
+  self_managed_node_groups = {
+    al2 = {
+      bootstrap_extra_args = "--kubelet-extra-args '--node-labels=lifecycle=spot,team=ml --register-with-taints=spot=true:NoSchedule,gpu:NoExecute'"
+      max_size             = 4
+    }
+    al2023 = {
+      cloudinit_pre_nodeadm = [{
+        content_type = "application/node.eks.aws"
+        content      = <<-EOT
+          apiVersion: node.eks.aws/v1alpha1
+          kind: NodeConfig
+          spec:
+            kubelet:
+              flags:
+                - --node-labels=os=al2023
+        EOT
+      }]
+    }
+    templated = {
+      bootstrap_extra_args = "--kubelet-extra-args '--node-labels=team=${var.team}'"
+    }
+    bottlerocket = {
+      bootstrap_extra_args = <<-EOT
+        [settings.kubernetes.node-labels]
+        "team" = "ml"
+      EOT
+    }
+  }
+}"#,
+    );
+    let names: Vec<&str> = d.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "eks_managed_node_groups.plain",
+            "eks_managed_node_groups.own",
+            "self_managed_node_groups.al2",
+            "self_managed_node_groups.al2023",
+            "self_managed_node_groups.templated",
+            "self_managed_node_groups.bottlerocket",
+        ]
+    );
+    let (plain, own) = (&d[0], &d[1]);
+    assert_eq!(label(plain, "tier"), Some(LabelValues::one("default")));
+    assert_eq!(taints(plain), ["d=1:NoSchedule"]);
+    assert_eq!(plain.max_nodes, Some(10));
+    assert_eq!(
+        label(plain, "eks.amazonaws.com/nodegroup"),
+        Some(LabelValues::Any)
+    );
+    // The group's labels replace the defaults'; the defaults' taints still apply.
+    assert_eq!(label(own, "tier"), Some(LabelValues::one("own")));
+    assert_eq!(taints(own), ["d=1:NoSchedule"]);
+    assert_eq!(own.max_nodes, Some(2));
+    assert_eq!(
+        label(own, "eks.amazonaws.com/nodegroup"),
+        Some(LabelValues::one("own"))
+    );
+    let al2 = &d[2];
+    assert_eq!(label(al2, "lifecycle"), Some(LabelValues::one("spot")));
+    assert_eq!(label(al2, "team"), Some(LabelValues::one("ml")));
+    assert_eq!(taints(al2), ["spot=true:NoSchedule", "gpu:NoExecute"]);
+    assert_eq!(
+        label(al2, "node.kubernetes.io/instance-type"),
+        Some(LabelValues::one("m5.large"))
+    );
+    assert!(!al2.any_label && al2.unknown_taints == UnknownTaints::None);
+    assert_eq!(al2.max_nodes, Some(4));
+    assert_eq!(label(&d[3], "os"), Some(LabelValues::one("al2023")));
+    assert!(!d[3].any_label);
+    for unknown in &d[4..] {
+        assert!(unknown.any_label, "{}", unknown.name);
+        assert_eq!(unknown.unknown_taints, UnknownTaints::Any);
+    }
+}
+
+#[test]
+fn kubelet_flag_forms() {
+    let f = eks::kubelet_flags(
+        "--kubelet-extra-args \"--node-labels a=b,c --register-with-taints=k=v:NoSchedule\"",
+    );
+    assert_eq!(
+        f.labels,
+        [("a".into(), "b".into()), ("c".into(), String::new())]
+    );
+    assert_eq!(f.taints, [("k".into(), "v".into(), "NoSchedule".into())]);
+    assert_eq!(eks::kubelet_flags("--node-labels"), Default::default());
+}
+
 #[test]
 fn syntax_errors_are_reported_not_raised() {
     for bad in [
