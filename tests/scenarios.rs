@@ -41,6 +41,8 @@ const SCENARIOS: &[&str] = &[
     "terraform-aks",
     "terraform-eks",
     "terraform-gke",
+    "terraform-modules",
+    "terraform-sizes",
     "terraform-unknown",
     "toleration-typo",
     "topology-spread",
@@ -935,6 +937,58 @@ fn openshift_machinesets_are_pools() {
     assert_eq!(inference.len(), 1, "{all:#?}");
     assert!(message(inference[0]).contains("have 2 nodes"));
     for quiet in ["registry", "web", "cache"] {
+        assert!(
+            all.iter().all(|f| f["object"]["name"] != quiet),
+            "{quiet}: {all:#?}"
+        );
+    }
+}
+
+/// The GKE module's own `node_pool` and `cluster_name` labels, and the EKS module's
+/// self-managed group's kubelet flags, are what the pods are judged against.
+#[test]
+fn terraform_module_labels_and_self_managed_flags() {
+    let all = findings(&run("terraform-modules").1);
+    let web = about(&all, "unschedulable-workload", "web");
+    assert_eq!(web.len(), 1, "{all:#?}");
+    assert!(
+        web[0]["help"]
+            .as_str()
+            .unwrap()
+            .contains("`node_pools.general`"),
+        "{:#?}",
+        web[0]
+    );
+    assert_eq!(
+        about(&all, "toleration-effect-mismatch", "crawler").len(),
+        1,
+        "{all:#?}"
+    );
+    for quiet in ["ingest", "indexer"] {
+        assert!(
+            all.iter().all(|f| f["object"]["name"] != quiet),
+            "{quiet}: {all:#?}"
+        );
+    }
+}
+
+/// Pools per literal `for_each` key, copies of a literal `count`, and sizes from scaling
+/// limits; an unknown `count` gives no size.
+#[test]
+fn terraform_instances_and_sizes() {
+    let all = findings(&run("terraform-sizes").1);
+    let search = about(&all, "anti-affinity-exceeds-nodes", "search");
+    assert_eq!(search.len(), 1, "{all:#?}");
+    assert!(message(search[0]).contains("have 3 nodes: 2 pods stay Pending"));
+    let trainer = about(&all, "unschedulable-workload", "trainer");
+    assert_eq!(trainer.len(), 1, "{all:#?}");
+    assert!(
+        trainer[0]["help"]
+            .as_str()
+            .unwrap()
+            .contains(r#"`google_container_node_pool.pools["ml"]`"#)
+    );
+    for quiet in ["cache", "extra"] {
         assert!(
             all.iter().all(|f| f["object"]["name"] != quiet),
             "{quiet}: {all:#?}"
