@@ -995,3 +995,27 @@ fn terraform_instances_and_sizes() {
         );
     }
 }
+
+/// Given with `--inventory`, the MachineSets are the whole cluster: the pod none of them
+/// admits is an error, and the worker-role pod has no untainted worker to go to.
+#[test]
+fn openshift_machinesets_declared() {
+    let dir = "testdata/scenarios/openshift-machineset";
+    let r = taintlint(&[
+        "check",
+        "--format",
+        "json",
+        &format!("{dir}/workloads.yaml"),
+        "--inventory",
+        &format!("{dir}/machinesets.yaml"),
+    ])
+    .run();
+    assert!(r.stderr.is_empty(), "{}", r.stderr);
+    let all = findings(&r.stdout);
+    for name in ["router", "web", "cache"] {
+        let f = about(&all, "unschedulable-workload", name);
+        assert_eq!(f.len(), 1, "{name}: {all:#?}");
+        assert_eq!(f[0]["severity"], "error");
+    }
+    assert!(about(&all, "unschedulable-workload", "registry").is_empty());
+}
