@@ -119,6 +119,75 @@ impl Tf<'_, '_> {
                 self.push("Terraform module", name, pool, at);
             }
         }
+        self.worker_groups(body);
+    }
+
+    /// The module's worker groups before v18 (`worker_groups`,
+    /// `worker_groups_launch_template`): lists of Auto Scaling groups, each merged over
+    /// `workers_group_defaults` and the module's own defaults (its `local.tf`:
+    /// `workers_group_defaults_defaults`, with `kubelet_extra_args = ""`, "passed directly to
+    /// kubelet if set. Useful for adding labels or taints", and `asg_max_size = "3"`). Named
+    /// by `name`, else their index, as the module does (`count.index`).
+    fn worker_groups(&mut self, body: &Body) {
+        let ev = &self.ev;
+        let defaults = ev.attr(body, "workers_group_defaults");
+        let mut pools = Vec::new();
+        for list in ["worker_groups", "worker_groups_launch_template"] {
+            let Some(groups) = ev.attr(body, list).and_then(|g| ev.resolve(g).as_array()) else {
+                continue;
+            };
+            for (i, group) in groups.iter().enumerate() {
+                let group = ev.resolve(group);
+                if ev.entries(group).is_none() {
+                    continue;
+                }
+                let get = |k: &str| field(ev, group, defaults, k);
+                let mut pool = Pool::new();
+                pool.extended_resource_toleration = true;
+                if !matches!(get("userdata_template_file"), Field::Absent) {
+                    pool.unknown();
+                }
+                for k in ["kubelet_extra_args", "bootstrap_extra_args"] {
+                    match get(k) {
+                        Field::Given(e) => self.read_flags(&mut pool, ev.text(e)),
+                        Field::Unknown => pool.unknown(),
+                        Field::Absent => {}
+                    }
+                }
+                if let Some(t) = get("instance_type").expr() {
+                    pool.label("node.kubernetes.io/instance-type", ev.lit(t));
+                }
+                pool.max_nodes = module_max_size(ev, get("asg_max_size"));
+                let name = get("name")
+                    .expr()
+                    .and_then(|n| ev.lit(n))
+                    .unwrap_or_else(|| i.to_string());
+                pools.push((format!("{list}.{name}"), pool, span_of(group.span())));
+            }
+        }
+        for (name, pool, at) in pools {
+            self.push("Terraform module", name, pool, at);
+        }
+    }
+
+    /// The kubelet flags of user data text (`None`: it needs evaluation, so every label and
+    /// taint is unknown).
+    fn read_flags(&self, pool: &mut Pool, text: Option<String>) {
+        let Some(text) = text else {
+            pool.unknown();
+            return;
+        };
+        // Bottlerocket's TOML settings, or a KubeletConfiguration field: not read.
+        if text.contains("settings.kubernetes") || text.contains("registerWithTaints") {
+            pool.unknown();
+        }
+        let flags = kubelet_flags(&text);
+        for (k, v) in flags.labels {
+            pool.label(&k, Some(v));
+        }
+        for (k, v, e) in flags.taints {
+            pool.taints.push(self.taint(&k, &v, &e, None));
+        }
     }
 
     /// A managed node group of the module (`labels`, `taints`, `capacity_type`,
@@ -198,21 +267,7 @@ impl Tf<'_, '_> {
             Field::Absent => {}
         }
         for text in texts {
-            let Some(text) = text else {
-                pool.unknown();
-                continue;
-            };
-            // Bottlerocket's TOML settings, or a KubeletConfiguration field: not read.
-            if text.contains("settings.kubernetes") || text.contains("registerWithTaints") {
-                pool.unknown();
-            }
-            let flags = kubelet_flags(&text);
-            for (k, v) in flags.labels {
-                pool.label(&k, Some(v));
-            }
-            for (k, v, e) in flags.taints {
-                pool.taints.push(self.taint(&k, &v, &e, None));
-            }
+            self.read_flags(&mut pool, text);
         }
         if let Some(t) = get("instance_type").expr() {
             pool.label("node.kubernetes.io/instance-type", ev.lit(t));

@@ -489,6 +489,40 @@ fn eks_module_defaults_and_self_managed_flags() {
     }
 }
 
+/// The EKS module's worker groups before v18: `kubelet_extra_args` flags, merged over
+/// `workers_group_defaults`, `asg_max_size` (3 by default), named by `name` or index.
+#[test]
+fn eks_module_worker_groups() {
+    let d = decls(
+        r#"module "eks" {
+  source = "terraform-aws-modules/eks/aws"
+  version = "17.24.0"
+  workers_group_defaults = {
+    kubelet_extra_args = "--node-labels=tier=default"
+  }
+  worker_groups = [
+    {
+      name               = "gpu"
+      instance_type      = "p3.2xlarge"
+      asg_max_size       = 2
+      kubelet_extra_args = "--node-labels=gpu=true --register-with-taints=nvidia.com/gpu=true:NoSchedule"
+    },
+    {
+      instance_type = "m5.large"
+    },
+  ]
+}"#,
+    );
+    let names: Vec<&str> = d.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(names, ["worker_groups.gpu", "worker_groups.1"]);
+    assert_eq!(taints(&d[0]), ["nvidia.com/gpu=true:NoSchedule"]);
+    assert_eq!(label(&d[0], "gpu"), Some(LabelValues::one("true")));
+    // The group's own flags replace the defaults' (a map merge, key by key).
+    assert_eq!(label(&d[0], "tier"), None);
+    assert_eq!(label(&d[1], "tier"), Some(LabelValues::one("default")));
+    assert_eq!((d[0].max_nodes, d[1].max_nodes), (Some(2), Some(3)));
+}
+
 #[test]
 fn kubelet_flag_forms() {
     let f = eks::kubelet_flags(
