@@ -161,3 +161,51 @@ fn explain_counts_pools_as_check_does() {
     ]);
     assert!(check.contains("0/1 node pools"), "{check}");
 }
+
+#[test]
+fn explain_shows_pod_affinity_and_the_domains_a_spread_counts() {
+    let (code, out, err) = run(&[
+        "explain",
+        "testdata/rules/spread-counts-unreachable-domains/invalid.yaml",
+        "--isolated",
+        "--workload",
+        "Deployment/web",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("spread over topology.kubernetes.io/zone (maxSkew 1, DoNotSchedule, nodeAffinityPolicy Honor, nodeTaintsPolicy Ignore): can reach a, b; also counts c, where it cannot run: at most 2 of 4 replicas schedule"),
+        "{out}"
+    );
+
+    let (code, out, err) = run(&[
+        "explain",
+        "testdata/rules/pod-affinity-matches-nothing/invalid.yaml",
+        "--isolated",
+        "--workload",
+        "Deployment/frontend/api",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("required pod affinity to `app=cache` per kubernetes.io/hostname: no linted workload makes such pods"),
+        "{out}"
+    );
+    let (code, out, err) = run(&[
+        "explain",
+        "testdata/rules/pod-affinity-matches-nothing/valid.yaml",
+        "--isolated",
+        "--workload",
+        "Deployment/data/web",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("pods of Deployment data/cache"), "{out}");
+
+    // The workload with none of these gets no such section.
+    let (_, out, _) = run(&[
+        "explain",
+        "testdata/scenarios/gpu-dedicated",
+        "--isolated",
+        "--workload",
+        "Deployment/ml/trainer-loose",
+    ]);
+    assert!(!out.contains("Pod affinity and spread"), "{out}");
+}

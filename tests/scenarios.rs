@@ -29,6 +29,8 @@ const SCENARIOS: &[&str] = &[
     "instance-types",
     "karpenter",
     "kubeadm",
+    "kueue-clusters",
+    "kueue-flavors",
     "live-dump",
     "many-pools",
     "near-miss",
@@ -911,6 +913,49 @@ fn terraform_unknown_values_claim_nothing() {
     let (code, json) = run("terraform-unknown");
     assert!(findings(&json).is_empty(), "{json}");
     assert_eq!(code, 0);
+}
+
+/// Kueue: a workload whose queue leads, through files of the repository, to flavors none of
+/// which Kueue can give it is reported once, on its queue-name label, with every flavor's
+/// reason; chains the files do not show whole are not judged.
+#[test]
+fn kueue_workloads_no_flavor_fits() {
+    let all = findings(&run("kueue-flavors").1);
+    let gpu = about(&all, "kueue-no-flavor-fits", "train");
+    assert_eq!(gpu.len(), 1, "{all:#?}");
+    assert!(
+        message(gpu[0])
+            .contains("untolerated taint {nvidia.com/gpu present NoSchedule <nil>} in flavor a100"),
+        "{}",
+        message(gpu[0])
+    );
+    let reserved = about(&all, "kueue-no-flavor-fits", "reserved");
+    assert_eq!(reserved.len(), 1, "{all:#?}");
+    assert!(message(reserved[0]).contains(
+        "flavor on-demand doesn't match node affinity, flavor spot doesn't match node affinity"
+    ));
+    for quiet in ["train-tolerant", "sweep", "shared", "elsewhere"] {
+        assert!(
+            about(&all, "kueue-no-flavor-fits", quiet).is_empty(),
+            "{quiet}: {all:#?}"
+        );
+    }
+}
+
+/// Kueue objects belong to their configured cluster: the same Job is reported in the cluster
+/// whose flavor it cannot use, not in the one whose flavor lends it the toleration.
+#[test]
+fn kueue_objects_stay_in_their_cluster() {
+    let all = findings(&run("kueue-clusters").1);
+    let found = about(&all, "kueue-no-flavor-fits", "train");
+    assert_eq!(found.len(), 1, "{all:#?}");
+    assert_eq!(found[0]["cluster"], "prod", "{all:#?}");
+    assert!(
+        found[0]["file"]
+            .as_str()
+            .unwrap()
+            .ends_with("prod/job.yaml")
+    );
 }
 
 /// OpenShift MachineSets are node pools: the node's labels and taints from

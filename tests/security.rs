@@ -197,6 +197,15 @@ fn output_paths_do_not_follow_committed_links() {
             "-o",
             "reports/x.sarif",
         ],
+        // A missing folder below the linked one is not made (outside the repository).
+        &[
+            "check",
+            "pod.yaml",
+            "--format",
+            "sarif",
+            "-o",
+            "reports/new/x.sarif",
+        ],
         &["check", "pod.yaml", "--write-baseline", "baseline.json"],
         &["config", "init", "taintlint.yaml"],
         &["config", "init", "taintlint.yaml", "--force"],
@@ -209,6 +218,18 @@ fn output_paths_do_not_follow_committed_links() {
             r.stderr
         );
     }
+    assert!(!s.outside.join("new").exists());
+    // Missing folders of the repository's own are made.
+    let r = s.run_contained(&[
+        "check",
+        "pod.yaml",
+        "--format",
+        "sarif",
+        "-o",
+        "out/ci/x.sarif",
+    ]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(s.repo.join("out/ci/x.sarif").is_file());
     // Asked for on the command line, the link is followed.
     let r = s.run(&[
         "check",

@@ -3,11 +3,13 @@
 
 pub mod evidence;
 mod inventory;
+pub mod kueue;
 pub mod matching;
 mod near_miss;
 pub mod pod_affinity;
 mod schedule;
 mod sources;
+pub mod spread;
 pub mod validation;
 mod well_known;
 mod workload;

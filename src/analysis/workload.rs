@@ -124,12 +124,40 @@ pub struct Workload {
     /// `Exists` requirements (see `with_spread_keys`).
     #[serde(default)]
     pub spread_keys: Box<[Arc<str>]>,
-    /// At most one of its pods per node (see `pod_affinity::self_anti_affinity`).
+    /// The pod-to-pod half of its scheduling, when it has any (see `pod_affinity::PodToPod`):
+    /// boxed, as most workloads have none.
     #[serde(default)]
-    pub self_anti_affinity: Option<crate::analysis::pod_affinity::SelfAntiAffinity>,
+    pub pod_to_pod: Option<Box<crate::analysis::pod_affinity::PodToPod>>,
+    /// The labels its pods get, hashed (see `pod_affinity::PodLabels`).
+    #[serde(default)]
+    pub pod_labels: crate::analysis::pod_affinity::PodLabels,
+    /// Its submission to a Kueue LocalQueue (see `kueue::submission`).
+    #[serde(default)]
+    pub kueue: Option<Box<super::kueue::Submission>>,
 }
 
 impl Workload {
+    /// At most one of its pods per node (see `pod_affinity::self_anti_affinity`).
+    pub fn self_anti_affinity(&self) -> Option<&crate::analysis::pod_affinity::SelfAntiAffinity> {
+        self.pod_to_pod.as_ref()?.self_anti_affinity.as_ref()
+    }
+
+    /// Its required `podAffinity` terms (see `pod_affinity::required_pod_affinity`).
+    pub fn pod_affinity(&self) -> &[crate::analysis::pod_affinity::AffinityTerm] {
+        self.pod_to_pod.as_ref().map_or(&[], |p| &p.pod_affinity)
+    }
+
+    /// Its hard spread constraints over its own pods (see `pod_affinity::own_spreads`).
+    pub fn spreads(&self) -> &[crate::analysis::pod_affinity::Spread] {
+        self.pod_to_pod.as_ref().map_or(&[], |p| &p.spreads)
+    }
+
+    /// How many pods it asks for, when certain and it has pod-to-pod constraints (see
+    /// `pod_affinity::replicas`).
+    pub fn replicas(&self) -> Option<u32> {
+        self.pod_to_pod.as_ref()?.replicas
+    }
+
     /// Does the pod select nodes only through the keys of its hard topology spread
     /// constraints (no nodeSelector, no required node affinity of its own)? Then a pool that
     /// fails its "selector" lacks a topology label, and messages say so.
@@ -265,7 +293,11 @@ fn workload(object: &Object<'_>, spec: &PodSpec<'_>, source: &Arc<SourceFile>) -
             .map(intern)
             .collect(),
         spread_keys: spread.iter().map(|r| intern(&r.key)).collect(),
-        self_anti_affinity: crate::analysis::pod_affinity::self_anti_affinity(object, spec),
+        pod_to_pod: crate::analysis::pod_affinity::pod_to_pod(object, spec),
+        pod_labels: crate::analysis::pod_affinity::PodLabels::of(
+            &crate::analysis::pod_affinity::pod_labels(object, &spec.path),
+        ),
+        kueue: super::kueue::submission(object, spec),
     }
 }
 

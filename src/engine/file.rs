@@ -27,6 +27,8 @@ pub struct FileReport {
     pub workloads: Vec<crate::analysis::Workload>,
     /// `taintlint: ignore` comments and annotations, applied after the cross-reference.
     pub suppressions: Vec<crate::suppress::Suppression>,
+    /// Kueue queues and flavors (for `kueue-no-flavor-fits`; their places are lite copies).
+    pub kueue: crate::analysis::kueue::Kueue,
 }
 
 /// One input's report; a panic becomes an `internal-error` finding on the file. Its message
@@ -131,6 +133,9 @@ impl FileReport {
             }
             if let Some((_, s)) = &w.node_name {
                 span(*s, &mut offsets);
+            }
+            if let Some(k) = &w.kueue {
+                span(k.span, &mut offsets);
             }
             for t in &w.tolerations {
                 span(t.span, &mut offsets);
@@ -520,6 +525,7 @@ fn lint_document(
             report
                 .workloads
                 .extend(crate::analysis::workloads(object, source));
+            report.kueue.add(object, source);
         }
         for mut f in found {
             f.object = Some(object.id.clone());

@@ -2,7 +2,8 @@
 //!
 //! `file` lints one input (read → parse → model → per-object rules) and gives a
 //! [`FileReport`]; `run` lints every input in parallel, keeps what the cross-reference needs
-//! (node declarations, what workloads select on), keeps or spills each report within the
+//! (node declarations, what workloads select on,
+//! Kueue's queues and flavors), keeps or spills each report within the
 //! run's budget (`store`, `index`), then works file by file in output order: cross-reference
 //! rules, suppressions, ignores, the baseline, sorting. `--fix`, `explain` and `matrix` run
 //! the same engine with an unlimited budget.

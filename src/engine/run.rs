@@ -34,6 +34,7 @@ use serde::{Deserialize, Serialize};
 
 use super::file::{FileReport, lint_one};
 use super::options::{Input, LintOptions};
+use crate::analysis::kueue::{Kueue, NO_KUEUE};
 use crate::analysis::{Evaluator, Inventory, PlaceSources, Relevant};
 use crate::analysis::{NodeDecl, Place, Workload};
 use crate::diagnostic::FindingSource;
@@ -95,6 +96,9 @@ pub struct Spilled {
     relevant: Relevant,
     /// The accumulators of the whole-run rules (see `rules::Aggregate`), per cluster.
     aggregates: Vec<Vec<Box<dyn Aggregate>>>,
+    /// The Kueue queues and flavors of the linted files with their inputs' numbers, per
+    /// cluster.
+    kueue: Vec<Vec<(usize, Kueue)>>,
     /// Inputs linted (not counting `--inventory` files).
     pub files: usize,
     pub documents: usize,
@@ -122,6 +126,7 @@ pub fn lint_spilled(
         aggregates: (0..opts.slots())
             .map(|_| opts.rules.new_aggregates())
             .collect(),
+        kueue: (0..opts.slots()).map(|_| Vec::new()).collect(),
         files: 0,
         documents: 0,
         objects: 0,
@@ -160,6 +165,9 @@ pub fn lint_spilled(
                     .retain(|f| !rules::quiet_in_fixtures(f.rule));
             }
             let mut nodes = std::mem::take(&mut report.nodes);
+            // Like workloads: the queues of the cluster's own linted files.
+            let kueue = std::mem::take(&mut report.kueue);
+            let kueue = (!inventory_only && !fixture && !kueue.is_empty()).then_some(kueue);
             if inventory_only {
                 // The user named these files as the cluster's pools.
                 nodes.iter_mut().for_each(|n| n.declared = true);
@@ -203,6 +211,9 @@ pub fn lint_spilled(
                 s.nodes.push((index, cluster, Box::new(n)));
             }
             s.relevant.merge(relevant);
+            if let (Some(k), Some(list)) = (kueue, cluster.and_then(|c| s.kueue.get_mut(c))) {
+                list.push((index, k));
+            }
             if let Some(slot) = cluster.and_then(|c| s.aggregates.get_mut(c)) {
                 for (run, file) in slot.iter_mut().zip(aggregates) {
                     run.merge(file);
@@ -481,6 +492,7 @@ pub fn finish_spilled(
         label_sets,
         aggregates,
         places,
+        kueue,
         ..
     } = spilled;
     // The inventory reads its stored places back from the store while the files are worked
@@ -542,11 +554,13 @@ pub fn finish_spilled(
         t.elapsed(),
     );
     let cross: Vec<_> = opts.rules.enabled_cross().collect();
+    let kueue: Vec<Kueue> = kueue.into_iter().map(Kueue::in_input_order).collect();
     let run = Run {
         store: &store,
         inventories: &inventories,
         evaluators: &evaluators,
         cross: &cross,
+        kueue: &kueue,
         opts,
         view: view.then_some(view_slot),
     };
@@ -741,6 +755,7 @@ struct Run<'a> {
     inventories: &'a [Inventory],
     evaluators: &'a [Evaluator<'a>],
     cross: &'a [(&'static rules::RuleMeta, rules::CrossFn)],
+    kueue: &'a [Kueue],
     opts: &'a LintOptions,
     /// Keep the workloads of this cluster (see [`View`]).
     view: Option<usize>,
@@ -803,6 +818,7 @@ impl Run<'_> {
                 workloads: &workloads,
                 eval: &eval,
                 settings: &self.opts.settings,
+                kueue: self.kueue.get(slot).unwrap_or(&NO_KUEUE),
             };
             let mut found = Vec::new();
             for (_, check) in self.cross {

@@ -43,6 +43,24 @@ pub struct Object<'a> {
 }
 
 impl Object<'_> {
+    /// A template a program fills in before creating it: its namespace is a placeholder that
+    /// is no namespace at all (`"FILLED BY THE OPERATOR"`, `FILLED_BY_THE_VALIDATOR`: upper
+    /// case, blanks or underscores, which a DNS-1123 label — what `ValidateNamespaceName`
+    /// requires, pkg/apis/core/validation/validation.go — cannot hold). Such an object cannot
+    /// be applied as written; the program also decides where its pods go (a validator pod is
+    /// bound to the node it validates), so placement heuristics say nothing about it.
+    pub fn filled_by_a_program(&self) -> bool {
+        self.id.namespace.as_deref().is_some_and(|ns| {
+            !ns.is_empty()
+                && ns
+                    .chars()
+                    .any(|c| c.is_ascii_uppercase() || c == ' ' || c == '_')
+                && ns
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == ' ' || c == '_' || c == '-')
+        })
+    }
+
     /// Objects whose tolerations are merged into other pods, which select their nodes
     /// themselves: a RuntimeClass's `scheduling`, a Kueue ResourceFlavor's (added to the
     /// workloads it admits). They are no workloads of their own.

@@ -253,6 +253,8 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
         );
     }
 
+    pod_to_pod(outcome, i, s);
+
     let pools = &outcome.inventory.pools;
     if pools.is_empty() {
         let _ = writeln!(
@@ -392,5 +394,138 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
     ] {
         let taint = TaintSpec::new(key, "", "NoExecute");
         let _ = writeln!(s, "  {key}:NoExecute — {}", eviction(&tols, &taint, gate));
+    }
+}
+
+/// The pod-to-pod half: required pod affinity (and which linted workloads it joins), required
+/// anti-affinity to its own pods per node, and hard spreads with the domains they count. Said
+/// only when the workload has any.
+fn pod_to_pod(outcome: &Outcome, i: usize, s: &mut String) {
+    use crate::analysis::pod_affinity::{Namespaces, Selects};
+    let w = &outcome.workloads[i];
+    if w.pod_to_pod.is_none() {
+        return;
+    }
+    let _ = writeln!(s, "\nPod affinity and spread:");
+    let own_ns = w.object.namespace.as_deref();
+    for term in w.pod_affinity() {
+        let scope = match &term.namespaces {
+            Namespaces::Own => String::new(),
+            Namespaces::Any => " (namespaceSelector)".to_string(),
+            Namespaces::Listed(l) => {
+                let l: Vec<&str> = l.iter().map(|n| &**n).collect();
+                format!(" in {}", l.join(", "))
+            }
+        };
+        let joins: Vec<String> = outcome
+            .workloads
+            .iter()
+            .enumerate()
+            .filter(|&(j, other)| {
+                j != i
+                    && term.looks_in(own_ns, other.object.namespace.as_deref())
+                    && !matches!(term.selector.selects(&other.pod_labels), Selects::No(_))
+            })
+            .map(|(_, other)| describe(other))
+            .collect();
+        let with = if joins.is_empty() {
+            "no linted workload makes such pods (the first pod may match its own terms)".to_string()
+        } else if joins.len() > 3 {
+            format!(
+                "pods of {} and {} more",
+                joins[..3].join(", "),
+                joins.len() - 3
+            )
+        } else {
+            format!("pods of {}", joins.join(", "))
+        };
+        let _ = writeln!(
+            s,
+            "  required pod affinity to {}{scope} per {}: {with}",
+            term.selector.display(),
+            term.topology_key
+        );
+    }
+    let verdicts = outcome.eval.fits.get(i);
+    let pools = &outcome.inventory.pools;
+    if let Some(anti) = w.self_anti_affinity() {
+        let nodes = verdicts.and_then(|v| {
+            (0..pools.len())
+                .filter(|&p| v.admits(p))
+                .try_fold(0usize, |n, p| Some(n + pools[p].size()?))
+        });
+        let _ = writeln!(
+            s,
+            "  required anti-affinity to its own pods per node: {} replicas, one per node; {}",
+            anti.replicas,
+            match nodes {
+                Some(n) if !pools.is_empty() => format!("the pools it can run on have {n} nodes"),
+                _ => "the pools' sizes are not known".to_string(),
+            }
+        );
+    }
+    for spread in w.spreads() {
+        let _ = write!(
+            s,
+            "  spread over {} (maxSkew {}, DoNotSchedule, nodeAffinityPolicy {}, nodeTaintsPolicy {})",
+            spread.topology_key,
+            spread.max_skew,
+            if spread.honor_affinity {
+                "Honor"
+            } else {
+                "Ignore"
+            },
+            if spread.honor_taints {
+                "Honor"
+            } else {
+                "Ignore"
+            },
+        );
+        let d = verdicts
+            .filter(|_| !pools.is_empty())
+            .and_then(|v| crate::analysis::spread::domains(&outcome.inventory, w, v, spread));
+        match d {
+            None => {
+                let _ = writeln!(s, ": domains not known");
+            }
+            Some(d) => {
+                let reach: Vec<&str> = d.reachable.iter().map(|v| &**v).collect();
+                let _ = write!(
+                    s,
+                    ": can reach {}",
+                    if reach.is_empty() {
+                        "none".to_string()
+                    } else {
+                        reach.join(", ")
+                    }
+                );
+                let blocked: Vec<&str> = d.unreachable().into_iter().map(|v| &**v).collect();
+                if blocked.is_empty() {
+                    let _ = writeln!(s);
+                } else {
+                    let _ = write!(
+                        s,
+                        "; also counts {}, where it cannot run{}",
+                        blocked.join(", "),
+                        if outcome.inventory.closed() {
+                            ""
+                        } else {
+                            " (among the pools found: others may reach it)"
+                        }
+                    );
+                    match (d.capacity(spread), w.replicas()) {
+                        (Some(c), Some(r)) if r as usize > c => {
+                            let _ = writeln!(s, ": at most {c} of {r} replicas schedule");
+                        }
+                        (Some(c), _) => {
+                            let _ = writeln!(s, ": at most {c} pods schedule");
+                        }
+                        _ => {
+                            let _ = writeln!(s);
+                        }
+                    }
+                }
+            }
+        }
     }
 }

@@ -24,7 +24,7 @@ pub static RULE: Rule = Rule::new(&META).cross(check);
 pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
     let pools = &ctx.inventory.pools;
     for (w, fits) in ctx.workloads.iter().zip(&ctx.eval.fits) {
-        let Some(anti) = &w.self_anti_affinity else {
+        let Some(anti) = w.self_anti_affinity() else {
             continue;
         };
         // Running nowhere is `unschedulable-workload`'s finding.

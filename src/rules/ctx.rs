@@ -104,6 +104,8 @@ pub struct CrossCtx<'a> {
     pub workloads: &'a [crate::analysis::Workload],
     pub eval: &'a crate::analysis::Evaluation,
     pub settings: &'a Settings,
+    /// The Kueue queues and flavors of the files of the workloads' cluster.
+    pub kueue: &'a crate::analysis::kueue::Kueue,
 }
 
 pub type CrossFn = fn(&CrossCtx<'_>, &mut Vec<Finding>);

@@ -101,7 +101,12 @@ fn runs_anywhere(spec: &crate::model::PodSpec<'_>) -> bool {
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     // A RuntimeClass's or a ResourceFlavor's tolerations are merged into pods that select
     // their nodes elsewhere.
-    if ctx.is_node_agent() || ctx.object.kind == "RuntimeClass" || ctx.object.lends_tolerations() {
+    // A template a program fills in (and places) is not applied as written.
+    if ctx.is_node_agent()
+        || ctx.object.kind == "RuntimeClass"
+        || ctx.object.lends_tolerations()
+        || ctx.object.filled_by_a_program()
+    {
         return;
     }
     for spec in &ctx.object.pod_specs {

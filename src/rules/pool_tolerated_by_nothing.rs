@@ -155,6 +155,7 @@ impl Users {
             workloads: &workloads,
             eval: &eval,
             settings,
+            kueue: &crate::analysis::kueue::NO_KUEUE,
         });
         for node in &self.bound {
             usage.add_bound(inventory, node);

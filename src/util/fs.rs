@@ -66,6 +66,11 @@ pub fn write_atomic_with(
         use std::os::unix::fs::PermissionsExt;
         builder.permissions(std::fs::Permissions::from_mode(0o666));
     }
+    // `-o reports/taintlint.sarif` in a fresh checkout: the missing folders are made (none of
+    // them can be a link: `prepare` refused links among the existing ones).
+    if target == Target::Output && !dir.exists() {
+        std::fs::create_dir_all(dir)?;
+    }
     let mut tmp = builder.tempfile_in(dir)?;
     {
         let mut w = io::BufWriter::new(tmp.as_file_mut());
@@ -276,6 +281,15 @@ mod tests {
         assert!(failed.is_err());
         assert_eq!(std::fs::read(&path).expect("read"), b"kept");
         assert_eq!(names(dir.path()), ["a.yaml"]);
+    }
+
+    #[test]
+    fn missing_output_folders_are_made_but_not_through_links() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("reports/ci/out.sarif");
+        write_atomic(&out, b"{}", Links::Refuse).unwrap();
+        assert_eq!(std::fs::read(&out).unwrap(), b"{}");
+        // (Nothing is made below a linked folder of the working directory: tests/security.rs.)
     }
 
     #[test]

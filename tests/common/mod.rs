@@ -74,7 +74,9 @@ pub fn workload(tolerations: Vec<WorkloadToleration>) -> Workload {
         preferred: Box::default(),
         resources: Box::default(),
         spread_keys: Box::default(),
-        self_anti_affinity: None,
+        pod_to_pod: None,
+        pod_labels: Default::default(),
+        kueue: None,
     }
 }
 
