@@ -35,6 +35,7 @@ const SCENARIOS: &[&str] = &[
     "many-pools",
     "near-miss",
     "nodename",
+    "openshift-machineset",
     "other-platform",
     "same-name-pools",
     "sibling-pools",
@@ -42,6 +43,8 @@ const SCENARIOS: &[&str] = &[
     "terraform-aks",
     "terraform-eks",
     "terraform-gke",
+    "terraform-modules",
+    "terraform-sizes",
     "terraform-unknown",
     "toleration-typo",
     "topology-spread",
@@ -953,4 +956,111 @@ fn kueue_objects_stay_in_their_cluster() {
             .unwrap()
             .ends_with("prod/job.yaml")
     );
+}
+
+/// OpenShift MachineSets are node pools: the node's labels and taints from
+/// `spec.template.spec`, the size from the MachineAutoscaler's annotation; the worker role
+/// every worker node carries does not aim a pod at them.
+#[test]
+fn openshift_machinesets_are_pools() {
+    let all = findings(&run("openshift-machineset").1);
+    let router = about(&all, "unschedulable-workload", "router");
+    assert_eq!(router.len(), 1, "{all:#?}");
+    assert!(
+        router[0]["help"]
+            .as_str()
+            .unwrap()
+            .contains("OpenShift MachineSet `ocp-infra-us-east-1a`"),
+        "{:#?}",
+        router[0]
+    );
+    assert_eq!(
+        about(&all, "toleration-matches-no-taint", "router").len(),
+        2
+    );
+    let inference = about(&all, "anti-affinity-exceeds-nodes", "inference");
+    assert_eq!(inference.len(), 1, "{all:#?}");
+    assert!(message(inference[0]).contains("have 2 nodes"));
+    for quiet in ["registry", "web", "cache"] {
+        assert!(
+            all.iter().all(|f| f["object"]["name"] != quiet),
+            "{quiet}: {all:#?}"
+        );
+    }
+}
+
+/// The GKE module's own `node_pool` and `cluster_name` labels, and the EKS module's
+/// self-managed group's kubelet flags, are what the pods are judged against.
+#[test]
+fn terraform_module_labels_and_self_managed_flags() {
+    let all = findings(&run("terraform-modules").1);
+    let web = about(&all, "unschedulable-workload", "web");
+    assert_eq!(web.len(), 1, "{all:#?}");
+    assert!(
+        web[0]["help"]
+            .as_str()
+            .unwrap()
+            .contains("`node_pools.general`"),
+        "{:#?}",
+        web[0]
+    );
+    assert_eq!(
+        about(&all, "toleration-effect-mismatch", "crawler").len(),
+        1,
+        "{all:#?}"
+    );
+    for quiet in ["ingest", "indexer"] {
+        assert!(
+            all.iter().all(|f| f["object"]["name"] != quiet),
+            "{quiet}: {all:#?}"
+        );
+    }
+}
+
+/// Pools per literal `for_each` key, copies of a literal `count`, and sizes from scaling
+/// limits; an unknown `count` gives no size.
+#[test]
+fn terraform_instances_and_sizes() {
+    let all = findings(&run("terraform-sizes").1);
+    let search = about(&all, "anti-affinity-exceeds-nodes", "search");
+    assert_eq!(search.len(), 1, "{all:#?}");
+    assert!(message(search[0]).contains("have 3 nodes: 2 pods stay Pending"));
+    let trainer = about(&all, "unschedulable-workload", "trainer");
+    assert_eq!(trainer.len(), 1, "{all:#?}");
+    assert!(
+        trainer[0]["help"]
+            .as_str()
+            .unwrap()
+            .contains(r#"`google_container_node_pool.pools["ml"]`"#)
+    );
+    for quiet in ["cache", "extra"] {
+        assert!(
+            all.iter().all(|f| f["object"]["name"] != quiet),
+            "{quiet}: {all:#?}"
+        );
+    }
+}
+
+/// Given with `--inventory`, the MachineSets are the whole cluster: the pod none of them
+/// admits is an error, and the worker-role pod has no untainted worker to go to.
+#[test]
+fn openshift_machinesets_declared() {
+    let dir = "testdata/scenarios/openshift-machineset";
+    let r = taintlint(&[
+        "check",
+        "--format",
+        "json",
+        &format!("{dir}/workloads.yaml"),
+        "--inventory",
+        &format!("{dir}/machinesets.yaml"),
+    ])
+    .run();
+    assert!(r.stderr.is_empty(), "{}", r.stderr);
+    let all = findings(&r.stdout);
+    for name in ["router", "web", "cache"] {
+        let f = about(&all, "unschedulable-workload", name);
+        assert_eq!(f.len(), 1, "{name}: {all:#?}");
+        assert_eq!(f[0]["severity"], "error");
+    }
+    assert!(about(&all, "unschedulable-workload", "registry").is_empty());
 }

@@ -34,11 +34,17 @@ use super::well_known::is_well_known_key;
 use super::workload::Workload;
 
 /// Labels every node carries whatever its pool (the kubelet sets them): selecting them does
-/// not aim a pod at any pool in particular.
+/// not aim a pod at any pool in particular. On OpenShift, every worker node's kubelet
+/// registers `node-role.kubernetes.io/worker` and `node.openshift.io/os_id`
+/// (openshift/machine-config-operator,
+/// `templates/worker/01-worker-kubelet/_base/units/kubelet.service.yaml`): a MachineSet found
+/// here shares them with the workers the installer made, which no file describes.
 pub fn is_every_node_label(key: &str) -> bool {
     matches!(
         key,
-        "kubernetes.io/hostname"
+        "node-role.kubernetes.io/worker"
+            | "node.openshift.io/os_id"
+            | "kubernetes.io/hostname"
             | "kubernetes.io/os"
             | "kubernetes.io/arch"
             | "beta.kubernetes.io/os"

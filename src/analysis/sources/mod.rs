@@ -7,6 +7,7 @@ mod inventory_file;
 mod karpenter;
 mod kubeadm;
 mod node;
+mod openshift;
 mod terraform;
 
 pub use inventory_file::{inventory_pools, parse_taint_spec};
@@ -108,6 +109,7 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
         ("KubeadmControlPlane", "controlplane.cluster.x-k8s.io") => {
             capi::kubeadm_control_plane(decls);
         }
+        ("MachineSet", "machine.openshift.io") => openshift::machine_set(decls),
         ("Inventory", "taintlint.dev") => inventory_file::inventory(decls),
         _ => {}
     }

@@ -1,0 +1,576 @@
+use super::*;
+use crate::analysis::inventory::LabelValues;
+
+fn decls(text: &str) -> Vec<NodeDecl> {
+    let source = SourceFile::new(Arc::from("main.tf"), text.to_string());
+    terraform_decls(&source).expect("parses")
+}
+
+fn label(d: &NodeDecl, key: &str) -> Option<LabelValues> {
+    d.labels.get(key).cloned()
+}
+
+fn taints(d: &NodeDecl) -> Vec<String> {
+    d.taints.iter().map(|t| t.taint.display()).collect()
+}
+
+#[test]
+fn eks_node_group_effects_and_provider_labels() {
+    let d = decls(
+        r#"resource "aws_eks_node_group" "gpu" {
+  node_group_name = "gpu"
+  instance_types  = ["g5.xlarge"]
+  labels          = { workload = "gpu", team = var.team }
+  taint {
+key    = "a"
+value  = "1"
+effect = "NO_SCHEDULE"
+  }
+  taint {
+key    = "b"
+effect = "PREFER_NO_SCHEDULE"
+  }
+  taint {
+key    = "c"
+value  = var.c
+effect = "NO_EXECUTE"
+  }
+}"#,
+    );
+    assert_eq!(d.len(), 1);
+    let g = &d[0];
+    assert_eq!(g.name, "aws_eks_node_group.gpu");
+    assert_eq!(taints(g), ["a=1:NoSchedule", "b:PreferNoSchedule"]);
+    assert!(g.unknown_taints.may_have("c") && !g.unknown_taints.may_have("a"));
+    assert_eq!(label(g, "team"), Some(LabelValues::Any));
+    assert_eq!(label(g, "workload"), Some(LabelValues::one("gpu")));
+    assert_eq!(
+        label(g, "eks.amazonaws.com/capacityType"),
+        Some(LabelValues::one("ON_DEMAND"))
+    );
+    assert_eq!(
+        label(g, "eks.amazonaws.com/nodegroup"),
+        Some(LabelValues::one("gpu"))
+    );
+    assert_eq!(
+        label(g, "node.kubernetes.io/instance-type"),
+        Some(LabelValues::one("g5.xlarge"))
+    );
+    assert!(!g.any_label && g.extended_resource_toleration && !g.declared);
+}
+
+#[test]
+fn unknown_label_sets_and_dynamic_taints() {
+    let d = decls(
+        r#"resource "aws_eks_node_group" "x" {
+  labels        = merge(local.a, { b = "c" })
+  capacity_type = var.capacity
+  dynamic "taint" {
+for_each = var.taints
+content {
+  key = taint.value.key
+}
+  }
+}"#,
+    );
+    assert!(d[0].any_label);
+    assert_eq!(d[0].unknown_taints, UnknownTaints::Any);
+    assert_eq!(
+        label(&d[0], "eks.amazonaws.com/capacityType"),
+        Some(LabelValues::Any)
+    );
+    assert!(d[0].taints.is_empty());
+}
+
+#[test]
+fn gke_default_pool_unless_removed_and_gpu_taint() {
+    let d = decls(
+        r#"resource "google_container_cluster" "a" {
+  node_config {
+preemptible = true
+guest_accelerator {
+  type  = "nvidia-tesla-t4"
+  count = 1
+}
+  }
+}
+resource "google_container_cluster" "b" {
+  remove_default_node_pool = true
+  node_pool {
+name = "inline"
+  }
+}
+resource "google_container_cluster" "auto" {
+  enable_autopilot = true
+}"#,
+    );
+    let names: Vec<&str> = d.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "google_container_cluster.a.default-pool",
+            "google_container_cluster.b.inline"
+        ]
+    );
+    assert_eq!(taints(&d[0]), ["nvidia.com/gpu=present:NoSchedule"]);
+    assert_eq!(
+        label(&d[0], "cloud.google.com/gke-accelerator"),
+        Some(LabelValues::one("nvidia-tesla-t4"))
+    );
+    assert_eq!(
+        label(&d[0], "cloud.google.com/gke-preemptible"),
+        Some(LabelValues::one("true"))
+    );
+    assert_eq!(
+        label(&d[1], "cloud.google.com/gke-nodepool"),
+        Some(LabelValues::one("inline"))
+    );
+}
+
+/// A computed accelerator list (the GKE module's own `[for … : …]`) may be empty: no GPU
+/// taint is claimed, and none is ruled out.
+#[test]
+fn computed_accelerators_are_unknown() {
+    let d = decls(
+        r#"resource "google_container_node_pool" "pools" {
+  for_each = local.node_pools
+  name     = each.key
+  node_config {
+guest_accelerator = [for g in local.acc : { type = g.type }]
+  }
+}"#,
+    );
+    assert!(d[0].taints.is_empty());
+    assert!(d[0].unknown_taints.may_have("nvidia.com/gpu"));
+    assert_eq!(
+        label(&d[0], "cloud.google.com/gke-accelerator"),
+        Some(LabelValues::Any)
+    );
+    assert_eq!(
+        label(&d[0], "cloud.google.com/gke-nodepool"),
+        Some(LabelValues::Any)
+    );
+}
+
+#[test]
+fn aks_taint_strings_spot_and_critical_addons() {
+    let d = decls(
+        r#"resource "azurerm_kubernetes_cluster" "k" {
+  default_node_pool {
+name                         = "system"
+only_critical_addons_enabled = true
+  }
+}
+resource "azurerm_kubernetes_cluster_node_pool" "s" {
+  name        = "spot"
+  priority    = "Spot"
+  node_taints = ["a=b:NoExecute", "c:NoSchedule", var.more]
+}"#,
+    );
+    assert_eq!(taints(&d[0]), ["CriticalAddonsOnly=true:NoSchedule"]);
+    assert_eq!(
+        label(&d[0], "kubernetes.azure.com/agentpool"),
+        Some(LabelValues::one("system"))
+    );
+    assert!(!d[0].extended_resource_toleration);
+    assert_eq!(
+        taints(&d[1]),
+        [
+            "a=b:NoExecute",
+            "c:NoSchedule",
+            "kubernetes.azure.com/scalesetpriority=spot:NoSchedule"
+        ]
+    );
+    assert_eq!(d[1].unknown_taints, UnknownTaints::Any);
+}
+
+#[test]
+fn modules() {
+    let d = decls(
+        r#"module "eks" {
+  source = "terraform-aws-modules/eks/aws"
+  eks_managed_node_groups = {
+gpu = {
+  capacity_type = "SPOT"
+  taints = [{ key = "g", value = "1", effect = "NO_EXECUTE" }]
+}
+  }
+  self_managed_node_groups = {
+legacy = {}
+  }
+}
+module "gke" {
+  source     = "terraform-google-modules/kubernetes-engine/google//modules/private-cluster"
+  node_pools = [{ name = "p", spot = true, accelerator_type = "nvidia-l4" }]
+  node_pools_taints = {
+all = [{ key = "all", value = "x", effect = "NO_SCHEDULE" }]
+p   = [{ key = "own", value = "y", effect = "NO_SCHEDULE" }]
+  }
+}
+module "other" {
+  source = "./modules/eks"
+}"#,
+    );
+    let names: Vec<&str> = d.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "eks_managed_node_groups.gpu",
+            "self_managed_node_groups.legacy",
+            "node_pools.p"
+        ]
+    );
+    assert_eq!(taints(&d[0]), ["g=1:NoExecute"]);
+    // A self-managed group without user data: its kubelet registers no label or taint of
+    // the user's; the module's default `max_size` is 3.
+    assert!(!d[1].any_label && d[1].unknown_taints == UnknownTaints::None);
+    assert!(d[1].taints.is_empty());
+    assert_eq!((d[0].max_nodes, d[1].max_nodes), (Some(3), Some(3)));
+    // The module's own labels, with the pool's name.
+    assert_eq!(label(&d[2], "node_pool"), Some(LabelValues::one("p")));
+    assert_eq!(label(&d[2], "cluster_name"), Some(LabelValues::Any));
+    assert_eq!(
+        taints(&d[2]),
+        [
+            "all=x:NoSchedule",
+            "own=y:NoSchedule",
+            "nvidia.com/gpu=present:NoSchedule"
+        ]
+    );
+    assert_eq!(
+        label(&d[2], "cloud.google.com/gke-spot"),
+        Some(LabelValues::one("true"))
+    );
+}
+
+/// Sizes from scaling limits: EKS `scaling_config.max_size`, GKE per-zone counts times the
+/// zones (unknown for a region), AKS `max_count` with autoscaling, else `node_count`.
+#[test]
+fn sizes() {
+    let d = decls(
+        r#"resource "aws_eks_node_group" "a" {
+  scaling_config {
+    max_size = 5
+  }
+}
+resource "google_container_node_pool" "zonal" {
+  location = "europe-west1-b"
+  autoscaling {
+    max_node_count = 4
+  }
+}
+resource "google_container_node_pool" "three" {
+  location       = "europe-west1"
+  node_locations = ["europe-west1-b", "europe-west1-c", "europe-west1-d"]
+  node_count     = 2
+}
+resource "google_container_node_pool" "regional" {
+  location = "europe-west1"
+  autoscaling {
+    max_node_count = 4
+  }
+}
+resource "google_container_node_pool" "total" {
+  location = var.region
+  autoscaling {
+    total_max_node_count = 7
+  }
+}
+resource "azurerm_kubernetes_cluster_node_pool" "auto" {
+  auto_scaling_enabled = true
+  node_count           = 1
+  max_count            = 6
+}
+resource "azurerm_kubernetes_cluster_node_pool" "fixed" {
+  node_count = 2
+  max_count  = 9
+}
+resource "azurerm_kubernetes_cluster_node_pool" "unknown" {
+  enable_auto_scaling = var.autoscale
+  max_count           = 6
+}"#,
+    );
+    let sizes: Vec<(&str, Option<u32>)> =
+        d.iter().map(|d| (d.name.as_str(), d.max_nodes)).collect();
+    assert_eq!(
+        sizes,
+        [
+            ("aws_eks_node_group.a", Some(5)),
+            ("google_container_node_pool.zonal", Some(4)),
+            ("google_container_node_pool.three", Some(6)),
+            ("google_container_node_pool.regional", None),
+            ("google_container_node_pool.total", Some(7)),
+            ("azurerm_kubernetes_cluster_node_pool.auto", Some(6)),
+            ("azurerm_kubernetes_cluster_node_pool.fixed", Some(2)),
+            ("azurerm_kubernetes_cluster_node_pool.unknown", None),
+        ]
+    );
+}
+
+/// A literal `for_each` is a pool per key, with `each.key` and `each.value` read; a literal
+/// `count` is one pool for its copies (its size times the count); `count = 0` is none; an
+/// unknown `for_each` or `count` is one pool of unknown size.
+#[test]
+fn count_and_for_each() {
+    let d = decls(
+        r#"resource "aws_eks_node_group" "groups" {
+  for_each        = { gpu = { effect = "NO_EXECUTE", max = 2 }, batch = { effect = "NO_SCHEDULE", max = 8 } }
+  node_group_name = each.key
+  labels          = { workload = each.key, team = each.value.team }
+  taint {
+    key    = "dedicated"
+    value  = each.key
+    effect = each.value["effect"]
+  }
+  scaling_config {
+    max_size = lookup(each.value, "max", 1)
+  }
+}
+resource "aws_eks_node_group" "set" {
+  for_each        = toset(["a", "b", "a"])
+  node_group_name = each.value
+}
+resource "aws_eks_node_group" "copies" {
+  count = 3
+  scaling_config {
+    max_size = 2
+  }
+}
+resource "aws_eks_node_group" "one" {
+  count = 1
+}
+resource "aws_eks_node_group" "none" {
+  count = 0
+}
+resource "aws_eks_node_group" "maybe" {
+  count = var.enabled ? 1 : 0
+  scaling_config {
+    max_size = 2
+  }
+}
+resource "google_container_node_pool" "unknown" {
+  for_each = var.pools
+  name     = each.key
+}"#,
+    );
+    let names: Vec<&str> = d.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            r#"aws_eks_node_group.groups["gpu"]"#,
+            r#"aws_eks_node_group.groups["batch"]"#,
+            r#"aws_eks_node_group.set["a"]"#,
+            r#"aws_eks_node_group.set["b"]"#,
+            "aws_eks_node_group.copies[*]",
+            "aws_eks_node_group.one[0]",
+            "aws_eks_node_group.maybe[*]",
+            "google_container_node_pool.unknown[*]",
+        ]
+    );
+    assert_eq!(taints(&d[0]), ["dedicated=gpu:NoExecute"]);
+    assert_eq!(taints(&d[1]), ["dedicated=batch:NoSchedule"]);
+    assert_eq!(label(&d[0], "workload"), Some(LabelValues::one("gpu")));
+    // `each.value.team` names no field of the literal value: unknown, any value.
+    assert_eq!(label(&d[0], "team"), Some(LabelValues::Any));
+    assert_eq!(
+        label(&d[1], "eks.amazonaws.com/nodegroup"),
+        Some(LabelValues::one("batch"))
+    );
+    assert_eq!(
+        label(&d[3], "eks.amazonaws.com/nodegroup"),
+        Some(LabelValues::one("b"))
+    );
+    assert_eq!((d[0].max_nodes, d[1].max_nodes), (Some(2), Some(8)));
+    assert_eq!(d[4].max_nodes, Some(6));
+    assert_eq!(d[6].max_nodes, None);
+    assert_eq!(
+        label(&d[7], "cloud.google.com/gke-nodepool"),
+        Some(LabelValues::Any)
+    );
+}
+
+/// The EKS module: a group's field replaces the defaults' (`try(each.value.X,
+/// var.*_defaults.X)`), self-managed groups' kubelet flags are read from their user data,
+/// and the managed node group's name label is known only without the name prefix.
+#[test]
+fn eks_module_defaults_and_self_managed_flags() {
+    let d = decls(
+        r#"module "eks" {
+  source = "terraform-aws-modules/eks/aws"
+  eks_managed_node_group_defaults = {
+    labels   = { tier = "default" }
+    taints   = { d = { key = "d", value = "1", effect = "NO_SCHEDULE" } }
+    max_size = 10
+  }
+  eks_managed_node_groups = {
+    plain = {}
+    own = {
+      labels          = { tier = "own" }
+      use_name_prefix = false
+      max_size        = 2
+    }
+  }
+  self_managed_node_group_defaults = {
+    instance_type = "m5.large"
+  }
+  self_managed_node_groups = {
+    al2 = {
+      bootstrap_extra_args = "--kubelet-extra-args '--node-labels=lifecycle=spot,team=ml --register-with-taints=spot=true:NoSchedule,gpu:NoExecute'"
+      max_size             = 4
+    }
+    al2023 = {
+      cloudinit_pre_nodeadm = [{
+        content_type = "application/node.eks.aws"
+        content      = <<-EOT
+          apiVersion: node.eks.aws/v1alpha1
+          kind: NodeConfig
+          spec:
+            kubelet:
+              flags:
+                - --node-labels=os=al2023
+        EOT
+      }]
+    }
+    templated = {
+      bootstrap_extra_args = "--kubelet-extra-args '--node-labels=team=${var.team}'"
+    }
+    bottlerocket = {
+      bootstrap_extra_args = <<-EOT
+        [settings.kubernetes.node-labels]
+        "team" = "ml"
+      EOT
+    }
+  }
+}"#,
+    );
+    let names: Vec<&str> = d.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "eks_managed_node_groups.plain",
+            "eks_managed_node_groups.own",
+            "self_managed_node_groups.al2",
+            "self_managed_node_groups.al2023",
+            "self_managed_node_groups.templated",
+            "self_managed_node_groups.bottlerocket",
+        ]
+    );
+    let (plain, own) = (&d[0], &d[1]);
+    assert_eq!(label(plain, "tier"), Some(LabelValues::one("default")));
+    assert_eq!(taints(plain), ["d=1:NoSchedule"]);
+    assert_eq!(plain.max_nodes, Some(10));
+    assert_eq!(
+        label(plain, "eks.amazonaws.com/nodegroup"),
+        Some(LabelValues::Any)
+    );
+    // The group's labels replace the defaults'; the defaults' taints still apply.
+    assert_eq!(label(own, "tier"), Some(LabelValues::one("own")));
+    assert_eq!(taints(own), ["d=1:NoSchedule"]);
+    assert_eq!(own.max_nodes, Some(2));
+    assert_eq!(
+        label(own, "eks.amazonaws.com/nodegroup"),
+        Some(LabelValues::one("own"))
+    );
+    let al2 = &d[2];
+    assert_eq!(label(al2, "lifecycle"), Some(LabelValues::one("spot")));
+    assert_eq!(label(al2, "team"), Some(LabelValues::one("ml")));
+    assert_eq!(taints(al2), ["spot=true:NoSchedule", "gpu:NoExecute"]);
+    assert_eq!(
+        label(al2, "node.kubernetes.io/instance-type"),
+        Some(LabelValues::one("m5.large"))
+    );
+    assert!(!al2.any_label && al2.unknown_taints == UnknownTaints::None);
+    assert_eq!(al2.max_nodes, Some(4));
+    assert_eq!(label(&d[3], "os"), Some(LabelValues::one("al2023")));
+    assert!(!d[3].any_label);
+    for unknown in &d[4..] {
+        assert!(unknown.any_label, "{}", unknown.name);
+        assert_eq!(unknown.unknown_taints, UnknownTaints::Any);
+    }
+}
+
+/// The EKS module's worker groups before v18: `kubelet_extra_args` flags, merged over
+/// `workers_group_defaults`, `asg_max_size` (3 by default), named by `name` or index.
+#[test]
+fn eks_module_worker_groups() {
+    let d = decls(
+        r#"module "eks" {
+  source = "terraform-aws-modules/eks/aws"
+  version = "17.24.0"
+  workers_group_defaults = {
+    kubelet_extra_args = "--node-labels=tier=default"
+  }
+  worker_groups = [
+    {
+      name               = "gpu"
+      instance_type      = "p3.2xlarge"
+      asg_max_size       = 2
+      kubelet_extra_args = "--node-labels=gpu=true --register-with-taints=nvidia.com/gpu=true:NoSchedule"
+    },
+    {
+      instance_type = "m5.large"
+    },
+  ]
+}"#,
+    );
+    let names: Vec<&str> = d.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(names, ["worker_groups.gpu", "worker_groups.1"]);
+    assert_eq!(taints(&d[0]), ["nvidia.com/gpu=true:NoSchedule"]);
+    assert_eq!(label(&d[0], "gpu"), Some(LabelValues::one("true")));
+    // The group's own flags replace the defaults' (a map merge, key by key).
+    assert_eq!(label(&d[0], "tier"), None);
+    assert_eq!(label(&d[1], "tier"), Some(LabelValues::one("default")));
+    assert_eq!((d[0].max_nodes, d[1].max_nodes), (Some(2), Some(3)));
+}
+
+#[test]
+fn kubelet_flag_forms() {
+    let f = eks::kubelet_flags(
+        "--kubelet-extra-args \"--node-labels a=b,c --register-with-taints=k=v:NoSchedule\"",
+    );
+    assert_eq!(
+        f.labels,
+        [("a".into(), "b".into()), ("c".into(), String::new())]
+    );
+    assert_eq!(f.taints, [("k".into(), "v".into(), "NoSchedule".into())]);
+    assert_eq!(eks::kubelet_flags("--node-labels"), Default::default());
+}
+
+#[test]
+fn syntax_errors_are_reported_not_raised() {
+    for bad in [
+        "resource \"a\" {",
+        "x = = 1",
+        "\u{0}",
+        "resource \"a\" \"b\" { x = <<EOT\n",
+    ] {
+        let source = SourceFile::new(Arc::from("bad.tf"), bad.to_string());
+        let err = terraform_decls(&source).expect_err(bad);
+        assert!(err.at <= bad.len(), "{bad:?}: {err:?}");
+    }
+}
+
+proptest::proptest! {
+    /// Any text, and HCL-like token soup, is read or rejected without a panic.
+    #[test]
+    fn never_panics(
+        text in "\\PC{0,120}",
+        parts in proptest::collection::vec(
+            proptest::sample::select(vec![
+                "resource \"aws_eks_node_group\" \"a\" {", "}", "{", "taint {",
+                "key = \"k\"", "effect = \"NO_SCHEDULE\"", "labels = {", "a = var.x",
+                "node_taints = [\"a=b:NoSchedule\", \":\", \"=\"]", "<<-EOT", "EOT",
+                "dynamic \"taint\" {", "\n", "= [", "]", "module \"m\" {",
+                "source = \"terraform-aws-modules/eks/aws\"", "eks_managed_node_groups = {",
+                "node_pools = [{ name = \"p\" }]", "${", "\u{0}", "#",
+            ]),
+            0..40,
+        ),
+    ) {
+        let soup = parts.join(" ");
+        for t in [text, soup] {
+            let source = SourceFile::new(Arc::from("p.tf"), t);
+            let _ = terraform_decls(&source);
+        }
+    }
+}
