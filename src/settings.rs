@@ -19,6 +19,9 @@ pub struct Settings {
     pub policies: Vec<Policy>,
     /// Custom kinds and the path of their pod spec (config `workload-kinds:`).
     pub workload_kinds: Vec<WorkloadKind>,
+    /// The admission plugins the cluster runs (config `admission-plugins:`,
+    /// `--admission-plugin`) and their cluster-wide configuration (`admission-config:`).
+    pub admission: crate::analysis::admission::Config,
 }
 
 impl Default for Settings {
@@ -29,6 +32,7 @@ impl Default for Settings {
             dedicated_exempt_keys: Vec::new(),
             policies: Vec::new(),
             workload_kinds: Vec::new(),
+            admission: Default::default(),
         }
     }
 }
