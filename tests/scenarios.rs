@@ -15,6 +15,13 @@ use common::cli::taintlint;
 use serde_json::Value;
 
 const SCENARIOS: &[&str] = &[
+    "admission-ert",
+    "admission-ert-off",
+    "admission-namespace",
+    "admission-namespace-off",
+    "admission-openshift",
+    "admission-openshift-off",
+    "admission-runtimeclass",
     "affinity",
     "clusters",
     "comparison-operators",

@@ -27,6 +27,8 @@ pub struct FileReport {
     pub workloads: Vec<crate::analysis::Workload>,
     /// `taintlint: ignore` comments and annotations, applied after the cross-reference.
     pub suppressions: Vec<crate::suppress::Suppression>,
+    /// Namespaces and RuntimeClasses, for admission (see `engine::admission`).
+    pub admission: Vec<crate::analysis::admission::Fact>,
 }
 
 /// One input's report; a panic becomes an `internal-error` finding on the file. Its message
@@ -520,6 +522,9 @@ fn lint_document(
             report
                 .workloads
                 .extend(crate::analysis::workloads(object, source));
+            report
+                .admission
+                .extend(crate::analysis::admission::fact(object));
         }
         for mut f in found {
             f.object = Some(object.id.clone());

@@ -93,6 +93,8 @@ pub struct Spilled {
     /// The label sets of the node declarations: copies of a template share one.
     label_sets: std::collections::HashSet<crate::analysis::Labels>,
     relevant: Relevant,
+    /// Namespaces and RuntimeClasses with their inputs' numbers and clusters (see `nodes`).
+    admission: Vec<(usize, Option<usize>, crate::analysis::admission::Fact)>,
     /// The accumulators of the whole-run rules (see `rules::Aggregate`), per cluster.
     aggregates: Vec<Vec<Box<dyn Aggregate>>>,
     /// Inputs linted (not counting `--inventory` files).
@@ -119,6 +121,7 @@ pub fn lint_spilled(
         places: Vec::new(),
         label_sets: std::collections::HashSet::new(),
         relevant: Relevant::default(),
+        admission: Vec::new(),
         aggregates: (0..opts.slots())
             .map(|_| opts.rules.new_aggregates())
             .collect(),
@@ -154,6 +157,12 @@ pub fn lint_spilled(
             if inventory_only || fixture {
                 report.workloads.clear();
             }
+            // Vendored code and test data describe some other cluster's namespaces too.
+            let facts = if fixture {
+                Vec::new()
+            } else {
+                std::mem::take(&mut report.admission)
+            };
             if fixture {
                 report
                     .findings
@@ -203,6 +212,8 @@ pub fn lint_spilled(
                 s.nodes.push((index, cluster, Box::new(n)));
             }
             s.relevant.merge(relevant);
+            s.admission
+                .extend(facts.into_iter().map(|f| (index, cluster, f)));
             if let Some(slot) = cluster.and_then(|c| s.aggregates.get_mut(c)) {
                 for (run, file) in slot.iter_mut().zip(aggregates) {
                     run.merge(file);
@@ -477,7 +488,8 @@ pub fn finish_spilled(
         store,
         index,
         mut nodes,
-        relevant,
+        mut relevant,
+        admission,
         label_sets,
         aggregates,
         places,
@@ -510,6 +522,7 @@ pub fn finish_spilled(
             }
         }
     }
+    let admissions = super::admission::build(admission, opts, &mut relevant);
     let t = std::time::Instant::now();
     let mut declared = 0;
     let inventories: Vec<Inventory> = per_slot
@@ -546,6 +559,7 @@ pub fn finish_spilled(
         store: &store,
         inventories: &inventories,
         evaluators: &evaluators,
+        admissions: &admissions,
         cross: &cross,
         opts,
         view: view.then_some(view_slot),
@@ -556,14 +570,18 @@ pub fn finish_spilled(
     let mut loose: BTreeMap<Arc<str>, Vec<Finding>> = BTreeMap::new();
     let t = std::time::Instant::now();
     for (slot, aggregates) in aggregates.into_iter().enumerate() {
-        let (Some(inventory), Some(evaluator)) = (inventories.get(slot), evaluators.get(slot))
-        else {
+        let (Some(inventory), Some(evaluator), Some(admission)) = (
+            inventories.get(slot),
+            evaluators.get(slot),
+            admissions.get(slot),
+        ) else {
             continue;
         };
         let ctx = RunCtx {
             inventory,
             evaluator,
             settings: &opts.settings,
+            admission,
         };
         for aggregate in aggregates {
             let mut found = Vec::new();
@@ -740,6 +758,7 @@ struct Run<'a> {
     /// Each cluster's inventory and evaluator (see `LintOptions::slots`).
     inventories: &'a [Inventory],
     evaluators: &'a [Evaluator<'a>],
+    admissions: &'a [crate::analysis::admission::Admission],
     cross: &'a [(&'static rules::RuleMeta, rules::CrossFn)],
     opts: &'a LintOptions,
     /// Keep the workloads of this cluster (see [`View`]).
@@ -796,11 +815,32 @@ impl Run<'_> {
         findings.extend(loose);
         // With an inventory, the heuristics give way to the inventory-based checks.
         findings.retain(|f| !rules::superseded(f, inventory));
-        if !workloads.is_empty() {
-            let eval = evaluator.evaluate(&workloads);
+        // Admission first: the pods the scheduler sees; those it refuses are not judged.
+        let refused = match self.admissions.get(slot) {
+            Some(a) if !workloads.is_empty() => super::admission::admit(
+                a,
+                &mut workloads,
+                self.opts,
+                self.opts.cluster_name(slot),
+                &mut findings,
+            ),
+            _ => false,
+        };
+        let admitted: std::borrow::Cow<'_, [Workload]> = if refused {
+            workloads
+                .iter()
+                .filter(|w| !super::admission::rejected(w))
+                .cloned()
+                .collect::<Vec<_>>()
+                .into()
+        } else {
+            (&workloads[..]).into()
+        };
+        if !admitted.is_empty() {
+            let eval = evaluator.evaluate(&admitted);
             let ctx = CrossCtx {
                 inventory,
-                workloads: &workloads,
+                workloads: &admitted,
                 eval: &eval,
                 settings: &self.opts.settings,
             };
@@ -816,6 +856,7 @@ impl Run<'_> {
             findings.extend(late);
             crate::diagnostic::sort_findings(&mut findings);
         }
+        drop(admitted);
         let mut kept = Vec::new();
         if self.view == Some(slot) {
             // Split back by entry, from the last one.

@@ -75,6 +75,9 @@ pub fn workload(tolerations: Vec<WorkloadToleration>) -> Workload {
         resources: Box::default(),
         spread_keys: Box::default(),
         self_anti_affinity: None,
+        runtime_class: None,
+        best_effort: true,
+        admission: None,
     }
 }
 
