@@ -55,7 +55,7 @@ pub struct Config {
     /// `clusters:`: which files belong to which cluster (see [`ClusterConfig`]).
     pub clusters: Vec<ClusterConfig>,
     /// `admission-plugins:` and `admission-config:`: what the cluster's API server runs.
-    pub admission: crate::analysis::admission::Config,
+    pub admission: crate::settings::AdmissionConfig,
     /// Mistakes in the config file.
     pub findings: Vec<Finding>,
 }
@@ -645,15 +645,14 @@ impl Validator<'_> {
     }
 
     /// A list of tolerations written as in a pod spec.
-    fn tolerations(&mut self, node: &Node) -> Vec<crate::analysis::WorkloadToleration> {
+    fn tolerations(&mut self, node: &Node) -> Vec<crate::settings::PlainToleration> {
         let Some(items) = node.as_seq() else {
             if !node.is_null() {
                 self.error(node.span, "expected a list of tolerations".to_string());
             }
             return Vec::new();
         };
-        let field =
-            |t: &Node, k: &str| crate::util::intern(t.get(k).and_then(Node::text).unwrap_or(""));
+        let field = |t: &Node, k: &str| t.get(k).and_then(Node::text).unwrap_or("").to_string();
         items
             .iter()
             .filter(|t| {
@@ -663,7 +662,7 @@ impl Validator<'_> {
                 }
                 ok
             })
-            .map(|t| crate::analysis::WorkloadToleration {
+            .map(|t| crate::settings::PlainToleration {
                 key: field(t, "key"),
                 operator: field(t, "operator"),
                 value: field(t, "value"),
@@ -672,9 +671,6 @@ impl Validator<'_> {
                     .get("tolerationSeconds")
                     .map(crate::load::yaml11::resolve)
                     .and_then(|r| r.as_i64()),
-                span: t.span,
-                path: crate::util::intern(""),
-                scalars: Default::default(),
             })
             .collect()
     }

@@ -35,73 +35,32 @@ use crate::util::intern;
 pub use facts::{Fact, NamespaceFacts, RuntimeClassFacts, fact};
 use merge::Selector;
 
-/// The admission plugins taintlint reproduces that a cluster may turn on or off.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Plugin {
-    PodNodeSelector,
-    PodTolerationRestriction,
-    ExtendedResourceToleration,
-    OpenShiftProjectNodeSelector,
+pub use crate::settings::{AdmissionConfig as Config, AdmissionPlugin as Plugin, PlainToleration};
+
+/// A PodNodeSelector, PodTolerationRestriction or OpenShift plugin is on: they read the pod's
+/// Namespace.
+fn namespace_plugins(config: &Config) -> bool {
+    config.on(Plugin::PodNodeSelector)
+        || config.on(Plugin::PodTolerationRestriction)
+        || config.on(Plugin::OpenShiftProjectNodeSelector)
 }
 
-impl Plugin {
-    pub const ALL: [Plugin; 4] = [
-        Plugin::PodNodeSelector,
-        Plugin::PodTolerationRestriction,
-        Plugin::ExtendedResourceToleration,
-        Plugin::OpenShiftProjectNodeSelector,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Plugin::PodNodeSelector => "PodNodeSelector",
-            Plugin::PodTolerationRestriction => "PodTolerationRestriction",
-            Plugin::ExtendedResourceToleration => "ExtendedResourceToleration",
-            Plugin::OpenShiftProjectNodeSelector => "OpenShiftProjectNodeSelector",
-        }
-    }
-
-    pub fn parse(name: &str) -> Result<Plugin, String> {
-        Plugin::ALL
-            .into_iter()
-            .find(|p| p.name() == name.trim())
-            .ok_or_else(|| {
-                let known: Vec<&str> = Plugin::ALL.iter().map(|p| p.name()).collect();
-                format!(
-                    "unknown admission plugin `{}` (known: {}; RuntimeClass is always on)",
-                    name.trim(),
-                    known.join(", ")
-                )
+/// A toleration of the configuration, as the plugins handle them.
+fn configured(list: &Option<Vec<PlainToleration>>) -> Option<Vec<WorkloadToleration>> {
+    list.as_ref().map(|l| {
+        l.iter()
+            .map(|t| WorkloadToleration {
+                key: intern(&t.key),
+                operator: intern(&t.operator),
+                value: intern(&t.value),
+                effect: intern(&t.effect),
+                seconds: t.seconds,
+                span: Default::default(),
+                path: intern(""),
+                scalars: Default::default(),
             })
-    }
-}
-
-/// What the cluster runs: the plugins turned on, and the cluster-wide settings of their
-/// configuration files (those the API server reads from `--admission-control-config-file`).
-#[derive(Clone, Debug, Default)]
-pub struct Config {
-    pub plugins: BTreeSet<Plugin>,
-    /// PodNodeSelector's `podNodeSelectorPluginConfig`: `clusterDefaultNodeSelector` and, by
-    /// namespace, the selector pods of that namespace must stay within.
-    pub pod_node_selector: BTreeMap<String, String>,
-    /// PodTolerationRestriction's configuration (`default`, `whitelist`), as JSON tolerations.
-    pub default_tolerations: Option<Vec<WorkloadToleration>>,
-    pub whitelist: Option<Vec<WorkloadToleration>>,
-    /// OpenShift's cluster default (`projectConfig.defaultNodeSelector`).
-    pub openshift_default_node_selector: String,
-}
-
-impl Config {
-    pub fn on(&self, p: Plugin) -> bool {
-        self.plugins.contains(&p)
-    }
-
-    /// A plugin that reads the pod's Namespace is on.
-    fn namespace_plugins(&self) -> bool {
-        self.on(Plugin::PodNodeSelector)
-            || self.on(Plugin::PodTolerationRestriction)
-            || self.on(Plugin::OpenShiftProjectNodeSelector)
-    }
+            .collect()
+    })
 }
 
 /// One change admission made to a pod, for `explain`.
@@ -157,6 +116,9 @@ pub struct Admission {
     cluster_selector: Option<Result<Selector, String>>,
     /// PodNodeSelector's per-namespace allow lists (`podNodeSelectorPluginConfig`).
     whitelists: BTreeMap<String, Selector>,
+    /// PodTolerationRestriction's cluster default and allow list.
+    default_tolerations: Option<Vec<WorkloadToleration>>,
+    whitelist: Option<Vec<WorkloadToleration>>,
     openshift_default: Option<Result<Selector, String>>,
 }
 
@@ -169,7 +131,7 @@ impl Admission {
         let config = settings.admission.clone();
         let mut namespaces = BTreeMap::new();
         let mut runtime_classes = BTreeMap::new();
-        let ns_on = config.namespace_plugins();
+        let ns_on = namespace_plugins(&config);
         for f in facts {
             match f {
                 Fact::Namespace(ns) if ns_on => {
@@ -202,12 +164,14 @@ impl Admission {
         let openshift_default = (!config.openshift_default_node_selector.is_empty())
             .then(|| merge::parse_selector(&config.openshift_default_node_selector, settings));
         Admission {
-            config,
             namespaces,
             runtime_classes,
             cluster_selector,
             whitelists,
+            default_tolerations: configured(&config.default_tolerations),
+            whitelist: configured(&config.whitelist),
             openshift_default,
+            config,
         }
     }
 
@@ -215,7 +179,7 @@ impl Admission {
     pub fn is_idle(&self) -> bool {
         self.runtime_classes.is_empty()
             && !self.config.on(Plugin::ExtendedResourceToleration)
-            && (self.namespaces.is_empty() || !self.config.namespace_plugins())
+            && (self.namespaces.is_empty() || !namespace_plugins(&self.config))
     }
 
     /// The label keys admission may add to node selectors (the pools must be told apart by
@@ -262,7 +226,7 @@ impl Admission {
             .as_deref()
             .and_then(|n| self.runtime_classes.get(n));
         let object = Arc::clone(&w.object);
-        let ns = if self.config.namespace_plugins() {
+        let ns = if namespace_plugins(&self.config) {
             object
                 .namespace
                 .as_deref()
@@ -450,11 +414,7 @@ impl Admission {
         let defaults = match &n.defaults {
             Some(Ok(list)) => list.as_slice(),
             Some(Err(e)) => return Err(namespace_error(plugin, e, false)),
-            None => self
-                .config
-                .default_tolerations
-                .as_deref()
-                .unwrap_or_default(),
+            None => self.default_tolerations.as_deref().unwrap_or_default(),
         };
         let mut extra: Vec<WorkloadToleration> =
             defaults.iter().map(|t| run.placed(t.clone())).collect();
@@ -481,10 +441,7 @@ impl Admission {
         let (whitelist, scope) = match &n.whitelist {
             Some(Ok(list)) => (list.as_slice(), "namespace"),
             Some(Err(e)) => return Err(namespace_error(plugin, e, false)),
-            None => (
-                self.config.whitelist.as_deref().unwrap_or_default(),
-                "cluster",
-            ),
+            None => (self.whitelist.as_deref().unwrap_or_default(), "cluster"),
         };
         if whitelist.is_empty() || merge::allowed_by(&run.tolerations, whitelist) {
             return Ok(());

@@ -276,7 +276,11 @@ fn toleration_restriction_defaults_and_whitelist() {
 fn cluster_whitelist_names_its_scope() {
     let ns = format!("{NS}    scheduler.alpha.kubernetes.io/defaultTolerations: '[]'\n");
     let config = Config {
-        whitelist: Some(json::tolerations(r#"[{"key":"x","operator":"Exists"}]"#).expect("valid")),
+        whitelist: Some(vec![PlainToleration {
+            key: "x".into(),
+            operator: "Exists".into(),
+            ..PlainToleration::default()
+        }]),
         ..Config::default()
     };
     let w = admitted_with(
