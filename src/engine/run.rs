@@ -817,7 +817,7 @@ impl Run<'_> {
         findings.retain(|f| !rules::superseded(f, inventory));
         // Admission first: the pods the scheduler sees; those it refuses are not judged.
         let refused = match self.admissions.get(slot) {
-            Some(a) if !workloads.is_empty() => super::admission::admit(
+            Some(a) if !workloads.is_empty() && !a.is_idle() => super::admission::admit(
                 a,
                 &mut workloads,
                 self.opts,

@@ -111,8 +111,33 @@ pub struct Users {
     bound: std::collections::BTreeSet<String>,
 }
 
-/// What decides a workload's verdicts: its signature, and what admission reads.
-type UserKey = (Signature, Option<Arc<str>>, Option<String>);
+/// What decides a workload's verdicts: its signature, and what admission reads (its
+/// RuntimeClass, its namespace).
+type UserKey = (Signature, Option<Arc<str>>, Namespace);
+
+/// A workload's namespace, compared as such (its object is shared: nothing is copied).
+#[derive(Clone, Debug)]
+struct Namespace(Arc<crate::diagnostic::ObjectId>);
+
+impl PartialEq for Namespace {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.namespace == other.0.namespace
+    }
+}
+
+impl Eq for Namespace {}
+
+impl PartialOrd for Namespace {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Namespace {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.namespace.cmp(&other.0.namespace)
+    }
+}
 
 impl Users {
     pub fn add(&mut self, workloads: &[Workload]) {
@@ -120,7 +145,7 @@ impl Users {
             let key = (
                 signature(w),
                 w.runtime_class.clone(),
-                w.object.namespace.clone(),
+                Namespace(Arc::clone(&w.object)),
             );
             self.by_signature.entry(key).or_insert_with(|| {
                 let mut w = w.clone();

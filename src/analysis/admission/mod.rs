@@ -565,7 +565,12 @@ fn runtime_class(run: &mut Run<'_>, rc: &RuntimeClassFacts) -> Result<(), Reject
         }
     }
     run.selector.sort();
-    let extra: Vec<WorkloadToleration> = rc.tolerations.iter().cloned().collect();
+    // Placed at the pod's tolerations: its spans are read in the pod's file.
+    let extra: Vec<WorkloadToleration> = rc
+        .tolerations
+        .iter()
+        .map(|t| run.placed(t.clone()))
+        .collect();
     let merged = merge::merge(&run.tolerations, &extra);
     run.record_tolerations(plugin, merged);
     Ok(())
