@@ -72,8 +72,15 @@ pub(super) fn admit(
         };
         let mut f = meta
             .finding(format!(
-                "the {} admission plugin rejects the pods of {}: {}",
-                r.plugin, w.object, r.message
+                "the {} admission plugin rejects the pods of {}: {}{}",
+                r.plugin,
+                w.object,
+                r.message,
+                if r.detail.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", r.detail)
+                }
             ))
             .primary(span, label)
             .help(rules::admission_rejected::help(r))

@@ -84,6 +84,9 @@ pub struct Rejection {
     pub about_selector: bool,
     /// The cause is an invalid annotation of the Namespace, reported there.
     pub namespace_error: bool,
+    /// What in the pod the plugin objects to, for the finding (not part of its message).
+    #[serde(default)]
+    pub detail: String,
 }
 
 /// What admission did to one pod.
@@ -348,11 +351,14 @@ impl Admission {
             Some(Ok(sel)) => sel,
             Some(Err(e)) => return Err(namespace_error(plugin, e, true)),
         };
-        if merge::conflict(sel, &run.selector).is_some() {
-            return Err(forbidden(
-                plugin,
-                "pod node label selector conflicts with its project node label selector",
-                true,
+        if let Some(c) = merge::conflict(sel, &run.selector) {
+            return Err(with_detail(
+                forbidden(
+                    plugin,
+                    "pod node label selector conflicts with its project node label selector",
+                    true,
+                ),
+                conflict_detail("the project", c),
             ));
         }
         run.merge_selector(plugin, sel);
@@ -381,11 +387,14 @@ impl Admission {
         mutate: bool,
     ) -> Result<(), Rejection> {
         let plugin = Plugin::PodNodeSelector.name();
-        if merge::conflict(sel, &run.selector).is_some() {
-            return Err(forbidden(
-                plugin,
-                "pod node label selector conflicts with its namespace node label selector",
-                true,
+        if let Some(c) = merge::conflict(sel, &run.selector) {
+            return Err(with_detail(
+                forbidden(
+                    plugin,
+                    "pod node label selector conflicts with its namespace node label selector",
+                    true,
+                ),
+                conflict_detail("the namespace", c),
             ));
         }
         if mutate {
@@ -455,6 +464,10 @@ impl Admission {
             message,
             about_selector: false,
             namespace_error: false,
+            detail: merge::first_not_allowed(&run.tolerations, whitelist)
+                .map_or_else(String::new, |t| {
+                    format!("`{}` is not in the {scope}'s allow list", shown(t))
+                }),
         })
     }
 }
@@ -468,6 +481,16 @@ fn tolerations_annotation(text: &str) -> Result<Vec<WorkloadToleration>, String>
     }
 }
 
+fn with_detail(mut r: Rejection, detail: String) -> Rejection {
+    r.detail = detail;
+    r
+}
+
+/// `K: V in the namespace, W in the pod`.
+fn conflict_detail(whose: &str, (key, theirs, pod): (&str, &str, &str)) -> String {
+    format!("{key} is {theirs:?} in {whose}'s selector, {pod:?} in the pod's")
+}
+
 fn forbidden(plugin: &str, message: &str, about_selector: bool) -> Rejection {
     Rejection {
         plugin: plugin.to_string(),
@@ -475,6 +498,7 @@ fn forbidden(plugin: &str, message: &str, about_selector: bool) -> Rejection {
         api_error: format!("{FORBIDDEN}{message}"),
         about_selector,
         namespace_error: false,
+        detail: String::new(),
     }
 }
 
@@ -485,6 +509,7 @@ fn namespace_error(plugin: &str, message: &str, about_selector: bool) -> Rejecti
         api_error: message.to_string(),
         about_selector,
         namespace_error: true,
+        detail: String::new(),
     }
 }
 
@@ -551,6 +576,7 @@ fn runtime_class(run: &mut Run<'_>, rc: &RuntimeClassFacts) -> Result<(), Reject
                     message,
                     about_selector: true,
                     namespace_error: false,
+                    detail: String::new(),
                 });
             }
             Some(_) => {}
