@@ -252,7 +252,22 @@ impl Admission {
             changes: Vec::new(),
             w,
         };
-        let rejection = self.run(&mut run, ns, rc, ert).err();
+        let rejection = self.run(&mut run, ns, rc, ert).err().map(|mut r| {
+            // A Pod object is created with its name (`pods "web" is forbidden: …`,
+            // `NewForbidden` in apimachinery's pkg/api/errors/errors.go); a controller's pods
+            // reach admission without one.
+            if let (Some(rest), "Pod", Some(name)) = (
+                r.api_error.strip_prefix(FORBIDDEN),
+                &*run.w.kind,
+                object.name.as_deref().filter(|n| !n.is_empty()),
+            ) {
+                r.api_error = format!(
+                    "pods {} is forbidden: {rest}",
+                    crate::analysis::validation::go_quote(name)
+                );
+            }
+            r
+        });
         let Run {
             selector,
             tolerations,

@@ -101,7 +101,17 @@ fn runtime_class_selector_conflict_rejects() {
         r.message,
         "conflict: runtimeClass.scheduling.nodeSelector[sandbox.gke.io/runtime] = gvisor; pod.spec.nodeSelector[sandbox.gke.io/runtime] = runc"
     );
-    assert_eq!(r.api_error, format!("pods is forbidden: {}", r.message));
+    // A Pod is named in the answer; a controller's pods are not.
+    assert_eq!(
+        r.api_error,
+        format!("pods \"p\" is forbidden: {}", r.message)
+    );
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: team}\nspec:\n  template:\n    spec:\n      runtimeClassName: gvisor\n      nodeSelector: {sandbox.gke.io/runtime: runc}\n      containers: [{name: c, image: i}]\n";
+    let w = admitted(&(deployment.to_string() + GVISOR), &[]);
+    assert_eq!(
+        rejection(&w).map(|r| r.api_error.clone()),
+        Some(format!("pods is forbidden: {}", r.message))
+    );
 }
 
 #[test]
@@ -153,7 +163,7 @@ fn pod_node_selector_merges_and_rejects() {
     assert_eq!(
         rejection(&w).map(|r| r.api_error.as_str()),
         Some(
-            "pods is forbidden: pod node label selector conflicts with its namespace node label selector"
+            "pods \"p\" is forbidden: pod node label selector conflicts with its namespace node label selector"
         )
     );
     // Off: nothing.
@@ -324,7 +334,7 @@ fn openshift_project_selector() {
     assert_eq!(
         rejection(&w).map(|r| r.api_error.as_str()),
         Some(
-            "pods is forbidden: pod node label selector conflicts with its project node label selector"
+            "pods \"p\" is forbidden: pod node label selector conflicts with its project node label selector"
         )
     );
     // The cluster default applies to a project without the annotation.
