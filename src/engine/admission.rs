@@ -4,6 +4,7 @@
 //! judges them, and a pod admission refuses is reported here (`admission-rejected`) instead of
 //! being judged.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::analysis::Relevant;
@@ -40,6 +41,38 @@ pub(super) fn build(
         }
     }
     admissions
+}
+
+/// A file's facts, taken out of its report: none from vendored code and test data, which
+/// describe some other cluster's namespaces.
+pub(super) fn facts(report: &mut super::FileReport, fixture: bool) -> Vec<Fact> {
+    if fixture {
+        Vec::new()
+    } else {
+        std::mem::take(&mut report.admission)
+    }
+}
+
+/// Admits one file's workloads (see [`admit`]) and gives those admission lets through: the
+/// workloads themselves when it refuses none (nothing is copied).
+pub(super) fn admitted<'a>(
+    admission: Option<&Admission>,
+    workloads: &'a mut [Workload],
+    opts: &LintOptions,
+    slot: usize,
+    found: &mut Vec<Finding>,
+) -> Cow<'a, [Workload]> {
+    let refused = match admission {
+        Some(a) if !workloads.is_empty() && !a.is_idle() => {
+            admit(a, workloads, opts, opts.cluster_name(slot), found)
+        }
+        _ => false,
+    };
+    if refused {
+        Cow::Owned(workloads.iter().filter(|w| !rejected(w)).cloned().collect())
+    } else {
+        Cow::Borrowed(workloads)
+    }
 }
 
 /// Admits one file's workloads; the findings for those admission refuses (a refusal caused by

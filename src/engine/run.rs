@@ -157,12 +157,7 @@ pub fn lint_spilled(
             if inventory_only || fixture {
                 report.workloads.clear();
             }
-            // Vendored code and test data describe some other cluster's namespaces too.
-            let facts = if fixture {
-                Vec::new()
-            } else {
-                std::mem::take(&mut report.admission)
-            };
+            let facts = super::admission::facts(&mut report, fixture);
             if fixture {
                 report
                     .findings
@@ -816,26 +811,13 @@ impl Run<'_> {
         // With an inventory, the heuristics give way to the inventory-based checks.
         findings.retain(|f| !rules::superseded(f, inventory));
         // Admission first: the pods the scheduler sees; those it refuses are not judged.
-        let refused = match self.admissions.get(slot) {
-            Some(a) if !workloads.is_empty() && !a.is_idle() => super::admission::admit(
-                a,
-                &mut workloads,
-                self.opts,
-                self.opts.cluster_name(slot),
-                &mut findings,
-            ),
-            _ => false,
-        };
-        let admitted: std::borrow::Cow<'_, [Workload]> = if refused {
-            workloads
-                .iter()
-                .filter(|w| !super::admission::rejected(w))
-                .cloned()
-                .collect::<Vec<_>>()
-                .into()
-        } else {
-            (&workloads[..]).into()
-        };
+        let admitted = super::admission::admitted(
+            self.admissions.get(slot),
+            &mut workloads,
+            self.opts,
+            slot,
+            &mut findings,
+        );
         if !admitted.is_empty() {
             let eval = evaluator.evaluate(&admitted);
             let ctx = CrossCtx {
