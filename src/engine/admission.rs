@@ -29,7 +29,8 @@ pub(super) fn build(
             let mine = facts
                 .iter()
                 .filter(|(_, c, _)| c.is_none_or(|c| c == slot))
-                .map(|(_, _, f)| f.clone());
+                .map(|(_, _, f)| f.clone())
+                .chain(opts.extra_admission.iter().cloned());
             Admission::new(mine, &opts.settings)
         })
         .collect();
