@@ -161,6 +161,12 @@ pub struct InputArgs {
     /// Feature gates, e.g. `TaintTolerationComparisonOperators=true`.
     #[arg(long, value_name = "GATES")]
     pub feature_gates: Option<String>,
+
+    /// An admission plugin the cluster's API server runs, besides those on by default
+    /// (repeatable): PodNodeSelector, PodTolerationRestriction, ExtendedResourceToleration,
+    /// OpenShiftProjectNodeSelector.
+    #[arg(long, value_name = "NAME")]
+    pub admission_plugin: Vec<String>,
 }
 
 #[derive(Debug, Args)]

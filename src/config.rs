@@ -30,6 +30,8 @@ const KEYS: &[&str] = &[
     "feature-gates",
     "workload-kinds",
     "clusters",
+    "admission-plugins",
+    "admission-config",
 ];
 
 pub use crate::rules::Level;
@@ -52,6 +54,8 @@ pub struct Config {
     pub workload_kinds: Vec<WorkloadKind>,
     /// `clusters:`: which files belong to which cluster (see [`ClusterConfig`]).
     pub clusters: Vec<ClusterConfig>,
+    /// `admission-plugins:` and `admission-config:`: what the cluster's API server runs.
+    pub admission: crate::settings::AdmissionConfig,
     /// Mistakes in the config file.
     pub findings: Vec<Finding>,
 }
@@ -231,6 +235,23 @@ pub fn parse(name: &str, text: String, dir: &Path) -> Result<Config, ConfigError
                 }
             }
             "workload-kinds" => cfg.workload_kinds = v.workload_kinds(val),
+            "admission-plugins" => {
+                for item in val.as_seq().unwrap_or_default() {
+                    match crate::analysis::admission::Plugin::parse(item.text().unwrap_or("")) {
+                        Ok(p) => {
+                            cfg.admission.plugins.insert(p);
+                        }
+                        Err(e) => v.error(item.span, e),
+                    }
+                }
+                if val.as_seq().is_none() && !val.is_null() {
+                    v.error(
+                        val.span,
+                        "`admission-plugins` must be a list of plugin names".to_string(),
+                    );
+                }
+            }
+            "admission-config" => v.admission_config(val, &mut cfg.admission),
             other => {
                 let hint = crate::util::nearest(other, KEYS, 3)
                     .map_or_else(String::new, |s| format!(" (did you mean `{s}`?)"));
@@ -559,6 +580,99 @@ impl Validator<'_> {
             });
         }
         out
+    }
+
+    /// `admission-config:`: the cluster-wide settings of the admission plugins, as the API
+    /// server's `--admission-control-config-file` gives them.
+    fn admission_config(&mut self, node: &Node, out: &mut crate::analysis::admission::Config) {
+        let settings = crate::settings::Settings::default();
+        let selector = |v: &mut Self, n: &Node| -> Option<String> {
+            let text = n.text().filter(|_| n.as_scalar().is_some()).unwrap_or("");
+            match crate::analysis::admission::merge::parse_selector(text, &settings) {
+                Ok(_) if n.as_scalar().is_some() || n.is_null() => Some(text.to_string()),
+                Ok(_) => {
+                    v.error(
+                        n.span,
+                        "a node selector must be a string like \"env=prod,tier=web\"".to_string(),
+                    );
+                    None
+                }
+                Err(e) => {
+                    v.error(n.span, format!("invalid node selector: {e}"));
+                    None
+                }
+            }
+        };
+        for (plugin, conf) in node.as_map().unwrap_or_default() {
+            match plugin.text().unwrap_or("") {
+                "PodNodeSelector" => {
+                    for (k, val) in conf.as_map().unwrap_or_default() {
+                        if let (Some(k), Some(sel)) = (k.text(), selector(self, val)) {
+                            out.pod_node_selector.insert(k.to_string(), sel);
+                        }
+                    }
+                }
+                "PodTolerationRestriction" => {
+                    for (k, val) in conf.as_map().unwrap_or_default() {
+                        let list = self.tolerations(val);
+                        match k.text() {
+                            Some("default") => out.default_tolerations = Some(list),
+                            Some("whitelist") => out.whitelist = Some(list),
+                            other => self.error(
+                                k.span,
+                                format!("unknown PodTolerationRestriction key `{}`: expected default, whitelist", other.unwrap_or("")),
+                            ),
+                        }
+                    }
+                }
+                "OpenShiftProjectNodeSelector" => {
+                    for (k, val) in conf.as_map().unwrap_or_default() {
+                        if k.text() == Some("defaultNodeSelector") {
+                            if let Some(sel) = selector(self, val) {
+                                out.openshift_default_node_selector = sel;
+                            }
+                        } else {
+                            self.error(k.span, "unknown OpenShiftProjectNodeSelector key: expected defaultNodeSelector".to_string());
+                        }
+                    }
+                }
+                other => self.error(
+                    plugin.span,
+                    format!("`admission-config` has no settings for `{other}` (known: PodNodeSelector, PodTolerationRestriction, OpenShiftProjectNodeSelector)"),
+                ),
+            }
+        }
+    }
+
+    /// A list of tolerations written as in a pod spec.
+    fn tolerations(&mut self, node: &Node) -> Vec<crate::settings::PlainToleration> {
+        let Some(items) = node.as_seq() else {
+            if !node.is_null() {
+                self.error(node.span, "expected a list of tolerations".to_string());
+            }
+            return Vec::new();
+        };
+        let field = |t: &Node, k: &str| t.get(k).and_then(Node::text).unwrap_or("").to_string();
+        items
+            .iter()
+            .filter(|t| {
+                let ok = t.as_map().is_some();
+                if !ok {
+                    self.error(t.span, "a toleration must be a mapping".to_string());
+                }
+                ok
+            })
+            .map(|t| crate::settings::PlainToleration {
+                key: field(t, "key"),
+                operator: field(t, "operator"),
+                value: field(t, "value"),
+                effect: field(t, "effect"),
+                seconds: t
+                    .get("tolerationSeconds")
+                    .map(crate::load::yaml11::resolve)
+                    .and_then(|r| r.as_i64()),
+            })
+            .collect()
     }
 
     fn workload_kinds(&mut self, node: &Node) -> Vec<WorkloadKind> {

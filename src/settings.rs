@@ -19,6 +19,9 @@ pub struct Settings {
     pub policies: Vec<Policy>,
     /// Custom kinds and the path of their pod spec (config `workload-kinds:`).
     pub workload_kinds: Vec<WorkloadKind>,
+    /// The admission plugins the cluster runs (config `admission-plugins:`,
+    /// `--admission-plugin`) and their cluster-wide configuration (`admission-config:`).
+    pub admission: AdmissionConfig,
 }
 
 impl Default for Settings {
@@ -29,6 +32,7 @@ impl Default for Settings {
             dedicated_exempt_keys: Vec::new(),
             policies: Vec::new(),
             workload_kinds: Vec::new(),
+            admission: Default::default(),
         }
     }
 }
@@ -135,5 +139,78 @@ impl Settings {
             }
         }
         Ok(())
+    }
+}
+
+/// The admission plugins taintlint reproduces that a cluster may turn on or off
+/// (`analysis::admission`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum AdmissionPlugin {
+    PodNodeSelector,
+    PodTolerationRestriction,
+    ExtendedResourceToleration,
+    OpenShiftProjectNodeSelector,
+}
+
+impl AdmissionPlugin {
+    pub const ALL: [AdmissionPlugin; 4] = [
+        AdmissionPlugin::PodNodeSelector,
+        AdmissionPlugin::PodTolerationRestriction,
+        AdmissionPlugin::ExtendedResourceToleration,
+        AdmissionPlugin::OpenShiftProjectNodeSelector,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            AdmissionPlugin::PodNodeSelector => "PodNodeSelector",
+            AdmissionPlugin::PodTolerationRestriction => "PodTolerationRestriction",
+            AdmissionPlugin::ExtendedResourceToleration => "ExtendedResourceToleration",
+            AdmissionPlugin::OpenShiftProjectNodeSelector => "OpenShiftProjectNodeSelector",
+        }
+    }
+
+    pub fn parse(name: &str) -> Result<AdmissionPlugin, String> {
+        AdmissionPlugin::ALL
+            .into_iter()
+            .find(|p| p.name() == name.trim())
+            .ok_or_else(|| {
+                let known: Vec<&str> = AdmissionPlugin::ALL.iter().map(|p| p.name()).collect();
+                format!(
+                    "unknown admission plugin `{}` (known: {}; RuntimeClass is always on)",
+                    name.trim(),
+                    known.join(", ")
+                )
+            })
+    }
+}
+
+/// A toleration of the configuration.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PlainToleration {
+    pub key: String,
+    pub operator: String,
+    pub value: String,
+    pub effect: String,
+    pub seconds: Option<i64>,
+}
+
+/// What the cluster runs: the admission plugins turned on, and the cluster-wide settings of
+/// their configuration (what the API server reads from `--admission-control-config-file`).
+#[derive(Clone, Debug, Default)]
+pub struct AdmissionConfig {
+    pub plugins: std::collections::BTreeSet<AdmissionPlugin>,
+    /// PodNodeSelector's `podNodeSelectorPluginConfig`: `clusterDefaultNodeSelector` and, by
+    /// namespace, the selector pods of that namespace must stay within.
+    pub pod_node_selector: std::collections::BTreeMap<String, String>,
+    /// PodTolerationRestriction's configuration (`default`, `whitelist`).
+    pub default_tolerations: Option<Vec<PlainToleration>>,
+    pub whitelist: Option<Vec<PlainToleration>>,
+    /// OpenShift's cluster default (`projectConfig.defaultNodeSelector`).
+    pub openshift_default_node_selector: String,
+}
+
+impl AdmissionConfig {
+    pub fn on(&self, p: AdmissionPlugin) -> bool {
+        self.plugins.contains(&p)
     }
 }

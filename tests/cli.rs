@@ -175,6 +175,15 @@ fn exit_2_for_tool_errors() {
             &["check", "--feature-gates", "Nope=true", "testdata/examples"],
             "Nope",
         ),
+        (
+            &[
+                "check",
+                "--admission-plugin",
+                "AlwaysPullImages",
+                "testdata/examples",
+            ],
+            "unknown admission plugin `AlwaysPullImages`",
+        ),
         (&["frobnicate"], "frobnicate"),
         (&[], "Usage"),
     ];

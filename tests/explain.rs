@@ -209,3 +209,89 @@ fn explain_shows_pod_affinity_and_the_domains_a_spread_counts() {
     ]);
     assert!(!out.contains("Pod affinity and spread"), "{out}");
 }
+
+/// The pod after admission, in a section of its own: which plugin added which toleration and
+/// selector; the selector as written beside the merged one; a rejection with its message.
+#[test]
+fn explain_shows_the_pod_after_admission() {
+    let (code, out, err) = run(&[
+        "explain",
+        "testdata/scenarios/admission-namespace",
+        "--isolated",
+        "--admission-plugin",
+        "PodNodeSelector",
+        "--admission-plugin",
+        "PodTolerationRestriction",
+        "--workload",
+        "Job/batch/etl",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("Admission (the API server's plugins, before the scheduler):"),
+        "{out}"
+    );
+    assert!(
+        out.contains("PodNodeSelector              added nodeSelector env=batch"),
+        "{out}"
+    );
+    assert!(out.contains("batch:NoSchedule                                       added by PodTolerationRestriction"), "{out}");
+    assert!(
+        out.contains("nodeSelector as written: {pool: batch}"),
+        "{out}"
+    );
+    assert!(
+        out.contains("nodeSelector after admission: {env: batch, pool: batch}"),
+        "{out}"
+    );
+    assert!(out.contains("Node pools: 1 of 3 can run this pod"), "{out}");
+    insta::assert_snapshot!("explain_admission_namespace", out);
+
+    // Without the plugins: as written, and no admission section.
+    let (_, off, _) = run(&[
+        "explain",
+        "testdata/scenarios/admission-namespace",
+        "--isolated",
+        "--workload",
+        "Job/batch/etl",
+    ]);
+    assert!(!off.contains("Admission ("), "{off}");
+    assert!(off.contains("Node pools: 0 of 3 can run this pod"), "{off}");
+
+    let (_, rejected, _) = run(&[
+        "explain",
+        "testdata/scenarios/admission-runtimeclass",
+        "--isolated",
+        "--workload",
+        "Deployment/apps/conflicting",
+    ]);
+    assert!(
+        rejected.contains("RuntimeClass                 REJECTS the pod: pods is forbidden: conflict: runtimeClass.scheduling.nodeSelector[sandbox.gke.io/runtime] = gvisor; pod.spec.nodeSelector[sandbox.gke.io/runtime] = runc"),
+        "{rejected}"
+    );
+}
+
+/// `matrix` judges the pods after admission too.
+#[test]
+fn matrix_uses_the_pod_after_admission() {
+    let (code, out, err) = run(&[
+        "matrix",
+        "testdata/scenarios/admission-ert",
+        "--isolated",
+        "--admission-plugin",
+        "ExtendedResourceToleration",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let on: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let (_, out, _) = run(&[
+        "matrix",
+        "testdata/scenarios/admission-ert",
+        "--isolated",
+        "--format",
+        "json",
+    ]);
+    let off: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_ne!(on, off, "ExtendedResourceToleration changes the verdicts");
+    insta::assert_json_snapshot!("matrix_admission_ert", on);
+}

@@ -803,6 +803,60 @@ fn config_mistakes_are_findings_in_the_config_file() {
     insta::assert_snapshot!("config_mistakes_human", human.stdout);
 }
 
+/// `admission-plugins` and `admission-config`: unknown plugins and unreadable settings are
+/// findings in the config; what is valid reaches the run.
+#[test]
+fn admission_config_mistakes_and_use() {
+    let config = "\
+admission-plugins: [PodNodeSelector, AlwaysPullImages]
+admission-config:
+  PodNodeSelector:
+    clusterDefaultNodeSelector: \"env\"
+  PodTolerationRestriction:
+    defaults: []
+  Priority: {}
+";
+    let dir = tree(&[(".taintlint.yaml", config), ("pod.yaml", TOLERATE_ALL)]);
+    let r = concise(dir.path(), &["--select", "invalid-config", "pod.yaml"]);
+    assert_eq!(
+        r.lines(),
+        [
+            ".taintlint.yaml:1:38: error[invalid-config] unknown admission plugin `AlwaysPullImages` (known: PodNodeSelector, PodTolerationRestriction, ExtendedResourceToleration, OpenShiftProjectNodeSelector; RuntimeClass is always on)",
+            ".taintlint.yaml:4:33: error[invalid-config] invalid node selector: invalid selector: [env]",
+            ".taintlint.yaml:6:5: error[invalid-config] unknown PodTolerationRestriction key `defaults`: expected default, whitelist",
+            ".taintlint.yaml:7:3: error[invalid-config] `admission-config` has no settings for `Priority` (known: PodNodeSelector, PodTolerationRestriction, OpenShiftProjectNodeSelector)",
+        ],
+        "{}",
+        r.stdout
+    );
+
+    // The cluster default reaches the pods of a namespace the files have.
+    let config = "\
+admission-plugins: [PodNodeSelector]
+admission-config:
+  PodNodeSelector:
+    clusterDefaultNodeSelector: \"pool=general\"
+";
+    let files = "\
+apiVersion: v1
+kind: Namespace
+metadata: {name: web, annotations: {scheduler.alpha.kubernetes.io/defaultTolerations: ''}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n1, labels: {pool: gpu}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: web}
+spec:
+  containers: [{name: c, image: i}]
+";
+    let dir = tree(&[(".taintlint.yaml", config), ("all.yaml", files)]);
+    let r = concise(dir.path(), &["all.yaml"]);
+    assert_eq!(r.rules(), ["unschedulable-workload"], "{}", r.stdout);
+}
+
 #[test]
 fn invalid_config_can_be_ignored_like_any_rule() {
     let dir = tree(&[(".taintlint.yaml", BAD_CONFIG), ("pod.yaml", TOLERATE_ALL)]);

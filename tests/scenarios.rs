@@ -15,6 +15,13 @@ use common::cli::taintlint;
 use serde_json::Value;
 
 const SCENARIOS: &[&str] = &[
+    "admission-ert",
+    "admission-ert-off",
+    "admission-namespace",
+    "admission-namespace-off",
+    "admission-openshift",
+    "admission-openshift-off",
+    "admission-runtimeclass",
     "affinity",
     "clusters",
     "comparison-operators",
@@ -1063,4 +1070,85 @@ fn openshift_machinesets_declared() {
         assert_eq!(f[0]["severity"], "error");
     }
     assert!(about(&all, "unschedulable-workload", "registry").is_empty());
+}
+
+/// Admission: the exact rejection texts, the merged selectors and tolerations, and what the
+/// scheduling rules then say; with the plugins off, the pods as written.
+#[test]
+fn admission_plugins_on_and_off() {
+    let api = |f: &Value| f["api_error"].as_str().unwrap_or("").to_string();
+
+    let all = findings(&run("admission-runtimeclass").1);
+    let rejected = about(&all, "admission-rejected", "conflicting");
+    assert_eq!(rejected.len(), 1, "{all:#?}");
+    assert_eq!(
+        api(rejected[0]),
+        "pods is forbidden: conflict: runtimeClass.scheduling.nodeSelector[sandbox.gke.io/runtime] = gvisor; pod.spec.nodeSelector[sandbox.gke.io/runtime] = runc"
+    );
+    // A refused pod is not judged further; the admitted one runs on the sandbox nodes; the
+    // unknown RuntimeClass changes nothing.
+    assert!(about(&all, "unschedulable-workload", "conflicting").is_empty());
+    assert!(
+        all.iter().all(|f| f["object"]["name"] != "sandboxed"),
+        "{all:#?}"
+    );
+    assert_eq!(about(&all, "unschedulable-workload", "kata").len(), 1);
+    assert!(
+        all.iter().all(
+            |f| !(f["rule"] == "pool-tolerated-by-nothing" && message(f).contains("sandbox-1"))
+        ),
+        "the RuntimeClass's toleration uses the sandbox pool: {all:#?}"
+    );
+
+    let on = findings(&run("admission-ert").1);
+    assert!(on.is_empty(), "{on:#?}");
+    let off = findings(&run("admission-ert-off").1);
+    assert_eq!(about(&off, "unschedulable-workload", "train").len(), 1);
+    assert_eq!(about(&off, "unschedulable-workload", "flash").len(), 1);
+
+    let on = findings(&run("admission-namespace").1);
+    let dev = about(&on, "admission-rejected", "frontend-dev");
+    assert_eq!(dev.len(), 1, "{on:#?}");
+    assert_eq!(
+        api(dev[0]),
+        "pods is forbidden: pod node label selector conflicts with its namespace node label selector"
+    );
+    let locked = about(&on, "admission-rejected", "cleanup");
+    assert_eq!(
+        api(locked[0]),
+        "pod tolerations (possibly merged with namespace default tolerations) conflict with its namespace whitelist"
+    );
+    let broken: Vec<&Value> = on
+        .iter()
+        .filter(|f| f["rule"] == "invalid-namespace-scheduling-annotation")
+        .collect();
+    assert_eq!(broken.len(), 1, "{on:#?}");
+    assert_eq!(api(broken[0]), "invalid selector: [env]");
+    // Judged after admission: the namespace's env=prod leaves the reporter no pool, the
+    // namespace's default toleration lets etl onto the batch nodes; the broken namespace's
+    // pod is not judged.
+    assert_eq!(about(&on, "unschedulable-workload", "reporter").len(), 1);
+    assert!(about(&on, "unschedulable-workload", "etl").is_empty());
+    assert!(on.iter().all(|f| f["object"]["name"] != "app"), "{on:#?}");
+    let off = findings(&run("admission-namespace-off").1);
+    assert!(
+        off.iter().all(|f| f["rule"] != "admission-rejected"
+            && f["rule"] != "invalid-namespace-scheduling-annotation"),
+        "{off:#?}"
+    );
+    assert!(about(&off, "unschedulable-workload", "reporter").is_empty());
+    assert_eq!(about(&off, "unschedulable-workload", "etl").len(), 1);
+
+    let on = findings(&run("admission-openshift").1);
+    assert_eq!(
+        api(about(&on, "admission-rejected", "special")[0]),
+        "pods is forbidden: pod node label selector conflicts with its project node label selector"
+    );
+    assert_eq!(about(&on, "unschedulable-workload", "monitor").len(), 1);
+    let off = findings(&run("admission-openshift-off").1);
+    assert!(about(&off, "unschedulable-workload", "monitor").is_empty());
+    assert!(
+        off.iter().all(|f| f["rule"] != "admission-rejected"),
+        "{off:#?}"
+    );
 }

@@ -1,6 +1,7 @@
 //! Analysis: the Kubernetes semantics rules rest on — the API server's validation helpers and
 //! message rendering, YAML 1.1 resolution as kubectl sees it.
 
+pub mod admission;
 pub mod evidence;
 mod inventory;
 pub mod kueue;

@@ -26,7 +26,12 @@ pub enum Reason {
 /// The tolerations a pod really has after the DaemonSet controller
 /// (pkg/controller/daemon/util/daemonset_util.go) and the
 /// DefaultTolerationSeconds plugin (§4.1).
+///
+/// After admission (`analysis::admission`), the pod's tolerations are those it left with.
 pub fn effective_tolerations(w: &Workload) -> Vec<WorkloadToleration> {
+    if let Some(admitted) = w.admission.as_ref().and_then(|a| a.tolerations.as_ref()) {
+        return admitted.clone();
+    }
     let mut out = w.tolerations.clone();
     let add = |out: &mut Vec<WorkloadToleration>, key: &str, effect: &str, seconds: Option<i64>| {
         out.push(WorkloadToleration {
@@ -404,7 +409,8 @@ impl Verdicts {
 
 /// What a workload's verdicts depend on: its tolerations, DaemonSet and host network (for
 /// the admission defaults), node selector, required affinity terms and extended resources
-/// (see `requested`).
+/// (see `requested`), and whether its tolerations are those admission left it with (then
+/// complete: no admission default is added to them).
 pub type Signature = (
     Vec<(Arc<str>, Arc<str>, Arc<str>, Arc<str>)>,
     bool,
@@ -412,11 +418,14 @@ pub type Signature = (
     Vec<(Arc<str>, Arc<str>)>,
     Option<Arc<[Term]>>,
     Box<[Arc<str>]>,
+    bool,
 );
 
 pub fn signature(w: &Workload) -> Signature {
+    let admitted = w.admission.as_ref().and_then(|a| a.tolerations.as_ref());
     (
-        w.tolerations
+        admitted
+            .unwrap_or(&w.tolerations)
             .iter()
             .map(|t| {
                 (
@@ -432,6 +441,7 @@ pub fn signature(w: &Workload) -> Signature {
         w.node_selector.clone(),
         w.terms.clone(),
         w.resources.clone(),
+        admitted.is_some(),
     )
 }
 

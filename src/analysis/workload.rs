@@ -138,6 +138,16 @@ pub struct Workload {
     /// (see [`super::selector_slot`]).
     #[serde(default)]
     pub selector_slot: Option<super::SelectorSlot>,
+    /// `runtimeClassName` (the RuntimeClass admission plugin adds its class's scheduling).
+    #[serde(default)]
+    pub runtime_class: Option<Arc<str>>,
+    /// The pod's QoS class is BestEffort: no container, init container or pod-level
+    /// `resources` names cpu or memory (`GetPodQOS` in pkg/apis/core/helper/qos/qos.go).
+    #[serde(default)]
+    pub best_effort: bool,
+    /// What admission did to its pods (see `analysis::admission`); `None`: nothing.
+    #[serde(default)]
+    pub admission: Option<Box<crate::analysis::admission::Admitted>>,
 }
 
 impl Workload {
@@ -336,7 +346,41 @@ fn workload(object: &Object<'_>, spec: &PodSpec<'_>, source: &Arc<SourceFile>) -
         selector_slot: spec
             .tolerations_list
             .and_then(|list| super::selector_slot(source, spec.node, list.key)),
+        runtime_class: spec
+            .node
+            .get("runtimeClassName")
+            .and_then(Node::text)
+            .filter(|n| !n.is_empty())
+            .map(intern),
+        best_effort: best_effort(spec),
+        admission: None,
     }
+}
+
+/// No cpu or memory in any container's, init container's or the pod's own `resources`
+/// (`requests` or `limits`): the BestEffort QoS class.
+fn best_effort(spec: &PodSpec<'_>) -> bool {
+    let names_compute = |resources: Option<&Node>| {
+        ["requests", "limits"].iter().any(|k| {
+            resources
+                .and_then(|r| r.get(k))
+                .and_then(Node::as_map)
+                .unwrap_or_default()
+                .iter()
+                .any(|(name, _)| matches!(name.text(), Some("cpu" | "memory")))
+        })
+    };
+    if names_compute(spec.node.get("resources")) {
+        return false;
+    }
+    !["containers", "initContainers"].iter().any(|list| {
+        spec.node
+            .get(list)
+            .and_then(Node::as_seq)
+            .unwrap_or_default()
+            .iter()
+            .any(|c| names_compute(c.get("resources")))
+    })
 }
 
 /// The required node-affinity terms with the topology keys of the hard topology spread

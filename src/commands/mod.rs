@@ -208,6 +208,10 @@ pub fn lint_options(
         select,
         ignore,
     )?;
+    for name in &input.admission_plugin {
+        let plugin = crate::analysis::admission::Plugin::parse(name).map_err(ToolError)?;
+        opts.settings.admission.plugins.insert(plugin);
+    }
     opts.max_file_size = input.max_file_size;
     opts.roots = input
         .paths
@@ -251,6 +255,7 @@ pub fn options_from_config(
         .clone_from(&cfg.dedicated_exempt_keys);
     settings.policies.clone_from(&cfg.policies);
     settings.workload_kinds.clone_from(&cfg.workload_kinds);
+    settings.admission.clone_from(&cfg.admission);
     let mut rules = RuleSet::resolve(select, ignore).map_err(ToolError)?;
     rules.configure(&cfg.rules, select, ignore);
     let clusters = cfg

@@ -29,6 +29,8 @@ pub struct FileReport {
     pub suppressions: Vec<crate::suppress::Suppression>,
     /// Kueue queues and flavors (for `kueue-no-flavor-fits`; their places are lite copies).
     pub kueue: crate::analysis::kueue::Kueue,
+    /// Namespaces and RuntimeClasses, for admission (see `engine::admission`).
+    pub admission: Vec<crate::analysis::admission::Fact>,
 }
 
 /// One input's report; a panic becomes an `internal-error` finding on the file. Its message
@@ -507,6 +509,9 @@ fn lint_document(
                 .workloads
                 .extend(crate::analysis::workloads(object, source));
             report.kueue.add(object, source);
+            report
+                .admission
+                .extend(crate::analysis::admission::fact(object));
         }
         for mut f in found {
             f.object = Some(object.id.clone());

@@ -8,6 +8,7 @@
 //! rules, suppressions, ignores, the baseline, sorting. `--fix`, `explain` and `matrix` run
 //! the same engine with an unlimited budget.
 
+mod admission;
 mod file;
 mod fixtures;
 mod index;

@@ -18,6 +18,9 @@ pub struct LintOptions {
     pub limits: Limits,
     /// Node pools given inline in the config.
     pub extra_nodes: Vec<crate::analysis::NodeDecl>,
+    /// Namespaces and RuntimeClasses of files the run does not lint (the language server's
+    /// other workspace files), for admission; after the run's own.
+    pub extra_admission: Vec<crate::analysis::admission::Fact>,
     /// Mistakes found in the config file.
     pub config_findings: Vec<Finding>,
     /// `per-file-ignores`: (glob, rules).
@@ -130,6 +133,7 @@ impl Default for LintOptions {
             max_file_size: 64 * 1024 * 1024,
             limits: limits(),
             extra_nodes: Vec::new(),
+            extra_admission: Vec::new(),
             config_findings: Vec::new(),
             per_file_ignores: Vec::new(),
             keep_sources: true,

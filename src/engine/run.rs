@@ -94,6 +94,8 @@ pub struct Spilled {
     /// The label sets of the node declarations: copies of a template share one.
     label_sets: std::collections::HashSet<crate::analysis::Labels>,
     relevant: Relevant,
+    /// Namespaces and RuntimeClasses with their inputs' numbers and clusters (see `nodes`).
+    admission: Vec<(usize, Option<usize>, crate::analysis::admission::Fact)>,
     /// The accumulators of the whole-run rules (see `rules::Aggregate`), per cluster.
     aggregates: Vec<Vec<Box<dyn Aggregate>>>,
     /// The Kueue queues and flavors of the linted files with their inputs' numbers, per
@@ -123,6 +125,7 @@ pub fn lint_spilled(
         places: Vec::new(),
         label_sets: std::collections::HashSet::new(),
         relevant: Relevant::default(),
+        admission: Vec::new(),
         aggregates: (0..opts.slots())
             .map(|_| opts.rules.new_aggregates())
             .collect(),
@@ -159,6 +162,7 @@ pub fn lint_spilled(
             if inventory_only || fixture {
                 report.workloads.clear();
             }
+            let facts = super::admission::facts(&mut report, fixture);
             if fixture {
                 report
                     .findings
@@ -214,6 +218,8 @@ pub fn lint_spilled(
             if let (Some(k), Some(list)) = (kueue, cluster.and_then(|c| s.kueue.get_mut(c))) {
                 list.push((index, k));
             }
+            s.admission
+                .extend(facts.into_iter().map(|f| (index, cluster, f)));
             if let Some(slot) = cluster.and_then(|c| s.aggregates.get_mut(c)) {
                 for (run, file) in slot.iter_mut().zip(aggregates) {
                     run.merge(file);
@@ -488,7 +494,8 @@ pub fn finish_spilled(
         store,
         index,
         mut nodes,
-        relevant,
+        mut relevant,
+        admission,
         label_sets,
         aggregates,
         places,
@@ -522,6 +529,7 @@ pub fn finish_spilled(
             }
         }
     }
+    let admissions = super::admission::build(admission, opts, &mut relevant);
     let t = std::time::Instant::now();
     let mut declared = 0;
     let inventories: Vec<Inventory> = per_slot
@@ -559,6 +567,7 @@ pub fn finish_spilled(
         store: &store,
         inventories: &inventories,
         evaluators: &evaluators,
+        admissions: &admissions,
         cross: &cross,
         kueue: &kueue,
         opts,
@@ -570,14 +579,18 @@ pub fn finish_spilled(
     let mut loose: BTreeMap<Arc<str>, Vec<Finding>> = BTreeMap::new();
     let t = std::time::Instant::now();
     for (slot, aggregates) in aggregates.into_iter().enumerate() {
-        let (Some(inventory), Some(evaluator)) = (inventories.get(slot), evaluators.get(slot))
-        else {
+        let (Some(inventory), Some(evaluator), Some(admission)) = (
+            inventories.get(slot),
+            evaluators.get(slot),
+            admissions.get(slot),
+        ) else {
             continue;
         };
         let ctx = RunCtx {
             inventory,
             evaluator,
             settings: &opts.settings,
+            admission,
         };
         for aggregate in aggregates {
             let mut found = Vec::new();
@@ -754,6 +767,7 @@ struct Run<'a> {
     /// Each cluster's inventory and evaluator (see `LintOptions::slots`).
     inventories: &'a [Inventory],
     evaluators: &'a [Evaluator<'a>],
+    admissions: &'a [crate::analysis::admission::Admission],
     cross: &'a [(&'static rules::RuleMeta, rules::CrossFn)],
     kueue: &'a [Kueue],
     opts: &'a LintOptions,
@@ -811,11 +825,19 @@ impl Run<'_> {
         findings.extend(loose);
         // With an inventory, the heuristics give way to the inventory-based checks.
         findings.retain(|f| !rules::superseded(f, inventory));
-        if !workloads.is_empty() {
-            let eval = evaluator.evaluate(&workloads);
+        // Admission first: the pods the scheduler sees; those it refuses are not judged.
+        let admitted = super::admission::admitted(
+            self.admissions.get(slot),
+            &mut workloads,
+            self.opts,
+            slot,
+            &mut findings,
+        );
+        if !admitted.is_empty() {
+            let eval = evaluator.evaluate(&admitted);
             let ctx = CrossCtx {
                 inventory,
-                workloads: &workloads,
+                workloads: &admitted,
                 eval: &eval,
                 settings: &self.opts.settings,
                 kueue: self.kueue.get(slot).unwrap_or(&NO_KUEUE),
@@ -832,6 +854,7 @@ impl Run<'_> {
             findings.extend(late);
             crate::diagnostic::sort_findings(&mut findings);
         }
+        drop(admitted);
         let mut kept = Vec::new();
         if self.view == Some(slot) {
             // Split back by entry, from the last one.

@@ -132,6 +132,13 @@ pub fn classify(doc: &str, limits: Limits, configured: impl Fn(&str) -> bool) ->
     if memchr::memmem::find(doc.as_bytes(), b"taintlint").is_some() {
         return Prescan::Build;
     }
+    // A Namespace's scheduling annotations feed the admission plugins
+    // (`analysis::admission`): such a document is built.
+    if memchr::memmem::find(doc.as_bytes(), b"scheduler.alpha.kubernetes.io/").is_some()
+        || memchr::memmem::find(doc.as_bytes(), b"openshift.io/node-selector").is_some()
+    {
+        return Prescan::Build;
+    }
     // ... also when a double-quoted key may spell it with escapes
     // (`"\x74aintlint.dev/ignore"`), which that byte search does not see.
     if escape_in_double_quotes(doc) {

@@ -150,6 +150,50 @@ fn eviction(tols: &[crate::analysis::WorkloadToleration], taint: &TaintSpec, gat
     }
 }
 
+/// The plugin whose change added this toleration, if one did.
+fn added_by<'a>(w: &'a Workload, t: &crate::analysis::WorkloadToleration) -> Option<&'a str> {
+    let what = format!("toleration {}", crate::analysis::admission::shown(t));
+    w.admission
+        .as_ref()?
+        .changes
+        .iter()
+        .rev()
+        .find_map(|c| (c.action == "added" && c.what == what).then_some(c.plugin.as_str()))
+}
+
+/// What the admission plugins did to the pod (`analysis::admission`), in their order; nothing
+/// when they left it as written.
+fn admission(w: &Workload, s: &mut String) {
+    let Some(a) = &w.admission else {
+        return;
+    };
+    let _ = writeln!(
+        s,
+        "\nAdmission (the API server's plugins, before the scheduler):"
+    );
+    for c in &a.changes {
+        let _ = writeln!(
+            s,
+            "  {:<28} {} {}",
+            c.plugin,
+            c.action,
+            crate::util::text::escape(&c.what)
+        );
+    }
+    if let Some(r) = &a.rejection {
+        let _ = writeln!(
+            s,
+            "  {:<28} REJECTS the pod: {}",
+            r.plugin,
+            crate::util::text::escape(&r.api_error)
+        );
+        let _ = writeln!(
+            s,
+            "  (the pod is never created: the verdicts below are those of the pod as far as admission got)"
+        );
+    }
+}
+
 fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
     let w = &outcome.workloads[i];
     let pos = w.source.position(w.object_span.start);
@@ -166,16 +210,31 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
         }
     );
 
+    admission(w, s);
+
     let tols = effective_tolerations(w);
     let _ = writeln!(s, "\nTolerations after admission:");
     if tols.is_empty() {
         let _ = writeln!(s, "  (none)");
     }
+    let admitted = w
+        .admission
+        .as_ref()
+        .is_some_and(|a| a.tolerations.is_some());
     for (n, t) in tols.iter().enumerate() {
         let secs = t.seconds.map_or(String::new(), |x| format!(" for {x}s"));
-        let from = if n < w.tolerations.len() {
+        let own = if admitted {
+            w.tolerations
+                .iter()
+                .any(|o| crate::analysis::admission::merge::same(o, t) && o.span == t.span)
+        } else {
+            n < w.tolerations.len()
+        };
+        let from = if own {
             let p = w.source.position(t.span.start);
             format!("{}:{}", w.source.name, p.line)
+        } else if let Some(plugin) = added_by(w, t) {
+            format!("added by {plugin}")
         } else if w.daemonset {
             "added by the DaemonSet controller".to_string()
         } else {
@@ -185,7 +244,22 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
     }
 
     let _ = writeln!(s, "\nNode selection:");
-    if w.node_selector.is_empty() {
+    if let Some(written) = w
+        .admission
+        .as_ref()
+        .and_then(|a| a.written_selector.as_ref())
+    {
+        let shown = |list: &[(std::sync::Arc<str>, std::sync::Arc<str>)]| {
+            let sel: Vec<String> = list.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+            crate::util::text::escape(&sel.join(", ")).into_owned()
+        };
+        let _ = writeln!(s, "  nodeSelector as written: {{{}}}", shown(written));
+        let _ = writeln!(
+            s,
+            "  nodeSelector after admission: {{{}}}",
+            shown(&w.node_selector)
+        );
+    } else if w.node_selector.is_empty() {
         let _ = writeln!(s, "  nodeSelector: none");
     } else {
         let sel: Vec<String> = w

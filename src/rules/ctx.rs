@@ -115,6 +115,8 @@ pub struct RunCtx<'a> {
     pub inventory: &'a crate::analysis::Inventory,
     pub evaluator: &'a crate::analysis::Evaluator<'a>,
     pub settings: &'a Settings,
+    /// The run's admission: accumulators keep workloads as written (see `analysis::admission`).
+    pub admission: &'a crate::analysis::admission::Admission,
 }
 
 /// The accumulator of a whole-run rule. Files are linted in parallel: each gets an

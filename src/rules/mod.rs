@@ -102,6 +102,9 @@ pub struct Rule {
     /// A heuristic that gives way to the inventory: its findings are dropped from a run
     /// that knows its node pools (a cross-reference rule checks the same thing for real).
     pub superseded_by_inventory: bool,
+    /// The engine reports this rule from the run's workloads (as `admission-rejected`), so
+    /// they must be gathered even without a cross-reference rule.
+    pub needs_workloads: bool,
 }
 
 impl Rule {
@@ -114,7 +117,13 @@ impl Rule {
             aggregate: None,
             decode: None,
             superseded_by_inventory: false,
+            needs_workloads: false,
         }
+    }
+
+    pub const fn needs_workloads(mut self) -> Self {
+        self.needs_workloads = true;
+        self
     }
 
     pub const fn check(mut self, check: CheckFn) -> Self {
@@ -161,6 +170,7 @@ macro_rules! registry {
 }
 
 registry![
+    admission_rejected,
     anti_affinity_exceeds_nodes,
     control_plane_selector_untolerated,
     daemonset_misses_pools,
@@ -172,6 +182,7 @@ registry![
     internal_error,
     invalid_config,
     invalid_encoding,
+    invalid_namespace_scheduling_annotation,
     invalid_node_affinity,
     invalid_node_selector,
     invalid_pod_affinity,

@@ -1,5 +1,8 @@
 //! `pool-tolerated-by-nothing`: a tainted node pool that no linted workload can use.
 
+use std::sync::Arc;
+
+use crate::analysis::admission::Admission;
 use crate::analysis::{Evaluator, Inventory, Signature, signature};
 use crate::analysis::Workload;
 use crate::diagnostic::{Finding, Severity};
@@ -101,16 +104,50 @@ impl Usage {
 /// what is distinct (specs, nodes), not by the number of workloads.
 #[derive(Default)]
 pub struct Users {
-    /// One workload per signature, without its `nodeName`.
-    by_signature: std::collections::BTreeMap<Signature, Workload>,
+    /// One workload per signature (and RuntimeClass and namespace, which admission reads),
+    /// without its `nodeName`.
+    by_signature: std::collections::BTreeMap<UserKey, Workload>,
     /// The `nodeName`s of the workloads.
     bound: std::collections::BTreeSet<String>,
+}
+
+/// What decides a workload's verdicts: its signature, and what admission reads (its
+/// RuntimeClass, its namespace).
+type UserKey = (Signature, Option<Arc<str>>, Namespace);
+
+/// A workload's namespace, compared as such (its object is shared: nothing is copied).
+#[derive(Clone, Debug)]
+struct Namespace(Arc<crate::diagnostic::ObjectId>);
+
+impl PartialEq for Namespace {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.namespace == other.0.namespace
+    }
+}
+
+impl Eq for Namespace {}
+
+impl PartialOrd for Namespace {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Namespace {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.namespace.cmp(&other.0.namespace)
+    }
 }
 
 impl Users {
     pub fn add(&mut self, workloads: &[Workload]) {
         for w in workloads.iter().filter(|w| !w.daemonset) {
-            self.by_signature.entry(signature(w)).or_insert_with(|| {
+            let key = (
+                signature(w),
+                w.runtime_class.clone(),
+                Namespace(Arc::clone(&w.object)),
+            );
+            self.by_signature.entry(key).or_insert_with(|| {
                 let mut w = w.clone();
                 w.node_name = None;
                 w
@@ -146,8 +183,12 @@ impl Users {
         inventory: &Inventory,
         evaluator: &Evaluator<'_>,
         settings: &Settings,
+        admission: &Admission,
     ) -> Usage {
-        let workloads: Vec<Workload> = self.by_signature.into_values().collect();
+        let mut workloads: Vec<Workload> = self.by_signature.into_values().collect();
+        // The pods as admission leaves them; those it refuses use no pool.
+        admission.apply(&mut workloads);
+        workloads.retain(|w| w.admission.as_ref().is_none_or(|a| a.rejection.is_none()));
         let eval = evaluator.evaluate(&workloads);
         let mut usage = Usage::new(inventory);
         usage.add(&CrossCtx {
@@ -193,7 +234,7 @@ impl Aggregate for Users {
         }
         // The verdicts depend on the signature only: one workload per signature answers
         // for all, and no workload is read back.
-        let usage = self.usage(ctx.inventory, ctx.evaluator, ctx.settings);
+        let usage = self.usage(ctx.inventory, ctx.evaluator, ctx.settings, ctx.admission);
         usage.report(ctx.inventory, out);
     }
 }

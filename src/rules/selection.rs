@@ -142,7 +142,7 @@ impl RuleSet {
         RULES
             .iter()
             .zip(&self.enabled)
-            .any(|(r, on)| *on && (r.cross.is_some() || r.aggregate.is_some()))
+            .any(|(r, on)| *on && (r.cross.is_some() || r.aggregate.is_some() || r.needs_workloads))
     }
 
     pub fn enabled_checks(&self) -> impl Iterator<Item = (&'static RuleMeta, CheckFn)> + '_ {

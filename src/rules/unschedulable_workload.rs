@@ -71,6 +71,10 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         } else {
             w.anchor
         };
+        // Admission merged node selectors into the pod's: the selector judged is not the one
+        // in the file, so no edit of the file is proposed, and the help says where it came from.
+        let admitted = admitted_selector(w);
+        let fix = if admitted.is_empty() { fix } else { None };
         let mut f = META.finding(format!(
                 "0/{total} node pools{} can run this pod: {detail}",
                 if ctx.inventory.declared() {
@@ -82,7 +86,7 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         )
         .primary(span, "no pool admits this pod")
         .help(format!(
-            "{}{}",
+            "{}{admitted}{}",
             match &diagnosis {
                 Some(d) => d.as_str(),
                 None if selector_only => "no pool carries the labels this pod selects; fix `nodeSelector`/node affinity, or label a pool to match",
@@ -109,6 +113,30 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         f.related = related;
         out.push(f);
     }
+}
+
+/// `; after admission its nodeSelector is {…} (PodNodeSelector)` when admission changed it.
+fn admitted_selector(w: &crate::analysis::Workload) -> String {
+    let Some(a) = w.admission.as_ref().filter(|a| a.written_selector.is_some()) else {
+        return String::new();
+    };
+    let mut plugins: Vec<&str> = a
+        .changes
+        .iter()
+        .filter(|c| c.what.starts_with("nodeSelector "))
+        .map(|c| c.plugin.as_str())
+        .collect();
+    plugins.dedup();
+    let sel: Vec<String> = w
+        .node_selector
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    format!(
+        "; after admission its nodeSelector is {{{}}} ({})",
+        sel.join(", "),
+        plugins.join(", ")
+    )
 }
 
 /// The help for a pod whose selector misses a found pool by a slip of one label value.

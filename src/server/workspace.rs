@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use crate::analysis::NodeDecl;
+use crate::analysis::admission::Fact;
 use crate::cli::InputArgs;
 use crate::commands::{self, Gathered, ToolError};
 use crate::engine::{self, Input, LintOptions};
@@ -39,6 +40,9 @@ pub(crate) struct Scope {
     cluster_inventory: BTreeMap<String, Vec<(usize, NodeDecl)>>,
     /// The pools of the files the walk finds, by file: (cluster slot, declarations).
     files: BTreeMap<String, (usize, Vec<NodeDecl>)>,
+    /// The Namespaces and RuntimeClasses of the files the walk finds, by file (for
+    /// admission): (cluster slot, facts).
+    facts: BTreeMap<String, (usize, Vec<Fact>)>,
     /// The config's `exclude` (`None`: a glob that does not compile, reported by the walk).
     exclude: Option<crate::load::walk::WalkOptions>,
 }
@@ -101,22 +105,40 @@ impl Scope {
             }
         }
         let given: BTreeSet<&String> = inventory.keys().chain(cluster_inventory.keys()).collect();
-        let files = lists
+        let found: Vec<(String, usize, Vec<NodeDecl>, Vec<Fact>)> = lists
             .files
             .into_par_iter()
             .filter(|i| !given.contains(&i.name()))
             .map(|i| {
                 let name = i.name();
-                let nodes = file_decls(&opts, &name, engine::lint_one(i, &opts).nodes);
-                (name.clone(), (opts.slot_of(&name), nodes))
+                let report = engine::lint_one(i, &opts);
+                let facts = if engine::is_fixture(&name, &opts.roots) {
+                    Vec::new()
+                } else {
+                    report.admission
+                };
+                let nodes = file_decls(&opts, &name, report.nodes);
+                let slot = opts.slot_of(&name);
+                (name, slot, nodes, facts)
             })
-            .filter(|(_, (_, nodes))| !nodes.is_empty())
+            .filter(|(_, _, nodes, facts)| !nodes.is_empty() || !facts.is_empty())
             .collect();
+        let mut files = BTreeMap::new();
+        let mut facts = BTreeMap::new();
+        for (name, slot, nodes, f) in found {
+            if !f.is_empty() {
+                facts.insert(name.clone(), (slot, f));
+            }
+            if !nodes.is_empty() {
+                files.insert(name, (slot, nodes));
+            }
+        }
         Scope {
             opts,
             inventory,
             cluster_inventory,
             files,
+            facts,
             exclude,
         }
     }
@@ -163,6 +185,12 @@ impl Scope {
             extra.extend(own.iter().cloned());
         }
         opts.extra_nodes.extend(extra);
+        // The other files' Namespaces and RuntimeClasses, as saved.
+        for (file, (s, facts)) in &self.facts {
+            if file != name && *s == slot {
+                opts.extra_admission.extend(facts.iter().cloned());
+            }
+        }
         opts
     }
 
@@ -221,5 +249,35 @@ impl Workspace {
         self.scopes
             .entry(key)
             .or_insert_with(|| Scope::build(&root, dir, problems))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A buffer is admitted with the RuntimeClasses and Namespaces of the workspace's other
+    /// files, as `check` at the root admits it.
+    #[test]
+    fn other_files_runtime_classes_reach_a_buffer() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let rc = "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: gvisor}\nhandler: runsc\nscheduling:\n  nodeSelector: {sandbox: gvisor}\n";
+        let pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  runtimeClassName: gvisor\n  nodeSelector: {sandbox: runc}\n  containers: [{name: c, image: i}]\n";
+        std::fs::write(dir.path().join("rc.yaml"), rc).expect("write");
+        std::fs::write(dir.path().join("pod.yaml"), pod).expect("write");
+        let mut problems = Vec::new();
+        let scope = Scope::build(dir.path(), dir.path(), &mut problems);
+        let name = dir.path().join("pod.yaml").display().to_string();
+        let opts = scope.options_for(&name, &BTreeMap::new(), None);
+        assert_eq!(opts.extra_admission.len(), 1, "{problems:?}");
+        let linted = engine::lint_text(&name, pod, &opts).expect("linted");
+        assert!(
+            linted
+                .findings
+                .iter()
+                .any(|f| f.rule == "admission-rejected"),
+            "{:?}",
+            linted.findings
+        );
     }
 }

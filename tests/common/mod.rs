@@ -78,6 +78,9 @@ pub fn workload(tolerations: Vec<WorkloadToleration>) -> Workload {
         pod_labels: Default::default(),
         kueue: None,
         selector_slot: None,
+        runtime_class: None,
+        best_effort: true,
+        admission: None,
     }
 }
 
