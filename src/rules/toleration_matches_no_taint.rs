@@ -33,7 +33,8 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         return;
     }
     let gate = ctx.settings.comparison_operators;
-    let mut memo: HashMap<(&str, &str, &str), Option<Nearest<'_>>> = HashMap::new();
+    // Keyed by effect too: the nearest taint prefers the toleration's effect.
+    let mut memo: HashMap<(&str, &str, &str, &str), Option<Nearest<'_>>> = HashMap::new();
     let mut keys: Option<Vec<&str>> = None;
     for w in ctx.workloads {
         for t in &w.tolerations {
@@ -47,7 +48,7 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             // A pool may have a taint of this key that is not known (a Terraform value or
             // `dynamic` block): the toleration may match it.
             let answer = *memo
-                .entry((&*t.key, &*t.operator, &*t.value))
+                .entry((&*t.key, &*t.operator, &*t.value, &*t.effect))
                 .or_insert_with(|| {
                     let unknown = ctx.inventory.pools.iter().any(|p| p.unknown_taints.may_have(&t.key));
                     if unknown { None } else { lookup(ctx, t, gate, &mut keys) }
@@ -185,10 +186,12 @@ fn slip_of_found<'a>(ctx: &CrossCtx<'a>, t: &WorkloadToleration) -> Option<(&'a 
     let slip = |a: &str, b: &str| {
         evidence::is_slip(a, b).then(|| edit_distance(&a.to_ascii_lowercase(), &b.to_ascii_lowercase()))
     };
-    let mut best: Option<(usize, &'a Pool, &'a PoolTaint)> = None;
+    // The nearest first, then one with the toleration's effect.
+    let mut best: Option<((usize, bool), &'a Pool, &'a PoolTaint)> = None;
     let mut consider = |d: usize, pool: &'a Pool, pt: &'a PoolTaint| {
-        if best.as_ref().is_none_or(|(bd, _, _)| d < *bd) {
-            best = Some((d, pool, pt));
+        let rank = (d, !t.effect.is_empty() && *t.effect != *pt.taint.effect);
+        if best.as_ref().is_none_or(|(br, _, _)| rank < *br) {
+            best = Some((rank, pool, pt));
         }
     };
     if ctx.inventory.has_taint_key(&t.key) {
