@@ -1,7 +1,8 @@
 //! eksctl `ClusterConfig`s (`eksctl.io`): each of `nodeGroups` and `managedNodeGroups` is a
 //! pool, with its labels and taints (list or deprecated map form), and the labels EKS gives
 //! managed node groups' nodes (`eks.amazonaws.com/nodegroup`, `…/capacityType` from `spot`),
-//! and the instance type label the kubelet sets from `instanceType`/`instanceTypes`.
+//! and the instance type label the kubelet sets from `instanceType`/`instanceTypes`. EKS runs
+//! the ExtendedResourceToleration admission plugin, so its pools tolerate requested devices.
 
 use std::sync::Arc;
 
@@ -43,8 +44,11 @@ pub(super) fn cluster_config(mut d: Decls<'_, '_>) {
                 let n = crate::load::yaml11::resolve(ng.get(k)?).as_i64()?;
                 u32::try_from(n).ok()
             });
-            d.pool(origin, text(ng.get("name")), labels, taints, at)
-                .max_nodes = size;
+            let pool = d.pool(origin, text(ng.get("name")), labels, taints, at);
+            pool.max_nodes = size;
+            // eksctl makes EKS clusters, whose API servers run the ExtendedResourceToleration
+            // admission plugin (<https://docs.aws.amazon.com/eks/latest/userguide/platform-versions.html>).
+            pool.extended_resource_toleration = true;
         }
     }
 }

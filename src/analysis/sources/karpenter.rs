@@ -1,6 +1,7 @@
 //! Karpenter `NodePool`s (`karpenter.sh`): the template's labels, the labels its requirements
 //! guarantee (`In` one of these values) or allow (`Exists`, `NotIn`, `Gt`, `Lt`: any value),
-//! its taints and its startup taints.
+//! its taints and its startup taints. A NodePool of AWS's provider (an EC2NodeClass) is on
+//! EKS, whose API servers run the ExtendedResourceToleration admission plugin.
 
 use super::{Decls, taint_list, template_labels, text};
 use crate::analysis::inventory::LabelValues;
@@ -47,5 +48,18 @@ pub(super) fn node_pool(mut d: Decls<'_, '_>) {
         .path(&["spec", "limits", "nodes"])
         .and_then(|n| crate::load::yaml11::resolve(n).as_i64())
         .and_then(|n| u32::try_from(n).ok());
-    d.pool("NodePool", name, labels, taints, at).max_nodes = size;
+    // An AWS node class (`karpenter.k8s.aws`, the provider's default group) means EKS, whose
+    // API servers run the ExtendedResourceToleration admission plugin
+    // (<https://docs.aws.amazon.com/eks/latest/userguide/platform-versions.html>); Azure's
+    // (`karpenter.azure.com`) means AKS, which does not say it runs it.
+    let class = tmpl.and_then(|t| t.path(&["spec", "nodeClassRef"]));
+    let field = |k: &str| class.and_then(|c| c.get(k)).map(|v| text(Some(v)));
+    // v1 names the `group`; v1beta1 an `apiVersion`; both default to AWS's provider.
+    let aws = class.is_some()
+        && field("group").is_none_or(|g| g == "karpenter.k8s.aws")
+        && field("apiVersion").is_none_or(|v| v.starts_with("karpenter.k8s.aws/"))
+        && field("kind").is_none_or(|k| k == "EC2NodeClass");
+    let pool = d.pool("NodePool", name, labels, taints, at);
+    pool.max_nodes = size;
+    pool.extended_resource_toleration = aws;
 }
