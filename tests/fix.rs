@@ -699,3 +699,22 @@ fn terraform_files_are_never_written() {
     let after = std::fs::read_to_string(dir.path().join("apps/train.yaml")).unwrap();
     assert_eq!(after, yaml.replace("value: \"yes\"", "value: \"true\""));
 }
+
+/// eksctl groups carry two pool-name labels: EKS's `eks.amazonaws.com/nodegroup` on a managed
+/// group's nodes (preferred), eksctl's `alpha.eksctl.io/nodegroup-name` on a self-managed one's.
+#[test]
+fn node_selector_prefers_the_platform_pool_name_label() {
+    let config = "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: c, region: eu-west-1}\nmanagedNodeGroups:\n  - name: general\n  - name: ml\n    taints: [{key: dedicated, value: ml, effect: NoSchedule}]\nnodeGroups:\n  - name: batch\n    taints: [{key: dedicated, value: batch, effect: NoSchedule}]\n---\n";
+    let text = format!("{config}{}", tolerating("ml"));
+    let after = fixed(&text, &["--fix", "--unsafe-fixes"]);
+    assert!(
+        pod_part(&after).contains("  nodeSelector:\n    eks.amazonaws.com/nodegroup: ml\n"),
+        "{after}"
+    );
+    let text = format!("{config}{}", tolerating("batch"));
+    let after = fixed(&text, &["--fix", "--unsafe-fixes"]);
+    assert!(
+        pod_part(&after).contains("  nodeSelector:\n    alpha.eksctl.io/nodegroup-name: batch\n"),
+        "{after}"
+    );
+}
