@@ -42,6 +42,7 @@ const SCENARIOS: &[&str] = &[
     "many-pools",
     "near-miss",
     "nodename",
+    "openshift-autoscaler",
     "openshift-machineset",
     "other-platform",
     "same-name-pools",
@@ -992,6 +993,44 @@ fn openshift_machinesets_are_pools() {
         assert!(
             all.iter().all(|f| f["object"]["name"] != quiet),
             "{quiet}: {all:#?}"
+        );
+    }
+}
+
+/// MachineAutoscalers size their MachineSets across files (in their namespace, over the
+/// annotation); a MachineSet sized by `replicas` alone has no size among found files, but has
+/// one in a declared inventory (a closed world: no autoscaler outside it).
+#[test]
+fn openshift_machine_autoscalers_size_across_files() {
+    let all = findings(&run("openshift-autoscaler").1);
+    let db = about(&all, "anti-affinity-exceeds-nodes", "db");
+    assert_eq!(db.len(), 1, "{all:#?}");
+    assert!(message(db[0]).contains("have 2 nodes"), "{}", message(db[0]));
+    for quiet in ["web", "batch"] {
+        assert!(
+            all.iter().all(|f| f["object"]["name"] != quiet),
+            "{quiet}: {all:#?}"
+        );
+    }
+    let dir = "testdata/scenarios/openshift-autoscaler";
+    let r = taintlint(&[
+        "check",
+        "--format",
+        "json",
+        &format!("{dir}/workloads.yaml"),
+        "--inventory",
+        &format!("{dir}/machinesets.yaml"),
+    ])
+    .run();
+    assert!(r.stderr.is_empty(), "{}", r.stderr);
+    let declared = findings(&r.stdout);
+    for (name, nodes) in [("web", 2), ("batch", 2), ("db", 1)] {
+        let f = about(&declared, "anti-affinity-exceeds-nodes", name);
+        assert_eq!(f.len(), 1, "{name}: {declared:#?}");
+        assert!(
+            message(f[0]).contains(&format!("have {nodes} node")),
+            "{}",
+            message(f[0])
         );
     }
 }

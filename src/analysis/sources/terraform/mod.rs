@@ -247,6 +247,7 @@ impl<'b> Tf<'_, 'b> {
             any_label: pool.any_label,
             extended_resource_toleration: pool.extended_resource_toleration,
             unknown_taints: pool.unknown_taints,
+            scaling: None,
             loc: self.place(at),
             declared: false,
         });
