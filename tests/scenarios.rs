@@ -23,6 +23,7 @@ const SCENARIOS: &[&str] = &[
     "admission-openshift-off",
     "admission-runtimeclass",
     "affinity",
+    "capi-sizes",
     "clusters",
     "comparison-operators",
     "cordoned",
@@ -1032,6 +1033,18 @@ fn openshift_machine_autoscalers_size_across_files() {
             "{}",
             message(f[0])
         );
+    }
+}
+
+/// Cluster API sizes: both autoscaler annotations give the max, else `spec.replicas`.
+#[test]
+fn capi_sizes_from_autoscaler_annotations_else_replicas() {
+    let all = findings(&run("capi-sizes").1);
+    assert!(all.iter().all(|f| f["object"]["name"] != "api"), "{all:#?}");
+    for (name, nodes) in [("queue", "2 nodes"), ("cron", "1 node")] {
+        let f = about(&all, "anti-affinity-exceeds-nodes", name);
+        assert_eq!(f.len(), 1, "{name}: {all:#?}");
+        assert!(message(f[0]).contains(&format!("have {nodes}")), "{}", message(f[0]));
     }
 }
 
