@@ -51,6 +51,7 @@ const SCENARIOS: &[&str] = &[
     "terraform",
     "terraform-aks",
     "terraform-eks",
+    "terraform-for-groups",
     "terraform-gke",
     "terraform-modules",
     "terraform-sizes",
@@ -1046,6 +1047,20 @@ fn capi_sizes_from_autoscaler_annotations_else_replicas() {
         assert_eq!(f.len(), 1, "{name}: {all:#?}");
         assert!(message(f[0]).contains(&format!("have {nodes}")), "{}", message(f[0]));
     }
+}
+
+/// EKS module groups from a `for` expression are pools that cannot be read: nothing rests on
+/// their absence (no pod is unschedulable for want of a pool), the literal group is judged.
+#[test]
+fn terraform_for_groups_are_unknown_pools() {
+    let all = findings(&run("terraform-for-groups").1);
+    assert!(all.iter().all(|f| f["object"]["name"] != "trainer"), "{all:#?}");
+    assert!(about(&all, "unschedulable-workload", "frontend").is_empty(), "{all:#?}");
+    assert_eq!(
+        about(&all, "toleration-effect-mismatch", "frontend").len(),
+        1,
+        "{all:#?}"
+    );
 }
 
 /// The GKE module's own `node_pool` and `cluster_name` labels, and the EKS module's
