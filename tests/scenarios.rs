@@ -1007,7 +1007,11 @@ fn openshift_machine_autoscalers_size_across_files() {
     let all = findings(&run("openshift-autoscaler").1);
     let db = about(&all, "anti-affinity-exceeds-nodes", "db");
     assert_eq!(db.len(), 1, "{all:#?}");
-    assert!(message(db[0]).contains("have 2 nodes"), "{}", message(db[0]));
+    assert!(
+        message(db[0]).contains("have 2 nodes"),
+        "{}",
+        message(db[0])
+    );
     for quiet in ["web", "batch"] {
         assert!(
             all.iter().all(|f| f["object"]["name"] != quiet),
@@ -1045,7 +1049,11 @@ fn capi_sizes_from_autoscaler_annotations_else_replicas() {
     for (name, nodes) in [("queue", "2 nodes"), ("cron", "1 node")] {
         let f = about(&all, "anti-affinity-exceeds-nodes", name);
         assert_eq!(f.len(), 1, "{name}: {all:#?}");
-        assert!(message(f[0]).contains(&format!("have {nodes}")), "{}", message(f[0]));
+        assert!(
+            message(f[0]).contains(&format!("have {nodes}")),
+            "{}",
+            message(f[0])
+        );
     }
 }
 
@@ -1054,8 +1062,14 @@ fn capi_sizes_from_autoscaler_annotations_else_replicas() {
 #[test]
 fn terraform_for_groups_are_unknown_pools() {
     let all = findings(&run("terraform-for-groups").1);
-    assert!(all.iter().all(|f| f["object"]["name"] != "trainer"), "{all:#?}");
-    assert!(about(&all, "unschedulable-workload", "frontend").is_empty(), "{all:#?}");
+    assert!(
+        all.iter().all(|f| f["object"]["name"] != "trainer"),
+        "{all:#?}"
+    );
+    assert!(
+        about(&all, "unschedulable-workload", "frontend").is_empty(),
+        "{all:#?}"
+    );
     assert_eq!(
         about(&all, "toleration-effect-mismatch", "frontend").len(),
         1,

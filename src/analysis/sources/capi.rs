@@ -12,8 +12,8 @@
 //! `replicas` is no size.
 
 use super::{Decls, kubeadm_default_taint, taint_list, template_labels, text};
-use crate::load::yaml::Node;
 use crate::analysis::inventory::Labels;
+use crate::load::yaml::Node;
 
 pub(super) fn machine(mut d: Decls<'_, '_>) {
     let taints = taint_list(d.object.node.path(&["spec", "taints"]), d.source, false);

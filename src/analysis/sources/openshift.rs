@@ -88,7 +88,13 @@ pub(super) fn machine_autoscaler(mut d: Decls<'_, '_>) {
     let max = count(spec.and_then(|s| s.get("maxReplicas")));
     let namespace = namespace(&d);
     let (name, at) = (d.name(), d.object_place());
-    let decl = d.pool("OpenShift MachineAutoscaler", name, Labels::new(), Vec::new(), at);
+    let decl = d.pool(
+        "OpenShift MachineAutoscaler",
+        name,
+        Labels::new(),
+        Vec::new(),
+        at,
+    );
     decl.scaling = Some(Box::new(Scaling::Autoscaler {
         namespace,
         target: target_name.into(),

@@ -169,7 +169,11 @@ impl Tf<'_, '_> {
                 let group = ev.resolve(group);
                 if ev.entries(group).is_none() {
                     if !matches!(group, Expression::Null(_)) {
-                        pools.push((format!("{list}.{i}"), unknown_group(), span_of(group.span())));
+                        pools.push((
+                            format!("{list}.{i}"),
+                            unknown_group(),
+                            span_of(group.span()),
+                        ));
                     }
                     continue;
                 }
