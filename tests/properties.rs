@@ -342,6 +342,7 @@ proptest! {
                 any_label: false,
                 extended_resource_toleration: false,
                 unknown_taints: Default::default(),
+                scaling: None,
                 loc: Place::Here(Loc { source: source(), span: Span::default() }),
                 declared: false,
             })

@@ -23,6 +23,7 @@ const SCENARIOS: &[&str] = &[
     "admission-openshift-off",
     "admission-runtimeclass",
     "affinity",
+    "capi-sizes",
     "clusters",
     "comparison-operators",
     "cordoned",
@@ -42,6 +43,7 @@ const SCENARIOS: &[&str] = &[
     "many-pools",
     "near-miss",
     "nodename",
+    "openshift-autoscaler",
     "openshift-machineset",
     "other-platform",
     "same-name-pools",
@@ -49,6 +51,7 @@ const SCENARIOS: &[&str] = &[
     "terraform",
     "terraform-aks",
     "terraform-eks",
+    "terraform-for-groups",
     "terraform-gke",
     "terraform-modules",
     "terraform-sizes",
@@ -994,6 +997,84 @@ fn openshift_machinesets_are_pools() {
             "{quiet}: {all:#?}"
         );
     }
+}
+
+/// MachineAutoscalers size their MachineSets across files (in their namespace, over the
+/// annotation); a MachineSet sized by `replicas` alone has no size among found files, but has
+/// one in a declared inventory (a closed world: no autoscaler outside it).
+#[test]
+fn openshift_machine_autoscalers_size_across_files() {
+    let all = findings(&run("openshift-autoscaler").1);
+    let db = about(&all, "anti-affinity-exceeds-nodes", "db");
+    assert_eq!(db.len(), 1, "{all:#?}");
+    assert!(
+        message(db[0]).contains("have 2 nodes"),
+        "{}",
+        message(db[0])
+    );
+    for quiet in ["web", "batch"] {
+        assert!(
+            all.iter().all(|f| f["object"]["name"] != quiet),
+            "{quiet}: {all:#?}"
+        );
+    }
+    let dir = "testdata/scenarios/openshift-autoscaler";
+    let r = taintlint(&[
+        "check",
+        "--format",
+        "json",
+        &format!("{dir}/workloads.yaml"),
+        "--inventory",
+        &format!("{dir}/machinesets.yaml"),
+    ])
+    .run();
+    assert!(r.stderr.is_empty(), "{}", r.stderr);
+    let declared = findings(&r.stdout);
+    for (name, nodes) in [("web", 2), ("batch", 2), ("db", 1)] {
+        let f = about(&declared, "anti-affinity-exceeds-nodes", name);
+        assert_eq!(f.len(), 1, "{name}: {declared:#?}");
+        assert!(
+            message(f[0]).contains(&format!("have {nodes} node")),
+            "{}",
+            message(f[0])
+        );
+    }
+}
+
+/// Cluster API sizes: both autoscaler annotations give the max, else `spec.replicas`.
+#[test]
+fn capi_sizes_from_autoscaler_annotations_else_replicas() {
+    let all = findings(&run("capi-sizes").1);
+    assert!(all.iter().all(|f| f["object"]["name"] != "api"), "{all:#?}");
+    for (name, nodes) in [("queue", "2 nodes"), ("cron", "1 node")] {
+        let f = about(&all, "anti-affinity-exceeds-nodes", name);
+        assert_eq!(f.len(), 1, "{name}: {all:#?}");
+        assert!(
+            message(f[0]).contains(&format!("have {nodes}")),
+            "{}",
+            message(f[0])
+        );
+    }
+}
+
+/// EKS module groups from a `for` expression are pools that cannot be read: nothing rests on
+/// their absence (no pod is unschedulable for want of a pool), the literal group is judged.
+#[test]
+fn terraform_for_groups_are_unknown_pools() {
+    let all = findings(&run("terraform-for-groups").1);
+    assert!(
+        all.iter().all(|f| f["object"]["name"] != "trainer"),
+        "{all:#?}"
+    );
+    assert!(
+        about(&all, "unschedulable-workload", "frontend").is_empty(),
+        "{all:#?}"
+    );
+    assert_eq!(
+        about(&all, "toleration-effect-mismatch", "frontend").len(),
+        1,
+        "{all:#?}"
+    );
 }
 
 /// The GKE module's own `node_pool` and `cluster_name` labels, and the EKS module's

@@ -173,6 +173,8 @@ impl Inventory {
         // Every node has its own hostname: grouping by it would make each node a pool of its
         // own. Nodes are grouped without it, and the pool lists its nodes' hostnames.
         relevant.retain(|k| k != HOSTNAME);
+        // Sizes set by objects of other files (MachineAutoscalers), which are not pools.
+        super::scaling::link(&mut decls);
         decls.sort_by(|a, b| (a.origin, &a.name).cmp(&(b.origin, &b.name)));
 
         type Key = (Vec<Arc<TaintSpec>>, bool, Vec<(Arc<str>, LabelValues)>);
@@ -732,6 +734,9 @@ pub struct NodeDecl {
     pub extended_resource_toleration: bool,
     /// See [`Pool::unknown_taints`].
     pub unknown_taints: UnknownTaints,
+    /// Its part in a size set by another object (an OpenShift MachineAutoscaler), linked when
+    /// the inventory is built (see [`super::scaling`]); `None` for most.
+    pub scaling: Option<Box<super::scaling::Scaling>>,
     pub loc: Place,
     /// Declared by the user as the cluster's pools (an `--inventory` file, the config's
     /// `inventory:` or inline pools, a taintlint `Inventory`), not merely found among the

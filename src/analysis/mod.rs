@@ -8,6 +8,7 @@ pub mod kueue;
 pub mod matching;
 mod near_miss;
 pub mod pod_affinity;
+mod scaling;
 mod schedule;
 mod selector_slot;
 mod sources;
@@ -18,6 +19,7 @@ mod workload;
 
 pub use inventory::*;
 pub use near_miss::{Block, NearMiss, describe as describe_near_miss, near_miss, toleration_yaml};
+pub use scaling::Scaling;
 pub use schedule::*;
 pub use selector_slot::{Eol, SelectorSlot, selector_slot};
 pub use sources::{HclError, inventory_pools, node_decls, parse_taint_spec, terraform_decls};

@@ -959,6 +959,7 @@ mod tests {
             any_label: false,
             extended_resource_toleration: false,
             unknown_taints: Default::default(),
+            scaling: None,
             loc: here(10),
             declared: false,
         }];

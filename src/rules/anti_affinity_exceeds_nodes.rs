@@ -71,7 +71,9 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                     source: loc.source,
                     span: loc.span,
                     message: if pools[p].nodes.is_empty() {
-                        format!("{}: {} nodes at most", pools[p].title(), pools[p].size().unwrap_or(0))
+                        let n = pools[p].size().unwrap_or(0);
+                        let s = if n == 1 { "" } else { "s" };
+                        format!("{}: {n} node{s} at most", pools[p].title())
                     } else {
                         pools[p].title()
                     },

@@ -2,9 +2,18 @@
 //! taints, a `MachineSet`'s or `MachineDeployment`'s template, the join taints of a
 //! `KubeadmConfigTemplate`, and a `KubeadmControlPlane`'s registration taints (kubeadm's
 //! default control-plane taint when it names none).
+//!
+//! Size of a `MachineSet` or `MachineDeployment`: the cluster autoscaler scales one only when
+//! it carries both `cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size` and `…-max-size`
+//! (kubernetes/autoscaler `cluster-autoscaler/cloudprovider/clusterapi/README.md`), up to the
+//! max; without them it does not touch the object, and its literal `spec.replicas` is its size.
+//! Unlike OpenShift's MachineAutoscaler (see `openshift.rs`), the autoscaling is written on the
+//! object itself, so the files say whether it is autoscaled. An absent or non-literal
+//! `replicas` is no size.
 
-use super::{Decls, kubeadm_default_taint, taint_list, template_labels};
+use super::{Decls, kubeadm_default_taint, taint_list, template_labels, text};
 use crate::analysis::inventory::Labels;
+use crate::load::yaml::Node;
 
 pub(super) fn machine(mut d: Decls<'_, '_>) {
     let taints = taint_list(d.object.node.path(&["spec", "taints"]), d.source, false);
@@ -25,8 +34,25 @@ pub(super) fn machine_template(mut d: Decls<'_, '_>) {
     } else {
         "Cluster API MachineDeployment"
     };
+    let size = capi_size(d.object.node);
     let (name, at) = (d.name(), d.object_place());
-    d.pool(origin, name, labels, taints, at);
+    d.pool(origin, name, labels, taints, at).max_nodes = size;
+}
+
+const MIN_SIZE: &str = "cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size";
+const MAX_SIZE: &str = "cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size";
+
+/// See the module's text; `None` when unknown.
+fn capi_size(node: &Node) -> Option<u32> {
+    let annotation = |key: &str| node.path(&["metadata", "annotations", key]);
+    match (annotation(MIN_SIZE), annotation(MAX_SIZE)) {
+        (Some(_), Some(max)) => text(Some(max)).trim().parse::<u32>().ok(),
+        // Half the pair: the autoscaler ignores the object (it logs the missing one).
+        _ => node
+            .path(&["spec", "replicas"])
+            .and_then(|n| crate::load::yaml11::resolve(n).as_i64())
+            .and_then(|n| u32::try_from(n).ok()),
+    }
 }
 
 pub(super) fn kubeadm_config_template(mut d: Decls<'_, '_>) {

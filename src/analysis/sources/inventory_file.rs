@@ -48,6 +48,7 @@ pub fn inventory_pools(pools: &Node, source: &Arc<SourceFile>) -> Vec<NodeDecl> 
             any_label: false,
             extended_resource_toleration: false,
             unknown_taints: Default::default(),
+            scaling: None,
             loc: loc(source, pool.get("name").map_or(pool.span, |n| n.span)),
             declared: true,
         });

@@ -110,6 +110,9 @@ pub fn node_decls(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<NodeDecl
             capi::kubeadm_control_plane(decls);
         }
         ("MachineSet", "machine.openshift.io") => openshift::machine_set(decls),
+        ("MachineAutoscaler", "autoscaling.openshift.io") => {
+            openshift::machine_autoscaler(decls);
+        }
         ("Inventory", "taintlint.dev") => inventory_file::inventory(decls),
         _ => {}
     }
@@ -183,6 +186,7 @@ impl Decls<'_, '_> {
             any_label: false,
             extended_resource_toleration: false,
             unknown_taints: Default::default(),
+            scaling: None,
             loc: at,
             declared: false,
         });

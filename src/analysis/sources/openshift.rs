@@ -16,12 +16,17 @@
 //! (a custom MachineConfigPool) may register other labels: the pool's labels are then only
 //! partly known.
 //!
-//! Size: the `machine.openshift.io/cluster-api-autoscaler-node-group-max-size` annotation (set
-//! on the MachineSet by its MachineAutoscaler, and read by the cluster autoscaler), else
-//! `spec.replicas`. A MachineAutoscaler object is not linked to its MachineSet here.
+//! Size: the `maxReplicas` of a `MachineAutoscaler` (`autoscaling.openshift.io/v1beta1`)
+//! whose `scaleTargetRef` names the MachineSet, in any linted file (linked when the inventory
+//! is built: see `analysis/scaling.rs`), else the
+//! `machine.openshift.io/cluster-api-autoscaler-node-group-max-size` annotation (what the
+//! MachineAutoscaler sets on its target, and the cluster autoscaler reads), else
+//! `spec.replicas` — a size only in a declared inventory, since an autoscaler outside the files
+//! may scale the MachineSet past it.
 
 use super::{Decls, label_map, taint_list, text};
 use crate::analysis::inventory::{LabelValues, Labels};
+use crate::analysis::scaling::{MACHINE_API_NAMESPACE, MACHINE_SET, Scaling};
 
 /// The annotation the MachineAutoscaler sets on its target MachineSet with its `maxReplicas`
 /// (openshift/cluster-autoscaler-operator, `pkg/controller/machineautoscaler`).
@@ -46,17 +51,67 @@ pub(super) fn machine_set(mut d: Decls<'_, '_>) {
         labels.insert_absent("node.openshift.io/os_id", LabelValues::Any);
     }
     let taints = taint_list(spec.and_then(|s| s.get("taints")), d.source, false);
-    let size = node
+    let annotated = node
         .path(&["metadata", "annotations", MAX_SIZE])
-        .and_then(|n| text(Some(n)).trim().parse::<u32>().ok())
-        .or_else(|| {
-            node.path(&["spec", "replicas"])
-                .and_then(|n| crate::load::yaml11::resolve(n).as_i64())
-                .and_then(|n| u32::try_from(n).ok())
-        });
+        .and_then(|n| text(Some(n)).trim().parse::<u32>().ok());
+    let replicas_only = annotated.is_none();
+    let size = annotated.or_else(|| count(node.path(&["spec", "replicas"])));
+    let namespace = namespace(&d);
     let (name, at) = (d.name(), d.object_place());
-    let decl = d.pool("OpenShift MachineSet", name, labels, taints, at);
+    let decl = d.pool(MACHINE_SET, name, labels, taints, at);
     decl.max_nodes = size;
+    decl.scaling = Some(Box::new(Scaling::MachineSet {
+        namespace,
+        replicas_only,
+    }));
     // Custom user data: a MachineConfigPool of the user's may register more labels.
     decl.any_label = user_data.is_some() && !worker;
+}
+
+/// A `MachineAutoscaler` whose `spec.scaleTargetRef` is a `machine.openshift.io` MachineSet:
+/// not a pool, the size of its target (openshift/cluster-autoscaler-operator,
+/// `pkg/apis/autoscaling/v1beta1/machineautoscaler_types.go`: `minReplicas`, `maxReplicas`,
+/// `scaleTargetRef {apiVersion, kind, name}`, the target in the autoscaler's namespace).
+pub(super) fn machine_autoscaler(mut d: Decls<'_, '_>) {
+    let spec = d.object.node.get("spec");
+    let target = spec.and_then(|s| s.get("scaleTargetRef"));
+    let kind = text(target.and_then(|t| t.get("kind")));
+    let api_version = text(target.and_then(|t| t.get("apiVersion")));
+    let group = api_version.split('/').next().unwrap_or("");
+    let target_name = text(target.and_then(|t| t.get("name")));
+    if kind != "MachineSet"
+        || !(api_version.is_empty() || group == "machine.openshift.io")
+        || target_name.is_empty()
+    {
+        return;
+    }
+    let max = count(spec.and_then(|s| s.get("maxReplicas")));
+    let namespace = namespace(&d);
+    let (name, at) = (d.name(), d.object_place());
+    let decl = d.pool(
+        "OpenShift MachineAutoscaler",
+        name,
+        Labels::new(),
+        Vec::new(),
+        at,
+    );
+    decl.scaling = Some(Box::new(Scaling::Autoscaler {
+        namespace,
+        target: target_name.into(),
+        max,
+    }));
+}
+
+/// A non-negative integer field.
+fn count(n: Option<&crate::load::yaml::Node>) -> Option<u32> {
+    n.and_then(|n| crate::load::yaml11::resolve(n).as_i64())
+        .and_then(|n| u32::try_from(n).ok())
+}
+
+/// The object's namespace; the machine API's when it names none (see [`MACHINE_API_NAMESPACE`]).
+fn namespace(d: &Decls<'_, '_>) -> Box<str> {
+    match d.object.id.namespace.as_deref() {
+        Some(ns) if !ns.is_empty() => ns.into(),
+        _ => MACHINE_API_NAMESPACE.into(),
+    }
 }

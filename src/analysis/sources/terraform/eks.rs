@@ -100,20 +100,40 @@ impl Tf<'_, '_> {
             ),
         ] {
             let ev = &self.ev;
-            let Some(groups) = ev.attr(body, map).and_then(|g| ev.entries(g)) else {
+            let Some(groups) = ev.attr(body, map).map(|g| ev.resolve(g)) else {
                 continue;
+            };
+            let groups = match (ev.entries(groups), groups) {
+                (Some(g), _) => g,
+                (None, Expression::Null(_)) => continue,
+                // `{ for k, v in var.groups : k => { … } }`: groups of unknown number and
+                // names, each read from the template with the loop's values unknown.
+                (None, Expression::ForExpr(f)) if f.key_expr.is_some() => {
+                    vec![(None, ev.resolve(&f.value_expr))]
+                }
+                // `var.groups`, `merge(…)`, a conditional: groups that cannot be read.
+                (None, other) => vec![(None, other)],
             };
             let defaults = ev.attr(body, defaults);
             let mut pools = Vec::new();
             for (key, group) in groups {
-                let Some(key) = key else { continue };
-                let at = span_of(group.span());
-                let pool = if managed {
-                    self.managed_group(&key, group, defaults)
+                let at = span_of(group.span()).or_else(|| span_of(block_span(body, map)));
+                let mut pool = if ev.entries(group).is_none() {
+                    unknown_group()
+                } else if managed {
+                    self.managed_group(key.as_deref(), group, defaults)
                 } else {
                     self.self_managed_group(group, defaults)
                 };
-                pools.push((format!("{map}.{key}"), pool, at));
+                // A group whose key needs evaluation stands for any number of groups.
+                let name = match key {
+                    Some(key) => format!("{map}.{key}"),
+                    None => {
+                        pool.max_nodes = None;
+                        format!("{map}[*]")
+                    }
+                };
+                pools.push((name, pool, at));
             }
             for (name, pool, at) in pools {
                 self.push("Terraform module", name, pool, at);
@@ -133,12 +153,28 @@ impl Tf<'_, '_> {
         let defaults = ev.attr(body, "workers_group_defaults");
         let mut pools = Vec::new();
         for list in ["worker_groups", "worker_groups_launch_template"] {
-            let Some(groups) = ev.attr(body, list).and_then(|g| ev.resolve(g).as_array()) else {
+            let Some(groups) = ev.attr(body, list).map(|g| ev.resolve(g)) else {
                 continue;
+            };
+            let groups = match (groups.as_array(), groups) {
+                (Some(g), _) => g,
+                (None, Expression::Null(_)) => continue,
+                // A list that needs evaluation: groups that cannot be read.
+                (None, other) => {
+                    pools.push((format!("{list}[*]"), unknown_group(), span_of(other.span())));
+                    continue;
+                }
             };
             for (i, group) in groups.iter().enumerate() {
                 let group = ev.resolve(group);
                 if ev.entries(group).is_none() {
+                    if !matches!(group, Expression::Null(_)) {
+                        pools.push((
+                            format!("{list}.{i}"),
+                            unknown_group(),
+                            span_of(group.span()),
+                        ));
+                    }
                     continue;
                 }
                 let get = |k: &str| field(ev, group, defaults, k);
@@ -195,7 +231,12 @@ impl Tf<'_, '_> {
     /// followed by a random suffix unless `use_name_prefix = false`
     /// (modules/eks-managed-node-group: `node_group_name_prefix = var.use_name_prefix ?
     /// "${var.name}-" : null`), so `eks.amazonaws.com/nodegroup` is known only then.
-    fn managed_group(&self, key: &str, group: &Expression, defaults: Option<&Expression>) -> Pool {
+    fn managed_group(
+        &self,
+        key: Option<&str>,
+        group: &Expression,
+        defaults: Option<&Expression>,
+    ) -> Pool {
         let ev = &self.ev;
         let get = |k: &str| field(ev, group, defaults, k);
         let mut pool = Pool::new();
@@ -213,7 +254,7 @@ impl Tf<'_, '_> {
         let exact_name = ev.flag(get("use_name_prefix").expr(), true) == Some(false);
         let group_name = match get("name").expr() {
             Some(n) if exact_name => ev.lit(n),
-            None if exact_name => Some(key.to_string()),
+            None if exact_name => key.map(str::to_string),
             _ => None,
         };
         pool.provider_label("eks.amazonaws.com/nodegroup", group_name);
@@ -275,6 +316,22 @@ impl Tf<'_, '_> {
         pool.max_nodes = module_max_size(ev, get("max_size"));
         pool
     }
+}
+
+/// A node group of the module that cannot be read (its value, or the map or list it is in,
+/// needs evaluation): every label and taint unknown, of unknown size. It stands for pools that
+/// exist but that the files do not show, so no finding rests on their absence.
+fn unknown_group() -> Pool {
+    let mut pool = Pool::new();
+    pool.extended_resource_toleration = true;
+    pool.unknown();
+    pool.max_nodes = None;
+    pool
+}
+
+/// The span of a module argument (for a group without a span of its own).
+fn block_span(body: &Body, key: &str) -> Option<std::ops::Range<usize>> {
+    body.get_attribute(key).and_then(|a| a.span())
 }
 
 /// A module group's `max_size` (the module's default when neither the group nor the defaults

@@ -161,8 +161,22 @@ impl Tf<'_, '_> {
     /// module picks (`random_shuffle.available_zones`, `result_count = 3`, in `main.tf`).
     pub(super) fn gke_module(&mut self, body: &Body) {
         let ev = &self.ev;
-        let Some(pools) = ev.attr(body, "node_pools").and_then(Expression::as_array) else {
+        let Some(pools) = ev.attr(body, "node_pools").map(|p| ev.resolve(p)) else {
             return;
+        };
+        let pools = match (pools.as_array(), pools) {
+            (Some(p), _) => p,
+            (None, Expression::Null(_)) => return,
+            // `[for … : { … }]`, `var.node_pools`: pools of unknown number, names, labels
+            // and taints.
+            (None, other) => {
+                let mut pool = Pool::new();
+                pool.extended_resource_toleration = true;
+                pool.unknown();
+                let at = span_of(other.span());
+                self.push("Terraform module", "node_pools[*]".to_string(), pool, at);
+                return;
+            }
         };
         let labels = ev.attr(body, "node_pools_labels");
         let taints = ev.attr(body, "node_pools_taints");
@@ -188,7 +202,16 @@ impl Tf<'_, '_> {
         };
         let mut out = Vec::new();
         for np in pools.iter() {
+            let np = ev.resolve(np);
             let at = span_of(np.span());
+            if ev.entries(np).is_none() {
+                // A pool that needs evaluation: its name, and so its labels and taints, unknown.
+                let mut pool = Pool::new();
+                pool.extended_resource_toleration = true;
+                pool.unknown();
+                out.push(("node_pools[*]".to_string(), pool, at));
+                continue;
+            }
             let name = ev.entry(np, "name").and_then(|n| ev.lit(n));
             let mut pool = Pool::new();
             pool.extended_resource_toleration = true;

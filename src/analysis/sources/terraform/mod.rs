@@ -27,7 +27,15 @@
 //! with `each.key` and `each.value` read for that key. `count = 0` declares nothing; another
 //! literal `count` is one pool standing for its identical copies (`aws_eks_node_group.x[*]`,
 //! or `[0]` for one), its size times the count. A `count` or `for_each` that needs evaluation is
-//! one pool `[*]` read once, of unknown size (there may be any number of them, or none).
+//! one pool `[*]` read once, of unknown size (there may be any number of them, or none). A
+//! module with `count` or `for_each` is read once, its pools of unknown size.
+//!
+//! **Module node groups that need evaluation** (`eks_managed_node_groups = { for k, v in
+//! var.groups : k => {…} }`, `= var.groups`, `merge(…)`, a group `= var.gpu`, a key
+//! `(var.name)`; the GKE module's `node_pools = var.pools` or an entry `local.pool`) are pools
+//! `…[*]` (or the key's) of unknown size: a `for` template is read with the loop's values
+//! unknown, anything else has every label and taint unknown. Left out, they would let the
+//! readable pools pass for the whole cluster.
 
 mod aks;
 mod eks;
@@ -247,6 +255,7 @@ impl<'b> Tf<'_, 'b> {
             any_label: pool.any_label,
             extended_resource_toleration: pool.extended_resource_toleration,
             unknown_taints: pool.unknown_taints,
+            scaling: None,
             loc: self.place(at),
             declared: false,
         });

@@ -574,3 +574,160 @@ proptest::proptest! {
         }
     }
 }
+
+/// Node groups the module gets from an expression that needs evaluation (a `for` expression,
+/// a variable, `merge`, a group that is a variable, a key that is one) are not left out: each
+/// is a pool `[*]` (or its key) of unknown size, whose labels and taints are unknown except
+/// what a `for` template writes literally; `null` and `{}` declare nothing.
+#[test]
+fn eks_module_groups_that_need_evaluation() {
+    let d = decls(
+        r#"module "eks" {
+  source = "terraform-aws-modules/eks/aws"
+  eks_managed_node_groups = {
+    for k, v in var.groups : k => {
+      instance_types = v.types
+      max_size       = 4
+      taints         = [{ key = "dedicated", value = k, effect = "NO_SCHEDULE" }]
+      labels         = { team = "ml" }
+    }
+  }
+  self_managed_node_groups = var.self_managed
+}
+module "eks2" {
+  source  = "terraform-aws-modules/eks/aws"
+  version = "~> 20.0"
+  eks_managed_node_groups = {
+    fixed = { max_size = 2 }
+    gpu   = var.gpu_group
+    (var.extra_name) = { labels = { extra = "yes" } }
+  }
+  self_managed_node_groups = null
+}
+module "eks3" {
+  source                  = "terraform-aws-modules/eks/aws"
+  eks_managed_node_groups = merge(local.base, { a = {} })
+  self_managed_node_groups = {}
+}
+module "old" {
+  source        = "terraform-aws-modules/eks/aws"
+  version       = "17.24.0"
+  worker_groups = [for w in var.workers : { name = w.name }]
+  worker_groups_launch_template = [{ name = "lt", asg_max_size = 2 }, local.more]
+}
+module "gke" {
+  source     = "terraform-google-modules/kubernetes-engine/google"
+  node_pools = var.node_pools
+}
+module "gke2" {
+  source     = "terraform-google-modules/kubernetes-engine/google"
+  node_pools = [{ name = "p" }, local.extra_pool]
+}"#,
+    );
+    let names: Vec<&str> = d.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "eks_managed_node_groups[*]",
+            "self_managed_node_groups[*]",
+            "eks_managed_node_groups.fixed",
+            "eks_managed_node_groups.gpu",
+            "eks_managed_node_groups[*]",
+            "eks_managed_node_groups[*]",
+            "worker_groups[*]",
+            "worker_groups_launch_template.lt",
+            "worker_groups_launch_template.1",
+            "node_pools[*]",
+            "node_pools.p",
+            "node_pools[*]",
+        ]
+    );
+    // (`node_pools.p`'s size is the GKE module's, tested with `modules`.)
+    let sizes: Vec<Option<u32>> = d
+        .iter()
+        .filter(|d| d.name != "node_pools.p")
+        .map(|d| d.max_nodes)
+        .collect();
+    assert_eq!(
+        sizes,
+        [
+            None,
+            None,
+            Some(2),
+            None,
+            None,
+            None,
+            None,
+            Some(2),
+            None,
+            None,
+            None
+        ]
+    );
+    // The `for` template: its literal label is read, the taint whose value is the loop's key
+    // is unknown (by key), the instance type unknown.
+    let template = &d[0];
+    assert_eq!(label(template, "team"), Some(LabelValues::one("ml")));
+    assert!(!template.any_label);
+    assert!(template.taints.is_empty());
+    assert!(template.unknown_taints.may_have("dedicated"));
+    assert!(!template.unknown_taints.may_have("other"));
+    // A group, or a map of groups, that needs evaluation: anything.
+    for i in [1, 3, 5, 6, 8, 9, 11] {
+        assert!(d[i].any_label, "{}", d[i].name);
+        assert_eq!(d[i].unknown_taints, UnknownTaints::Any, "{}", d[i].name);
+        assert!(d[i].taints.is_empty(), "{}", d[i].name);
+    }
+    // A literal group under a key that needs evaluation: read, its size unknown.
+    assert_eq!(label(&d[4], "extra"), Some(LabelValues::one("yes")));
+    assert!(!d[4].any_label);
+    assert!(!d[2].any_label && d[2].unknown_taints == UnknownTaints::None);
+}
+
+/// A module with `for_each` (or a `count` that needs evaluation) is read once: its groups are
+/// there, each of unknown size (any number of copies); what comes from `each` is unknown.
+#[test]
+fn eks_module_with_for_each_or_count() {
+    let d = decls(
+        r#"module "eks" {
+  source   = "terraform-aws-modules/eks/aws"
+  for_each = var.clusters
+  eks_managed_node_groups = {
+    gpu = {
+      max_size = 2
+      labels   = each.value.labels
+      taints   = [{ key = "gpu", value = "true", effect = "NO_SCHEDULE" }]
+    }
+  }
+  self_managed_node_groups = each.value.self_managed
+}
+module "maybe" {
+  source = "terraform-aws-modules/eks/aws"
+  count  = var.enabled ? 1 : 0
+  eks_managed_node_groups = { web = { max_size = 3 } }
+}
+module "twice" {
+  source = "terraform-aws-modules/eks/aws"
+  count  = 2
+  eks_managed_node_groups = { web = { max_size = 3 } }
+}
+module "none" {
+  source = "terraform-aws-modules/eks/aws"
+  count  = 0
+  eks_managed_node_groups = { web = { max_size = 3 } }
+}"#,
+    );
+    let got: Vec<(&str, Option<u32>)> = d.iter().map(|d| (d.name.as_str(), d.max_nodes)).collect();
+    assert_eq!(
+        got,
+        [
+            ("eks_managed_node_groups.gpu", None),
+            ("self_managed_node_groups[*]", None),
+            ("eks_managed_node_groups.web", None),
+            ("eks_managed_node_groups.web", Some(6)),
+        ]
+    );
+    assert_eq!(taints(&d[0]), ["gpu=true:NoSchedule"]);
+    assert!(d[0].any_label);
+    assert!(d[1].any_label && d[1].unknown_taints == UnknownTaints::Any);
+}
