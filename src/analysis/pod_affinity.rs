@@ -130,8 +130,9 @@ impl LabelSelector {
         }
     }
 
-    /// Does it select pods with `labels`? Every `matchLabels` entry and every expression must
-    /// hold (`metav1.LabelSelectorAsSelector`, staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/helpers.go).
+    /// Does it select pods with `labels`? Every `matchLabels` entry and every expression must hold
+    /// (`metav1.LabelSelectorAsSelector`,
+    /// staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/helpers.go).
     pub fn selects<L: Labelled + ?Sized>(&self, labels: &L) -> Selects {
         if !labels.known() {
             return Selects::Unknown;
@@ -159,7 +160,8 @@ impl LabelSelector {
                         "NotIn" => !listed(),
                         "Exists" => labels.has_key(key),
                         "DoesNotExist" => !labels.has_key(key),
-                        // Rejected by the server (`invalid-pod-affinity`, `invalid-topology-spread`).
+                        // Rejected by the server (`invalid-pod-affinity`,
+                        // `invalid-topology-spread`).
                         _ => return Selects::Unknown,
                     };
                     if !holds {

@@ -99,9 +99,9 @@ fn tolerated(tols: &[WorkloadToleration], taint: &TaintSpec, gate: bool) -> bool
     tols.iter().any(|tol| tolerates(&tol.tol(), &t, gate))
 }
 
-/// Tolerated by the ExtendedResourceToleration admission plugin: on a cluster that runs it, a
-/// pod requesting an extended resource gets `{key: <resource>, operator: Exists, effect:
-/// NoSchedule}` (<https://kubernetes.io/docs/reference/access-authn-authz/admission-controllers/#extendedresourcetoleration>).
+/// Tolerated by the ExtendedResourceToleration admission plugin: on a cluster that runs it, a pod
+/// requesting an extended resource gets `{key: <resource>, operator: Exists, effect: NoSchedule}`
+/// (<https://kubernetes.io/docs/reference/access-authn-authz/admission-controllers/#extendedresourcetoleration>).
 fn requested(w: &Workload, pool: &Pool, taint: &TaintSpec) -> bool {
     pool.extended_resource_toleration
         && &*taint.effect == "NoSchedule"

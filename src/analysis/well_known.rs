@@ -27,7 +27,8 @@ pub fn is_transient_taint(key: &str) -> bool {
     )
 }
 
-/// Well-known taint keys (k8s.io/api/core/v1/well_known_taints.go): a toleration of one of them is never dead config.
+/// Well-known taint keys (k8s.io/api/core/v1/well_known_taints.go): a toleration of one of them is
+/// never dead config.
 pub const WELL_KNOWN_TAINT_KEYS: &[&str] = &[
     "node.kubernetes.io/not-ready",
     "node.kubernetes.io/unreachable",
@@ -105,7 +106,8 @@ pub fn is_well_known_label(key: &str) -> bool {
 }
 
 /// A taint Kubernetes (or kubeadm, or the kubelet) puts on nodes itself, always the same way
-/// (pkg/controller/nodelifecycle; k8s.io/api/core/v1/well_known_taints.go): a toleration of its key that differs can never match it.
+/// (pkg/controller/nodelifecycle; k8s.io/api/core/v1/well_known_taints.go): a toleration of its key
+/// that differs can never match it.
 #[derive(Debug)]
 pub struct SetTaint {
     pub key: &'static str,

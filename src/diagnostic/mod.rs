@@ -148,7 +148,8 @@ impl Fix {
     }
 }
 
-/// Serialisable for spilling (`load::codec`, `engine::store`), not as an output format (see `report/`).
+/// Serialisable for spilling (`load::codec`, `engine::store`), not as an output format (see
+/// `report/`).
 #[derive(Clone, Debug, Serialize)]
 pub struct Finding {
     pub rule: &'static str,

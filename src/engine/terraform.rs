@@ -139,9 +139,9 @@ fn manifest_heredocs(text: &str) -> Vec<Heredoc> {
     found
 }
 
-/// The indentation Terraform strips from the lines of a `<<-` heredoc: the smallest number
-/// of leading whitespace characters of a line that is not blank (HCL's
-/// `flushHeredocTemplateParts`, <https://github.com/hashicorp/hcl/blob/main/hclsyntax/parser_template.go>;
+/// The indentation Terraform strips from the lines of a `<<-` heredoc: the smallest number of
+/// leading whitespace characters of a line that is not blank (HCL's `flushHeredocTemplateParts`,
+/// <https://github.com/hashicorp/hcl/blob/main/hclsyntax/parser_template.go>;
 /// <https://developer.hashicorp.com/terraform/language/expressions/strings#indented-heredocs>).
 fn flush_indent(body: &str) -> usize {
     body.split('\n')

@@ -1,12 +1,12 @@
 //! The record codec: how a run's results (findings, workloads, suppressions) are encoded to be
 //! moved out of memory (`engine::store`) and read back.
 //!
-//! Records are postcard (a compact binary serde format; the domain types derive serde). A record's sources are written once,
-//! as a table of lite sources (name and recorded positions, see `SourceFile::lite`), and every
-//! `Arc<SourceFile>` inside the record is written as an index into that table: the encoder
-//! and decoder find the table in a thread-local context for the duration of one call.
-//! A source that still holds its text (stdin, `--fix`) cannot be spilled: [`encode`] says so
-//! and the caller keeps that record in memory.
+//! Records are postcard (a compact binary serde format; the domain types derive serde). A record's
+//! sources are written once, as a table of lite sources (name and recorded positions, see
+//! `SourceFile::lite`), and every `Arc<SourceFile>` inside the record is written as an index into
+//! that table: the encoder and decoder find the table in a thread-local context for the duration of
+//! one call. A source that still holds its text (stdin, `--fix`) cannot be spilled: [`encode`] says
+//! so and the caller keeps that record in memory.
 
 use std::cell::RefCell;
 use std::sync::Arc;

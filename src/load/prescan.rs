@@ -294,7 +294,8 @@ mod tests {
 
 #[cfg(test)]
 mod corpus_share {
-    /// How many bytes of the real corpus (`testdata/corpus`) the fast path skips (run with --nocapture).
+    /// How many bytes of the real corpus (`testdata/corpus`) the fast path skips (run with
+    /// --nocapture).
     #[test]
     #[ignore = "measurement, not a test"]
     fn skipped_share_of_the_corpus() {

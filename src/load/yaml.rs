@@ -1353,8 +1353,8 @@ fn parse_strict(
                     }));
                     break;
                 }
-                // A block collection's start event is empty; an indentless sequence's may sit on the `[` of
-                // its first item.
+                // A block collection's start event is empty; an indentless sequence's may sit on
+                // the `[` of its first item.
                 let flow = !bspan.is_empty() && is_flow_start(text, bspan.start);
                 let frame = if matches!(event, Event::SequenceStart(..)) {
                     Frame::Seq {

@@ -74,7 +74,8 @@ impl Object<'_> {
 
 pub use crate::load::prescan::split_api_version;
 
-/// Where each built-in workload kind keeps its pod spec (pkg/apis/core/validation/validation.go `ValidatePodSpec` paths).
+/// Where each built-in workload kind keeps its pod spec (pkg/apis/core/validation/validation.go
+/// `ValidatePodSpec` paths).
 pub fn pod_spec_path(kind: &str, group: &str) -> Option<&'static [&'static str]> {
     const SPEC: &[&str] = &["spec"];
     const TEMPLATE: &[&str] = &["template", "spec"];
@@ -201,7 +202,8 @@ fn build_object<'a>(node: &'a Node, doc_path: String, kinds: &[WorkloadKind]) ->
             kind_text: "Node".to_string(),
         };
         if let Some(list) = node.path(&["spec", "taints"]) {
-            // The server reports Node taint errors under `metadata.taints` (pkg/apis/core/validation/validation.go `ValidateNode`).
+            // The server reports Node taint errors under `metadata.taints`
+            // (pkg/apis/core/validation/validation.go `ValidateNode`).
             taints.push(TaintList::new(list, "spec.taints", "metadata.taints"));
         }
         unschedulable = node.path(&["spec", "unschedulable"]);
@@ -248,7 +250,8 @@ fn build_object<'a>(node: &'a Node, doc_path: String, kinds: &[WorkloadKind]) ->
     }
 }
 
-/// Taint lists declared by node templates in infra-as-code (the pool sources' own validation (Karpenter, eksctl, kubeadm)).
+/// Taint lists declared by node templates in infra-as-code (the pool sources' own validation
+/// (Karpenter, eksctl, kubeadm)).
 fn infra_taints<'a>(node: &'a Node, kind: &str, group: &str) -> Vec<TaintList<'a>> {
     let mut out = Vec::new();
     let mut add = |path: &[&str], origin: TaintOrigin| {

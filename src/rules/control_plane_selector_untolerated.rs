@@ -1,6 +1,7 @@
-//! `control-plane-selector-untolerated`: a pod that selects the control-plane nodes (by their
-//! role label) but does not tolerate the control-plane taint kubeadm puts on them: it can only
-//! go where it is not allowed, so it stays Pending (the scheduler's TaintToleration filter; k8s.io/api/core/v1/well_known_taints.go).
+//! `control-plane-selector-untolerated`: a pod that selects the control-plane nodes (by their role
+//! label) but does not tolerate the control-plane taint kubeadm puts on them: it can only go where
+//! it is not allowed, so it stays Pending (the scheduler's TaintToleration filter;
+//! k8s.io/api/core/v1/well_known_taints.go).
 
 use crate::diagnostic::{Finding, Severity};
 use crate::load::yaml::Node;

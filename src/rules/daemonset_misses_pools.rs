@@ -1,5 +1,6 @@
-//! `daemonset-misses-pools`: the pools a DaemonSet will not run on, because of their taints
-//! (after the controller's default tolerations, pkg/controller/daemon/util/daemonset_util.go `AddOrUpdateDaemonPodTolerations`) or its selector.
+//! `daemonset-misses-pools`: the pools a DaemonSet will not run on, because of their taints (after
+//! the controller's default tolerations, pkg/controller/daemon/util/daemonset_util.go
+//! `AddOrUpdateDaemonPodTolerations`) or its selector.
 
 use crate::analysis::Reason;
 use crate::diagnostic::{Finding, Severity};

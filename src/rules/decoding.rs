@@ -1,7 +1,8 @@
-//! What kubectl's YAML→JSON step and the server's typed decoding (kubectl's YAML decoding (sigs.k8s.io/yaml over go-yaml v2) and the server's typed decoding) do to the
-//! scheduling fields: the Go types of those fields and a walk that finds type mismatches,
-//! surprises (`010` is 8) and unknown fields. Shared by `yaml-type-mismatch`, `unknown-field`
-//! and `duplicate-key`, each in its own file.
+//! What kubectl's YAML→JSON step and the server's typed decoding (kubectl's YAML decoding
+//! (sigs.k8s.io/yaml over go-yaml v2) and the server's typed decoding) do to the scheduling fields:
+//! the Go types of those fields and a walk that finds type mismatches, surprises (`010` is 8) and
+//! unknown fields. Shared by `yaml-type-mismatch`, `unknown-field` and `duplicate-key`, each in its
+//! own file.
 
 pub(crate) use crate::diagnostic::{Finding, Fix, Severity};
 pub(crate) use crate::load::yaml::{Node, Value};

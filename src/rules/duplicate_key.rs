@@ -1,4 +1,5 @@
-//! `duplicate-key`: a mapping key given twice; kubectl keeps the last one (kubectl's YAML decoding (sigs.k8s.io/yaml over go-yaml v2) and the server's typed decoding).
+//! `duplicate-key`: a mapping key given twice; kubectl keeps the last one (kubectl's YAML decoding
+//! (sigs.k8s.io/yaml over go-yaml v2) and the server's typed decoding).
 
 use std::collections::HashMap;
 

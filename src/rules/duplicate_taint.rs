@@ -1,4 +1,6 @@
-//! `duplicate-taint`: taints unique by (key, effect); Karpenter across taints and startupTaints (pkg/apis/core/validation/validation.go `validateNodeTaints`; the pool sources' own validation (Karpenter, eksctl, kubeadm)).
+//! `duplicate-taint`: taints unique by (key, effect); Karpenter across taints and startupTaints
+//! (pkg/apis/core/validation/validation.go `validateNodeTaints`; the pool sources' own validation
+//! (Karpenter, eksctl, kubeadm)).
 
 use super::Rule;
 use super::taints::*;

@@ -1,5 +1,5 @@
-//! `internal-error`: A panic while checking a file. It has no check of its own: the engine (reading, parsing) or
-//! the configuration raises it.
+//! `internal-error`: A panic while checking a file. It has no check of its own: the engine
+//! (reading, parsing) or the configuration raises it.
 
 use crate::diagnostic::Severity;
 

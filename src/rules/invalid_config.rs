@@ -1,5 +1,5 @@
-//! `invalid-config`: A mistake in the configuration file. It has no check of its own: the engine (reading, parsing) or
-//! the configuration raises it.
+//! `invalid-config`: A mistake in the configuration file. It has no check of its own: the engine
+//! (reading, parsing) or the configuration raises it.
 
 use crate::diagnostic::Severity;
 

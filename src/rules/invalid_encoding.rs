@@ -1,5 +1,5 @@
-//! `invalid-encoding`: A file that is not UTF-8 text. It has no check of its own: the engine (reading, parsing) or
-//! the configuration raises it.
+//! `invalid-encoding`: A file that is not UTF-8 text. It has no check of its own: the engine
+//! (reading, parsing) or the configuration raises it.
 
 use crate::diagnostic::Severity;
 

@@ -1,4 +1,5 @@
-//! `invalid-node-affinity`: what ValidateNodeSelector* rejects (pkg/apis/core/validation/validation.go `ValidateNodeSelector`).
+//! `invalid-node-affinity`: what ValidateNodeSelector* rejects
+//! (pkg/apis/core/validation/validation.go `ValidateNodeSelector`).
 
 use super::Rule;
 use super::node_selection::*;

@@ -1,4 +1,5 @@
-//! `invalid-node-selector`: nodeSelector keys and values must be valid labels (pkg/apis/core/validation/validation.go `ValidateNodeSelector`).
+//! `invalid-node-selector`: nodeSelector keys and values must be valid labels
+//! (pkg/apis/core/validation/validation.go `ValidateNodeSelector`).
 
 use super::Rule;
 use super::node_selection::*;

@@ -1,4 +1,5 @@
-//! `invalid-taint-effect`: missing (Required value) or unsupported effects (pkg/apis/core/validation/validation.go `validateNodeTaints`).
+//! `invalid-taint-effect`: missing (Required value) or unsupported effects
+//! (pkg/apis/core/validation/validation.go `validateNodeTaints`).
 
 use super::Rule;
 use super::taints::*;

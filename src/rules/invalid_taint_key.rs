@@ -1,4 +1,5 @@
-//! `invalid-taint-key`: taint keys must be label keys; an empty key gives two errors (pkg/apis/core/validation/validation.go `validateNodeTaints`).
+//! `invalid-taint-key`: taint keys must be label keys; an empty key gives two errors
+//! (pkg/apis/core/validation/validation.go `validateNodeTaints`).
 
 use super::Rule;
 use super::taints::*;
@@ -23,7 +24,8 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         let span = t.key.map_or(t.node.span, |k| k.span());
         let mut msgs = label_key_errors(key, ctx.settings);
         if t.origin == TaintOrigin::Eksctl && key.len() > 63 {
-            // The EKS API limits the whole key, prefix included (the pool sources' own validation (Karpenter, eksctl, kubeadm)).
+            // The EKS API limits the whole key, prefix included (the pool sources' own validation
+            // (Karpenter, eksctl, kubeadm)).
             msgs.push("the EKS API limits a taint key to 63 characters in all".to_string());
         }
         for msg in msgs {

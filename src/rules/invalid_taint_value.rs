@@ -1,4 +1,6 @@
-//! `invalid-taint-value`: label values (qualified names for Karpenter) (pkg/apis/core/validation/validation.go `validateNodeTaints`; the pool sources' own validation (Karpenter, eksctl, kubeadm)).
+//! `invalid-taint-value`: label values (qualified names for Karpenter)
+//! (pkg/apis/core/validation/validation.go `validateNodeTaints`; the pool sources' own validation
+//! (Karpenter, eksctl, kubeadm)).
 
 use super::Rule;
 use super::taints::*;
@@ -20,7 +22,8 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         let Some(value) = field.str() else { continue };
         let karpenter = matches!(t.origin, TaintOrigin::Karpenter { .. });
         let msgs = if karpenter {
-            // Karpenter validates taint values as qualified names (the pool sources' own validation (Karpenter, eksctl, kubeadm); Karpenter's NodePool validation).
+            // Karpenter validates taint values as qualified names (the pool sources' own validation
+            // (Karpenter, eksctl, kubeadm); Karpenter's NodePool validation).
             if value.is_empty() {
                 Vec::new()
             } else {

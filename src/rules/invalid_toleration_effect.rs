@@ -1,4 +1,5 @@
-//! `invalid-toleration-effect`: effects other than NoSchedule/PreferNoSchedule/NoExecute (pkg/apis/core/validation/validation.go `ValidateTolerations`).
+//! `invalid-toleration-effect`: effects other than NoSchedule/PreferNoSchedule/NoExecute
+//! (pkg/apis/core/validation/validation.go `ValidateTolerations`).
 
 use super::Rule;
 use super::tolerations::*;

@@ -1,4 +1,5 @@
-//! `invalid-toleration-key`: a toleration key that is not a valid label key (pkg/apis/core/validation/validation.go `ValidateTolerations`; apimachinery `IsQualifiedName`).
+//! `invalid-toleration-key`: a toleration key that is not a valid label key
+//! (pkg/apis/core/validation/validation.go `ValidateTolerations`; apimachinery `IsQualifiedName`).
 
 use super::Rule;
 use super::tolerations::*;

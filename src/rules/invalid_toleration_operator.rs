@@ -1,4 +1,5 @@
-//! `invalid-toleration-operator`: operators other than Equal/Exists (Lt/Gt with the gate) (pkg/apis/core/validation/validation.go `ValidateTolerations`).
+//! `invalid-toleration-operator`: operators other than Equal/Exists (Lt/Gt with the gate)
+//! (pkg/apis/core/validation/validation.go `ValidateTolerations`).
 
 use super::Rule;
 use super::tolerations::*;

@@ -1,4 +1,6 @@
-//! `invalid-toleration-value`: label-value rules for Equal, canonical integers for Lt/Gt (pkg/apis/core/validation/validation.go `ValidateTolerations`; apimachinery `IsValidLabelValue`; `ValidateTolerations` with the TaintTolerationComparisonOperators gate (KEP-5471)).
+//! `invalid-toleration-value`: label-value rules for Equal, canonical integers for Lt/Gt
+//! (pkg/apis/core/validation/validation.go `ValidateTolerations`; apimachinery `IsValidLabelValue`;
+//! `ValidateTolerations` with the TaintTolerationComparisonOperators gate (KEP-5471)).
 
 use super::Rule;
 use super::tolerations::*;

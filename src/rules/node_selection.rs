@@ -1,6 +1,7 @@
-//! What the node-selection rules share (`ValidateNodeSelector*`, pkg/apis/core/validation/validation.go `ValidateNodeSelector`): the
-//! `api_error` plumbing and the walk over required and preferred node-affinity terms used by
-//! `invalid-node-affinity`. Each rule lives in its own file.
+//! What the node-selection rules share (`ValidateNodeSelector*`,
+//! pkg/apis/core/validation/validation.go `ValidateNodeSelector`): the `api_error` plumbing and the
+//! walk over required and preferred node-affinity terms used by `invalid-node-affinity`. Each rule
+//! lives in its own file.
 
 pub(crate) use crate::analysis::validation::{
     dns1123_subdomain_errors, forbidden, go_quote, invalid, label_key_errors, label_value_errors,

@@ -1,5 +1,6 @@
-//! `nodename-untolerated-noexecute`: a pod bound with `nodeName` to a known node whose
-//! NoExecute taint it does not tolerate: the kubelet rejects it (the kubelet's admission, pkg/kubelet/lifecycle/predicate.go).
+//! `nodename-untolerated-noexecute`: a pod bound with `nodeName` to a known node whose NoExecute
+//! taint it does not tolerate: the kubelet rejects it (the kubelet's admission,
+//! pkg/kubelet/lifecycle/predicate.go).
 
 use crate::analysis::{effective_tolerations, first_tolerating, is_transient_taint};
 use crate::diagnostic::{Finding, Related, Severity};

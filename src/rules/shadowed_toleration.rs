@@ -192,7 +192,8 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 "remove this toleration; it never changes where the pod runs or when it is evicted"
             };
             // RuntimeClass rejects tolerations with the same (key, operator, value, effect)
-            // (pkg/apis/core/validation/validation.go `ValidatePodSpec` paths): there it is an API error, not a warning.
+            // (pkg/apis/core/validation/validation.go `ValidatePodSpec` paths): there it is an API
+            // error, not a warning.
             let runtime_class = ctx.is_builtin() && ctx.object.kind == "RuntimeClass";
             let same_list_key = a == b;
             let (severity, api) = if runtime_class && same_list_key {

@@ -1,5 +1,5 @@
-//! `stateful-eviction-timeout` (opt-in): a StatefulSet that leaves not-ready/unreachable
-//! eviction at the 300 s DefaultTolerationSeconds default (plugin/pkg/admission/defaulttolerationseconds).
+//! `stateful-eviction-timeout` (opt-in): a StatefulSet that leaves not-ready/unreachable eviction
+//! at the 300 s DefaultTolerationSeconds default (plugin/pkg/admission/defaulttolerationseconds).
 
 use crate::diagnostic::{Finding, Severity};
 

@@ -1,6 +1,7 @@
-//! What the taint rules share: every taint list of an object with its origin (Node objects
-//! and infra-as-code, pkg/apis/core/validation/validation.go `validateNodeTaints`; the pool sources' own validation (Karpenter, eksctl, kubeadm)) and the `api_error` plumbing. Each rule lives in its
-//! own file.
+//! What the taint rules share: every taint list of an object with its origin (Node objects and
+//! infra-as-code, pkg/apis/core/validation/validation.go `validateNodeTaints`; the pool sources'
+//! own validation (Karpenter, eksctl, kubeadm)) and the `api_error` plumbing. Each rule lives in
+//! its own file.
 
 pub(crate) use crate::analysis::validation::{
     duplicate, go_quote, invalid, json_quote, label_key_errors, label_value_errors, named_value,

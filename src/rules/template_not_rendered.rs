@@ -1,5 +1,5 @@
-//! `template-not-rendered`: A Helm/Go template that is not YAML yet. It has no check of its own: the engine (reading, parsing) or
-//! the configuration raises it.
+//! `template-not-rendered`: A Helm/Go template that is not YAML yet. It has no check of its own:
+//! the engine (reading, parsing) or the configuration raises it.
 
 use crate::diagnostic::Severity;
 

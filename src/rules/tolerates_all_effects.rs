@@ -1,5 +1,6 @@
-//! `tolerates-all-effects`: a keyed toleration with no effect also tolerates that key's
-//! NoExecute taints, so the pod is never evicted by them (k8s.io/api/core/v1/toleration.go `ToleratesTaint`; pkg/controller/tainteviction).
+//! `tolerates-all-effects`: a keyed toleration with no effect also tolerates that key's NoExecute
+//! taints, so the pod is never evicted by them (k8s.io/api/core/v1/toleration.go `ToleratesTaint`;
+//! pkg/controller/tainteviction).
 
 use crate::diagnostic::{Finding, Severity};
 

@@ -1,5 +1,6 @@
 //! `tolerates-all-taints`: an empty key with `operator: Exists` tolerates every taint
-//! (pkg/apis/core/validation/validation.go `ValidateTolerations`; k8s.io/api/core/v1/toleration.go `ToleratesTaint`). Deliberate in DaemonSets and static pods, so info there.
+//! (pkg/apis/core/validation/validation.go `ValidateTolerations`; k8s.io/api/core/v1/toleration.go
+//! `ToleratesTaint`). Deliberate in DaemonSets and static pods, so info there.
 
 use crate::diagnostic::{Finding, Severity};
 

@@ -1,4 +1,5 @@
-//! `toleration-empty-key-requires-exists`: an empty key needs `operator: Exists` (pkg/apis/core/validation/validation.go `ValidateTolerations`).
+//! `toleration-empty-key-requires-exists`: an empty key needs `operator: Exists`
+//! (pkg/apis/core/validation/validation.go `ValidateTolerations`).
 
 use super::Rule;
 use super::tolerations::*;

@@ -1,5 +1,6 @@
 //! `toleration-exists-with-value`: `operator: Exists` with a non-empty `value`, which the API
-//! server rejects (pkg/apis/core/validation/validation.go `ValidateTolerations`). The error is reported on `.operator`.
+//! server rejects (pkg/apis/core/validation/validation.go `ValidateTolerations`). The error is
+//! reported on `.operator`.
 
 use crate::analysis::validation::{go_quote, invalid};
 use crate::diagnostic::{Finding, Fix, Severity};

@@ -1,4 +1,5 @@
-//! `toleration-seconds-requires-noexecute`: `tolerationSeconds` needs `effect: NoExecute` (pkg/apis/core/validation/validation.go `ValidateTolerations`).
+//! `toleration-seconds-requires-noexecute`: `tolerationSeconds` needs `effect: NoExecute`
+//! (pkg/apis/core/validation/validation.go `ValidateTolerations`).
 
 use super::Rule;
 use super::tolerations::*;

@@ -1,6 +1,7 @@
-//! What the toleration rules share: iteration over every toleration of an object, the
-//! `api_error` plumbing, effect and key advice, canonical-case fixes. Each rule (pkg/apis/core/validation/validation.go `ValidateTolerations`,
-//! one per check, in the server's order) lives in its own file.
+//! What the toleration rules share: iteration over every toleration of an object, the `api_error`
+//! plumbing, effect and key advice, canonical-case fixes. Each rule
+//! (pkg/apis/core/validation/validation.go `ValidateTolerations`, one per check, in the server's
+//! order) lives in its own file.
 
 pub(crate) use crate::analysis::validation::{
     decimal_integer_errors, go_quote, invalid, label_key_errors, label_value_errors, named_value,

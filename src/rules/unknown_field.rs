@@ -1,4 +1,5 @@
-//! `unknown-field`: a field the typed object does not have; kubectl's strict validation rejects it (kubectl's YAML decoding (sigs.k8s.io/yaml over go-yaml v2) and the server's typed decoding).
+//! `unknown-field`: a field the typed object does not have; kubectl's strict validation rejects it
+//! (kubectl's YAML decoding (sigs.k8s.io/yaml over go-yaml v2) and the server's typed decoding).
 
 use super::{Decode, Rule};
 use super::decoding::*;

@@ -1,5 +1,6 @@
-//! `unreadable-file`: A file that cannot be read (permissions, not a regular file, over the size limit). It has no check of its own: the engine (reading, parsing) or
-//! the configuration raises it.
+//! `unreadable-file`: A file that cannot be read (permissions, not a regular file, over the size
+//! limit). It has no check of its own: the engine (reading, parsing) or the configuration raises
+//! it.
 
 use crate::diagnostic::Severity;
 

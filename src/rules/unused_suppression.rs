@@ -1,5 +1,5 @@
-//! `unused-suppression`: A `taintlint: ignore` that suppresses nothing. It has no check of its own: the engine (reading, parsing) or
-//! the configuration raises it.
+//! `unused-suppression`: A `taintlint: ignore` that suppresses nothing. It has no check of its own:
+//! the engine (reading, parsing) or the configuration raises it.
 
 use crate::diagnostic::Severity;
 

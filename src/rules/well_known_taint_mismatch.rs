@@ -1,7 +1,8 @@
-//! `well-known-taint-mismatch`: a toleration of a taint that Kubernetes itself sets, always
-//! with the same value and effects (pkg/controller/nodelifecycle; k8s.io/api/core/v1/well_known_taints.go), that asks for another value or
-//! effect: it can never match. Typical after a rename (`master` → `control-plane` with
-//! `value: "true"`) or a copy from a blog (`memory-pressure` with `NoExecute`).
+//! `well-known-taint-mismatch`: a toleration of a taint that Kubernetes itself sets, always with
+//! the same value and effects (pkg/controller/nodelifecycle;
+//! k8s.io/api/core/v1/well_known_taints.go), that asks for another value or effect: it can never
+//! match. Typical after a rename (`master` → `control-plane` with `value: "true"`) or a copy from a
+//! blog (`memory-pressure` with `NoExecute`).
 
 use crate::analysis::{SetTaint, set_taint};
 use crate::diagnostic::{Edit, Finding, Fix, Severity};

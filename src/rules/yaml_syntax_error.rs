@@ -1,5 +1,5 @@
-//! `yaml-syntax-error`: A file that is not valid YAML. It has no check of its own: the engine (reading, parsing) or
-//! the configuration raises it.
+//! `yaml-syntax-error`: A file that is not valid YAML. It has no check of its own: the engine
+//! (reading, parsing) or the configuration raises it.
 
 use crate::diagnostic::Severity;
 

@@ -1,5 +1,5 @@
-//! `yaml-too-complex`: A document that nests too deeply or expands too many aliases. It has no check of its own: the engine (reading, parsing) or
-//! the configuration raises it.
+//! `yaml-too-complex`: A document that nests too deeply or expands too many aliases. It has no
+//! check of its own: the engine (reading, parsing) or the configuration raises it.
 
 use crate::diagnostic::Severity;
 

@@ -1,4 +1,6 @@
-//! `yaml-type-mismatch`: a scheduling field that YAML 1.1 turns into the wrong JSON type, with the server's 400 text (kubectl's YAML decoding (sigs.k8s.io/yaml over go-yaml v2) and the server's typed decoding).
+//! `yaml-type-mismatch`: a scheduling field that YAML 1.1 turns into the wrong JSON type, with the
+//! server's 400 text (kubectl's YAML decoding (sigs.k8s.io/yaml over go-yaml v2) and the server's
+//! typed decoding).
 
 use super::{Decode, Rule};
 use super::decoding::*;

@@ -130,12 +130,13 @@ impl Admission {
         Ok(())
     }
 
-    /// PodTolerationRestriction's `Admit` (plugin/pkg/admission/podtolerationrestriction/admission.go):
-    /// the namespace's default tolerations (else the cluster's) and, for a pod that is not
-    /// BestEffort, `node.kubernetes.io/memory-pressure:NoSchedule`, merged into the pod's
-    /// (`MergeTolerations`: the current plugin no longer rejects a pod whose tolerations
-    /// "conflict" with the namespace's, as older ones did with "namespace tolerations and pod
-    /// tolerations conflict"), then the allow list is checked.
+    /// PodTolerationRestriction's `Admit`
+    /// (plugin/pkg/admission/podtolerationrestriction/admission.go): the namespace's default
+    /// tolerations (else the cluster's) and, for a pod that is not BestEffort,
+    /// `node.kubernetes.io/memory-pressure:NoSchedule`, merged into the pod's (`MergeTolerations`:
+    /// the current plugin no longer rejects a pod whose tolerations "conflict" with the
+    /// namespace's, as older ones did with "namespace tolerations and pod tolerations conflict"),
+    /// then the allow list is checked.
     fn toleration_restriction(&self, run: &mut Run<'_>, n: &Namespace) -> Result<(), Rejection> {
         let plugin = Plugin::PodTolerationRestriction.name();
         let defaults = match &n.defaults {

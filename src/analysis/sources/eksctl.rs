@@ -47,7 +47,8 @@ pub(super) fn cluster_config(mut d: Decls<'_, '_>) {
             let pool = d.pool(origin, text(ng.get("name")), labels, taints, at);
             pool.max_nodes = size;
             // eksctl makes EKS clusters, whose API servers run the ExtendedResourceToleration
-            // admission plugin (<https://docs.aws.amazon.com/eks/latest/userguide/platform-versions.html>).
+            // admission plugin
+            // (<https://docs.aws.amazon.com/eks/latest/userguide/platform-versions.html>).
             pool.extended_resource_toleration = true;
         }
     }

@@ -20,8 +20,8 @@ impl Tf<'_, '_> {
     /// `key=value:Effect` strings.
     ///
     /// Its size: `max_count` when the cluster autoscaler is on (`auto_scaling_enabled`, named
-    /// `enable_auto_scaling` before azurerm 4.0), else `node_count`; both count the pool's
-    /// nodes over all its zones
+    /// `enable_auto_scaling` before azurerm 4.0), else `node_count`; both count the pool's nodes
+    /// over all its zones
     /// (<https://registry.terraform.io/providers/hashicorp/azurerm/latest/docs/resources/kubernetes_cluster_node_pool#max_count>).
     pub(super) fn aks_pool(&self, body: &Body) -> Pool {
         let ev = &self.ev;

@@ -53,7 +53,8 @@ impl Tf<'_, '_> {
     /// `aws_eks_node_group`. EKS labels a managed node group's nodes with
     /// `eks.amazonaws.com/nodegroup` and `eks.amazonaws.com/capacityType` (`ON_DEMAND` unless
     /// `capacity_type = "SPOT"`), and maps the taint effects `NO_SCHEDULE`, `NO_EXECUTE`,
-    /// `PREFER_NO_SCHEDULE` to Kubernetes' (<https://docs.aws.amazon.com/eks/latest/userguide/managed-node-groups.html>,
+    /// `PREFER_NO_SCHEDULE` to Kubernetes'
+    /// (<https://docs.aws.amazon.com/eks/latest/userguide/managed-node-groups.html>,
     /// <https://docs.aws.amazon.com/eks/latest/userguide/node-taints-managed-node-groups.html>,
     /// <https://docs.aws.amazon.com/eks/latest/APIReference/API_Taint.html>). Its size is
     /// `scaling_config.max_size`.

@@ -2,11 +2,11 @@
 //! and terraform-google-modules/kubernetes-engine's `node_pools`.
 //!
 //! Sizes: a GKE pool's `node_count` and `autoscaling.max_node_count` count nodes *per zone*
-//! (`total_max_node_count` counts them all): "max_node_count - (Optional) Maximum number of
-//! nodes per zone in the NodePool"
+//! (`total_max_node_count` counts them all): "max_node_count - (Optional) Maximum number of nodes
+//! per zone in the NodePool"
 //! (<https://registry.terraform.io/providers/hashicorp/google/latest/docs/resources/container_node_pool#max_node_count>).
-//! So a size is known only with the pool's zones: its literal `node_locations`, or a
-//! `location` that is one zone.
+//! So a size is known only with the pool's zones: its literal `node_locations`, or a `location`
+//! that is one zone.
 
 use hcl_edit::Span as _;
 use hcl_edit::expr::Expression;
@@ -51,15 +51,15 @@ fn times(per_zone: Option<u32>, zones: Option<u32>) -> Option<u32> {
 }
 
 impl Tf<'_, '_> {
-    /// A GKE node pool (`google_container_node_pool`, or a cluster's default or inline pool).
-    /// GKE labels nodes with `cloud.google.com/gke-nodepool`
+    /// A GKE node pool (`google_container_node_pool`, or a cluster's default or inline pool). GKE
+    /// labels nodes with `cloud.google.com/gke-nodepool`
     /// (<https://cloud.google.com/kubernetes-engine/docs/concepts/node-pools#deploying_services_to_specific_node_pools>),
     /// Spot and preemptible VMs with `cloud.google.com/gke-spot`/`cloud.google.com/gke-preemptible`
     /// (<https://cloud.google.com/kubernetes-engine/docs/concepts/spot-vms>,
     /// <https://cloud.google.com/kubernetes-engine/docs/how-to/preemptible-vms>), and GPU nodes
     /// with `cloud.google.com/gke-accelerator` and the taint `nvidia.com/gpu=present:NoSchedule`
-    /// (<https://cloud.google.com/kubernetes-engine/docs/how-to/gpus>). Its size: see the
-    /// module's text.
+    /// (<https://cloud.google.com/kubernetes-engine/docs/how-to/gpus>). Its size: see the module's
+    /// text.
     pub(super) fn gke_pool(
         &self,
         body: &Body,

@@ -1,16 +1,20 @@
 //! Node pools in Terraform files, read with `hcl-edit` (the hcl-rs project's HCL parser, which
 //! keeps byte spans, so each pool and taint points at its `.tf` line):
 //!
-//! - `aws_eks_node_group` (<https://registry.terraform.io/providers/hashicorp/aws/latest/docs/resources/eks_node_group>);
+//! - `aws_eks_node_group`
+//!   (<https://registry.terraform.io/providers/hashicorp/aws/latest/docs/resources/eks_node_group>);
 //! - `google_container_node_pool`, and `google_container_cluster`'s default pool and inline
-//!   `node_pool` blocks (<https://registry.terraform.io/providers/hashicorp/google/latest/docs/resources/container_node_pool>,
+//!   `node_pool` blocks
+//!   (<https://registry.terraform.io/providers/hashicorp/google/latest/docs/resources/container_node_pool>,
 //!   <https://registry.terraform.io/providers/hashicorp/google/latest/docs/resources/container_cluster>);
 //! - `azurerm_kubernetes_cluster_node_pool` and `azurerm_kubernetes_cluster.default_node_pool`
 //!   (<https://registry.terraform.io/providers/hashicorp/azurerm/latest/docs/resources/kubernetes_cluster_node_pool>);
 //! - the terraform-aws-modules/eks module's `eks_managed_node_groups` and
-//!   `self_managed_node_groups` (<https://registry.terraform.io/modules/terraform-aws-modules/eks/aws/latest>)
-//!   and the terraform-google-modules/kubernetes-engine module's `node_pools`,
-//!   `node_pools_labels` and `node_pools_taints` (<https://registry.terraform.io/modules/terraform-google-modules/kubernetes-engine/google/latest>).
+//!   `self_managed_node_groups`
+//!   (<https://registry.terraform.io/modules/terraform-aws-modules/eks/aws/latest>) and the
+//!   terraform-google-modules/kubernetes-engine module's `node_pools`, `node_pools_labels` and
+//!   `node_pools_taints`
+//!   (<https://registry.terraform.io/modules/terraform-google-modules/kubernetes-engine/google/latest>).
 //!
 //! With the labels and taints each provider (or module) documents adding to the nodes, and the
 //! pool's size when its scaling limits are literal (see each module).
