@@ -22,6 +22,7 @@
 //! the pod before admission sees it.
 
 pub mod facts;
+mod go_json;
 pub mod json;
 pub mod merge;
 mod plugins;
