@@ -5,8 +5,9 @@
 //! wrong type is an `UnmarshalTypeError` whose text is reproduced. A syntax error is Go's own
 //! `SyntaxError` text (`go_json`), which `json.Unmarshal` returns before any type error. What
 //! Go accepts but serde_json does not (a lone UTF-16 surrogate escape, which Go decodes as
-//! U+FFFD; a number beyond f64, which Go reports as a type error naming the number) keeps
-//! serde_json's description.
+//! U+FFFD; a number beyond f64, which Go reports as a type error naming the number; nesting
+//! deeper than serde_json's 128 levels, which Go allows to 10000) keeps serde_json's
+//! description after `invalid JSON: `.
 
 use serde_json::Value;
 
