@@ -205,7 +205,8 @@ pub struct AdmissionConfig {
     /// PodTolerationRestriction's configuration (`default`, `whitelist`).
     pub default_tolerations: Option<Vec<PlainToleration>>,
     pub whitelist: Option<Vec<PlainToleration>>,
-    /// OpenShift's cluster default (`projectConfig.defaultNodeSelector`).
+    /// OpenShift's cluster default (the `Scheduler` `cluster`'s `spec.defaultNodeSelector`,
+    /// config.openshift.io/v1; `projectConfig.defaultNodeSelector` of the API server's config).
     pub openshift_default_node_selector: String,
 }
 

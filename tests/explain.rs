@@ -295,3 +295,62 @@ fn matrix_uses_the_pod_after_admission() {
     assert_ne!(on, off, "ExtendedResourceToleration changes the verdicts");
     insta::assert_json_snapshot!("matrix_admission_ert", on);
 }
+
+/// `matrix` says what admission did per workload: the plugin's changes, and a rejected pod
+/// fits no pool (JSON `rejected` reason and `admission.rejection`; table `rejected by`).
+#[test]
+fn matrix_shows_admission_per_workload() {
+    let (code, out, err) = run(&[
+        "matrix",
+        "testdata/scenarios/admission-runtimeclass",
+        "--isolated",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let workloads = doc["workloads"].as_array().expect("workloads");
+    let named = |name: &str| {
+        workloads
+            .iter()
+            .find(|w| w["name"] == name)
+            .unwrap_or_else(|| panic!("{name} in {out}"))
+    };
+    let sandboxed = &named("sandboxed")["admission"];
+    assert_eq!(sandboxed["rejection"], serde_json::Value::Null, "{out}");
+    let changes = sandboxed["changes"].as_array().expect("changes");
+    assert!(
+        changes
+            .iter()
+            .any(|c| c["plugin"] == "RuntimeClass" && c["action"] == "added"),
+        "{out}"
+    );
+    let conflicting = named("conflicting");
+    assert_eq!(
+        conflicting["admission"]["rejection"]["plugin"],
+        "RuntimeClass"
+    );
+    assert_eq!(
+        conflicting["admission"]["rejection"]["api_error"],
+        "pods is forbidden: conflict: runtimeClass.scheduling.nodeSelector[sandbox.gke.io/runtime] = gvisor; pod.spec.nodeSelector[sandbox.gke.io/runtime] = runc"
+    );
+    for verdict in conflicting["pools"].as_array().expect("pools") {
+        assert_eq!(verdict["fits"], false, "{out}");
+        assert_eq!(verdict["reasons"][0]["reason"], "rejected", "{out}");
+    }
+    // Untouched by admission: `null`.
+    assert_eq!(named("kata")["admission"], serde_json::Value::Null, "{out}");
+
+    let (_, table, _) = run(&[
+        "matrix",
+        "testdata/scenarios/admission-runtimeclass",
+        "--isolated",
+    ]);
+    let row = table
+        .lines()
+        .find(|l| l.contains("conflicting"))
+        .unwrap_or_else(|| panic!("{table}"));
+    assert!(row.contains("no: rejected by RuntimeClass"), "{table}");
+    assert!(!row.contains("yes"), "{table}");
+    insta::assert_snapshot!("matrix_admission_runtimeclass", table);
+}

@@ -1,7 +1,9 @@
 //! `taintlint matrix`: workloads × node pools, as a terminal table, a Markdown table, a
 //! Mermaid flowchart or JSON. Two workloads with one name (an overlay per environment) are
-//! told apart by their file and line.
+//! told apart by their file and line. Workloads are shown after admission (their pods as the
+//! API server's plugins leave them); a pod admission refuses fits no pool.
 
+use crate::analysis::admission::Rejection;
 use crate::analysis::{Pool, Reason};
 use crate::engine::View as Outcome;
 
@@ -89,16 +91,27 @@ fn cell(pool: &Pool, reasons: &[Reason]) -> String {
     format!("no: {}", parts.join(", "))
 }
 
+/// The admission plugin that refuses workload `i`'s pod (`analysis::admission`): it runs
+/// nowhere, whatever its tolerations and selector.
+fn rejection(o: &Outcome, i: usize) -> Option<&Rejection> {
+    o.workloads[i].admission.as_ref()?.rejection.as_ref()
+}
+
 /// Rows of (workload, cells), skipping nothing: every workload, every pool.
 fn rows(o: &Outcome) -> Vec<(String, Vec<String>)> {
     let names = workload_names(o);
     (0..o.workloads.len())
         .map(|i| {
+            let rejected = rejection(o, i)
+                .map(|r| format!("no: rejected by {}", crate::util::text::escape(&r.plugin)));
             let cells = o
                 .inventory
                 .pools
                 .iter()
-                .map(|p| cell(p, &o.eval.fits[i].reasons(&o.workloads[i], p)))
+                .map(|p| match &rejected {
+                    Some(r) => r.clone(),
+                    None => cell(p, &o.eval.fits[i].reasons(&o.workloads[i], p)),
+                })
                 .collect();
             (names[i].clone(), cells)
         })
@@ -131,17 +144,18 @@ fn json(o: &Outcome) -> String {
                 .iter()
                 .enumerate()
                 .map(|(p, pool)| {
-                    let reasons: Vec<_> = o.eval.fits[i]
-                        .reasons(w, pool)
-                        .iter()
-                        .map(|r| match r {
+                    let refused = rejection(o, i)
+                        .map(|r| json!({ "reason": "rejected", "plugin": r.plugin }));
+                    let reasons: Vec<_> = refused
+                        .into_iter()
+                        .chain(o.eval.fits[i].reasons(w, pool).iter().map(|r| match r {
                             Reason::Taint(t) => json!({
                                 "reason": "taint",
                                 "taint": pool.taints[*t].taint.display(),
                             }),
                             Reason::Selector => json!({ "reason": "selector" }),
                             Reason::Unschedulable => json!({ "reason": "cordoned" }),
-                        })
+                        }))
                         .collect();
                     json!({ "pool": p, "fits": reasons.is_empty(), "reasons": reasons })
                 })
@@ -152,6 +166,7 @@ fn json(o: &Outcome) -> String {
                 "name": w.object.name,
                 "file": file,
                 "line": line,
+                "admission": admission_json(w),
                 "pools": verdicts,
             })
         })
@@ -160,6 +175,26 @@ fn json(o: &Outcome) -> String {
     let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
     s.push('\n');
     s
+}
+
+/// What the admission plugins did to the pod, in their order: `null` when they left it as
+/// written. A rejected pod's verdicts are `fits: false` with a `rejected` reason first (the
+/// other reasons are those of the pod as far as admission got).
+fn admission_json(w: &crate::analysis::Workload) -> serde_json::Value {
+    use serde_json::json;
+    let Some(a) = &w.admission else {
+        return serde_json::Value::Null;
+    };
+    let changes: Vec<_> = a
+        .changes
+        .iter()
+        .map(|c| json!({ "plugin": c.plugin, "action": c.action, "what": c.what }))
+        .collect();
+    let rejection = a
+        .rejection
+        .as_ref()
+        .map(|r| json!({ "plugin": r.plugin, "message": r.message, "api_error": r.api_error }));
+    json!({ "changes": changes, "rejection": rejection })
 }
 
 fn empty_note(o: &Outcome) -> Option<String> {
@@ -248,7 +283,7 @@ fn mermaid(o: &Outcome) -> String {
     for (i, fits) in o.eval.fits.iter().enumerate() {
         let mut any = false;
         for p in 0..fits.len() {
-            if fits.admits(p) {
+            if fits.admits(p) && rejection(o, i).is_none() {
                 s.push_str(&format!("  w{i} --> p{p}\n"));
                 any = true;
             }

@@ -4,10 +4,13 @@
 //! (`labels.ConvertSelectorToLabelsMap`), `scheduler.alpha.kubernetes.io/defaultTolerations`
 //! or `tolerationsWhitelist` that is no JSON list of tolerations. The plugin then rejects
 //! every pod created in the namespace with that error (plugin/pkg/admission/podnodeselector,
-//! plugin/pkg/admission/podtolerationrestriction, openshift/origin
-//! pkg/project/admission/nodeenv). Only reported when the plugin is on.
+//! plugin/pkg/admission/podtolerationrestriction; OpenShift's
+//! openshift-kube-apiserver/admission/scheduler/nodeenv, which parses with
+//! openshift/apiserver-library-go `labelselector.Parse` and ignores `openshift.io/node-selector`
+//! in a namespace that has `scheduler.alpha.kubernetes.io/node-selector`). Only reported when
+//! the plugin is on.
 
-use crate::analysis::admission::{Plugin, facts, json, merge};
+use crate::analysis::admission::{Plugin, facts, json, merge, openshift};
 use crate::diagnostic::{Finding, Severity};
 
 use super::{Category, Ctx, Rule, RuleMeta};
@@ -44,12 +47,21 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         let Some((k, v)) = annotations.entry(key) else {
             continue;
         };
+        // OpenShift's plugin leaves a namespace with PodNodeSelector's annotation alone
+        // (openshift-kube-apiserver/admission/scheduler/nodeenv/admission.go).
+        if key == facts::OPENSHIFT_NODE_SELECTOR
+            && annotations.entry(facts::NODE_SELECTOR).is_some()
+        {
+            continue;
+        }
         let text = if v.is_null() { "" } else { v.text().unwrap_or("") };
         let error = if plugin == Plugin::PodTolerationRestriction {
             if text.is_empty() {
                 continue;
             }
             json::tolerations(text).err()
+        } else if plugin == Plugin::OpenShiftProjectNodeSelector {
+            openshift::parse(text, ctx.settings).err()
         } else {
             merge::parse_selector(text, ctx.settings).err()
         };

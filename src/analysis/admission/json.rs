@@ -2,8 +2,12 @@
 //! `encoding/json` decodes it into `[]v1.Toleration` (`extractNSTolerations` in
 //! plugin/pkg/admission/podtolerationrestriction/admission.go): field names match without
 //! regard to case, unknown fields are ignored, `null` leaves a field empty, and a value of the
-//! wrong type is an `UnmarshalTypeError` whose text is reproduced. A syntax error is reported
-//! with serde_json's description (Go's own wording is not reproduced).
+//! wrong type is an `UnmarshalTypeError` whose text is reproduced. A syntax error is Go's own
+//! `SyntaxError` text (`go_json`), which `json.Unmarshal` returns before any type error. What
+//! Go accepts but serde_json does not (a lone UTF-16 surrogate escape, which Go decodes as
+//! U+FFFD; a number beyond f64, which Go reports as a type error naming the number; nesting
+//! deeper than serde_json's 128 levels, which Go allows to 10000) keeps serde_json's
+//! description after `invalid JSON: `.
 
 use serde_json::Value;
 
@@ -40,6 +44,9 @@ fn type_error(v: &Value, field: Option<&str>, go_type: &str) -> String {
 
 /// Decodes a list of tolerations; `Err` with the message the plugin returns.
 pub fn tolerations(text: &str) -> Result<Vec<WorkloadToleration>, String> {
+    if let Some(e) = super::go_json::syntax_error(text) {
+        return Err(e);
+    }
     let value: Value = serde_json::from_str(text).map_err(|e| format!("invalid JSON: {e}"))?;
     let items = match &value {
         Value::Null => return Ok(Vec::new()),
@@ -133,6 +140,14 @@ mod tests {
             tolerations(r#"["a"]"#).unwrap_err(),
             "json: cannot unmarshal string into Go value of type v1.Toleration"
         );
-        assert!(tolerations("[{").unwrap_err().starts_with("invalid JSON: "));
+        assert_eq!(
+            tolerations("[{").unwrap_err(),
+            "unexpected end of JSON input"
+        );
+        // The syntax error wins over an earlier type error, as `checkValid` runs first.
+        assert_eq!(
+            tolerations(r#"[{"key":1},{"key":"a",}]"#).unwrap_err(),
+            "invalid character '}' looking for beginning of object key string"
+        );
     }
 }

@@ -11,7 +11,8 @@
 //!   on with the config's `admission-plugins:` or `--admission-plugin`; they read the
 //!   annotations of the pod's Namespace, when the files have it.
 //! - **OpenShiftProjectNodeSelector**: OpenShift's project node selector
-//!   (`openshift.io/node-selector`; openshift/origin `pkg/project/admission/nodeenv`).
+//!   (`openshift.io/node-selector`), the `scheduling.openshift.io/OriginPodNodeEnvironment`
+//!   plugin of OpenShift 4's kube-apiserver (see `openshift`).
 //!
 //! The plugins run in the upstream order (`AllOrderedPlugins` in
 //! pkg/kubeapiserver/options/plugins.go): every plugin's mutation (PodNodeSelector,
@@ -22,8 +23,10 @@
 //! the pod before admission sees it.
 
 pub mod facts;
+mod go_json;
 pub mod json;
 pub mod merge;
+pub mod openshift;
 mod plugins;
 
 use std::collections::BTreeMap;
@@ -145,7 +148,7 @@ impl Admission {
                         let [sel, defaults, whitelist, openshift] = ns.annotations;
                         Namespace {
                             node_selector: sel.map(|s| merge::parse_selector(&s, settings)),
-                            openshift: openshift.map(|s| merge::parse_selector(&s, settings)),
+                            openshift: openshift.map(|s| openshift::parse(&s, settings)),
                             defaults: defaults.map(|s| tolerations_annotation(&s)),
                             whitelist: whitelist.map(|s| tolerations_annotation(&s)),
                         }
@@ -168,7 +171,7 @@ impl Admission {
             .filter_map(|(k, v)| Some((k.clone(), merge::parse_selector(v, settings).ok()?)))
             .collect();
         let openshift_default = (!config.openshift_default_node_selector.is_empty())
-            .then(|| merge::parse_selector(&config.openshift_default_node_selector, settings));
+            .then(|| openshift::parse(&config.openshift_default_node_selector, settings));
         Admission {
             namespaces,
             runtime_classes,

@@ -59,11 +59,16 @@ impl Admission {
         Ok(())
     }
 
-    /// openshift/origin `pkg/project/admission/nodeenv/admission.go`: the project's
+    /// `scheduling.openshift.io/OriginPodNodeEnvironment` (openshift/kubernetes
+    /// `openshift-kube-apiserver/admission/scheduler/nodeenv/admission.go`, see `openshift`):
+    /// nothing in a namespace with PodNodeSelector's annotation; else the project's
     /// `openshift.io/node-selector` (present, even empty, it wins over the cluster default),
     /// merged under the pod's own selector; a key with another value rejects the pod.
     fn openshift(&self, run: &mut Run<'_>, n: &Namespace) -> Result<(), Rejection> {
         let plugin = Plugin::OpenShiftProjectNodeSelector.name();
+        if n.node_selector.is_some() {
+            return Ok(());
+        }
         let sel = match n.openshift.as_ref().or(self.openshift_default.as_ref()) {
             None => return Ok(()),
             Some(Ok(sel)) => sel,

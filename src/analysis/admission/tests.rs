@@ -350,6 +350,34 @@ fn openshift_project_selector() {
         config,
     );
     assert_eq!(selector(&w), ["node-role.kubernetes.io/worker="]);
+    // A namespace with PodNodeSelector's annotation is left to it, even with the project
+    // annotation, and so is the cluster default.
+    let ns = format!(
+        "{NS}    scheduler.alpha.kubernetes.io/node-selector: \"\"\n    openshift.io/node-selector: env=a\n"
+    );
+    let config = Config {
+        openshift_default_node_selector: "node-role.kubernetes.io/worker=".into(),
+        ..Config::default()
+    };
+    let w = admitted_with(
+        &(pod("  nodeSelector: {env: b}\n  containers: [{name: c, image: i}]\n") + &ns),
+        &[Plugin::OpenShiftProjectNodeSelector],
+        config,
+    );
+    assert!(rejection(&w).is_none());
+    assert_eq!(selector(&w), ["env=b"]);
+    // OpenShift's own parser: an invalid project selector rejects with its message.
+    let ns = format!("{NS}    openshift.io/node-selector: env in (a)\n");
+    let w = admitted(
+        &(pod("  containers: [{name: c, image: i}]\n") + &ns),
+        &[Plugin::OpenShiftProjectNodeSelector],
+    );
+    let r = rejection(&w).expect("rejected");
+    assert!(r.namespace_error);
+    assert_eq!(
+        r.api_error,
+        "unable to parse requirement: found 'in', expected: '='"
+    );
 }
 
 #[test]
