@@ -328,6 +328,7 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
     }
 
     pod_to_pod(outcome, i, s);
+    super::explain_kueue::section(&outcome.kueue, w, gate, s);
 
     let pools = &outcome.inventory.pools;
     if pools.is_empty() {
