@@ -473,3 +473,60 @@ fn explain_kueue_says_what_the_rule_says() {
         "{out}"
     );
 }
+
+/// `matrix` has a Kueue column when a workload is submitted to a queue: the flavors that fit
+/// per ClusterQueue, or why Kueue never admits it, from `explain`'s judgement.
+#[test]
+fn matrix_shows_kueue() {
+    let (code, out, err) = run(&["matrix", "testdata/scenarios/kueue-flavors", "--isolated"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("KUEUE (ClusterQueue: flavors that fit)"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "Job/research/train           gpu: never admitted, no flavor for nvidia.com/gpu"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("JobSet/research/sweep        general: spot"),
+        "{out}"
+    );
+    assert!(out.contains("gpu: LocalQueue not in the files"), "{out}");
+    let (_, json, _) = run(&[
+        "matrix",
+        "testdata/scenarios/kueue-flavors",
+        "--isolated",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&json).expect("json");
+    let kueue: Vec<&str> = v["workloads"]
+        .as_array()
+        .expect("workloads")
+        .iter()
+        .map(|w| w["kueue"].as_str().unwrap_or("-"))
+        .collect();
+    assert_eq!(
+        kueue,
+        [
+            "gpu: never admitted, no flavor for nvidia.com/gpu",
+            "gpu: a100",
+            "general: never admitted, no flavor for cpu",
+            "general: spot",
+            "shared-across-clusters: ClusterQueue not in the files",
+            "gpu: LocalQueue not in the files"
+        ]
+    );
+    // No queue, no column (nor key).
+    let (_, plain, _) = run(&[
+        "matrix",
+        "testdata/scenarios/gpu-dedicated",
+        "--isolated",
+        "--format",
+        "json",
+    ]);
+    assert!(!plain.contains("\"kueue\""), "{plain}");
+}

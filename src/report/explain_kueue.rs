@@ -167,3 +167,56 @@ fn verdict(groups: &[GroupJudgement<'_>], s: &mut String) {
         );
     }
 }
+
+/// One line for `matrix`: where Kueue can put the workload, when it is submitted to a queue
+/// (`None` otherwise). The same judgement as [`section`].
+pub(super) fn summary(kueue: &Kueue, w: &Workload, gate: bool) -> Option<String> {
+    let sub = w.kueue.as_deref()?;
+    let routes = kueue.routes(w, gate);
+    if routes.is_empty() {
+        return Some(format!("{}: LocalQueue not in the files", sub.queue));
+    }
+    if let Some(no_fit) = kueue.no_fit(w, gate) {
+        return Some(format!(
+            "{}: never admitted, no flavor for {}",
+            no_fit.cluster_queue.name,
+            no_fit.resources.join(", ")
+        ));
+    }
+    let mut parts = Vec::new();
+    for route in &routes {
+        if route.cluster_queues.is_empty() {
+            parts.push(format!(
+                "{}: ClusterQueue not in the files",
+                route.local_queue.cluster_queue
+            ));
+        }
+        for (cq, groups) in &route.cluster_queues {
+            let flavors: Vec<String> = groups
+                .iter()
+                .filter(|g| !g.requested.is_empty())
+                .map(|g| {
+                    let names: Vec<String> = g
+                        .flavors
+                        .iter()
+                        .filter_map(|f| {
+                            if f.copies.is_empty() {
+                                Some(format!("{}?", f.name))
+                            } else {
+                                f.fits().then(|| f.name.to_string())
+                            }
+                        })
+                        .collect();
+                    if names.is_empty() {
+                        "none".to_string()
+                    } else {
+                        names.join("/")
+                    }
+                })
+                .collect();
+            parts.push(format!("{}: {}", cq.name, flavors.join(" + ")));
+        }
+    }
+    parts.dedup();
+    Some(parts.join("; "))
+}
