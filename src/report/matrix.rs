@@ -188,9 +188,11 @@ fn json(o: &Outcome, kueue: Option<&[String]>) -> String {
     s
 }
 
+const NO_POOLS: &str = "No node pools are known: lint Nodes, NodePools, eksctl or kubeadm configs with the workloads, or pass --inventory FILE.\n";
+
 fn empty_note(o: &Outcome, kueue: Option<&[String]>) -> Option<String> {
     if o.inventory.pools.is_empty() && kueue.is_none() {
-        Some("No node pools are known: lint Nodes, NodePools, eksctl or kubeadm configs with the workloads, or pass --inventory FILE.\n".to_string())
+        Some(NO_POOLS.to_string())
     } else if o.workloads.is_empty() {
         Some("No workloads found.\n".to_string())
     } else {
@@ -232,6 +234,11 @@ fn table(o: &Outcome, kueue: Option<&[String]>) -> String {
             .collect();
         s.push_str(line.join("  ").trim_end());
         s.push('\n');
+    }
+    if o.inventory.pools.is_empty() {
+        // Only the Kueue column: the pools' note still applies.
+        s.push('\n');
+        s.push_str(NO_POOLS);
     }
     s
 }
