@@ -530,3 +530,37 @@ fn matrix_shows_kueue() {
     ]);
     assert!(!plain.contains("\"kueue\""), "{plain}");
 }
+
+/// Without a choice, the list tells the pod templates of one custom resource apart; the
+/// explanation of a RayJob covers each of its templates, the Kueue section in each.
+#[test]
+fn explain_lists_each_template_of_a_custom_resource() {
+    let fixture = "testdata/rules/kueue-no-flavor-fits/invalid.yaml";
+    let (code, _, err) = run(&["explain", fixture, "--isolated"]);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("PyTorchJob finetune (testdata/rules/kueue-no-flavor-fits/invalid.yaml:235) spec.pytorchReplicaSpecs.Master.template.spec"),
+        "{err}"
+    );
+    assert!(
+        err.contains("PyTorchJob finetune (testdata/rules/kueue-no-flavor-fits/invalid.yaml:235) spec.pytorchReplicaSpecs.Worker.template.spec"),
+        "{err}"
+    );
+    let (code, out, err) = run(&[
+        "explain",
+        fixture,
+        "--isolated",
+        "--workload",
+        "RayJob/tune",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("(spec.rayClusterSpec.headGroupSpec.template.spec)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("(spec.rayClusterSpec.workerGroupSpecs[0].template.spec)"),
+        "{out}"
+    );
+    assert_eq!(out.matches("→ never admitted").count(), 2, "{out}");
+}
