@@ -354,3 +354,264 @@ fn matrix_shows_admission_per_workload() {
     assert!(!row.contains("yes"), "{table}");
     insta::assert_snapshot!("matrix_admission_runtimeclass", table);
 }
+
+#[test]
+fn explain_kueue_queue_chain_and_flavors() {
+    let explain = |workload: &str| {
+        let (code, out, err) = run(&[
+            "explain",
+            "testdata/scenarios/kueue-flavors",
+            "--isolated",
+            "--workload",
+            workload,
+        ]);
+        assert_eq!(code, 0, "{err}");
+        out
+    };
+    let train = explain("Job/research/train");
+    assert!(
+        train.contains("LocalQueue research/gpu → ClusterQueue gpu"),
+        "{train}"
+    );
+    assert!(
+        train.contains("✗ flavor a100 — testdata/scenarios/kueue-flavors/cluster/flavors.yaml:32\n          untolerated taint {nvidia.com/gpu present NoSchedule <nil>} in flavor a100"),
+        "{train}"
+    );
+    assert!(train.contains("→ never admitted"), "{train}");
+    insta::assert_snapshot!("explain_kueue_no_flavor", train);
+
+    // The JobSet's spot flavor fits and lends its toleration.
+    let sweep = explain("JobSet/research/sweep");
+    assert!(sweep.contains("✓ flavor spot"), "{sweep}");
+    assert!(sweep.contains("adds nodeSelector {pool: spot}"), "{sweep}");
+    assert!(
+        sweep.contains("adds toleration spot=true:NoSchedule"),
+        "{sweep}"
+    );
+    assert!(
+        sweep.contains("flavor on-demand doesn't match node affinity"),
+        "{sweep}"
+    );
+    assert!(sweep.contains("→ admissible"), "{sweep}");
+
+    // Missing links: no verdict.
+    let shared = explain("Job/research/shared");
+    assert!(
+        shared.contains("ClusterQueue shared-across-clusters, not in the linted files"),
+        "{shared}"
+    );
+    let elsewhere = explain("Job/production/elsewhere");
+    assert!(
+        elsewhere.contains("LocalQueue production/gpu is not in the linted files"),
+        "{elsewhere}"
+    );
+
+    // Not submitted to any queue: no Kueue section.
+    let (_, plain, _) = run(&[
+        "explain",
+        "testdata/scenarios/gpu-dedicated",
+        "--isolated",
+        "--workload",
+        "Deployment/ml/trainer-loose",
+    ]);
+    assert!(!plain.contains("Kueue"), "{plain}");
+}
+
+const KUEUE_FILES: &str = r#"apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata:
+  name: tainted
+spec:
+  nodeTaints:
+    - {key: dedicated, value: batch, effect: NoExecute}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata:
+  name: cq
+spec:
+  resourceGroups:
+    - coveredResources: [cpu]
+      flavors:
+        - name: tainted
+          resources: [{name: cpu, nominalQuota: 10}]
+    - coveredResources: [example.com/fpga]
+      flavors:
+        - name: tainted
+          resources: [{name: example.com/fpga, nominalQuota: 4}]
+        - name: elsewhere
+          resources: [{name: example.com/fpga, nominalQuota: 4}]
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: LocalQueue
+metadata:
+  name: lq
+  namespace: team
+spec:
+  clusterQueue: cq
+---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: fpga
+  namespace: team
+  labels:
+    kueue.x-k8s.io/queue-name: lq
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+        - name: c
+          image: c:1
+          resources:
+            requests: {cpu: "1", example.com/fpga: "1"}
+"#;
+
+#[test]
+fn explain_kueue_says_what_the_rule_says() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("kueue.yaml");
+    std::fs::write(&file, KUEUE_FILES).expect("write");
+    let path = file.to_string_lossy().to_string();
+    let (code, out, err) = run(&[
+        "explain",
+        &path,
+        "--isolated",
+        "--workload",
+        "Job/team/fpga",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("resource group [cpu], for cpu:"), "{out}");
+    assert!(
+        out.contains("? flavor elsewhere — not in the linted files (it may fit)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("→ never admitted: no flavor of the group for cpu fits"),
+        "{out}"
+    );
+
+    // The rule's related message is the line explain prints.
+    let (_, json, _) = run(&["check", &path, "--isolated", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&json).expect("json");
+    let finding = v["findings"]
+        .as_array()
+        .and_then(|f| f.iter().find(|f| f["rule"] == "kueue-no-flavor-fits"))
+        .expect("kueue-no-flavor-fits");
+    let reason = finding["related"][0]["message"].as_str().expect("reason");
+    assert_eq!(
+        reason,
+        "untolerated taint {dedicated batch NoExecute <nil>} in flavor tainted"
+    );
+    assert!(out.contains(&format!("          {reason}\n")), "{out}");
+
+    // A second copy of the flavor (an overlay) without the taint: it may be the one applied.
+    let both = format!(
+        "{KUEUE_FILES}---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: ResourceFlavor\nmetadata:\n  name: tainted\nspec: {{}}\n"
+    );
+    std::fs::write(&file, both).expect("write");
+    let (_, out, _) = run(&[
+        "explain",
+        &path,
+        "--isolated",
+        "--workload",
+        "Job/team/fpga",
+    ]);
+    assert!(out.contains("✓ flavor tainted"), "{out}");
+    assert!(
+        out.contains("adds nothing to the pods (no nodeLabels, no tolerations)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("→ not known: a flavor is not in the linted files"),
+        "{out}"
+    );
+}
+
+#[test]
+fn matrix_shows_kueue() {
+    let (code, out, err) = run(&["matrix", "testdata/scenarios/kueue-flavors", "--isolated"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("KUEUE (ClusterQueue: flavors that fit)"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "Job/research/train           gpu: never admitted, no flavor for nvidia.com/gpu"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("JobSet/research/sweep        general: spot"),
+        "{out}"
+    );
+    assert!(out.contains("gpu: LocalQueue not in the files"), "{out}");
+    let (_, json, _) = run(&[
+        "matrix",
+        "testdata/scenarios/kueue-flavors",
+        "--isolated",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&json).expect("json");
+    let kueue: Vec<&str> = v["workloads"]
+        .as_array()
+        .expect("workloads")
+        .iter()
+        .map(|w| w["kueue"].as_str().unwrap_or("-"))
+        .collect();
+    assert_eq!(
+        kueue,
+        [
+            "gpu: never admitted, no flavor for nvidia.com/gpu",
+            "gpu: a100",
+            "general: never admitted, no flavor for cpu",
+            "general: spot",
+            "shared-across-clusters: ClusterQueue not in the files",
+            "gpu: LocalQueue not in the files"
+        ]
+    );
+    // No queue, no column (nor key).
+    let (_, plain, _) = run(&[
+        "matrix",
+        "testdata/scenarios/gpu-dedicated",
+        "--isolated",
+        "--format",
+        "json",
+    ]);
+    assert!(!plain.contains("\"kueue\""), "{plain}");
+}
+
+#[test]
+fn explain_lists_each_template_of_a_custom_resource() {
+    let fixture = "testdata/rules/kueue-no-flavor-fits/invalid.yaml";
+    let (code, _, err) = run(&["explain", fixture, "--isolated"]);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("PyTorchJob finetune (testdata/rules/kueue-no-flavor-fits/invalid.yaml:235) spec.pytorchReplicaSpecs.Master.template.spec"),
+        "{err}"
+    );
+    assert!(
+        err.contains("PyTorchJob finetune (testdata/rules/kueue-no-flavor-fits/invalid.yaml:235) spec.pytorchReplicaSpecs.Worker.template.spec"),
+        "{err}"
+    );
+    let (code, out, err) = run(&[
+        "explain",
+        fixture,
+        "--isolated",
+        "--workload",
+        "RayJob/tune",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("(spec.rayClusterSpec.headGroupSpec.template.spec)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("(spec.rayClusterSpec.workerGroupSpecs[0].template.spec)"),
+        "{out}"
+    );
+    assert_eq!(out.matches("→ never admitted").count(), 2, "{out}");
+}

@@ -345,53 +345,151 @@ impl Kueue {
         sub: &Submission,
         gate: bool,
     ) -> Option<(Vec<&'a str>, Vec<Refusal<'a>>)> {
-        let requested = |r: &str| r == "pods" || sub.requests.iter().any(|q| **q == *r);
-        'groups: for g in &cq.groups {
-            let resources: Vec<&str> = g
-                .covered
-                .iter()
-                .map(String::as_str)
-                .filter(|r| requested(r))
-                .collect();
-            if resources.is_empty() || g.flavors.is_empty() {
+        for g in &cq.groups {
+            let judged = self.judge_group(g, w, sub, gate);
+            if judged.requested.is_empty() || !judged.refuses() {
                 continue;
             }
-            let mut defs: Vec<Vec<&Flavor>> = Vec::new();
-            for name in &g.flavors {
-                let found: Vec<&Flavor> = self.flavors.iter().filter(|f| f.name == *name).collect();
-                if found.is_empty() {
-                    // A flavor the files do not show may fit.
-                    continue 'groups;
-                }
-                defs.push(found);
-            }
-            // The group's label keys: every nodeLabels key of its flavors
-            // (pkg/cache ClusterQueue `updateLabelKeys`).
-            let keys: BTreeSet<&str> = defs
+            // One refusal per flavor: its first copy's.
+            let refusals = judged
+                .flavors
                 .iter()
-                .flatten()
-                .flat_map(|f| f.node_labels.iter().map(|(k, _)| k.as_str()))
+                .filter_map(|f| {
+                    let (flavor, reason) = f.copies.first()?;
+                    Some(Refusal {
+                        flavor,
+                        reason: reason.clone()?,
+                    })
+                })
                 .collect();
-            let mut refusals = Vec::new();
-            for copies in &defs {
-                let mut reason = None;
-                for f in copies {
-                    match refusal(f, w, &keys, gate) {
-                        None => continue 'groups,
-                        Some(r) => {
-                            reason.get_or_insert(Refusal {
-                                flavor: f,
-                                reason: r,
-                            });
-                        }
-                    }
-                }
-                refusals.extend(reason);
-            }
-            return Some((resources, refusals));
+            return Some((judged.requested, refusals));
         }
         None
     }
+
+    /// Every flavor of a resource group judged for `w` as Kueue's flavor assigner judges it:
+    /// what `kueue-no-flavor-fits` and `explain` both say.
+    pub fn judge_group<'a>(
+        &'a self,
+        g: &'a ResourceGroup,
+        w: &Workload,
+        sub: &Submission,
+        gate: bool,
+    ) -> GroupJudgement<'a> {
+        let requested = |r: &str| r == "pods" || sub.requests.iter().any(|q| **q == *r);
+        let resources: Vec<&str> = g
+            .covered
+            .iter()
+            .map(String::as_str)
+            .filter(|r| requested(r))
+            .collect();
+        let defs: Vec<(&str, Vec<&Flavor>)> = g
+            .flavors
+            .iter()
+            .map(|name| {
+                let found = self.flavors.iter().filter(|f| f.name == *name).collect();
+                (name.as_str(), found)
+            })
+            .collect();
+        // The group's label keys: every nodeLabels key of its flavors
+        // (pkg/cache ClusterQueue `updateLabelKeys`).
+        let keys: BTreeSet<&str> = defs
+            .iter()
+            .flat_map(|(_, copies)| copies.iter())
+            .flat_map(|f| f.node_labels.iter().map(|(k, _)| k.as_str()))
+            .collect();
+        let flavors = defs
+            .into_iter()
+            .map(|(name, copies)| FlavorJudgement {
+                name,
+                copies: copies
+                    .into_iter()
+                    .map(|f| (f, refusal(f, w, &keys, gate)))
+                    .collect(),
+            })
+            .collect();
+        GroupJudgement {
+            group: g,
+            requested: resources,
+            flavors,
+        }
+    }
+
+    /// The workload's way through its queues as the files show it: each LocalQueue of its
+    /// name in its namespace, each ClusterQueue of that name, and their groups judged
+    /// (for `explain`). Empty when the workload is submitted to no queue or its LocalQueue is
+    /// not in the files.
+    pub fn routes<'a>(&'a self, w: &Workload, gate: bool) -> Vec<Route<'a>> {
+        let Some(sub) = w.kueue.as_deref() else {
+            return Vec::new();
+        };
+        let namespace = w.object.namespace.as_deref();
+        self.local_queues
+            .iter()
+            .filter(|q| *q.name == *sub.queue && q.namespace.as_deref() == namespace)
+            .map(|lq| Route {
+                local_queue: lq,
+                cluster_queues: self
+                    .cluster_queues
+                    .iter()
+                    .filter(|c| c.name == lq.cluster_queue)
+                    .map(|cq| {
+                        let groups = cq
+                            .groups
+                            .iter()
+                            .map(|g| self.judge_group(g, w, sub, gate))
+                            .collect();
+                        (cq, groups)
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+}
+
+/// One flavor of a resource group judged for a workload.
+#[derive(Clone, Debug)]
+pub struct FlavorJudgement<'a> {
+    /// The name the ClusterQueue gives.
+    pub name: &'a str,
+    /// Each copy of the flavor in the files, with why Kueue refuses it (`None`: it fits).
+    /// Empty: the flavor is not in the files.
+    pub copies: Vec<(&'a Flavor, Option<String>)>,
+}
+
+impl FlavorJudgement<'_> {
+    /// Some copy of it fits.
+    pub fn fits(&self) -> bool {
+        self.copies.iter().any(|(_, r)| r.is_none())
+    }
+}
+
+/// A resource group judged for a workload.
+#[derive(Clone, Debug)]
+pub struct GroupJudgement<'a> {
+    pub group: &'a ResourceGroup,
+    /// The covered resources the pod requests (`pods` always): empty, the group is not used.
+    pub requested: Vec<&'a str>,
+    pub flavors: Vec<FlavorJudgement<'a>>,
+}
+
+impl GroupJudgement<'_> {
+    /// Every flavor of the group is in the files and refuses the workload: Kueue never
+    /// assigns it a flavor of this group. A flavor the files do not show may fit.
+    pub fn refuses(&self) -> bool {
+        !self.flavors.is_empty()
+            && self
+                .flavors
+                .iter()
+                .all(|f| !f.copies.is_empty() && !f.fits())
+    }
+}
+
+/// A LocalQueue the workload is submitted to, and the ClusterQueues of its name in the files.
+#[derive(Clone, Debug)]
+pub struct Route<'a> {
+    pub local_queue: &'a LocalQueue,
+    pub cluster_queues: Vec<(&'a ClusterQueue, Vec<GroupJudgement<'a>>)>,
 }
 
 /// Why `flavor` refuses `w`, in Kueue's words; `None` when it fits (or Kueue could not decide:

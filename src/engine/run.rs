@@ -475,6 +475,8 @@ pub struct View {
     pub inventory: Inventory,
     pub workloads: Vec<Workload>,
     pub eval: crate::analysis::Evaluation,
+    /// The Kueue queues and flavors of the viewed cluster's files.
+    pub kueue: Kueue,
 }
 
 /// Runs the cross-reference file by file over the spilled reports and spills the sorted,
@@ -679,10 +681,12 @@ pub fn finish_spilled(
     drop(evaluators);
     let view = eval.and_then(|(workloads, eval)| {
         let inventory = inventories.into_iter().nth(view_slot)?;
+        let kueue = kueue.into_iter().nth(view_slot).unwrap_or_default();
         Some(View {
             inventory,
             workloads,
             eval,
+            kueue,
         })
     });
     Ok((out, view))

@@ -6,6 +6,7 @@
 //! Secret's data, or annotations.
 
 pub mod scheduling;
+mod templates;
 
 use crate::diagnostic::ObjectId;
 use crate::load::yaml::{Document, Node, Value};
@@ -231,6 +232,16 @@ fn build_object<'a>(node: &'a Node, doc_path: String, kinds: &[WorkloadKind]) ->
     } else {
         schema = Schema::Custom;
         search_custom(node, String::new(), &mut pod_specs, 0);
+        // The pod templates of the kinds Kueue integrates, scheduling fields or not.
+        let found = pod_specs.len();
+        for (path, spec) in templates::pod_templates(node, kind, group) {
+            if !pod_specs[..found].iter().any(|p| p.path == path) {
+                pod_specs.push(PodSpec::new(spec, path, false));
+            }
+        }
+        if pod_specs.len() > found {
+            pod_specs.sort_by_key(|p| p.node.span.start);
+        }
         taints.extend(infra_taints(node, kind, group));
     }
     Object {

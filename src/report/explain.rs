@@ -96,12 +96,23 @@ pub fn select(
             msg.push_str("; workloads found:");
             for w in ws.iter().take(20) {
                 let p = w.source.position(w.object_span.start);
+                // An object with several pod templates (a JobSet, a RayJob) lists each.
+                let several = ws
+                    .iter()
+                    .filter(|o| o.object == w.object && o.object_span == w.object_span)
+                    .count()
+                    > 1;
                 let _ = write!(
                     msg,
-                    "\n  {} ({}:{})",
+                    "\n  {} ({}:{}){}",
                     describe(w),
                     crate::util::text::escape(&w.source.name),
-                    p.line
+                    p.line,
+                    if several {
+                        format!(" {}", crate::util::text::escape(&w.spec_path))
+                    } else {
+                        String::new()
+                    }
                 );
             }
         }
@@ -328,6 +339,7 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
     }
 
     pod_to_pod(outcome, i, s);
+    super::explain_kueue::section(&outcome.kueue, w, gate, s);
 
     let pools = &outcome.inventory.pools;
     if pools.is_empty() {

@@ -20,14 +20,30 @@ pub enum Style {
     Json,
 }
 
-/// The matrix of a run's workloads and node pools.
-pub fn render(outcome: &Outcome, style: Style) -> String {
+/// The matrix of a run's workloads and node pools; with a column for Kueue when a workload
+/// is submitted to a Kueue queue (`gate`: the comparison-operators setting, as `check`).
+pub fn render(outcome: &Outcome, style: Style, gate: bool) -> String {
+    let kueue = kueue_cells(outcome, gate);
     match style {
-        Style::Table => table(outcome),
-        Style::Markdown => markdown(outcome),
+        Style::Table => table(outcome, kueue.as_deref()),
+        Style::Markdown => markdown(outcome, kueue.as_deref()),
         Style::Mermaid => mermaid(outcome),
-        Style::Json => json(outcome),
+        Style::Json => json(outcome, kueue.as_deref()),
     }
+}
+
+/// Each workload's Kueue cell (see `explain_kueue::summary`; empty when it is submitted to
+/// no queue), or `None` when no workload is.
+fn kueue_cells(o: &Outcome, gate: bool) -> Option<Vec<String>> {
+    let cells: Vec<Option<String>> = o
+        .workloads
+        .iter()
+        .map(|w| super::explain_kueue::summary(&o.kueue, w, gate))
+        .collect();
+    cells
+        .iter()
+        .any(Option::is_some)
+        .then(|| cells.into_iter().map(Option::unwrap_or_default).collect())
 }
 
 /// Where workload `i` is defined: `file:line`.
@@ -118,7 +134,10 @@ fn rows(o: &Outcome) -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
-fn json(o: &Outcome) -> String {
+/// The header of the Kueue column.
+const KUEUE: &str = "KUEUE (ClusterQueue: flavors that fit)";
+
+fn json(o: &Outcome, kueue: Option<&[String]>) -> String {
     use serde_json::json;
     let pools: Vec<_> = o
         .inventory
@@ -160,7 +179,7 @@ fn json(o: &Outcome) -> String {
                     json!({ "pool": p, "fits": reasons.is_empty(), "reasons": reasons })
                 })
                 .collect();
-            json!({
+            let mut entry = json!({
                 "kind": w.object.kind,
                 "namespace": w.object.namespace,
                 "name": w.object.name,
@@ -168,7 +187,14 @@ fn json(o: &Outcome) -> String {
                 "line": line,
                 "admission": admission_json(w),
                 "pools": verdicts,
-            })
+            });
+            if let (Some(cell), Some(map)) = (
+                kueue.and_then(|k| k.get(i)).filter(|c| !c.is_empty()),
+                entry.as_object_mut(),
+            ) {
+                map.insert("kueue".to_string(), json!(cell));
+            }
+            entry
         })
         .collect();
     let doc = json!({ "version": 1, "pools": pools, "workloads": workloads });
@@ -197,9 +223,11 @@ fn admission_json(w: &crate::analysis::Workload) -> serde_json::Value {
     json!({ "changes": changes, "rejection": rejection })
 }
 
-fn empty_note(o: &Outcome) -> Option<String> {
-    if o.inventory.pools.is_empty() {
-        Some("No node pools are known: lint Nodes, NodePools, eksctl or kubeadm configs with the workloads, or pass --inventory FILE.\n".to_string())
+const NO_POOLS: &str = "No node pools are known: lint Nodes, NodePools, eksctl or kubeadm configs with the workloads, or pass --inventory FILE.\n";
+
+fn empty_note(o: &Outcome, kueue: Option<&[String]>) -> Option<String> {
+    if o.inventory.pools.is_empty() && kueue.is_none() {
+        Some(NO_POOLS.to_string())
     } else if o.workloads.is_empty() {
         Some("No workloads found.\n".to_string())
     } else {
@@ -207,16 +235,21 @@ fn empty_note(o: &Outcome) -> Option<String> {
     }
 }
 
-fn table(o: &Outcome) -> String {
-    if let Some(n) = empty_note(o) {
+fn table(o: &Outcome, kueue: Option<&[String]>) -> String {
+    if let Some(n) = empty_note(o, kueue) {
         return n;
     }
     let headers: Vec<String> = std::iter::once("WORKLOAD".to_string())
         .chain(o.inventory.pools.iter().map(|p| p.title()))
+        .chain(kueue.map(|_| KUEUE.to_string()))
         .collect();
     let body: Vec<Vec<String>> = rows(o)
         .into_iter()
-        .map(|(w, cells)| std::iter::once(w).chain(cells).collect())
+        .enumerate()
+        .map(|(i, (w, cells))| {
+            let k = kueue.map(|k| k.get(i).cloned().unwrap_or_default());
+            std::iter::once(w).chain(cells).chain(k).collect()
+        })
         .collect();
     let widths: Vec<usize> = (0..headers.len())
         .map(|c| {
@@ -237,23 +270,34 @@ fn table(o: &Outcome) -> String {
         s.push_str(line.join("  ").trim_end());
         s.push('\n');
     }
+    if o.inventory.pools.is_empty() {
+        // Only the Kueue column: the pools' note still applies.
+        s.push('\n');
+        s.push_str(NO_POOLS);
+    }
     s
 }
 
-fn markdown(o: &Outcome) -> String {
-    if let Some(n) = empty_note(o) {
+fn markdown(o: &Outcome, kueue: Option<&[String]>) -> String {
+    if let Some(n) = empty_note(o, kueue) {
         return n;
     }
     let mut s = String::from("| workload |");
     for p in &o.inventory.pools {
         s.push_str(&format!(" {} |", super::markdown::cell(&p.title())));
     }
+    if kueue.is_some() {
+        s.push_str(&format!(" {} |", super::markdown::cell(KUEUE)));
+    }
     s.push_str("\n|---|");
     for _ in &o.inventory.pools {
         s.push_str("---|");
     }
+    if kueue.is_some() {
+        s.push_str("---|");
+    }
     s.push('\n');
-    for (w, cells) in rows(o) {
+    for (i, (w, cells)) in rows(o).into_iter().enumerate() {
         s.push_str(&format!("| <code>{}</code> |", super::markdown::text(&w)));
         for c in cells {
             let c = if c == "yes" {
@@ -262,6 +306,10 @@ fn markdown(o: &Outcome) -> String {
                 format!("❌ {}", super::markdown::cell(c.trim_start_matches("no: ")))
             };
             s.push_str(&format!(" {c} |"));
+        }
+        if let Some(k) = kueue {
+            let c = k.get(i).map_or("", String::as_str);
+            s.push_str(&format!(" {} |", super::markdown::cell(c)));
         }
         s.push('\n');
     }

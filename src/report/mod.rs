@@ -3,6 +3,7 @@
 
 mod concise;
 pub mod explain;
+mod explain_kueue;
 pub mod github;
 pub mod gitlab;
 mod human;

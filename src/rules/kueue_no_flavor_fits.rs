@@ -46,9 +46,17 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             .map(|r| format!("`{}`", r.flavor.name))
             .collect();
         let resources: Vec<String> = resources.iter().map(|r| format!("`{r}`")).collect();
+        // A custom resource has several pod templates (a JobSet's replicated jobs, a RayJob's
+        // head and worker groups): the message names the one judged.
+        let (group, _) = crate::model::split_api_version(&w.object.api_version);
+        let template = if crate::model::pod_spec_path(&w.kind, group).is_some() {
+            String::new()
+        } else {
+            format!(" (`{}`)", w.spec_path)
+        };
         let mut f = META
             .finding(format!(
-                "no flavor of ClusterQueue `{}` (LocalQueue `{}`) can take this {}'s pods for {}: Kueue never admits it ({})",
+                "no flavor of ClusterQueue `{}` (LocalQueue `{}`) can take this {}'s pods{template} for {}: Kueue never admits it ({})",
                 cluster_queue.name,
                 local_queue.name,
                 w.kind,
