@@ -1,0 +1,113 @@
+//! Unit tests of `engine::run`: stored places keep only their positions; output records keep
+//! order and counts.
+
+use super::*;
+
+fn numbered(from: usize, n: usize) -> Vec<Finding> {
+    (from..from + n)
+        .map(|i| {
+            let severity = [Severity::Error, Severity::Warning, Severity::Info][i % 3];
+            Finding::new("unschedulable-workload", severity, format!("finding {i}"))
+        })
+        .collect()
+}
+
+/// A file's node declarations are stored with only their own positions, whatever the
+/// file's findings recorded, and point at the stored record.
+#[test]
+fn stored_places_keep_only_their_positions() {
+    use crate::analysis::{Labels, PoolTaint, TaintSpec};
+    use crate::load::Loc;
+    use crate::load::{SourceFile, Span};
+    let text = "x: 1\n".repeat(1000);
+    // A lite source as a file with a thousand findings leaves it.
+    let source = SourceFile::new("big.yaml", text).lite((0..1000).map(|i| i * 5));
+    let here = |start: usize| {
+        Place::Here(Loc {
+            source: Arc::clone(&source),
+            span: Span::new(start, start + 1),
+        })
+    };
+    let mut nodes = vec![NodeDecl {
+        origin: "NodePool",
+        name: "gpu".to_string(),
+        is_node: false,
+        max_nodes: None,
+        labels: Labels::new(),
+        taints: vec![PoolTaint {
+            taint: TaintSpec::new("gpu", "", "NoSchedule").shared(),
+            loc: Some(here(50)),
+            startup: false,
+        }],
+        unschedulable: false,
+        open_labels: true,
+        any_label: false,
+        extended_resource_toleration: false,
+        unknown_taints: Default::default(),
+        scaling: None,
+        loc: here(10),
+        declared: false,
+    }];
+    let (found, bytes) = encode_places(&nodes).expect("encoded");
+    assert!(Arc::ptr_eq(&found, &source));
+    let SourceRecord(stored) = codec::decode(&bytes).expect("decoded");
+    let (name, positions) = stored.lite_parts().expect("lite");
+    assert_eq!(&**name, "big.yaml");
+    let offsets: Vec<u32> = positions.iter().map(|p| p.0).collect();
+    assert_eq!(offsets, [10, 11, 50, 51]);
+    assert_eq!(stored.position(50), source.position(50));
+
+    let mut store = Store::new();
+    let mut files = Vec::new();
+    store_places(&mut nodes, &source, store.put(&bytes), &mut files);
+    assert_eq!(files.len(), 1);
+    let stored_at = |p: &Place| matches!(p, Place::Stored { file: 0, .. });
+    assert!(stored_at(&nodes[0].loc));
+    assert!(nodes[0].taints[0].loc.as_ref().is_some_and(stored_at));
+    assert_eq!(
+        nodes[0].taints[0].loc.as_ref().map(Place::span),
+        Some(Span::new(50, 51))
+    );
+}
+
+/// Files' findings come back in the order they were added, whether kept, gathered into
+/// records, or left over in the last record, and are counted by severity.
+#[test]
+fn output_records_keep_order_and_counts() {
+    for per_record in [1, 4, 7, 128] {
+        let mut out = SpilledFindings::new(0);
+        out.per_record = per_record;
+        let mut next = 0;
+        for (file, size) in [3, 1, 5, 2, 9, 4, 4, 1, 6].into_iter().enumerate() {
+            out.push(numbered(next, size), file < 2);
+            next += size;
+        }
+        out.flush();
+        assert!(out.pending.is_empty());
+        let mut seen = Vec::new();
+        out.each(&mut |f| {
+            seen.push(f.message.clone());
+            Ok(())
+        })
+        .expect("read back");
+        let want: Vec<String> = (0..next).map(|i| format!("finding {i}")).collect();
+        assert_eq!(seen, want, "{per_record} per record");
+        assert_eq!(
+            (out.errors, out.warnings, out.infos),
+            (12, 12, 11),
+            "{per_record} per record"
+        );
+        // Two kept files, then records of whole files with at least `per_record`
+        // findings each (the last one may have fewer).
+        let (mut records, mut gathered) = (0, 0);
+        for size in [5, 2, 9, 4, 4, 1, 6] {
+            gathered += size;
+            if gathered >= per_record {
+                (records, gathered) = (records + 1, 0);
+            }
+        }
+        records += usize::from(gathered > 0);
+        assert_eq!(out.slots.len(), 2 + records, "{per_record} per record");
+        assert!(records < 7 || per_record == 1);
+    }
+}
