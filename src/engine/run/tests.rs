@@ -7,7 +7,11 @@ fn numbered(from: usize, n: usize) -> Vec<Finding> {
     (from..from + n)
         .map(|i| {
             let severity = [Severity::Error, Severity::Warning, Severity::Info][i % 3];
-            Finding::new("unschedulable-workload", severity, format!("finding {i}"))
+            Finding::new(
+                crate::rules::unschedulable_workload::META.name,
+                severity,
+                format!("finding {i}"),
+            )
         })
         .collect()
 }
