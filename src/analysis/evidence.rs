@@ -28,7 +28,7 @@
 use crate::util::edit_distance;
 
 use super::inventory::{Inventory, LabelValues, Pool};
-use super::matching::{TaintRef, tolerates};
+use super::matching::tolerates;
 use super::schedule::selector_matches;
 use super::well_known::is_well_known_key;
 use super::workload::Workload;
@@ -42,18 +42,8 @@ use super::workload::Workload;
 pub fn is_every_node_label(key: &str) -> bool {
     matches!(
         key,
-        "node-role.kubernetes.io/worker"
-            | "node.openshift.io/os_id"
-            | "kubernetes.io/hostname"
-            | "kubernetes.io/os"
-            | "kubernetes.io/arch"
-            | "beta.kubernetes.io/os"
-            | "beta.kubernetes.io/arch"
-            | "topology.kubernetes.io/zone"
-            | "topology.kubernetes.io/region"
-            | "failure-domain.beta.kubernetes.io/zone"
-            | "failure-domain.beta.kubernetes.io/region"
-    )
+        "node-role.kubernetes.io/worker" | "node.openshift.io/os_id"
+    ) || super::well_known::is_kubelet_label(key)
 }
 
 /// Are `a` and `b` (keys or values, `a != b`) one slip apart: equal but for case, or one or
@@ -179,15 +169,7 @@ fn tolerates_found_taint(inventory: &Inventory, w: &Workload) -> bool {
             && !is_well_known_key(&t.key)
             && inventory.taints_with_key(&t.key).any(|(_, pt)| {
                 // Comparison operators (behind a feature gate) are not counted.
-                tolerates(
-                    &t.tol(),
-                    &TaintRef {
-                        key: &pt.taint.key,
-                        value: &pt.taint.value,
-                        effect: &pt.taint.effect,
-                    },
-                    false,
-                )
+                tolerates(&t.tol(), &pt.taint.taint_ref(), false)
             })
     })
 }

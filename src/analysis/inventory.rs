@@ -587,6 +587,15 @@ impl TaintSpec {
         })
     }
 
+    /// The taint as toleration matching takes it (`matching::tolerates`).
+    pub fn taint_ref(&self) -> super::matching::TaintRef<'_> {
+        super::matching::TaintRef {
+            key: &self.key,
+            value: &self.value,
+            effect: &self.effect,
+        }
+    }
+
     /// `key=value:Effect`, as `kubectl taint` writes it.
     pub fn display(&self) -> String {
         let mut s = self.key.to_string();

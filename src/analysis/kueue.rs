@@ -251,26 +251,7 @@ pub fn submission(object: &Object<'_>, spec: &PodSpec<'_>) -> Option<Box<Submiss
     }?;
     let value = labels.get(QUEUE_LABEL)?;
     let queue = value.text().filter(|q| !q.is_empty())?;
-    let mut requests: Vec<&str> = Vec::new();
-    for list in ["containers", "initContainers"] {
-        for c in spec
-            .node
-            .get(list)
-            .and_then(Node::as_seq)
-            .unwrap_or_default()
-        {
-            for k in ["limits", "requests"] {
-                let map = c.path(&["resources", k]).and_then(Node::as_map);
-                for (name, _) in map.unwrap_or_default() {
-                    if let Some(n) = name.text()
-                        && !requests.contains(&n)
-                    {
-                        requests.push(n);
-                    }
-                }
-            }
-        }
-    }
+    let mut requests = spec.resource_names();
     requests.sort_unstable();
     Some(Box::new(Submission {
         queue: intern(queue),

@@ -299,15 +299,8 @@ pub struct SelfAntiAffinity {
 /// selector selects the template's own labels in the pod's namespace (no `namespaces` naming
 /// others, no `namespaceSelector`).
 pub fn self_anti_affinity(object: &Object<'_>, spec: &PodSpec<'_>) -> Option<SelfAntiAffinity> {
-    if !spec.builtin
-        || spec.path != "spec.template.spec"
-        || !matches!(
-            object.kind,
-            "Deployment" | "StatefulSet" | "ReplicaSet" | "ReplicationController"
-        )
-    {
-        return None;
-    }
+    // Those kinds, with a count the object says for certain.
+    let (replicas, replicas_span) = replicas(object, spec)?;
     let terms = spec
         .affinity?
         .value
@@ -327,7 +320,6 @@ pub fn self_anti_affinity(object: &Object<'_>, spec: &PodSpec<'_>) -> Option<Sel
                 .is_some_and(|s| selects(s, &labels) == Selects::Yes)
     })?;
     let span = term.get("topologyKey").map_or(term.span, |k| k.span);
-    let (replicas, replicas_span) = replicas(object, spec)?;
     Some(SelfAntiAffinity {
         replicas,
         span,

@@ -11,7 +11,7 @@ use crate::settings::Settings;
 use crate::util::intern;
 
 use super::inventory::{Inventory, LabelValues, Pool, TaintSpec};
-use super::matching::{TaintRef, tolerates};
+use super::matching::tolerates;
 use super::workload::{Requirement, Term, Workload, WorkloadToleration};
 
 /// Why a pool does not admit a pod.
@@ -91,11 +91,7 @@ pub fn effective_tolerations(w: &Workload) -> Vec<WorkloadToleration> {
 }
 
 fn tolerated(tols: &[WorkloadToleration], taint: &TaintSpec, gate: bool) -> bool {
-    let t = TaintRef {
-        key: &taint.key,
-        value: &taint.value,
-        effect: &taint.effect,
-    };
+    let t = taint.taint_ref();
     tols.iter().any(|tol| tolerates(&tol.tol(), &t, gate))
 }
 
@@ -114,11 +110,7 @@ pub fn first_tolerating<'a>(
     taint: &TaintSpec,
     gate: bool,
 ) -> Option<&'a WorkloadToleration> {
-    let t = TaintRef {
-        key: &taint.key,
-        value: &taint.value,
-        effect: &taint.effect,
-    };
+    let t = taint.taint_ref();
     tols.iter().find(|tol| tolerates(&tol.tol(), &t, gate))
 }
 

@@ -88,6 +88,18 @@ pub fn is_well_known_key(key: &str) -> bool {
 
 /// Well-known labels every node carries or a provisioner chooses.
 pub fn is_well_known_label(key: &str) -> bool {
+    is_kubelet_label(key)
+        || matches!(
+            key,
+            "node.kubernetes.io/instance-type" | "beta.kubernetes.io/instance-type"
+        )
+        || key.starts_with("karpenter.k8s.aws/")
+        || key.starts_with("karpenter.sh/")
+}
+
+/// The labels the kubelet puts on every node whatever its pool: its name, OS and architecture,
+/// and the zone and region (k8s.io/api/core/v1/well_known_labels.go).
+pub fn is_kubelet_label(key: &str) -> bool {
     matches!(
         key,
         "kubernetes.io/hostname"
@@ -99,10 +111,7 @@ pub fn is_well_known_label(key: &str) -> bool {
             | "topology.kubernetes.io/region"
             | "failure-domain.beta.kubernetes.io/zone"
             | "failure-domain.beta.kubernetes.io/region"
-            | "node.kubernetes.io/instance-type"
-            | "beta.kubernetes.io/instance-type"
-    ) || key.starts_with("karpenter.k8s.aws/")
-        || key.starts_with("karpenter.sh/")
+    )
 }
 
 /// A taint Kubernetes (or kubeadm, or the kubelet) puts on nodes itself, always the same way

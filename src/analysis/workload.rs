@@ -57,6 +57,21 @@ pub struct Scalars {
 }
 
 impl WorkloadToleration {
+    /// A toleration of a pod spec (or of an object that lends it, such as a RuntimeClass),
+    /// reported under `path`; its scalars' places are left out.
+    pub fn of(t: &crate::model::Toleration<'_>, path: Arc<str>) -> Self {
+        WorkloadToleration {
+            key: intern(t.key()),
+            operator: intern(t.operator()),
+            value: intern(t.value()),
+            effect: intern(t.effect()),
+            seconds: t.seconds(),
+            span: t.key.map_or(t.node.span, |k| k.entry_span()),
+            path,
+            scalars: Scalars::default(),
+        }
+    }
+
     pub fn tol(&self) -> crate::analysis::matching::Tol<'_> {
         crate::analysis::matching::Tol {
             key: &self.key,
@@ -255,13 +270,6 @@ fn workload(object: &Object<'_>, spec: &PodSpec<'_>, source: &Arc<SourceFile>) -
         .tolerations
         .iter()
         .map(|t| WorkloadToleration {
-            key: intern(t.key()),
-            operator: intern(t.operator()),
-            value: intern(t.value()),
-            effect: intern(t.effect()),
-            seconds: t.seconds(),
-            span: t.key.map_or(t.node.span, |k| k.entry_span()),
-            path: intern(&t.path),
             scalars: Scalars {
                 key: t
                     .key
@@ -276,6 +284,7 @@ fn workload(object: &Object<'_>, spec: &PodSpec<'_>, source: &Arc<SourceFile>) -
                     .filter(|f| f.value.as_scalar().is_some())
                     .map(|f| f.value.span),
             },
+            ..WorkloadToleration::of(t, intern(&t.path))
         })
         .collect();
     let node_selector = spec

@@ -285,8 +285,9 @@ impl<'a> PodSpec<'a> {
             .collect()
     }
 
-    /// The extended resources (`vendor.example/name`) its containers request or limit.
-    pub fn extended_resources(&self) -> Vec<&'a str> {
+    /// The resources its containers and init containers request or limit, each once, in the
+    /// order written.
+    pub fn resource_names(&self) -> Vec<&'a str> {
         let mut names = Vec::new();
         for list in ["containers", "initContainers"] {
             for c in self
@@ -298,7 +299,7 @@ impl<'a> PodSpec<'a> {
                 for k in ["limits", "requests"] {
                     let map = c.path(&["resources", k]).and_then(Node::as_map);
                     for (name, _) in map.unwrap_or_default() {
-                        if let Some(n) = name.text().filter(|n| n.contains('/'))
+                        if let Some(n) = name.text()
                             && !names.contains(&n)
                         {
                             names.push(n);
@@ -307,6 +308,13 @@ impl<'a> PodSpec<'a> {
                 }
             }
         }
+        names
+    }
+
+    /// The extended resources (`vendor.example/name`) its containers request or limit.
+    pub fn extended_resources(&self) -> Vec<&'a str> {
+        let mut names = self.resource_names();
+        names.retain(|n| n.contains('/'));
         names
     }
 

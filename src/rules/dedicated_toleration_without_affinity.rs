@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::diagnostic::{Finding, Fix, Severity};
 
 use crate::analysis::is_transient_taint;
-use crate::analysis::matching::{TaintRef, tolerates};
+use crate::analysis::matching::tolerates;
 use crate::diagnostic::Related;
 
 use super::{Category, CrossCtx, Ctx, Rule, RuleMeta};
@@ -387,11 +387,7 @@ fn matching_taint(
             && matches!(&*pt.taint.effect, "NoSchedule" | "NoExecute")
             && tolerates(
                 &t.tol(),
-                &TaintRef {
-                    key: &pt.taint.key,
-                    value: &pt.taint.value,
-                    effect: &pt.taint.effect,
-                },
+                &pt.taint.taint_ref(),
                 gate,
             )
     })

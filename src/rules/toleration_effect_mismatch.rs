@@ -2,7 +2,7 @@
 //! so the taint still repels (NoSchedule) or evicts (NoExecute) the pod.
 
 use crate::analysis::first_tolerating;
-use crate::analysis::matching::{TaintRef, tolerates};
+use crate::analysis::matching::tolerates;
 use crate::diagnostic::{Edit, Finding, Fix, Related, Severity};
 
 use super::{Category, CrossCtx, Rule, RuleMeta};
@@ -33,11 +33,7 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                 if *pt.taint.effect == *t.effect || pt.startup {
                     continue;
                 }
-                let taint = TaintRef {
-                    key: &pt.taint.key,
-                    value: &pt.taint.value,
-                    effect: &pt.taint.effect,
-                };
+                let taint = pt.taint.taint_ref();
                 if !tolerates(&loose, &taint, gate) {
                     continue;
                 }

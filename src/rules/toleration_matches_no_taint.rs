@@ -3,7 +3,7 @@
 
 use crate::analysis::evidence;
 use crate::analysis::is_well_known_key;
-use crate::analysis::matching::{TaintRef, tolerates};
+use crate::analysis::matching::tolerates;
 use crate::diagnostic::{Edit, Finding, Fix, Related, Severity};
 use crate::util::edit_distance;
 
@@ -138,11 +138,7 @@ fn lookup<'a>(
     let matched = ctx.inventory.taints_with_key(&t.key).any(|(_, pt)| {
         tolerates(
             &loose,
-            &TaintRef {
-                key: &pt.taint.key,
-                value: &pt.taint.value,
-                effect: &pt.taint.effect,
-            },
+            &pt.taint.taint_ref(),
             gate,
         )
     });

@@ -11,7 +11,6 @@ use lsp_types::{
 };
 
 use super::position::{Encoding, LineIndex};
-use crate::analysis::matching::TaintRef;
 use crate::analysis::{LabelValues, NodeDecl, Pool, Workload, term_matches};
 use crate::diagnostic::{Applicability, Finding, Severity};
 use crate::engine::{self, Input, LintOptions, View};
@@ -403,11 +402,7 @@ impl Linted {
                     .taints
                     .iter()
                     .filter(|pt| {
-                        let r = TaintRef {
-                            key: &pt.taint.key,
-                            value: &pt.taint.value,
-                            effect: &pt.taint.effect,
-                        };
+                        let r = pt.taint.taint_ref();
                         crate::analysis::matching::tolerates(&t.tol(), &r, self.gate)
                     })
                     .collect();

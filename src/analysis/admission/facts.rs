@@ -96,16 +96,7 @@ fn runtime_class(object: &Object<'_>) -> Option<Fact> {
     let tolerations: Vec<WorkloadToleration> = spec
         .tolerations
         .iter()
-        .map(|t| WorkloadToleration {
-            key: intern(t.key()),
-            operator: intern(t.operator()),
-            value: intern(t.value()),
-            effect: intern(t.effect()),
-            seconds: t.seconds(),
-            span: t.key.map_or(t.node.span, |k| k.entry_span()),
-            path: intern(&format!("RuntimeClass/{name} {}", t.path)),
-            scalars: Default::default(),
-        })
+        .map(|t| WorkloadToleration::of(t, intern(&format!("RuntimeClass/{name} {}", t.path))))
         .collect();
     if node_selector.is_empty() && tolerations.is_empty() {
         return None;
