@@ -2,6 +2,8 @@
 # The shell side of the taintlint GitHub Action (action.yml). Each step of the action calls one
 # subcommand; tests/action.rs runs them in a simulated runner environment.
 #
+# Usage: action/run.sh probe|download|build|install|check|exec ARGS|target|--help
+#
 #   run.sh probe    is a taintlint of this action's version already on PATH?
 #                   outputs: version, lock-hash, source-hash (of everything the build
 #                   reads: the cache key), install (true|false)
@@ -448,6 +450,7 @@ print("errors=%d" % report["summary"]["errors"])
 }
 
 case ${1:-check} in
+-h | --help | help) sed -n '2,/^set /p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' ;;
 probe) probe ;;
 download) download ;;
 build) build ;;
@@ -459,7 +462,7 @@ exec)
     ;;
 target) release_target ;;
 *)
-    echo "usage: $0 probe|download|build|install|check|exec ARGS|target" >&2
+    echo "usage: $0 probe|download|build|install|check|exec ARGS|target|--help" >&2
     exit 2
     ;;
 esac
