@@ -746,8 +746,10 @@ fn prepend_path(runner: &mut Runner, mut dirs: Vec<PathBuf>) {
     runner.path = std::env::join_paths(dirs).unwrap();
 }
 
+/// (How long the download takes is measured by `bench/timed_checks.py`, not here: a test
+/// asserts no time.)
 #[test]
-fn the_download_step_installs_a_verified_release_in_seconds() {
+fn the_download_step_installs_a_verified_release() {
     let files = release(false, true);
     let server = Server::start(files.path());
     let mut runner = bare_runner(&server);
@@ -756,19 +758,13 @@ fn the_download_step_installs_a_verified_release_in_seconds() {
 
     let probe = runner.run("probe", ws.path(), &[]);
     assert_eq!(probe.outputs["install"], "true", "{}", probe.stdout);
-    let started = std::time::Instant::now();
     let step = runner.run("download", ws.path(), &[]);
-    let took = started.elapsed();
     assert_eq!(step.code, 0, "{}{}", step.stdout, step.stderr);
     assert_eq!(step.outputs["build"], "false", "{}", step.stdout);
     assert!(
         step.stdout.contains("verified taintlint-v"),
         "{}",
         step.stdout
-    );
-    assert!(
-        took < std::time::Duration::from_secs(5),
-        "the download took {took:?}"
     );
     let added = apply_github_path(&mut runner);
     assert_eq!(added.len(), 1, "{added:?}");

@@ -28,9 +28,16 @@ fn copy_dir(from: &Path, to: &Path) {
 /// A clone's `bench/` and the test data the scripts read, in `<tmp>/clone`, alone in `<tmp>`.
 fn clean_clone(tmp: &Path) -> PathBuf {
     let clone = tmp.join("clone");
-    for dir in ["bench", "testdata/corpus", "testdata/examples"] {
+    for dir in [
+        "bench",
+        "testdata/corpus",
+        "testdata/examples",
+        "testdata/fuzz-regressions",
+        "action",
+    ] {
         copy_dir(&root().join(dir), &clone.join(dir));
     }
+    std::fs::copy(root().join("Cargo.toml"), clone.join("Cargo.toml")).unwrap();
     assert!(!tmp.join("shared").exists());
     clone
 }
@@ -179,6 +186,58 @@ fn other_scripts_run_quick_from_a_clean_clone() {
     assert!(out.contains("unschedulable-workload"), "{out}");
     let out = python(&clone, "server.py", &["--quick", "--bin", BIN]);
     assert!(out.contains("memory over 10 edits"), "{out}");
+    let out = python(&clone, "timed_checks.py", &["--quick", "--bin", BIN]);
+    let row = |start: &str| {
+        out.lines()
+            .find(|l| l.starts_with(start))
+            .unwrap_or_else(|| panic!("no {start:?} row in:\n{out}"))
+            .to_string()
+    };
+    assert!(row("| action download").ends_with("| 0 |"), "{out}");
+    assert!(
+        row("| check --baseline zero.json (refused)").ends_with("| 2 |"),
+        "{out}"
+    );
+    assert!(
+        row("| check --config fifo.json").ends_with("| 2 |"),
+        "{out}"
+    );
+    assert!(row("| fuzz regressions:").contains("files, each"), "{out}");
+}
+
+/// No test asserts how long something takes (issue 39): a busy machine made
+/// `cargo test` fail on its first run. Times are measured by the scripts here; a test may
+/// only guard against a hang (a deadline after which it gives up waiting).
+#[test]
+fn no_test_measures_time() {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&root().join("tests"), &mut files);
+    assert!(files.len() > 20, "{files:?}");
+    // Spelled in two halves, so this file does not find itself.
+    let needles = [format!(".{}()", "elapsed"), format!("{}_secs()", "as")];
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            for needle in &needles {
+                assert!(
+                    !line.contains(needle.as_str()),
+                    "{}:{}: a test measures time ({needle}); measure it in bench/ instead: {line}",
+                    f.display(),
+                    n + 1
+                );
+            }
+        }
+    }
 }
 
 /// `outputs.sh` without its arguments says how to use it, and fails.
@@ -402,4 +461,22 @@ fn output_folders_starting_with_a_dash_are_refused() {
         );
         assert_eq!(snapshot(sandbox.tmp.path()), before, "{what} wrote files");
     }
+}
+
+/// `.ci/run` runs every test binary even when one fails (`--no-fail-fast`), and still fails
+/// then: cargo exits non-zero when any test failed, and the script stops on the first failing
+/// command (`set -e`), before anything after it could exit 0.
+#[test]
+fn ci_runs_every_test_binary_and_fails_when_one_fails() {
+    let text = std::fs::read_to_string(root().join(".ci/run")).unwrap();
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    let set = lines.iter().position(|l| *l == "set -euo pipefail");
+    let test = lines.iter().position(|l| *l == "cargo test --no-fail-fast");
+    assert!(matches!((set, test), (Some(s), Some(t)) if s < t), "{text}");
+    assert!(
+        !lines
+            .iter()
+            .any(|l| l.starts_with("cargo test") && (l.contains("||") || l.contains("; true"))),
+        "a failing test must fail the script:\n{text}"
+    );
 }
