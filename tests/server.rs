@@ -558,3 +558,73 @@ fn half_a_line_keeps_the_last_good_pools() {
     assert!(c.request("shutdown", Value::Null).is_null());
     c.notify("exit", Value::Null);
 }
+
+/// Issue 39: started by hand (from a terminal) or fed anything but an editor's LSP messages,
+/// the server says in one line what it is, what to run instead and where the editor set-up is
+/// documented, writes nothing on standard output (the protocol's channel), and exits 2.
+#[test]
+fn started_by_hand_it_says_what_it_is() {
+    let guide = taintlint::server::EDITORS_GUIDE;
+    let rel = guide
+        .split_once(&format!("/blob/v{}/", env!("CARGO_PKG_VERSION")))
+        .unwrap()
+        .1;
+    assert!(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(rel)
+            .is_file(),
+        "{guide}"
+    );
+    let says = |stderr: &str, why: &str| {
+        assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
+        for part in [
+            "Language Server Protocol",
+            "started by an editor",
+            "taintlint check",
+            guide,
+            why,
+        ] {
+            assert!(stderr.contains(part), "no {part:?} in {stderr}");
+        }
+    };
+    let bin = env!("CARGO_BIN_EXE_taintlint");
+    for (input, why) in [
+        (&b"hello\n"[..], "is not LSP"),
+        (
+            &b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"initialize\"}\n"[..],
+            "is not LSP",
+        ),
+        (&b"Content-Length: 5\r\n\r\nhello"[..], "is not LSP"),
+        (&b""[..], "ended before the editor's `initialize` request"),
+    ] {
+        let mut child = Command::new(bin)
+            .arg("server")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        // It may stop reading before the end: a broken pipe here is no failure.
+        let _ = stdin.write_all(input);
+        drop(stdin);
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{input:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{input:?}");
+        says(&stderr, why);
+    }
+    // From a terminal: `script` gives it one (util-linux; skipped where it is missing).
+    let script = Command::new("script")
+        .args(["-qec", &format!("{bin} server"), "/dev/null"])
+        .stdin(Stdio::null())
+        .output();
+    match script {
+        Ok(out) if out.status.code() != Some(127) => {
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert_eq!(out.status.code(), Some(2), "{text}");
+            says(&text, "standard input is a terminal");
+        }
+        _ => eprintln!("skipped the terminal case: no `script` here"),
+    }
+}
