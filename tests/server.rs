@@ -628,3 +628,92 @@ fn started_by_hand_it_says_what_it_is() {
         _ => eprintln!("skipped the terminal case: no `script` here"),
     }
 }
+
+/// The VS Code extension (`editors/vscode`, issues 36 and 39): a repository's settings cannot
+/// choose the program it runs (`taintlint.path` is machine-scoped and restricted in untrusted
+/// workspaces), it ships a licence and a lock file, and its activation logic — the server for
+/// YAML and Helm files, for JSON and Terraform only where the workspace has manifests — is
+/// tested under Node with stand-ins for VS Code (`editors/vscode/test`).
+#[test]
+fn the_vscode_extension() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("editors/vscode");
+    let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
+    let manifest: Value = serde_json::from_str(&read("package.json")).unwrap();
+
+    let path = &manifest["contributes"]["configuration"]["properties"]["taintlint.path"];
+    assert_eq!(path["scope"], "machine", "{path}");
+    let untrusted = &manifest["capabilities"]["untrustedWorkspaces"];
+    assert_eq!(untrusted["supported"], "limited", "{untrusted}");
+    assert!(
+        untrusted["restrictedConfigurations"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("taintlint.path")),
+        "{untrusted}"
+    );
+    let events: Vec<&str> = manifest["activationEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e.as_str().unwrap())
+        .collect();
+    for e in ["onLanguage:yaml", "onLanguage:helm"] {
+        assert!(events.contains(&e), "{events:?}");
+    }
+    assert!(!events.contains(&"*") && !events.contains(&"onStartupFinished"));
+    for setting in ["taintlint.json", "taintlint.terraform"] {
+        let s = &manifest["contributes"]["configuration"]["properties"][setting];
+        assert_eq!(s["default"], "auto", "{setting}: {s}");
+    }
+    assert!(dir.join(manifest["main"].as_str().unwrap()).is_file());
+
+    // The licence: both of the repository's, whole.
+    let licence = read("LICENSE");
+    for f in ["LICENSE-MIT", "LICENSE-APACHE"] {
+        let text = std::fs::read_to_string(dir.join("../..").join(f)).unwrap();
+        assert!(licence.contains(text.trim()), "LICENSE lacks {f}");
+    }
+    assert_eq!(manifest["license"], "MIT OR Apache-2.0");
+
+    // The lock file pins what package.json asks for.
+    let lock: Value = serde_json::from_str(&read("package-lock.json")).unwrap();
+    assert!(
+        lock["lockfileVersion"].as_u64().unwrap() >= 2,
+        "{}",
+        lock["lockfileVersion"]
+    );
+    let root = &lock["packages"][""];
+    for deps in ["dependencies", "devDependencies"] {
+        assert_eq!(
+            root[deps], manifest[deps],
+            "package-lock.json is stale: {deps}"
+        );
+        for name in manifest[deps].as_object().unwrap().keys() {
+            let entry = &lock["packages"][format!("node_modules/{name}")];
+            assert!(entry["version"].is_string(), "{name} is not locked");
+            assert!(entry["integrity"].is_string(), "{name} has no integrity");
+        }
+    }
+
+    // The extension's logic, under Node (skipped, saying so, where Node is not installed).
+    match Command::new("node").arg("--version").output() {
+        Ok(v) if v.status.success() => {
+            let out = Command::new("node")
+                .args(["--test", "test/extension.test.js"])
+                .current_dir(&dir)
+                .output()
+                .unwrap();
+            let text = String::from_utf8_lossy(&out.stdout).into_owned()
+                + &String::from_utf8_lossy(&out.stderr);
+            assert!(
+                out.status.success(),
+                "node --test test/extension.test.js:\n{text}"
+            );
+            assert!(
+                text.contains("# fail 0") && !text.contains("# pass 0"),
+                "{text}"
+            );
+        }
+        _ => eprintln!("skipped editors/vscode/test: no node here"),
+    }
+}
