@@ -758,6 +758,15 @@ fn the_download_step_installs_a_verified_release() {
 
     let probe = runner.run("probe", ws.path(), &[]);
     assert_eq!(probe.outputs["install"], "true", "{}", probe.stdout);
+    // Issue 39: the probe says what comes next (a download), not a build that may not happen.
+    assert!(!probe.stdout.contains("will be built"), "{}", probe.stdout);
+    assert!(
+        probe
+            .stdout
+            .contains("is not on PATH: the next step downloads its release binary"),
+        "{}",
+        probe.stdout
+    );
     let step = runner.run("download", ws.path(), &[]);
     assert_eq!(step.code, 0, "{}{}", step.stdout, step.stderr);
     assert_eq!(step.outputs["build"], "false", "{}", step.stdout);
@@ -765,6 +774,11 @@ fn the_download_step_installs_a_verified_release() {
         step.stdout.contains("verified taintlint-v"),
         "{}",
         step.stdout
+    );
+    // In the order it happens: the download, its verification, the install.
+    assert_in_order(
+        &step.stdout,
+        &["Downloading ", "verified taintlint-v", "installed in "],
     );
     let added = apply_github_path(&mut runner);
     assert_eq!(added.len(), 1, "{added:?}");
@@ -863,7 +877,8 @@ fn a_missing_release_falls_back_to_building() {
         step.stdout
     );
     assert!(
-        step.stdout.contains("building it from source"),
+        step.stdout
+            .contains("for this runner: the next steps build it from source"),
         "{}",
         step.stdout
     );
@@ -871,6 +886,18 @@ fn a_missing_release_falls_back_to_building() {
 
     let step = runner.run("build", ws.path(), &[]);
     assert_eq!(step.code, 0, "{}{}", step.stdout, step.stderr);
+    // Said before cargo runs, and what came of it after.
+    assert_in_order(
+        &step.stdout,
+        &[
+            &format!(
+                "Building taintlint {} from {}",
+                env!("CARGO_PKG_VERSION"),
+                root().display()
+            ),
+            "installed in ",
+        ],
+    );
     let args = std::fs::read_to_string(&log).unwrap();
     assert!(
         args.starts_with(&format!(
@@ -979,5 +1006,16 @@ fn exec_runs_the_release_binary_from_its_cache() {
         assert_eq!(out.status.code(), Some(2), "{stderr}");
         assert!(stderr.contains(want), "{url}: {stderr}");
         assert!(!stderr.contains(not), "{url}: {stderr}");
+    }
+}
+
+/// Each of `parts` is in `text`, each after the one before.
+fn assert_in_order(text: &str, parts: &[&str]) {
+    let mut at = 0;
+    for part in parts {
+        match text[at..].find(part) {
+            Some(i) => at += i + part.len(),
+            None => panic!("{part:?} missing, or not after {:?}:\n{text}", &text[..at]),
+        }
     }
 }
