@@ -24,9 +24,9 @@
 //! `spec.replicas` — a size only in a declared inventory, since an autoscaler outside the files
 //! may scale the MachineSet past it.
 
+use super::scaling::{MACHINE_API_NAMESPACE, MACHINE_SET, Scaling};
 use super::{Decls, label_map, taint_list, text};
-use crate::analysis::inventory::{LabelValues, Labels};
-use crate::analysis::scaling::{MACHINE_API_NAMESPACE, MACHINE_SET, Scaling};
+use crate::analysis::sources::inventory::{LabelValues, Labels};
 
 /// The annotation the MachineAutoscaler sets on its target MachineSet with its `maxReplicas`
 /// (openshift/cluster-autoscaler-operator, `pkg/controller/machineautoscaler`).

@@ -96,7 +96,7 @@ pub(super) fn link(decls: &mut Vec<Box<NodeDecl>>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::inventory::{Labels, Place};
+    use crate::analysis::sources::inventory::{Labels, Place};
     use crate::load::{Loc, SourceFile, Span};
     fn decl(name: &str, max_nodes: Option<u32>, scaling: Scaling) -> Box<NodeDecl> {
         let source = SourceFile::new("m.yaml", String::new());

@@ -9,9 +9,9 @@ use std::sync::Arc;
 use crate::load::{Loc, SourceFile, Span};
 use crate::util::intern;
 
-use super::schedule::Relevant;
-use super::well_known::{is_transient_taint, is_well_known_label};
-use super::workload::Workload;
+use crate::analysis::judgements::schedule::Relevant;
+use crate::analysis::semantics::well_known::{is_transient_taint, is_well_known_label};
+use crate::analysis::types::workload::Workload;
 
 const HOSTNAME: &str = "kubernetes.io/hostname";
 
@@ -588,8 +588,8 @@ impl TaintSpec {
     }
 
     /// The taint as toleration matching takes it (`matching::tolerates`).
-    pub fn taint_ref(&self) -> super::matching::TaintRef<'_> {
-        super::matching::TaintRef {
+    pub fn taint_ref(&self) -> crate::analysis::semantics::matching::TaintRef<'_> {
+        crate::analysis::semantics::matching::TaintRef {
             key: &self.key,
             value: &self.value,
             effect: &self.effect,

@@ -23,9 +23,9 @@ use crate::load::{Loc, SourceFile, Span};
 use crate::model::{Object, PodSpec};
 use crate::util::intern;
 
-use super::matching::{TaintRef, Tol, tolerates};
-use super::sources::text;
-use super::workload::{Term, Workload};
+use crate::analysis::semantics::matching::{TaintRef, Tol, tolerates};
+use crate::analysis::sources::text;
+use crate::analysis::types::workload::{Term, Workload};
 
 /// The label Kueue reads the queue name from, on the job object itself
 /// (pkg/controller/jobframework/interface.go, `QueueNameForObject`).
@@ -536,7 +536,7 @@ fn selection_matches(flavor: &Flavor, w: &Workload, keys: &BTreeSet<&str>) -> Op
     let Some(terms) = own_terms(w) else {
         return Some(true);
     };
-    let mut cut: Vec<Vec<&super::workload::Requirement>> = Vec::new();
+    let mut cut: Vec<Vec<&crate::analysis::types::workload::Requirement>> = Vec::new();
     for t in &terms {
         let kept: Vec<_> = t
             .expressions
@@ -586,7 +586,10 @@ fn own_terms(w: &Workload) -> Option<Vec<Term>> {
 
 /// A node selector requirement against one label value (`None`: absent); `None` when it
 /// cannot be evaluated (an unknown operator, a `Gt`/`Lt` value that is no integer).
-fn requirement(label: Option<&str>, r: &super::workload::Requirement) -> Option<bool> {
+fn requirement(
+    label: Option<&str>,
+    r: &crate::analysis::types::workload::Requirement,
+) -> Option<bool> {
     let has = |v: &str| r.values.iter().any(|x| x == v);
     match r.operator.as_str() {
         "In" => Some(label.is_some_and(has)),
@@ -626,7 +629,7 @@ mod tests {
 
     #[test]
     fn requirements_on_flavor_labels() {
-        let r = |op: &str, values: &[&str]| super::super::workload::Requirement {
+        let r = |op: &str, values: &[&str]| crate::analysis::types::workload::Requirement {
             key: "k".into(),
             operator: op.into(),
             values: values.iter().map(|v| v.to_string()).collect(),

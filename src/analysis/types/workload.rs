@@ -10,7 +10,7 @@ use crate::load::{SourceFile, Span};
 use crate::model::{Object, PodSpec, Schema};
 use crate::util::intern;
 
-use super::sources::text;
+use crate::analysis::sources::text;
 
 #[derive(
     Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
@@ -148,11 +148,11 @@ pub struct Workload {
     pub pod_labels: crate::analysis::pod_affinity::PodLabels,
     /// Its submission to a Kueue LocalQueue (see `kueue::submission`).
     #[serde(default)]
-    pub kueue: Option<Box<super::kueue::Submission>>,
+    pub kueue: Option<Box<crate::analysis::judgements::kueue::Submission>>,
     /// Where a fix can add a `nodeSelector` (before `tolerations:`); `None` when it cannot
-    /// (see [`super::selector_slot`]).
+    /// (see [`crate::analysis::semantics::selector_slot`]).
     #[serde(default)]
-    pub selector_slot: Option<super::SelectorSlot>,
+    pub selector_slot: Option<crate::analysis::semantics::selector_slot::SelectorSlot>,
     /// `runtimeClassName` (the RuntimeClass admission plugin adds its class's scheduling).
     #[serde(default)]
     pub runtime_class: Option<Arc<str>>,
@@ -351,10 +351,10 @@ fn workload(object: &Object<'_>, spec: &PodSpec<'_>, source: &Arc<SourceFile>) -
         pod_labels: crate::analysis::pod_affinity::PodLabels::of(
             &crate::analysis::pod_affinity::pod_labels(object, &spec.path),
         ),
-        kueue: super::kueue::submission(object, spec),
-        selector_slot: spec
-            .tolerations_list
-            .and_then(|list| super::selector_slot(source, spec.node, list.key)),
+        kueue: crate::analysis::judgements::kueue::submission(object, spec),
+        selector_slot: spec.tolerations_list.and_then(|list| {
+            crate::analysis::semantics::selector_slot::selector_slot(source, spec.node, list.key)
+        }),
         runtime_class: spec
             .node
             .get("runtimeClassName")
@@ -429,7 +429,9 @@ fn spread_keys(spec: &PodSpec<'_>) -> Vec<Requirement> {
         .iter()
         .filter(|c| c.get("whenUnsatisfiable").and_then(Node::text) == Some("DoNotSchedule"))
         .filter_map(|c| c.get("topologyKey").and_then(Node::text))
-        .filter(|k| !k.is_empty() && !super::is_well_known_label(k))
+        .filter(|k| {
+            !k.is_empty() && !crate::analysis::semantics::well_known::is_well_known_label(k)
+        })
         .map(|k| Requirement {
             key: k.to_string(),
             operator: "Exists".to_string(),

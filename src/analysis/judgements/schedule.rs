@@ -10,9 +10,9 @@ use std::sync::Arc;
 use crate::settings::Settings;
 use crate::util::intern;
 
-use super::inventory::{Inventory, LabelValues, Pool, TaintSpec};
-use super::matching::tolerates;
-use super::workload::{Requirement, Term, Workload, WorkloadToleration};
+use crate::analysis::semantics::matching::tolerates;
+use crate::analysis::sources::inventory::{Inventory, LabelValues, Pool, TaintSpec};
+use crate::analysis::types::workload::{Requirement, Term, Workload, WorkloadToleration};
 
 /// Why a pool does not admit a pod.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
