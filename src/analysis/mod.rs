@@ -15,7 +15,11 @@ pub use semantics::selector_slot::{Eol, SelectorSlot, selector_slot};
 pub use semantics::well_known::*;
 pub use semantics::{matching, validation};
 pub use sources::inventory::*;
-pub use sources::scaling::Scaling;
 pub use sources::{HclError, inventory_pools, node_decls, parse_taint_spec, terraform_decls};
+pub use types::Scaling;
 pub use types::pod_affinity;
 pub use types::workload::*;
+pub use types::{
+    LabelValues, Labels, NodeDecl, POOL_NAME_LABELS, Place, Pool, PoolTaint, TaintSpec,
+    UnknownTaints, self_labels,
+};

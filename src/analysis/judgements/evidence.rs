@@ -30,8 +30,9 @@ use crate::util::edit_distance;
 use super::schedule::selector_matches;
 use crate::analysis::semantics::matching::tolerates;
 use crate::analysis::semantics::well_known::is_well_known_key;
-use crate::analysis::sources::inventory::{Inventory, LabelValues, Pool};
+use crate::analysis::sources::inventory::Inventory;
 use crate::analysis::types::workload::Workload;
+use crate::analysis::types::{LabelValues, Pool};
 
 /// Labels every node carries whatever its pool (the kubelet sets them): selecting them does
 /// not aim a pod at any pool in particular. On OpenShift, every worker node's kubelet

@@ -6,7 +6,8 @@
 use crate::util::edit_distance;
 
 use super::schedule::{Reason, Verdicts};
-use crate::analysis::sources::inventory::{Inventory, TaintSpec};
+use crate::analysis::sources::inventory::Inventory;
+use crate::analysis::types::TaintSpec;
 use crate::analysis::types::workload::Workload;
 
 /// The pool a workload is meant for and what keeps it out.

@@ -11,8 +11,9 @@ use crate::settings::Settings;
 use crate::util::intern;
 
 use crate::analysis::semantics::matching::tolerates;
-use crate::analysis::sources::inventory::{Inventory, LabelValues, Pool, TaintSpec};
+use crate::analysis::sources::inventory::Inventory;
 use crate::analysis::types::workload::{Requirement, Term, Workload, WorkloadToleration};
+use crate::analysis::types::{LabelValues, Pool, TaintSpec};
 
 /// Why a pool does not admit a pod.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -8,7 +8,8 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use super::schedule::{Reason, Verdicts};
-use crate::analysis::sources::inventory::{Inventory, LabelValues};
+use crate::analysis::sources::inventory::Inventory;
+use crate::analysis::types::LabelValues;
 use crate::analysis::types::pod_affinity::Spread;
 use crate::analysis::types::workload::Workload;
 

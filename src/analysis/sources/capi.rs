@@ -12,7 +12,7 @@
 //! `replicas` is no size.
 
 use super::{Decls, kubeadm_default_taint, taint_list, template_labels, text};
-use crate::analysis::sources::inventory::Labels;
+use crate::analysis::types::Labels;
 use crate::load::yaml::Node;
 
 pub(super) fn machine(mut d: Decls<'_, '_>) {

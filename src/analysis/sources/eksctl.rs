@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use super::{Decls, label_map, loc, taint_list, text};
-use crate::analysis::sources::inventory::{LabelValues, Labels, PoolTaint, TaintSpec};
+use crate::analysis::types::{LabelValues, Labels, PoolTaint, TaintSpec};
 use crate::load::SourceFile;
 use crate::load::yaml::Node;
 

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use super::{Decls, label_map, loc, text};
-use crate::analysis::sources::inventory::{Labels, NodeDecl, PoolTaint, TaintSpec};
+use crate::analysis::types::{Labels, NodeDecl, PoolTaint, TaintSpec};
 use crate::load::SourceFile;
 use crate::load::yaml::Node;
 

@@ -4,7 +4,7 @@
 //! EKS, whose API servers run the ExtendedResourceToleration admission plugin.
 
 use super::{Decls, taint_list, template_labels, text};
-use crate::analysis::sources::inventory::LabelValues;
+use crate::analysis::types::LabelValues;
 use crate::load::yaml::Node;
 
 pub(super) fn node_pool(mut d: Decls<'_, '_>) {

@@ -4,7 +4,7 @@
 //! control-plane taint.
 
 use super::{Decls, kubeadm_default_taint, taint_list, text};
-use crate::analysis::sources::inventory::Labels;
+use crate::analysis::types::Labels;
 
 pub(super) fn kubeadm(mut d: Decls<'_, '_>) {
     let object = d.object;

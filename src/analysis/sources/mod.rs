@@ -21,7 +21,9 @@ use crate::load::yaml::Node;
 use crate::load::{Loc, SourceFile, Span};
 use crate::model::Object;
 
-use inventory::{LabelValues, Labels, NodeDecl, Place, PoolTaint, TaintSpec, self_labels};
+use crate::analysis::types::{
+    LabelValues, Labels, NodeDecl, Place, PoolTaint, TaintSpec, self_labels,
+};
 
 /// A scalar's text; empty for a missing or null node.
 pub(in crate::analysis) fn text(n: Option<&Node>) -> String {

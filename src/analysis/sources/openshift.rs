@@ -24,9 +24,10 @@
 //! `spec.replicas` — a size only in a declared inventory, since an autoscaler outside the files
 //! may scale the MachineSet past it.
 
-use super::scaling::{MACHINE_API_NAMESPACE, MACHINE_SET, Scaling};
+use super::scaling::{MACHINE_API_NAMESPACE, MACHINE_SET};
 use super::{Decls, label_map, taint_list, text};
-use crate::analysis::sources::inventory::{LabelValues, Labels};
+use crate::analysis::types::Scaling;
+use crate::analysis::types::{LabelValues, Labels};
 
 /// The annotation the MachineAutoscaler sets on its target MachineSet with its `maxReplicas`
 /// (openshift/cluster-autoscaler-operator, `pkg/controller/machineautoscaler`).
