@@ -7,9 +7,9 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use crate::analysis::Relevant;
-use crate::analysis::Workload;
-use crate::analysis::admission::{Admission, Fact};
+use crate::analysis::judgements::admission::{Admission, Fact};
+use crate::analysis::types::Relevant;
+use crate::analysis::types::Workload;
 use crate::diagnostic::Finding;
 use crate::rules;
 

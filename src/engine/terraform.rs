@@ -41,7 +41,7 @@ pub(super) fn lint(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
         }
         None => FileReport::default(),
     };
-    match crate::analysis::terraform_decls(source) {
+    match crate::analysis::sources::terraform_decls(source) {
         Ok(decls) => report.nodes.extend(decls),
         Err(e) if opts.rules.is_enabled(rules::YAML_SYNTAX_ERROR.name) => {
             let at = crate::util::text::floor_char(&source.text, e.at);

@@ -5,3 +5,13 @@ pub mod matching;
 pub mod selector_slot;
 pub mod validation;
 pub mod well_known;
+
+use crate::load::yaml::Node;
+
+/// A scalar's text; empty for a missing or null node.
+pub(in crate::analysis) fn text(n: Option<&Node>) -> String {
+    match n {
+        Some(n) if !n.is_null() => n.text().unwrap_or("").to_string(),
+        _ => String::new(),
+    }
+}

@@ -11,7 +11,8 @@
 //! object itself, so the files say whether it is autoscaled. An absent or non-literal
 //! `replicas` is no size.
 
-use super::{Decls, kubeadm_default_taint, taint_list, template_labels, text};
+use super::{Decls, kubeadm_default_taint, taint_list, template_labels};
+use crate::analysis::semantics::text;
 use crate::analysis::types::Labels;
 use crate::load::yaml::Node;
 

@@ -8,11 +8,10 @@ use std::sync::Arc;
 
 use crate::load::{Loc, SourceFile};
 
-use crate::analysis::judgements::schedule::Relevant;
 use crate::analysis::semantics::well_known::{is_transient_taint, is_well_known_label};
-use crate::analysis::types::workload::Workload;
 use crate::analysis::types::{
-    LabelValues, NodeDecl, POOL_NAME_LABELS, Place, Pool, PoolTaint, TaintSpec, UnknownTaints,
+    LabelValues, NodeDecl, POOL_NAME_LABELS, Place, Pool, PoolTaint, Relevant, TaintSpec,
+    UnknownTaints, Workload,
 };
 
 const HOSTNAME: &str = "kubernetes.io/hostname";

@@ -3,7 +3,8 @@
 //! its taints and its startup taints. A NodePool of AWS's provider (an EC2NodeClass) is on
 //! EKS, whose API servers run the ExtendedResourceToleration admission plugin.
 
-use super::{Decls, taint_list, template_labels, text};
+use super::{Decls, taint_list, template_labels};
+use crate::analysis::semantics::text;
 use crate::analysis::types::LabelValues;
 use crate::load::yaml::Node;
 

@@ -7,6 +7,7 @@ pub mod inventory;
 mod inventory_file;
 mod karpenter;
 mod kubeadm;
+pub mod kueue;
 mod node;
 mod openshift;
 pub mod scaling;
@@ -21,17 +22,10 @@ use crate::load::yaml::Node;
 use crate::load::{Loc, SourceFile, Span};
 use crate::model::Object;
 
+use crate::analysis::semantics::text;
 use crate::analysis::types::{
     LabelValues, Labels, NodeDecl, Place, PoolTaint, TaintSpec, self_labels,
 };
-
-/// A scalar's text; empty for a missing or null node.
-pub(in crate::analysis) fn text(n: Option<&Node>) -> String {
-    match n {
-        Some(n) if !n.is_null() => n.text().unwrap_or("").to_string(),
-        _ => String::new(),
-    }
-}
 
 pub(super) fn loc(source: &Arc<SourceFile>, span: Span) -> Place {
     Place::Here(Loc {

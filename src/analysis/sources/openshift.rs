@@ -25,7 +25,8 @@
 //! may scale the MachineSet past it.
 
 use super::scaling::{MACHINE_API_NAMESPACE, MACHINE_SET};
-use super::{Decls, label_map, taint_list, text};
+use super::{Decls, label_map, taint_list};
+use crate::analysis::semantics::text;
 use crate::analysis::types::Scaling;
 use crate::analysis::types::{LabelValues, Labels};
 
