@@ -184,7 +184,7 @@ fn added_by<'a>(
         .find_map(|c| (c.action == "added" && c.what == what).then_some(c.plugin.as_str()))
 }
 
-/// What the admission plugins did to the pod (`analysis::admission`), in their order; nothing
+/// What the admission plugins did to the pod (`analysis::judgements::admission`), in their order; nothing
 /// when they left it as written.
 fn admission(w: &Workload, s: &mut String) {
     let Some(a) = &w.admission else {
@@ -293,7 +293,7 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
         let _ = writeln!(s, "  nodeSelector: {{{}}}", sel.join(", "));
     }
     // The hard topology spread keys are in every term as `Exists` requirements (see
-    // `analysis::workload`): shown on a line of their own.
+    // `analysis::types::workload`): shown on a line of their own.
     let spread = |r: &crate::analysis::types::Requirement| {
         r.operator == "Exists" && r.values.is_empty() && w.spread_keys.iter().any(|k| **k == *r.key)
     };

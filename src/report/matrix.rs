@@ -108,7 +108,7 @@ fn cell(pool: &Pool, reasons: &[Reason]) -> String {
     format!("no: {}", parts.join(", "))
 }
 
-/// The admission plugin that refuses workload `i`'s pod (`analysis::admission`): it runs
+/// The admission plugin that refuses workload `i`'s pod (`analysis::judgements::admission`): it runs
 /// nowhere, whatever its tolerations and selector.
 fn rejection(o: &Outcome, i: usize) -> Option<&Rejection> {
     o.workloads[i].admission.as_ref()?.rejection.as_ref()

@@ -115,7 +115,7 @@ pub struct RunCtx<'a> {
     pub inventory: &'a crate::analysis::sources::inventory::Inventory,
     pub evaluator: &'a crate::analysis::judgements::schedule::Evaluator<'a>,
     pub settings: &'a Settings,
-    /// The run's admission: accumulators keep workloads as written (see `analysis::admission`).
+    /// The run's admission: accumulators keep workloads as written (see `analysis::judgements::admission`).
     pub admission: &'a crate::analysis::judgements::admission::Admission,
 }
 

@@ -5,7 +5,7 @@
 //! flavor assigner skips such flavors (pkg/scheduler/flavorassigner/flavorassigner.go,
 //! `findFlavorForPodSetResource`), so the workload stays pending, never admitted. Judged only
 //! when the LocalQueue, its ClusterQueue and every flavor of the group are in the files (see
-//! `analysis::kueue`).
+//! `analysis::judgements::kueue`).
 
 use crate::analysis::judgements::kueue::NoFit;
 use crate::diagnostic::{Finding, Related, Severity};

@@ -145,7 +145,7 @@ fn lookup<'a>(
     if matched {
         return None;
     }
-    // Found pools are not the whole cluster (`analysis::evidence`): a toleration matching none
+    // Found pools are not the whole cluster (`analysis::judgements::evidence`): a toleration matching none
     // of their taints is a mistake only as a near miss of one of them — their key with
     // another value, or a slip of their key.
     if !ctx.inventory.closed() {

@@ -34,7 +34,7 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             continue;
         }
         // Pools merely found in the tree judge only a pod whose selection aims at them
-        // (`analysis::evidence`): one meant for nodes described elsewhere (a GKE label, a
+        // (`analysis::judgements::evidence`): one meant for nodes described elsewhere (a GKE label, a
         // pool made by Terraform, general nodes) is not theirs to judge.
         let label_miss = if ctx.inventory.closed() {
             None

@@ -29,7 +29,7 @@ pub enum Reason {
 /// (pkg/controller/daemon/util/daemonset_util.go) and the
 /// DefaultTolerationSeconds plugin (§4.1).
 ///
-/// After admission (`analysis::admission`), the pod's tolerations are those it left with.
+/// After admission (`analysis::judgements::admission`), the pod's tolerations are those it left with.
 pub fn effective_tolerations(w: &Workload) -> Vec<WorkloadToleration> {
     if let Some(admitted) = w.admission.as_ref().and_then(|a| a.tolerations.as_ref()) {
         return admitted.clone();

@@ -388,7 +388,7 @@ impl Inventory {
     /// cannot run? Declared pools are; so are pools made only of found `Node` objects (a node
     /// dump, `kubectl get nodes -o yaml`, lists the cluster's nodes themselves). Templates
     /// merely found among the linted files (NodePools, node groups) are not: the cluster may
-    /// have pools no file describes (see `analysis::evidence`).
+    /// have pools no file describes (see `analysis::judgements::evidence`).
     pub fn closed(&self) -> bool {
         *self
             .closed

@@ -18,7 +18,7 @@
 //!
 //! Size: the `maxReplicas` of a `MachineAutoscaler` (`autoscaling.openshift.io/v1beta1`)
 //! whose `scaleTargetRef` names the MachineSet, in any linted file (linked when the inventory
-//! is built: see `analysis/scaling.rs`), else the
+//! is built: see `sources/scaling.rs`), else the
 //! `machine.openshift.io/cluster-api-autoscaler-node-group-max-size` annotation (what the
 //! MachineAutoscaler sets on its target, and the cluster autoscaler reads), else
 //! `spec.replicas` — a size only in a declared inventory, since an autoscaler outside the files

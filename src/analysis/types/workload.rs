@@ -86,7 +86,7 @@ pub struct Workload {
     /// `resources` names cpu or memory (`GetPodQOS` in pkg/apis/core/helper/qos/qos.go).
     #[serde(default)]
     pub best_effort: bool,
-    /// What admission did to its pods (see `analysis::admission`); `None`: nothing.
+    /// What admission did to its pods (see `analysis::judgements::admission`); `None`: nothing.
     #[serde(default)]
     pub admission: Option<Box<super::admitted::Admitted>>,
 }
