@@ -4,8 +4,10 @@
 
 use std::fmt::Write as _;
 
-use crate::analysis::{Inventory, Pool, Reason, effective_tolerations, first_tolerating};
-use crate::analysis::{TaintSpec, Workload};
+use crate::analysis::judgements::schedule::{Reason, effective_tolerations, first_tolerating};
+use crate::analysis::sources::inventory::Inventory;
+use crate::analysis::types::Pool;
+use crate::analysis::types::{TaintSpec, Workload};
 use crate::engine::View as Outcome;
 
 /// The explanation of the chosen workloads (see [`select`]), one after the other.
@@ -161,7 +163,11 @@ pub fn reason_text(inventory: &Inventory, pool: &Pool, r: &Reason, by_spread: bo
 /// What a NoExecute `taint` does to the pod. The line already names the taint: the toleration
 /// that decides is named only when it is written otherwise (`Exists` without a key, another
 /// value or no effect).
-fn eviction(tols: &[crate::analysis::WorkloadToleration], taint: &TaintSpec, gate: bool) -> String {
+fn eviction(
+    tols: &[crate::analysis::types::WorkloadToleration],
+    taint: &TaintSpec,
+    gate: bool,
+) -> String {
     match first_tolerating(tols, taint, gate) {
         None => "not tolerated: evicted immediately (and never scheduled there)".to_string(),
         Some(t) => {
@@ -181,8 +187,14 @@ fn eviction(tols: &[crate::analysis::WorkloadToleration], taint: &TaintSpec, gat
 }
 
 /// The plugin whose change added this toleration, if one did.
-fn added_by<'a>(w: &'a Workload, t: &crate::analysis::WorkloadToleration) -> Option<&'a str> {
-    let what = format!("toleration {}", crate::analysis::admission::shown(t));
+fn added_by<'a>(
+    w: &'a Workload,
+    t: &crate::analysis::types::WorkloadToleration,
+) -> Option<&'a str> {
+    let what = format!(
+        "toleration {}",
+        crate::analysis::judgements::admission::shown(t)
+    );
     w.admission
         .as_ref()?
         .changes
@@ -191,7 +203,7 @@ fn added_by<'a>(w: &'a Workload, t: &crate::analysis::WorkloadToleration) -> Opt
         .find_map(|c| (c.action == "added" && c.what == what).then_some(c.plugin.as_str()))
 }
 
-/// What the admission plugins did to the pod (`analysis::admission`), in their order; nothing
+/// What the admission plugins did to the pod (`analysis::judgements::admission`), in their order; nothing
 /// when they left it as written.
 fn admission(w: &Workload, s: &mut String) {
     let Some(a) = &w.admission else {
@@ -254,9 +266,9 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
     for (n, t) in tols.iter().enumerate() {
         let secs = t.seconds.map_or(String::new(), |x| format!(" for {x}s"));
         let own = if admitted {
-            w.tolerations
-                .iter()
-                .any(|o| crate::analysis::admission::merge::same(o, t) && o.span == t.span)
+            w.tolerations.iter().any(|o| {
+                crate::analysis::judgements::admission::merge::same(o, t) && o.span == t.span
+            })
         } else {
             n < w.tolerations.len()
         };
@@ -307,8 +319,8 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
         );
     }
     // The hard topology spread keys are in every term as `Exists` requirements (see
-    // `analysis::workload`): shown on a line of their own.
-    let spread = |r: &crate::analysis::Requirement| {
+    // `analysis::types::workload`): shown on a line of their own.
+    let spread = |r: &crate::analysis::types::Requirement| {
         r.operator == "Exists" && r.values.is_empty() && w.spread_keys.iter().any(|k| **k == *r.key)
     };
     match &w.terms {
@@ -379,7 +391,7 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
     let fits: Vec<Vec<Reason>> = pools.iter().map(|p| verdicts.reasons(w, p)).collect();
     // A pod no pool admits: the pool it is meant for comes first, with the edit that lets it
     // in; with many rejecting pools, the others are grouped by their first reason.
-    let miss = crate::analysis::near_miss(&outcome.inventory, w, verdicts);
+    let miss = crate::analysis::judgements::near_miss::near_miss(&outcome.inventory, w, verdicts);
     // Pools with one name (the same NodePool in two files) are alternatives: each name counts
     // and is listed once, by its first pool (the intended one, for its name), as `check`
     // counts them.
@@ -390,7 +402,7 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
     let ok = order.iter().filter(|&&p| fits[p].is_empty()).count();
     let _ = writeln!(s, "\nNode pools: {ok} of {} can run this pod", order.len());
     if let Some(m) = &miss
-        && let Some(d) = crate::analysis::describe_near_miss(&outcome.inventory, w, m)
+        && let Some(d) = crate::analysis::judgements::near_miss::describe(&outcome.inventory, w, m)
     {
         let _ = writeln!(s, "  → {d}");
     }
@@ -458,7 +470,7 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
                     "      startup taint `{}` needs no toleration",
                     t.taint.display()
                 );
-            } else if crate::analysis::is_transient_taint(&t.taint.key) {
+            } else if crate::analysis::semantics::well_known::is_transient_taint(&t.taint.key) {
                 let _ = writeln!(
                     s,
                     "      transient taint `{}` (node condition or lifecycle) ignored",
@@ -513,7 +525,7 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
 /// anti-affinity to its own pods per node, and hard spreads with the domains they count. Said
 /// only when the workload has any.
 fn pod_to_pod(outcome: &Outcome, i: usize, s: &mut String) {
-    use crate::analysis::pod_affinity::{Namespaces, Selects};
+    use crate::analysis::types::pod_affinity::{Namespaces, Selects};
     let w = &outcome.workloads[i];
     if w.pod_to_pod.is_none() {
         return;
@@ -593,9 +605,9 @@ fn pod_to_pod(outcome: &Outcome, i: usize, s: &mut String) {
                 "Ignore"
             },
         );
-        let d = verdicts
-            .filter(|_| !pools.is_empty())
-            .and_then(|v| crate::analysis::spread::domains(&outcome.inventory, w, v, spread));
+        let d = verdicts.filter(|_| !pools.is_empty()).and_then(|v| {
+            crate::analysis::judgements::spread::domains(&outcome.inventory, w, v, spread)
+        });
         match d {
             None => {
                 let _ = writeln!(s, ": domains not known");

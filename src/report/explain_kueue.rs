@@ -7,8 +7,9 @@
 
 use std::fmt::Write as _;
 
-use crate::analysis::Workload;
-use crate::analysis::kueue::{Flavor, GroupJudgement, Kueue};
+use crate::analysis::judgements::kueue::GroupJudgement;
+use crate::analysis::types::Workload;
+use crate::analysis::types::kueue::{Flavor, Kueue};
 use crate::util::text::escape;
 
 /// Writes the section when `w` is submitted to a queue; nothing otherwise.

@@ -32,7 +32,7 @@ use lsp_types::{
 use analyze::name_of;
 use position::{Encoding, LineIndex};
 
-use crate::analysis::NodeDecl;
+use crate::analysis::types::NodeDecl;
 use crate::commands::{ExitStatus, ToolError};
 
 /// How the server runs.

@@ -10,7 +10,11 @@ use crate::load::{SourceFile, Span};
 use crate::model::{Object, PodSpec, Schema};
 use crate::util::intern;
 
-use super::sources::text;
+use crate::analysis::semantics::selector_slot::{SelectorSlot, selector_slot};
+use crate::analysis::semantics::text;
+use crate::analysis::semantics::well_known::is_well_known_label;
+
+use super::toleration::{Scalars, WorkloadToleration};
 
 #[derive(
     Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
@@ -27,84 +31,6 @@ pub struct Requirement {
 pub struct Term {
     pub expressions: Vec<Requirement>,
     pub fields: Vec<Requirement>,
-}
-
-/// One toleration of a workload. Strings are shared (`util::intern`): a run keeps one per
-/// workload until the cross-reference, and replicas of one spec repeat them.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct WorkloadToleration {
-    pub key: Arc<str>,
-    pub operator: Arc<str>,
-    pub value: Arc<str>,
-    pub effect: Arc<str>,
-    pub seconds: Option<i64>,
-    /// The toleration's key (or the toleration) in its file.
-    pub span: Span,
-    pub path: Arc<str>,
-    /// Where its `key`, `value` and `effect` scalars are, for fixes that edit one.
-    #[serde(default)]
-    pub scalars: Scalars,
-}
-
-/// The spans of a toleration's scalars (`None`: not written, or not a scalar).
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
-)]
-pub struct Scalars {
-    pub key: Option<Span>,
-    pub value: Option<Span>,
-    pub effect: Option<Span>,
-}
-
-impl WorkloadToleration {
-    /// A toleration of a pod spec (or of an object that lends it, such as a RuntimeClass),
-    /// reported under `path`; its scalars' places are left out.
-    pub fn of(t: &crate::model::Toleration<'_>, path: Arc<str>) -> Self {
-        WorkloadToleration {
-            key: intern(t.key()),
-            operator: intern(t.operator()),
-            value: intern(t.value()),
-            effect: intern(t.effect()),
-            seconds: t.seconds(),
-            span: t.key.map_or(t.node.span, |k| k.entry_span()),
-            path,
-            scalars: Scalars::default(),
-        }
-    }
-
-    pub fn tol(&self) -> crate::analysis::matching::Tol<'_> {
-        crate::analysis::matching::Tol {
-            key: &self.key,
-            operator: &self.operator,
-            value: &self.value,
-            effect: &self.effect,
-        }
-    }
-
-    pub fn display(&self) -> String {
-        let mut s = if self.key.is_empty() {
-            "*".to_string()
-        } else {
-            self.key.to_string()
-        };
-        match &*self.operator {
-            "Exists" => {}
-            "Lt" | "Gt" => {
-                s.push_str(&format!(" {} {}", self.operator, self.value));
-            }
-            _ => {
-                s.push('=');
-                s.push_str(&self.value);
-            }
-        }
-        s.push(':');
-        s.push_str(if self.effect.is_empty() {
-            "*"
-        } else {
-            &self.effect
-        });
-        s
-    }
 }
 
 /// The scheduling signature of one pod spec.
@@ -142,17 +68,17 @@ pub struct Workload {
     /// The pod-to-pod half of its scheduling, when it has any (see `pod_affinity::PodToPod`):
     /// boxed, as most workloads have none.
     #[serde(default)]
-    pub pod_to_pod: Option<Box<crate::analysis::pod_affinity::PodToPod>>,
+    pub pod_to_pod: Option<Box<super::pod_affinity::PodToPod>>,
     /// The labels its pods get, hashed (see `pod_affinity::PodLabels`).
     #[serde(default)]
-    pub pod_labels: crate::analysis::pod_affinity::PodLabels,
+    pub pod_labels: super::pod_affinity::PodLabels,
     /// Its submission to a Kueue LocalQueue (see `kueue::submission`).
     #[serde(default)]
     pub kueue: Option<Box<super::kueue::Submission>>,
     /// Where a fix can add a `nodeSelector` (before `tolerations:`); `None` when it cannot
-    /// (see [`super::selector_slot`]).
+    /// (see [`crate::analysis::semantics::selector_slot`]).
     #[serde(default)]
-    pub selector_slot: Option<super::SelectorSlot>,
+    pub selector_slot: Option<SelectorSlot>,
     /// `runtimeClassName` (the RuntimeClass admission plugin adds its class's scheduling).
     #[serde(default)]
     pub runtime_class: Option<Arc<str>>,
@@ -160,24 +86,24 @@ pub struct Workload {
     /// `resources` names cpu or memory (`GetPodQOS` in pkg/apis/core/helper/qos/qos.go).
     #[serde(default)]
     pub best_effort: bool,
-    /// What admission did to its pods (see `analysis::admission`); `None`: nothing.
+    /// What admission did to its pods (see `analysis::judgements::admission`); `None`: nothing.
     #[serde(default)]
-    pub admission: Option<Box<crate::analysis::admission::Admitted>>,
+    pub admission: Option<Box<super::admitted::Admitted>>,
 }
 
 impl Workload {
     /// At most one of its pods per node (see `pod_affinity::self_anti_affinity`).
-    pub fn self_anti_affinity(&self) -> Option<&crate::analysis::pod_affinity::SelfAntiAffinity> {
+    pub fn self_anti_affinity(&self) -> Option<&super::pod_affinity::SelfAntiAffinity> {
         self.pod_to_pod.as_ref()?.self_anti_affinity.as_ref()
     }
 
     /// Its required `podAffinity` terms (see `pod_affinity::required_pod_affinity`).
-    pub fn pod_affinity(&self) -> &[crate::analysis::pod_affinity::AffinityTerm] {
+    pub fn pod_affinity(&self) -> &[super::pod_affinity::AffinityTerm] {
         self.pod_to_pod.as_ref().map_or(&[], |p| &p.pod_affinity)
     }
 
     /// Its hard spread constraints over its own pods (see `pod_affinity::own_spreads`).
-    pub fn spreads(&self) -> &[crate::analysis::pod_affinity::Spread] {
+    pub fn spreads(&self) -> &[super::pod_affinity::Spread] {
         self.pod_to_pod.as_ref().map_or(&[], |p| &p.spreads)
     }
 
@@ -215,7 +141,7 @@ impl Workload {
             self.pod_to_pod
                 .as_deref()
                 .into_iter()
-                .flat_map(crate::analysis::pod_affinity::PodToPod::spans),
+                .flat_map(super::pod_affinity::PodToPod::spans),
         )
         .chain(self.tolerations.iter().flat_map(|t| {
             [
@@ -347,14 +273,14 @@ fn workload(object: &Object<'_>, spec: &PodSpec<'_>, source: &Arc<SourceFile>) -
             .map(intern)
             .collect(),
         spread_keys: spread.iter().map(|r| intern(&r.key)).collect(),
-        pod_to_pod: crate::analysis::pod_affinity::pod_to_pod(object, spec),
-        pod_labels: crate::analysis::pod_affinity::PodLabels::of(
-            &crate::analysis::pod_affinity::pod_labels(object, &spec.path),
-        ),
+        pod_to_pod: super::pod_affinity::pod_to_pod(object, spec),
+        pod_labels: super::pod_affinity::PodLabels::of(&super::pod_affinity::pod_labels(
+            object, &spec.path,
+        )),
         kueue: super::kueue::submission(object, spec),
         selector_slot: spec
             .tolerations_list
-            .and_then(|list| super::selector_slot(source, spec.node, list.key)),
+            .and_then(|list| selector_slot(source, spec.node, list.key)),
         runtime_class: spec
             .node
             .get("runtimeClassName")
@@ -429,7 +355,7 @@ fn spread_keys(spec: &PodSpec<'_>) -> Vec<Requirement> {
         .iter()
         .filter(|c| c.get("whenUnsatisfiable").and_then(Node::text) == Some("DoNotSchedule"))
         .filter_map(|c| c.get("topologyKey").and_then(Node::text))
-        .filter(|k| !k.is_empty() && !super::is_well_known_label(k))
+        .filter(|k| !k.is_empty() && !is_well_known_label(k))
         .map(|k| Requirement {
             key: k.to_string(),
             operator: "Exists".to_string(),

@@ -5,9 +5,10 @@
 
 use crate::util::edit_distance;
 
-use super::inventory::{Inventory, TaintSpec};
 use super::schedule::{Reason, Verdicts};
-use super::workload::Workload;
+use crate::analysis::sources::inventory::Inventory;
+use crate::analysis::types::TaintSpec;
+use crate::analysis::types::workload::Workload;
 
 /// The pool a workload is meant for and what keeps it out.
 #[derive(Clone, Debug)]

@@ -6,8 +6,10 @@
 
 use std::collections::BTreeMap;
 
-use crate::analysis::WorkloadToleration;
-use crate::analysis::validation::{go_quote, invalid, label_key_errors, label_value_errors};
+use crate::analysis::semantics::validation::{
+    go_quote, invalid, label_key_errors, label_value_errors,
+};
+use crate::analysis::types::WorkloadToleration;
 use crate::settings::Settings;
 
 /// `apiequality.Semantic.DeepEqual` of two tolerations: every field, `tolerationSeconds`

@@ -10,9 +10,11 @@ use std::sync::Arc;
 use crate::settings::Settings;
 use crate::util::intern;
 
-use super::inventory::{Inventory, LabelValues, Pool, TaintSpec};
-use super::matching::tolerates;
-use super::workload::{Requirement, Term, Workload, WorkloadToleration};
+use crate::analysis::semantics::matching::tolerates;
+use crate::analysis::sources::inventory::Inventory;
+use crate::analysis::types::{
+    LabelValues, Pool, Relevant, Requirement, TaintSpec, Term, Workload, WorkloadToleration,
+};
 
 /// Why a pool does not admit a pod.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -27,7 +29,7 @@ pub enum Reason {
 /// (pkg/controller/daemon/util/daemonset_util.go) and the
 /// DefaultTolerationSeconds plugin (§4.1).
 ///
-/// After admission (`analysis::admission`), the pod's tolerations are those it left with.
+/// After admission (`analysis::judgements::admission`), the pod's tolerations are those it left with.
 pub fn effective_tolerations(w: &Workload) -> Vec<WorkloadToleration> {
     if let Some(admitted) = w.admission.as_ref().and_then(|a| a.tolerations.as_ref()) {
         return admitted.clone();
@@ -440,46 +442,6 @@ pub fn signature(w: &Workload) -> Signature {
 impl Evaluation {
     pub fn run(inv: &Inventory, workloads: &[Workload], settings: &Settings) -> Self {
         Evaluator::new(inv, &Relevant::of(workloads), settings).evaluate(workloads)
-    }
-}
-
-/// What the workloads of a run select on: the label keys of their node selectors and
-/// affinity terms, and whether any uses `matchFields`. It decides how node pools group
-/// (`Inventory::build_for`, `PoolClasses`); a run collects it file by file.
-#[derive(Clone, Debug, Default)]
-pub struct Relevant {
-    pub keys: std::collections::BTreeSet<String>,
-    pub fields: bool,
-}
-
-impl Relevant {
-    pub fn of(workloads: &[Workload]) -> Self {
-        let mut r = Relevant::default();
-        for w in workloads {
-            r.add(w);
-        }
-        r
-    }
-
-    pub fn add(&mut self, w: &Workload) {
-        for (k, _) in &w.node_selector {
-            if !self.keys.contains(&**k) {
-                self.keys.insert(k.to_string());
-            }
-        }
-        for t in w.terms.iter().flat_map(|t| t.iter()) {
-            for r in &t.expressions {
-                if !self.keys.contains(&r.key) {
-                    self.keys.insert(r.key.clone());
-                }
-            }
-            self.fields |= !t.fields.is_empty();
-        }
-    }
-
-    pub fn merge(&mut self, other: Relevant) {
-        self.keys.extend(other.keys);
-        self.fields |= other.fields;
     }
 }
 

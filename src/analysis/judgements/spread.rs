@@ -7,10 +7,11 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use super::inventory::{Inventory, LabelValues};
-use super::pod_affinity::Spread;
 use super::schedule::{Reason, Verdicts};
-use super::workload::Workload;
+use crate::analysis::sources::inventory::Inventory;
+use crate::analysis::types::LabelValues;
+use crate::analysis::types::pod_affinity::Spread;
+use crate::analysis::types::workload::Workload;
 
 /// Why a counted pool cannot take the pod.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

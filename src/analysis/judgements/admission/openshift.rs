@@ -20,7 +20,9 @@
 //! against the selector ("pod node name conflicts with project node label selector").
 
 use super::merge::Selector;
-use crate::analysis::validation::{go_quote, invalid, label_key_errors, label_value_errors};
+use crate::analysis::semantics::validation::{
+    go_quote, invalid, label_key_errors, label_value_errors,
+};
 use crate::settings::Settings;
 
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -16,249 +16,12 @@
 //! every copy fails.
 
 use std::collections::BTreeSet;
-use std::sync::Arc;
 
-use crate::load::yaml::Node;
-use crate::load::{Loc, SourceFile, Span};
-use crate::model::{Object, PodSpec};
-use crate::util::intern;
-
-use super::matching::{TaintRef, Tol, tolerates};
-use super::sources::text;
-use super::workload::{Term, Workload};
-
-/// The label Kueue reads the queue name from, on the job object itself
-/// (pkg/controller/jobframework/interface.go, `QueueNameForObject`).
-pub const QUEUE_LABEL: &str = "kueue.x-k8s.io/queue-name";
-
-/// A `ResourceFlavor`.
-#[derive(Clone, Debug)]
-pub struct Flavor {
-    pub name: String,
-    pub node_labels: Vec<(String, String)>,
-    /// `nodeTaints`: (key, value, effect).
-    pub node_taints: Vec<(String, String, String)>,
-    /// `tolerations`: (key, operator, value, effect); Kueue adds them to the pods it admits.
-    pub tolerations: Vec<(String, String, String, String)>,
-    /// The flavor's name in its file.
-    pub loc: Loc,
-}
-
-/// One of a ClusterQueue's `resourceGroups`.
-#[derive(Clone, Debug)]
-pub struct ResourceGroup {
-    pub covered: Vec<String>,
-    pub flavors: Vec<String>,
-}
-
-#[derive(Clone, Debug)]
-pub struct ClusterQueue {
-    pub name: String,
-    pub groups: Vec<ResourceGroup>,
-}
-
-#[derive(Clone, Debug)]
-pub struct LocalQueue {
-    /// `None`: not written (the namespace it is applied in).
-    pub namespace: Option<String>,
-    pub name: String,
-    pub cluster_queue: String,
-}
-
-/// The Kueue objects of a file, or of a cluster's files.
-#[derive(Clone, Debug, Default)]
-pub struct Kueue {
-    pub flavors: Vec<Flavor>,
-    pub cluster_queues: Vec<ClusterQueue>,
-    pub local_queues: Vec<LocalQueue>,
-}
-
-/// No Kueue object (for cross-reference contexts built outside a run).
-pub static NO_KUEUE: Kueue = Kueue {
-    flavors: Vec::new(),
-    cluster_queues: Vec::new(),
-    local_queues: Vec::new(),
+use crate::analysis::semantics::matching::{TaintRef, Tol, tolerates};
+use crate::analysis::types::kueue::{
+    ClusterQueue, Flavor, Kueue, LocalQueue, ResourceGroup, Submission,
 };
-
-/// A workload's submission to a LocalQueue.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct Submission {
-    pub queue: Arc<str>,
-    /// The queue-name label's value.
-    pub span: Span,
-    /// The resources the pod spec's containers request or limit (Kueue counts `pods` too when
-    /// a resource group covers it).
-    pub requests: Box<[Arc<str>]>,
-}
-
-fn is_kueue(object: &Object<'_>) -> bool {
-    object.group == "kueue.x-k8s.io" && matches!(object.version, "v1beta1" | "v1beta2")
-}
-
-fn strings(node: Option<&Node>) -> Vec<String> {
-    node.and_then(Node::as_seq)
-        .unwrap_or_default()
-        .iter()
-        .filter_map(|n| n.text().map(str::to_string))
-        .collect()
-}
-
-impl Kueue {
-    pub fn is_empty(&self) -> bool {
-        self.flavors.is_empty() && self.cluster_queues.is_empty() && self.local_queues.is_empty()
-    }
-
-    /// The objects of a cluster's files, in input order (files are linted in parallel and
-    /// come in any order; which copy of an object a finding names must not depend on it).
-    pub fn in_input_order(mut parts: Vec<(usize, Kueue)>) -> Kueue {
-        parts.sort_by_key(|(index, _)| *index);
-        let mut all = Kueue::default();
-        for (_, mut k) in parts {
-            all.flavors.append(&mut k.flavors);
-            all.cluster_queues.append(&mut k.cluster_queues);
-            all.local_queues.append(&mut k.local_queues);
-        }
-        all
-    }
-
-    /// Takes in `object` if it is a Kueue LocalQueue, ClusterQueue or ResourceFlavor.
-    pub fn add(&mut self, object: &Object<'_>, source: &Arc<SourceFile>) {
-        if !is_kueue(object) {
-            return;
-        }
-        let Some(name) = object.id.name.clone() else {
-            return;
-        };
-        let spec = object.node.get("spec");
-        match object.kind {
-            "LocalQueue" => {
-                let Some(cq) = spec
-                    .and_then(|s| s.get("clusterQueue"))
-                    .and_then(Node::text)
-                else {
-                    return;
-                };
-                self.local_queues.push(LocalQueue {
-                    namespace: object.id.namespace.clone(),
-                    name,
-                    cluster_queue: cq.to_string(),
-                });
-            }
-            "ClusterQueue" => {
-                let groups = spec
-                    .and_then(|s| s.get("resourceGroups"))
-                    .and_then(Node::as_seq)
-                    .unwrap_or_default()
-                    .iter()
-                    .map(|g| ResourceGroup {
-                        covered: strings(g.get("coveredResources")),
-                        flavors: g
-                            .get("flavors")
-                            .and_then(Node::as_seq)
-                            .unwrap_or_default()
-                            .iter()
-                            .filter_map(|f| f.get("name").and_then(Node::text))
-                            .map(str::to_string)
-                            .collect(),
-                    })
-                    .collect();
-                self.cluster_queues.push(ClusterQueue { name, groups });
-            }
-            "ResourceFlavor" => {
-                let list = |key: &str| {
-                    spec.and_then(|s| s.get(key))
-                        .and_then(Node::as_seq)
-                        .unwrap_or_default()
-                };
-                let field = |n: &Node, k: &str| text(n.get(k));
-                let node_labels = spec
-                    .and_then(|s| s.get("nodeLabels"))
-                    .and_then(Node::as_map)
-                    .unwrap_or_default()
-                    .iter()
-                    .filter_map(|(k, v)| Some((k.text()?.to_string(), text(Some(v)))))
-                    .collect();
-                let node_taints = list("nodeTaints")
-                    .iter()
-                    .map(|t| (field(t, "key"), field(t, "value"), field(t, "effect")))
-                    .collect();
-                let tolerations = list("tolerations")
-                    .iter()
-                    .map(|t| {
-                        let op = field(t, "operator");
-                        // The API's default operator is Equal.
-                        let op = if op.is_empty() { "Equal".into() } else { op };
-                        (field(t, "key"), op, field(t, "value"), field(t, "effect"))
-                    })
-                    .collect();
-                let span = object
-                    .node
-                    .path(&["metadata", "name"])
-                    .map_or(object.node.span, |n| n.span);
-                self.flavors.push(Flavor {
-                    name,
-                    node_labels,
-                    node_taints,
-                    tolerations,
-                    loc: Loc {
-                        source: source.lite([span.start, span.end.max(span.start)]),
-                        span,
-                    },
-                });
-            }
-            _ => {}
-        }
-    }
-}
-
-/// The kinds Kueue's integrations manage (pkg/controller/jobs in kubernetes-sigs/kueue; the
-/// `integrations.frameworks` of config/components/manager/controller_manager_config.yaml), by
-/// (kind, group); a custom resource of another kind may carry the label for its own reasons.
-/// Some are off in Kueue's default configuration (the Kubeflow v1 jobs, Spark): a workload
-/// labelled for a queue is taken to be meant for Kueue.
-fn is_integrated(kind: &str, group: &str) -> bool {
-    matches!(
-        (kind, group),
-        ("Job" | "CronJob", "batch")
-            | ("Pod", "")
-            | ("Deployment" | "StatefulSet", "apps")
-            | ("JobSet", "jobset.x-k8s.io")
-            | ("LeaderWorkerSet", "leaderworkerset.x-k8s.io")
-            | ("RayJob" | "RayCluster" | "RayService", "ray.io")
-            | ("SparkApplication", "sparkoperator.k8s.io")
-            | (
-                "PyTorchJob" | "TFJob" | "XGBoostJob" | "PaddleJob" | "MXJob" | "JAXJob" | "MPIJob",
-                "kubeflow.org"
-            )
-            | ("TrainJob", "trainer.kubeflow.org")
-            | ("AppWrapper", "workload.codeflare.dev")
-    )
-}
-
-/// The submission of this pod spec, when its object is labelled with a queue name: on the
-/// object itself (Kueue reads no other place), or for a CronJob on its `jobTemplate`, whose
-/// labels each Job it creates carries.
-pub fn submission(object: &Object<'_>, spec: &PodSpec<'_>) -> Option<Box<Submission>> {
-    if !is_integrated(object.kind, object.group) {
-        return None;
-    }
-    let labels = if object.kind == "CronJob" {
-        object
-            .node
-            .path(&["spec", "jobTemplate", "metadata", "labels"])
-    } else {
-        object.labels
-    }?;
-    let value = labels.get(QUEUE_LABEL)?;
-    let queue = value.text().filter(|q| !q.is_empty())?;
-    let mut requests = spec.resource_names();
-    requests.sort_unstable();
-    Some(Box::new(Submission {
-        queue: intern(queue),
-        span: value.span,
-        requests: requests.into_iter().map(intern).collect(),
-    }))
-}
+use crate::analysis::types::workload::{Requirement, Term, Workload};
 
 /// Why Kueue cannot assign a flavor, in the flavor assigner's words.
 #[derive(Clone, Debug)]
@@ -536,7 +299,7 @@ fn selection_matches(flavor: &Flavor, w: &Workload, keys: &BTreeSet<&str>) -> Op
     let Some(terms) = own_terms(w) else {
         return Some(true);
     };
-    let mut cut: Vec<Vec<&super::workload::Requirement>> = Vec::new();
+    let mut cut: Vec<Vec<&Requirement>> = Vec::new();
     for t in &terms {
         let kept: Vec<_> = t
             .expressions
@@ -586,7 +349,7 @@ fn own_terms(w: &Workload) -> Option<Vec<Term>> {
 
 /// A node selector requirement against one label value (`None`: absent); `None` when it
 /// cannot be evaluated (an unknown operator, a `Gt`/`Lt` value that is no integer).
-fn requirement(label: Option<&str>, r: &super::workload::Requirement) -> Option<bool> {
+fn requirement(label: Option<&str>, r: &Requirement) -> Option<bool> {
     let has = |v: &str| r.values.iter().any(|x| x == v);
     match r.operator.as_str() {
         "In" => Some(label.is_some_and(has)),
@@ -626,7 +389,7 @@ mod tests {
 
     #[test]
     fn requirements_on_flavor_labels() {
-        let r = |op: &str, values: &[&str]| super::super::workload::Requirement {
+        let r = |op: &str, values: &[&str]| Requirement {
             key: "k".into(),
             operator: op.into(),
             values: values.iter().map(|v| v.to_string()).collect(),

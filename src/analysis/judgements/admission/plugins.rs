@@ -7,7 +7,7 @@ use super::merge::{self, Selector};
 use super::{
     Admission, Change, FORBIDDEN, Namespace, Plugin, Rejection, RuntimeClassFacts, json, shown,
 };
-use crate::analysis::{Workload, WorkloadToleration};
+use crate::analysis::types::{Workload, WorkloadToleration};
 use crate::settings::Settings;
 use crate::util::intern;
 
@@ -258,8 +258,11 @@ pub fn is_extended_resource_name(name: &str) -> bool {
     if !name.contains('/') || name.contains("kubernetes.io/") || name.starts_with("requests.") {
         return false;
     }
-    crate::analysis::validation::label_key_errors(&format!("requests.{name}"), &Settings::default())
-        .is_empty()
+    crate::analysis::semantics::validation::label_key_errors(
+        &format!("requests.{name}"),
+        &Settings::default(),
+    )
+    .is_empty()
 }
 
 /// ExtendedResourceToleration (plugin/pkg/admission/extendedresourcetoleration/admission.go):

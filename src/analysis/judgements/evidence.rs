@@ -27,11 +27,12 @@
 
 use crate::util::edit_distance;
 
-use super::inventory::{Inventory, LabelValues, Pool};
-use super::matching::tolerates;
 use super::schedule::selector_matches;
-use super::well_known::is_well_known_key;
-use super::workload::Workload;
+use crate::analysis::semantics::matching::tolerates;
+use crate::analysis::semantics::well_known::is_well_known_key;
+use crate::analysis::sources::inventory::Inventory;
+use crate::analysis::types::workload::Workload;
+use crate::analysis::types::{LabelValues, Pool};
 
 /// Labels every node carries whatever its pool (the kubelet sets them): selecting them does
 /// not aim a pod at any pool in particular. On OpenShift, every worker node's kubelet
@@ -43,7 +44,7 @@ pub fn is_every_node_label(key: &str) -> bool {
     matches!(
         key,
         "node-role.kubernetes.io/worker" | "node.openshift.io/os_id"
-    ) || super::well_known::is_kubelet_label(key)
+    ) || crate::analysis::semantics::well_known::is_kubelet_label(key)
 }
 
 /// Are `a` and `b` (keys or values, `a != b`) one slip apart: equal but for case, or one or

@@ -11,7 +11,7 @@
 
 use serde_json::Value;
 
-use crate::analysis::WorkloadToleration;
+use crate::analysis::types::WorkloadToleration;
 use crate::util::intern;
 
 /// Go's name for a JSON value's type in `UnmarshalTypeError`.

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use super::*;
-use crate::analysis::workloads;
+use crate::analysis::types::workloads;
 use crate::load::SourceFile;
 use crate::load::yaml::{Limits, parse};
 use crate::model::each_object;

@@ -2,7 +2,7 @@
 //! annotations) and RuntimeClasses (their `scheduling`), gathered file by file like the node
 //! pools. Most files have neither: then nothing is kept.
 
-use crate::analysis::WorkloadToleration;
+use crate::analysis::types::WorkloadToleration;
 use crate::load::yaml::Node;
 use crate::model::Object;
 use crate::util::intern;

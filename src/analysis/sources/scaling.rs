@@ -23,25 +23,7 @@
 
 use std::collections::HashMap;
 
-use super::inventory::NodeDecl;
-
-/// A declaration's part in a size set elsewhere (see the module's text).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Scaling {
-    /// A MachineSet of `namespace` a MachineAutoscaler may size. `replicas_only`: its
-    /// `max_nodes` is its `spec.replicas`, no autoscaler annotation caps it.
-    MachineSet {
-        namespace: Box<str>,
-        replicas_only: bool,
-    },
-    /// Not a pool: a MachineAutoscaler of `namespace` sizing MachineSet `target` up to `max`
-    /// (`None`: not a literal count).
-    Autoscaler {
-        namespace: Box<str>,
-        target: Box<str>,
-        max: Option<u32>,
-    },
-}
+use crate::analysis::types::node_decl::{NodeDecl, Scaling};
 
 /// The namespace OpenShift's machine API works in (the machine-api-operator's controllers
 /// watch only it): a MachineSet or MachineAutoscaler written without a namespace is applied
@@ -96,7 +78,7 @@ pub(super) fn link(decls: &mut Vec<Box<NodeDecl>>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::inventory::{Labels, Place};
+    use crate::analysis::types::{labels::Labels, place::Place};
     use crate::load::{Loc, SourceFile, Span};
     fn decl(name: &str, max_nodes: Option<u32>, scaling: Scaling) -> Box<NodeDecl> {
         let source = SourceFile::new("m.yaml", String::new());

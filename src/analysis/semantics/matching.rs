@@ -1,7 +1,7 @@
 //! Toleration matching exactly as `Toleration.ToleratesTaint` (k8s.io/api/core/v1/toleration.go),
 //! and the containment relation between two tolerations that `shadowed-toleration` needs.
 
-use crate::analysis::validation::{go_parse_int10, is_canonical_int};
+use super::validation::{go_parse_int10, is_canonical_int};
 
 pub use crate::model::{TaintRef, Tol};
 
