@@ -25,17 +25,17 @@ pub fn render(outcome: &Outcome, chosen: &[usize], gate: bool) -> String {
 /// Rejecting pools listed one by one up to this many; past it they are grouped by reason.
 const GROUP_OVER: usize = 8;
 
+/// The workload as `--workload` names it: `Kind/namespace/name`, or `Kind/name` when it has no
+/// namespace (escaped for the terminal).
 fn describe(w: &Workload) -> String {
     let id = &w.object;
-    let mut s = format!("{} ", id.kind);
+    let mut s = format!("{}/", id.kind);
     if let Some(ns) = &id.namespace {
-        s.push_str(&crate::util::text::escape(ns));
+        s.push_str(ns);
         s.push('/');
     }
-    s.push_str(&crate::util::text::escape(
-        id.name.as_deref().unwrap_or("<unnamed>"),
-    ));
-    s
+    s.push_str(id.name.as_deref().unwrap_or("<unnamed>"));
+    crate::util::text::escape(&s).into_owned()
 }
 
 /// Which workloads the user means: `--workload KIND/NS/NAME`, `--at FILE:LINE`, or the only
@@ -96,7 +96,8 @@ pub fn select(
         };
         if !ws.is_empty() {
             msg.push_str("; workloads found:");
-            for w in ws.iter().take(20) {
+            const SHOWN: usize = 20;
+            for w in ws.iter().take(SHOWN) {
                 let p = w.source.position(w.object_span.start);
                 // An object with several pod templates (a JobSet, a RayJob) lists each.
                 let several = ws
@@ -115,6 +116,13 @@ pub fn select(
                     } else {
                         String::new()
                     }
+                );
+            }
+            if ws.len() > SHOWN {
+                let _ = write!(
+                    msg,
+                    "\n  … and {} more (`taintlint matrix` lists them all)",
+                    ws.len() - SHOWN
                 );
             }
         }
@@ -152,6 +160,9 @@ pub fn reason_text(inventory: &Inventory, pool: &Pool, r: &Reason, by_spread: bo
     }
 }
 
+/// What a NoExecute `taint` does to the pod. The line already names the taint: the toleration
+/// that decides is named only when it is written otherwise (`Exists` without a key, another
+/// value or no effect).
 fn eviction(
     tols: &[crate::analysis::types::WorkloadToleration],
     taint: &TaintSpec,
@@ -159,11 +170,19 @@ fn eviction(
 ) -> String {
     match first_tolerating(tols, taint, gate) {
         None => "not tolerated: evicted immediately (and never scheduled there)".to_string(),
-        Some(t) => match t.seconds {
-            None => format!("tolerated forever by `{}`", t.display()),
-            Some(s) if s <= 0 => format!("evicted immediately (`tolerationSeconds: {s}`)"),
-            Some(s) => format!("evicted after {s}s (`{}`)", t.display()),
-        },
+        Some(t) => {
+            let by = t.display();
+            let by = (by != taint.display()).then(|| crate::util::text::escape(&by).into_owned());
+            match (t.seconds, by) {
+                (None, Some(by)) => format!("tolerated forever by `{by}`"),
+                (None, None) => "tolerated forever".to_string(),
+                (Some(s), _) if s <= 0 => {
+                    format!("evicted immediately (`tolerationSeconds: {s}`)")
+                }
+                (Some(s), Some(by)) => format!("evicted after {s}s (tolerated by `{by}`)"),
+                (Some(s), None) => format!("evicted after {s}s"),
+            }
+        }
     }
 }
 
@@ -273,7 +292,10 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
         .and_then(|a| a.written_selector.as_ref())
     {
         let shown = |list: &[(std::sync::Arc<str>, std::sync::Arc<str>)]| {
-            let sel: Vec<String> = list.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+            let sel: Vec<String> = list
+                .iter()
+                .map(|(k, v)| crate::util::text::label_entry(k, v))
+                .collect();
             crate::util::text::escape(&sel.join(", ")).into_owned()
         };
         let _ = writeln!(s, "  nodeSelector as written: {{{}}}", shown(written));
@@ -288,9 +310,13 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
         let sel: Vec<String> = w
             .node_selector
             .iter()
-            .map(|(k, v)| format!("{k}: {v}"))
+            .map(|(k, v)| crate::util::text::label_entry(k, v))
             .collect();
-        let _ = writeln!(s, "  nodeSelector: {{{}}}", sel.join(", "));
+        let _ = writeln!(
+            s,
+            "  nodeSelector: {{{}}}",
+            crate::util::text::escape(&sel.join(", "))
+        );
     }
     // The hard topology spread keys are in every term as `Exists` requirements (see
     // `analysis::types::workload`): shown on a line of their own.

@@ -322,7 +322,7 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             let help = match &label {
                 Some((k, v)) => format!(
                     "to keep the pod on {there}, add `nodeSelector: {{{}}}` (or the equivalent required node affinity)",
-                    show_label(k, v)
+                    crate::util::text::label_entry(k, v)
                 ),
                 None => format!(
                     "to keep the pod on {there}, select a label only those nodes carry with `nodeSelector` or required node affinity"
@@ -331,7 +331,7 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             // Unsafe: it changes where the pod runs, to the nodes of the pools found.
             let fix = label.as_ref().zip(w.selector_slot).map(|((k, v), slot)| {
                 Fix::unsafe_(
-                    format!("add `nodeSelector: {{{}}}`", show_label(k, v)),
+                    format!("add `nodeSelector: {{{}}}`", crate::util::text::label_entry(k, v)),
                     vec![crate::fix::insert_node_selector(&w.source, &slot, k, v)],
                 )
             });
@@ -394,14 +394,6 @@ fn matching_taint(
 }
 
 /// `key: value`, an empty value quoted so it stays a string.
-fn show_label(key: &str, value: &str) -> String {
-    if value.is_empty() {
-        format!("{key}: \"\"")
-    } else {
-        format!("{key}: {value}")
-    }
-}
-
 /// The label a `nodeSelector` can select to keep the pod on the `targets` pools (the
 /// tainted pools it can run on): one every target (every node of it) carries with the same
 /// single value and none of the `others` (the untainted pools it can run on as well) may
