@@ -187,6 +187,7 @@ impl Decls<'_, '_> {
             scaling: None,
             loc: at,
             declared: false,
+            terraform: None,
         });
         let last = self.out.len() - 1;
         &mut self.out[last]

@@ -1,5 +1,5 @@
 use super::*;
-use crate::analysis::types::LabelValues;
+use crate::analysis::types::{LabelValues, UnknownTaints};
 
 fn decls(text: &str) -> Vec<NodeDecl> {
     let source = SourceFile::new(Arc::from("main.tf"), text.to_string());
@@ -357,8 +357,8 @@ resource "google_container_node_pool" "unknown" {
     assert_eq!(
         names,
         [
-            r#"aws_eks_node_group.groups["gpu"]"#,
             r#"aws_eks_node_group.groups["batch"]"#,
+            r#"aws_eks_node_group.groups["gpu"]"#,
             r#"aws_eks_node_group.set["a"]"#,
             r#"aws_eks_node_group.set["b"]"#,
             "aws_eks_node_group.copies[*]",
@@ -367,20 +367,21 @@ resource "google_container_node_pool" "unknown" {
             "google_container_node_pool.unknown[*]",
         ]
     );
-    assert_eq!(taints(&d[0]), ["dedicated=gpu:NoExecute"]);
-    assert_eq!(taints(&d[1]), ["dedicated=batch:NoSchedule"]);
-    assert_eq!(label(&d[0], "workload"), Some(LabelValues::one("gpu")));
-    // `each.value.team` names no field of the literal value: unknown, any value.
-    assert_eq!(label(&d[0], "team"), Some(LabelValues::Any));
+    // Instances in Terraform's order of their keys.
+    assert_eq!(taints(&d[1]), ["dedicated=gpu:NoExecute"]);
+    assert_eq!(taints(&d[0]), ["dedicated=batch:NoSchedule"]);
+    assert_eq!(label(&d[1], "workload"), Some(LabelValues::one("gpu")));
+    // `each.value.team` names no field of the value: Terraform rejects it, unknown.
+    assert_eq!(label(&d[1], "team"), Some(LabelValues::Any));
     assert_eq!(
-        label(&d[1], "eks.amazonaws.com/nodegroup"),
+        label(&d[0], "eks.amazonaws.com/nodegroup"),
         Some(LabelValues::one("batch"))
     );
     assert_eq!(
         label(&d[3], "eks.amazonaws.com/nodegroup"),
         Some(LabelValues::one("b"))
     );
-    assert_eq!((d[0].max_nodes, d[1].max_nodes), (Some(2), Some(8)));
+    assert_eq!((d[0].max_nodes, d[1].max_nodes), (Some(8), Some(2)));
     assert_eq!(d[4].max_nodes, Some(6));
     assert_eq!(d[6].max_nodes, None);
     assert_eq!(
@@ -633,7 +634,10 @@ module "gke2" {
             "eks_managed_node_groups.fixed",
             "eks_managed_node_groups.gpu",
             "eks_managed_node_groups[*]",
+            // `merge(local.base, { a = {} })`: `a` is known, other groups may come from
+            // `local.base`.
             "eks_managed_node_groups[*]",
+            "eks_managed_node_groups.a",
             "worker_groups[*]",
             "worker_groups_launch_template.lt",
             "worker_groups_launch_template.1",
@@ -657,6 +661,7 @@ module "gke2" {
             None,
             None,
             None,
+            Some(3),
             None,
             Some(2),
             None,
@@ -673,7 +678,7 @@ module "gke2" {
     assert!(template.unknown_taints.may_have("dedicated"));
     assert!(!template.unknown_taints.may_have("other"));
     // A group, or a map of groups, that needs evaluation: anything.
-    for i in [1, 3, 5, 6, 8, 9, 11] {
+    for i in [1, 3, 5, 7, 9, 10, 12] {
         assert!(d[i].any_label, "{}", d[i].name);
         assert_eq!(d[i].unknown_taints, UnknownTaints::Any, "{}", d[i].name);
         assert!(d[i].taints.is_empty(), "{}", d[i].name);
