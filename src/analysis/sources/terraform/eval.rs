@@ -27,7 +27,7 @@ use hcl_edit::expr::{
 use hcl_edit::template::{Directive, Element, Template};
 use hcl_edit::{Ident, Span as _};
 
-use super::value::{At, Look, V, Val, equal, num_text};
+use super::value::{At, Look, V, Val, equal};
 use crate::analysis::types::terraform::Cause;
 use crate::load::Span;
 
@@ -59,10 +59,6 @@ impl Meter {
         }
         self.left.set(left - n);
         true
-    }
-
-    pub(super) fn spent(&self) -> bool {
-        self.left.get() == 0
     }
 
     /// Enters one level of nesting; `false` past the limit (then nothing to leave).
@@ -750,14 +746,6 @@ pub(super) fn iteration(
         V::Unknown(c) => Err(Val::unknown(c.clone())),
         V::Null => Err(invalid("a `for` over null")),
         _ => Err(invalid("a `for` over a value that is not a collection")),
-    }
-}
-
-/// A key as HCL names it in messages.
-pub(super) fn shown_key(v: &Val) -> String {
-    match &v.v {
-        V::Num(n) => num_text(*n),
-        _ => v.text().unwrap_or_default(),
     }
 }
 

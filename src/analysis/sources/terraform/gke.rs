@@ -301,19 +301,13 @@ impl Tf<'_> {
         let Some(pools) = body.get("node_pools") else {
             return;
         };
-        let (items, more) = list_items(Some(pools));
+        let (mut items, more) = list_items(Some(pools));
+        // Pools not known: `[for … : { … }]` over something unknown (its template read with the
+        // loop's values unknown), `var.node_pools` (unknown number, names, labels and taints).
+        let known = items.len();
         if let Some(c) = more {
-            // `[for … : { … }]` over something unknown, `var.node_pools`: pools of unknown
-            // number, names, labels and taints.
-            let mut pool = Pool::new();
-            pool.extended_resource_toleration = true;
-            pool.unknown(&c);
-            self.push(
-                "Terraform module",
-                "node_pools[*]".to_string(),
-                pool,
-                pools.at,
-            );
+            let any = pools.as_seq().and_then(|s| s.any.as_deref().cloned());
+            items.push(any.unwrap_or_else(|| Val::unknown(c).with_at(pools.at)));
         }
         let labels = body.get("node_pools_labels");
         let taints = body.get("node_pools_taints");
@@ -347,8 +341,9 @@ impl Tf<'_> {
             super::value::Look::Unknown(c) => Err(c.clone()),
             _ => Ok(true),
         };
-        for np in &items {
+        for (i, np) in items.iter().enumerate() {
             let at = np.at.or(pools.at);
+            let pattern = i >= known;
             if let Some(c) = np.cause() {
                 // A pool that is not known: its name, and so its labels and taints, unknown.
                 let mut pool = Pool::new();
@@ -432,6 +427,11 @@ impl Tf<'_> {
                     pool.note(&format!("labels.{METADATA_SERVER_LABEL}"), &c);
                     pool.provider_label(METADATA_SERVER_LABEL, None);
                 }
+            }
+            if pattern {
+                pool.max_nodes = None;
+                self.push("Terraform module", "node_pools[*]".to_string(), pool, at);
+                continue;
             }
             pool.max_nodes = module_pool_size(np, module_zones);
             let shown = name.unwrap_or_else(|| "node_pools".to_string());
