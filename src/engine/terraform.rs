@@ -66,7 +66,17 @@ pub(super) fn lint(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
                 local_sources: facts.local_sources,
             }));
         }
-        Err(e) if opts.rules.is_enabled(rules::YAML_SYNTAX_ERROR.name) => {
+        Err(e) if e.limit && opts.rules.is_enabled(rules::YAML_TOO_COMPLEX.name) => {
+            let at = crate::util::text::floor_char(&source.text, e.at);
+            report.findings.push(
+                rules::YAML_TOO_COMPLEX
+                    .finding(format!("Terraform file not read: {}", e.message))
+                    .primary(Span::new(at, at), "here")
+                    .help("the node pools of this file were not read; split the object (a `for_each` of this many pools is better generated from a smaller input)")
+                    .in_file(source),
+            );
+        }
+        Err(e) if !e.limit && opts.rules.is_enabled(rules::YAML_SYNTAX_ERROR.name) => {
             let at = crate::util::text::floor_char(&source.text, e.at);
             let end = source.text[at..]
                 .chars()

@@ -191,6 +191,11 @@ fn apply(cx: &Cx<'_>, name: &str, args: &[Val], at: Option<At>) -> Result<Val, V
             let mut out = Vec::new();
             let mut more = None;
             for a in args {
+                // An unknown list: the known items stay, and there may be others.
+                if let Some(c) = a.cause() {
+                    more = Some(c.clone());
+                    continue;
+                }
                 let (xs, m) = items(name, a)?;
                 if out.len() + xs.len() > MAX_STRING {
                     return Err(Val::unknown(Cause::Limit("the size of collections")));

@@ -81,6 +81,8 @@ const MAX_INDEXED: u32 = 256;
 pub struct HclError {
     pub message: String,
     pub at: usize,
+    /// Not a syntax error: the file is past one of taintlint's limits (see `parse`).
+    pub limit: bool,
 }
 
 /// What the per-file phase needs of a `.tf` file.
@@ -298,9 +300,23 @@ fn instances(inst: &Inst<'_>, file: u32, body: &Body, base: &str, indexed: bool)
 /// (`dynamic` blocks expanded over their `for_each`; one over an unknown collection leaves the
 /// list known only in part).
 fn body_val(cx: &mut Cx<'_>, body: &Body, at: Option<At>) -> Val {
+    block_val(cx, body, at, true)
+}
+
+fn block_val(cx: &mut Cx<'_>, body: &Body, at: Option<At>, top: bool) -> Val {
     let mut entries: BTreeMap<Arc<str>, Val> = BTreeMap::new();
     let mut lists: BTreeMap<Arc<str>, (Vec<Val>, Option<Cause>)> = BTreeMap::new();
     for a in body.attributes() {
+        // The instance's own `for_each`/`count` are read once for all instances, never per
+        // instance (a map of N keys read N times would be quadratic).
+        if top
+            && matches!(
+                a.key.as_str(),
+                "for_each" | "count" | "depends_on" | "provider"
+            )
+        {
+            continue;
+        }
         let v = cx.eval(&a.value);
         entries.insert(Arc::from(a.key.as_str()), v);
     }
@@ -310,7 +326,7 @@ fn body_val(cx: &mut Cx<'_>, body: &Body, at: Option<At>) -> Val {
         }
         let bat = cx.at(b.span());
         if b.ident.as_str() != "dynamic" {
-            let v = body_val(cx, &b.body, bat);
+            let v = block_val(cx, &b.body, bat, false);
             lists
                 .entry(Arc::from(b.ident.as_str()))
                 .or_default()
@@ -350,7 +366,7 @@ fn body_val(cx: &mut Cx<'_>, body: &Body, at: Option<At>) -> Val {
             m.insert(Arc::from("value"), v);
             cx.names.push((Arc::clone(&iterator), Val::map(m, None)));
             let cat = cx.at(content.span()).or(bat);
-            made.push(body_val(cx, &content.body, cat));
+            made.push(block_val(cx, &content.body, cat, false));
             cx.names.pop();
         }
         if let Some(l) = lists.get_mut(kind.as_str()) {
