@@ -31,6 +31,16 @@ fn input_args(root: &Path) -> Result<InputArgs, ToolError> {
     .map_err(|e| ToolError(e.to_string()))
 }
 
+/// A workspace file as linted: (name, cluster slot, pools, admission facts, its Terraform
+/// file to evaluate by directory).
+type Found = (
+    String,
+    usize,
+    Vec<NodeDecl>,
+    Vec<Fact>,
+    Option<engine::TerraformFile>,
+);
+
 /// What one config's run would know before it lints a buffer.
 pub(crate) struct Scope {
     pub(crate) opts: LintOptions,
@@ -105,13 +115,7 @@ impl Scope {
             }
         }
         let given: BTreeSet<&String> = inventory.keys().chain(cluster_inventory.keys()).collect();
-        let found: Vec<(
-            String,
-            usize,
-            Vec<NodeDecl>,
-            Vec<Fact>,
-            Option<engine::TerraformFile>,
-        )> = lists
+        let found: Vec<Found> = lists
             .files
             .into_par_iter()
             .filter(|i| !given.contains(&i.name()))

@@ -17,64 +17,18 @@
 //! nesting is limited in depth. Past a limit the value is unknown (`Cause::Limit`), never an
 //! error or a panic.
 
-use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use hcl_edit::expr::{
-    BinaryOperator, Expression, ForExpr, ObjectKey, TraversalOperator, UnaryOperator,
+    BinaryOperator, Expression, ForExpr, FuncCall, ObjectKey, TraversalOperator, UnaryOperator,
 };
 use hcl_edit::template::{Directive, Element, Template};
 use hcl_edit::{Ident, Span as _};
 
-use super::value::{At, Look, V, Val, equal};
+use super::value::{At, Look, MAX_STRING, Meter, V, Val, equal};
 use crate::analysis::types::terraform::Cause;
 use crate::load::Span;
-
-/// How deep expressions (and locals referring to locals) may nest.
-const MAX_DEPTH: u32 = 200;
-/// The longest string an evaluation makes.
-pub(super) const MAX_STRING: usize = 1 << 20;
-
-/// The work an evaluation may still do (see the module's text), and how deep it is.
-pub(super) struct Meter {
-    left: Cell<u64>,
-    depth: Cell<u32>,
-}
-
-impl Meter {
-    pub(super) fn new(budget: u64) -> Meter {
-        Meter {
-            left: Cell::new(budget),
-            depth: Cell::new(0),
-        }
-    }
-
-    /// Takes `n` units; `false` once the budget is spent.
-    pub(super) fn charge(&self, n: u64) -> bool {
-        let left = self.left.get();
-        if left < n {
-            self.left.set(0);
-            return false;
-        }
-        self.left.set(left - n);
-        true
-    }
-
-    /// Enters one level of nesting; `false` past the limit (then nothing to leave).
-    pub(super) fn enter(&self) -> bool {
-        let d = self.depth.get();
-        if d >= MAX_DEPTH {
-            return false;
-        }
-        self.depth.set(d + 1);
-        true
-    }
-
-    pub(super) fn leave(&self) {
-        self.depth.set(self.depth.get().saturating_sub(1));
-    }
-}
 
 /// What an expression's names refer to outside itself: the module instance it is in.
 pub(super) trait Env {
@@ -261,7 +215,7 @@ impl<'e> Cx<'e> {
                     },
                 }
             }
-            Expression::FuncCall(f) => super::funcs::call(self, f, at),
+            Expression::FuncCall(f) => call(self, f, at),
             Expression::Traversal(t) => {
                 let base = match &t.expr {
                     Expression::Variable(v) => return self.reference(v.value(), &t.operators, at),
@@ -663,13 +617,18 @@ impl<'e> Cx<'e> {
                                 let k: Arc<str> = Arc::from(k.as_str());
                                 if f.grouping {
                                     groups.entry(k).or_default().push(value);
-                                } else if map.contains_key(&k) {
-                                    self.names.truncate(mark);
-                                    return invalid(format!(
-                                        "duplicate object key `{k}` in a `for` expression (add `...` after the value to group them)"
-                                    ));
                                 } else {
-                                    map.insert(k, value);
+                                    match map.entry(Arc::clone(&k)) {
+                                        std::collections::btree_map::Entry::Occupied(_) => {
+                                            self.names.truncate(mark);
+                                            return invalid(format!(
+                                                "duplicate object key `{k}` in a `for` expression (add `...` after the value to group them)"
+                                            ));
+                                        }
+                                        std::collections::btree_map::Entry::Vacant(e) => {
+                                            e.insert(value);
+                                        }
+                                    }
                                 }
                             }
                             (None, Some(c)) => more = Some(c.clone()),
@@ -716,17 +675,12 @@ fn unknown_of(a: &Val, b: &Val) -> Val {
     }
 }
 
+/// (key, value) pairs, and whether there may be more (why).
+pub(super) type Iteration = (Vec<(Val, Val)>, Option<Cause>);
+
 /// What a `for` iterates over: (key, value) pairs, and whether there may be more (why); `Err`
 /// with the value when the collection is unknown or not a collection.
-pub(super) fn iteration(
-    coll: &Val,
-) -> Result<
-    (
-        Vec<(Val, Val)>,
-        Option<crate::analysis::types::terraform::Cause>,
-    ),
-    Val,
-> {
+pub(super) fn iteration(coll: &Val) -> Result<Iteration, Val> {
     match &coll.v {
         V::List(s) => Ok((
             s.items
@@ -761,4 +715,60 @@ pub(super) fn has_error(v: &Val, budget: &mut u32) -> bool {
         V::Map(o) => o.entries.values().any(|x| has_error(x, budget)),
         _ => false,
     }
+}
+
+/// `name(args…)`.
+fn call(cx: &mut Cx<'_>, f: &FuncCall, at: Option<At>) -> Val {
+    let name = f.name.name.as_str();
+    if f.name.is_namespaced() {
+        return super::funcs::not_evaluated(&format!(
+            "{}::{name}",
+            f.name
+                .namespace
+                .iter()
+                .map(|n| n.as_str())
+                .collect::<Vec<_>>()
+                .join("::")
+        ));
+    }
+    // `try` and `can` catch their arguments' errors: evaluated one by one.
+    match name {
+        "try" => {
+            let mut last = super::funcs::invalid("try", "no argument");
+            for a in f.args.iter() {
+                let v = cx.eval(a);
+                let mut budget = 10_000;
+                if !has_error(&v, &mut budget) {
+                    return v;
+                }
+                last = v;
+            }
+            return last;
+        }
+        "can" => {
+            let Some(a) = f.args.iter().next() else {
+                return super::funcs::invalid("can", "no argument");
+            };
+            let v = cx.eval(a);
+            let mut budget = 10_000;
+            return match (has_error(&v, &mut budget), v.cause()) {
+                (true, _) => Val::new(V::Bool(false), at),
+                (false, Some(c)) => Val::unknown(c.clone()),
+                (false, None) => Val::new(V::Bool(true), at),
+            };
+        }
+        _ => {}
+    }
+    let mut args: Vec<Val> = f.args.iter().map(|a| cx.eval(a)).collect();
+    // `f(list...)`: the last argument's items are the arguments.
+    if f.args.expand_final()
+        && let Some(last) = args.pop()
+    {
+        match super::funcs::items(name, &last) {
+            Ok((xs, None)) => args.extend(xs.iter().cloned()),
+            Ok((_, Some(c))) => return Val::unknown(c),
+            Err(v) => return v,
+        }
+    }
+    super::funcs::apply(cx.env.meter(), name, &args, at)
 }

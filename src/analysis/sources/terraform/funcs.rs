@@ -7,17 +7,15 @@
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
-use hcl_edit::expr::FuncCall;
-
-use super::eval::{Cx, MAX_STRING, has_error};
 use super::value::{At, Look, V, Val, equal, num_text};
+use super::value::{MAX_STRING, Meter};
 use crate::analysis::types::terraform::Cause;
 
-fn invalid(name: &str, msg: &str) -> Val {
+pub(super) fn invalid(name: &str, msg: &str) -> Val {
     Val::unknown(Cause::Invalid(Arc::from(format!("{name}: {msg}").as_str())))
 }
 
-fn not_evaluated(name: &str) -> Val {
+pub(super) fn not_evaluated(name: &str) -> Val {
     Val::unknown(Cause::Function(Arc::from(name)))
 }
 
@@ -73,7 +71,7 @@ fn canon(v: &Val, out: &mut String) -> Option<()> {
 }
 
 /// The items of a list argument (`Err`: the call's value, when it is not a known list).
-fn items<'a>(name: &str, v: &'a Val) -> Result<(&'a [Val], Option<Cause>), Val> {
+pub(super) fn items<'a>(name: &str, v: &'a Val) -> Result<(&'a [Val], Option<Cause>), Val> {
     match &v.v {
         V::List(s) => Ok((&s.items, s.more.clone())),
         V::Unknown(c) => Err(Val::unknown(c.clone())),
@@ -97,82 +95,23 @@ fn checked_str(s: String, at: Option<At>) -> Val {
 }
 
 /// A list made by a function, charged to the meter.
-fn made_list(cx: &Cx<'_>, items: Vec<Val>, more: Option<Cause>, at: Option<At>) -> Val {
-    if !cx.env.meter().charge(items.len() as u64) {
+fn made_list(meter: &Meter, items: Vec<Val>, more: Option<Cause>, at: Option<At>) -> Val {
+    if !meter.charge(items.len() as u64) {
         return Val::unknown(Cause::Limit("the size of collections"));
     }
     Val::list(items, more).with_at(at)
 }
 
 fn made_map(
-    cx: &Cx<'_>,
+    meter: &Meter,
     entries: BTreeMap<Arc<str>, Val>,
     more: Option<Cause>,
     at: Option<At>,
 ) -> Val {
-    if !cx.env.meter().charge(entries.len() as u64) {
+    if !meter.charge(entries.len() as u64) {
         return Val::unknown(Cause::Limit("the size of collections"));
     }
     Val::map(entries, more).with_at(at)
-}
-
-/// `name(args…)`.
-pub(super) fn call(cx: &mut Cx<'_>, f: &FuncCall, at: Option<At>) -> Val {
-    let name = f.name.name.as_str();
-    if f.name.is_namespaced() {
-        return not_evaluated(&format!(
-            "{}::{name}",
-            f.name
-                .namespace
-                .iter()
-                .map(|n| n.as_str())
-                .collect::<Vec<_>>()
-                .join("::")
-        ));
-    }
-    // `try` and `can` catch their arguments' errors: evaluated one by one.
-    match name {
-        "try" => {
-            let mut last = invalid("try", "no argument");
-            for a in f.args.iter() {
-                let v = cx.eval(a);
-                let mut budget = 10_000;
-                if !has_error(&v, &mut budget) {
-                    return v;
-                }
-                last = v;
-            }
-            return last;
-        }
-        "can" => {
-            let Some(a) = f.args.iter().next() else {
-                return invalid("can", "no argument");
-            };
-            let v = cx.eval(a);
-            let mut budget = 10_000;
-            return match (has_error(&v, &mut budget), v.cause()) {
-                (true, _) => Val::new(V::Bool(false), at),
-                (false, Some(c)) => Val::unknown(c.clone()),
-                (false, None) => Val::new(V::Bool(true), at),
-            };
-        }
-        _ => {}
-    }
-    let mut args: Vec<Val> = f.args.iter().map(|a| cx.eval(a)).collect();
-    // `f(list...)`: the last argument's items are the arguments.
-    if f.args.expand_final()
-        && let Some(last) = args.pop()
-    {
-        match items(name, &last) {
-            Ok((xs, None)) => args.extend(xs.iter().cloned()),
-            Ok((_, Some(c))) => return Val::unknown(c),
-            Err(v) => return v,
-        }
-    }
-    match apply(cx, name, &args, at) {
-        Ok(v) => v,
-        Err(v) => v,
-    }
 }
 
 fn arity(name: &str, args: &[Val], n: std::ops::RangeInclusive<usize>) -> Result<(), Val> {
@@ -183,10 +122,16 @@ fn arity(name: &str, args: &[Val], n: std::ops::RangeInclusive<usize>) -> Result
     }
 }
 
-fn apply(cx: &Cx<'_>, name: &str, args: &[Val], at: Option<At>) -> Result<Val, Val> {
-    let meter = cx.env.meter();
+/// The value of the built-in function `name` of these arguments (see the module's text).
+pub(super) fn apply(meter: &Meter, name: &str, args: &[Val], at: Option<At>) -> Val {
+    match apply_inner(meter, name, args, at) {
+        Ok(v) | Err(v) => v,
+    }
+}
+
+fn apply_inner(meter: &Meter, name: &str, args: &[Val], at: Option<At>) -> Result<Val, Val> {
     Ok(match name {
-        "merge" => merge(cx, args, at),
+        "merge" => merge(meter, args, at),
         "concat" => {
             let mut out = Vec::new();
             let mut more = None;
@@ -203,14 +148,14 @@ fn apply(cx: &Cx<'_>, name: &str, args: &[Val], at: Option<At>) -> Result<Val, V
                 out.extend(xs.iter().cloned());
                 more = more.or(m);
             }
-            made_list(cx, out, more, at)
+            made_list(meter, out, more, at)
         }
         "flatten" => {
             arity(name, args, 1..=1)?;
             let mut out = Vec::new();
             let mut more = None;
-            flatten(cx, &args[0], &mut out, &mut more, 0)?;
-            made_list(cx, out, more, at)
+            flatten(meter, &args[0], &mut out, &mut more, 0)?;
+            made_list(meter, out, more, at)
         }
         "distinct" | "toset" => {
             arity(name, args, 1..=1)?;
@@ -229,7 +174,7 @@ fn apply(cx: &Cx<'_>, name: &str, args: &[Val], at: Option<At>) -> Result<Val, V
                             let mut known: Vec<Val> =
                                 xs.iter().filter(|v| !v.is_unknown()).cloned().collect();
                             dedup_sorted(&mut known);
-                            made_list(cx, known, Some(c.clone()), at)
+                            made_list(meter, known, Some(c.clone()), at)
                         }
                         _ => first_unknown(xs)
                             .unwrap_or_else(|| invalid(name, "an element is not known")),
@@ -246,7 +191,7 @@ fn apply(cx: &Cx<'_>, name: &str, args: &[Val], at: Option<At>) -> Result<Val, V
                 // A set of strings iterates in lexical order.
                 dedup_sorted(&mut out);
             }
-            made_list(cx, out, more, at)
+            made_list(meter, out, more, at)
         }
         "tolist" | "tuple" => {
             arity(name, args, 1..=1)?;
@@ -298,7 +243,7 @@ fn apply(cx: &Cx<'_>, name: &str, args: &[Val], at: Option<At>) -> Result<Val, V
                             }
                         })
                         .collect();
-                    made_list(cx, xs, o.more.clone(), at)
+                    made_list(meter, xs, o.more.clone(), at)
                 }
                 V::Unknown(c) => Val::unknown(c.clone()),
                 _ => invalid(name, "the argument is not a map"),
@@ -387,7 +332,7 @@ fn apply(cx: &Cx<'_>, name: &str, args: &[Val], at: Option<At>) -> Result<Val, V
                     _ => out.push(x.clone()),
                 }
             }
-            made_list(cx, out, more, at)
+            made_list(meter, out, more, at)
         }
         "element" => {
             arity(name, args, 2..=2)?;
@@ -453,7 +398,7 @@ fn apply(cx: &Cx<'_>, name: &str, args: &[Val], at: Option<At>) -> Result<Val, V
                     (None, None) => return Ok(invalid(name, "a key that is not a string")),
                 }
             }
-            made_map(cx, out, more, at)
+            made_map(meter, out, more, at)
         }
         "reverse" => {
             arity(name, args, 1..=1)?;
@@ -461,7 +406,7 @@ fn apply(cx: &Cx<'_>, name: &str, args: &[Val], at: Option<At>) -> Result<Val, V
             if let Some(c) = more {
                 return Ok(Val::unknown(c));
             }
-            made_list(cx, xs.iter().rev().cloned().collect(), None, at)
+            made_list(meter, xs.iter().rev().cloned().collect(), None, at)
         }
         "sort" => {
             arity(name, args, 1..=1)?;
@@ -474,7 +419,7 @@ fn apply(cx: &Cx<'_>, name: &str, args: &[Val], at: Option<At>) -> Result<Val, V
                 texts.push(text_arg(name, x)?);
             }
             texts.sort();
-            made_list(cx, texts.iter().map(|t| Val::str(t)).collect(), None, at)
+            made_list(meter, texts.iter().map(|t| Val::str(t)).collect(), None, at)
         }
         "slice" => {
             arity(name, args, 3..=3)?;
@@ -492,7 +437,7 @@ fn apply(cx: &Cx<'_>, name: &str, args: &[Val], at: Option<At>) -> Result<Val, V
                     None => invalid(name, "indexes out of range"),
                 });
             }
-            made_list(cx, xs[a..b].to_vec(), None, at)
+            made_list(meter, xs[a..b].to_vec(), None, at)
         }
         "range" => {
             if let Some(v) = first_unknown(args) {
@@ -517,7 +462,7 @@ fn apply(cx: &Cx<'_>, name: &str, args: &[Val], at: Option<At>) -> Result<Val, V
                 .collect();
             Val::list(xs, None).with_at(at)
         }
-        "setunion" | "setintersection" | "setsubtract" => set_op(cx, name, args, at)?,
+        "setunion" | "setintersection" | "setsubtract" => set_op(meter, name, args, at)?,
         "join" => {
             arity(name, args, 2..=usize::MAX)?;
             let sep = text_arg(name, &args[0])?;
@@ -545,7 +490,7 @@ fn apply(cx: &Cx<'_>, name: &str, args: &[Val], at: Option<At>) -> Result<Val, V
                 return Ok(not_evaluated(name));
             }
             let parts: Vec<Val> = s.split(sep.as_str()).map(Val::str).collect();
-            made_list(cx, parts, None, at)
+            made_list(meter, parts, None, at)
         }
         "replace" => {
             arity(name, args, 3..=3)?;
@@ -721,7 +666,7 @@ fn title(s: &str) -> String {
 /// key: the result may have other keys, and the entries before it may be replaced by it, so
 /// their values are unknown (their keys stay: `merge` never removes one); entries after it are
 /// known.
-fn merge(cx: &Cx<'_>, args: &[Val], at: Option<At>) -> Val {
+fn merge(meter: &Meter, args: &[Val], at: Option<At>) -> Val {
     let mut out: BTreeMap<Arc<str>, Val> = BTreeMap::new();
     let mut more = None;
     for a in args {
@@ -736,7 +681,7 @@ fn merge(cx: &Cx<'_>, args: &[Val], at: Option<At>) -> Val {
                     }
                     more = Some(c.clone());
                 }
-                if !cx.env.meter().charge(o.entries.len() as u64) {
+                if !meter.charge(o.entries.len() as u64) {
                     return Val::unknown(Cause::Limit("the size of collections"));
                 }
                 for (k, v) in &o.entries {
@@ -756,13 +701,13 @@ fn merge(cx: &Cx<'_>, args: &[Val], at: Option<At>) -> Val {
 }
 
 fn flatten(
-    cx: &Cx<'_>,
+    meter: &Meter,
     v: &Val,
     out: &mut Vec<Val>,
     more: &mut Option<Cause>,
     depth: u32,
 ) -> Result<(), Val> {
-    if depth > 64 || !cx.env.meter().charge(1) {
+    if depth > 64 || !meter.charge(1) {
         return Err(Val::unknown(Cause::Limit("the nesting of expressions")));
     }
     match &v.v {
@@ -772,7 +717,7 @@ fn flatten(
             }
             for x in &s.items {
                 match &x.v {
-                    V::List(_) => flatten(cx, x, out, more, depth + 1)?,
+                    V::List(_) => flatten(meter, x, out, more, depth + 1)?,
                     V::Unknown(c) => *more = Some(c.clone()),
                     _ => out.push(x.clone()),
                 }
@@ -784,7 +729,7 @@ fn flatten(
     }
 }
 
-fn set_op(cx: &Cx<'_>, name: &str, args: &[Val], at: Option<At>) -> Result<Val, Val> {
+fn set_op(meter: &Meter, name: &str, args: &[Val], at: Option<At>) -> Result<Val, Val> {
     let mut sets: Vec<Vec<(String, Val)>> = Vec::new();
     for a in args {
         let (xs, more) = items(name, a)?;
@@ -797,7 +742,7 @@ fn set_op(cx: &Cx<'_>, name: &str, args: &[Val], at: Option<At>) -> Result<Val, 
             if canon(x, &mut k).is_none() {
                 return Ok(first_unknown(xs).unwrap_or_else(Val::null));
             }
-            if !cx.env.meter().charge(1 + k.len() as u64 / 64) {
+            if !meter.charge(1 + k.len() as u64 / 64) {
                 return Ok(Val::unknown(Cause::Limit("the size of collections")));
             }
             s.push((k, x.clone()));
@@ -833,7 +778,7 @@ fn set_op(cx: &Cx<'_>, name: &str, args: &[Val], at: Option<At>) -> Result<Val, 
             }
         }
     }
-    Ok(made_list(cx, result.into_values().collect(), None, at))
+    Ok(made_list(meter, result.into_values().collect(), None, at))
 }
 
 /// `format(spec, args…)` for the verbs node-pool code uses (`%s`, `%d`, `%v`, `%q`, `%%`, with

@@ -620,9 +620,7 @@ impl<'t> Tf<'t> {
     ) {
         self.enter(inst);
         let mut entries = BTreeMap::new();
-        for (k, v) in args {
-            entries.insert(Arc::from(k.as_str()), v.clone());
-        }
+        entries.extend(args.iter().map(|(k, v)| (Arc::from(k.as_str()), v.clone())));
         self.fallback = block.labels.first().and_then(|l| l.span()).map(|r| At {
             file,
             span: Span::new(r.start, r.end.max(r.start)),

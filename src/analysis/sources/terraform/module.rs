@@ -20,9 +20,9 @@ use hcl_edit::Span as _;
 use hcl_edit::expr::Expression;
 use hcl_edit::structure::{Block, Body};
 
-use super::eval::{Cx, Env, Meter};
+use super::eval::{Cx, Env};
 use super::parse::Parsed;
-use super::value::{V, Val};
+use super::value::{Meter, V, Val};
 use crate::analysis::types::NodeDecl;
 use crate::analysis::types::terraform::{Cause, ModuleCall};
 use crate::load::SourceFile;

@@ -1190,7 +1190,7 @@ fn a_large_literal_for_each_map() {
         text
     };
     let source = SourceFile::new(Arc::from("big.tf"), map(200_000));
-    let e = terraform_decls(&source).err().expect("refused");
+    let e = terraform_decls(&source).expect_err("refused");
     assert!(
         e.limit && e.message.contains("200000 keys"),
         "{}",

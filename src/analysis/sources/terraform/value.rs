@@ -4,6 +4,7 @@
 //! with `var.x` unknown) — which are not the same as "nothing known". Every value remembers
 //! where it was written (file and span), so a pool or taint built from it points at its line.
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -181,7 +182,7 @@ impl Val {
     /// A whole number that fits a node count.
     pub(super) fn count(&self) -> Option<u32> {
         let n = self.as_num()?;
-        (n >= 0.0 && n.fract() == 0.0 && n <= f64::from(u32::MAX)).then(|| n as u32)
+        (n >= 0.0 && n.fract() == 0.0 && n <= f64::from(u32::MAX)).then_some(n as u32)
     }
 
     pub(super) fn as_seq(&self) -> Option<&Seq> {
@@ -288,5 +289,50 @@ pub(super) fn equal(a: &Val, b: &Val) -> Option<bool> {
         // Terraform converts a number or bool to compare it with a string only in some
         // contexts; `==` of different types is false.
         _ => Some(false),
+    }
+}
+
+/// How deep expressions (and locals referring to locals) may nest.
+const MAX_DEPTH: u32 = 200;
+/// The longest string an evaluation makes.
+pub(super) const MAX_STRING: usize = 1 << 20;
+
+/// The work an evaluation may still do (see the module's text), and how deep it is.
+pub(super) struct Meter {
+    left: Cell<u64>,
+    depth: Cell<u32>,
+}
+
+impl Meter {
+    pub(super) fn new(budget: u64) -> Meter {
+        Meter {
+            left: Cell::new(budget),
+            depth: Cell::new(0),
+        }
+    }
+
+    /// Takes `n` units; `false` once the budget is spent.
+    pub(super) fn charge(&self, n: u64) -> bool {
+        let left = self.left.get();
+        if left < n {
+            self.left.set(0);
+            return false;
+        }
+        self.left.set(left - n);
+        true
+    }
+
+    /// Enters one level of nesting; `false` past the limit (then nothing to leave).
+    pub(super) fn enter(&self) -> bool {
+        let d = self.depth.get();
+        if d >= MAX_DEPTH {
+            return false;
+        }
+        self.depth.set(d + 1);
+        true
+    }
+
+    pub(super) fn leave(&self) {
+        self.depth.set(self.depth.get().saturating_sub(1));
     }
 }
