@@ -253,20 +253,18 @@ pub(super) fn evaluate(inputs: Vec<TfInput>, opts: &LintOptions) -> Vec<TfPool> 
             }
         }
     }
-    let mut loader = DiskLoader::new(&groups, opts);
-    let mut reached: HashSet<String> = HashSet::new();
-    let mut out = Vec::new();
-    let run = |g: &Group,
-               reached: &mut HashSet<String>,
-               out: &mut Vec<TfPool>,
-               loader: &mut DiskLoader<'_>| {
-        let Some(dir) = loader.root(g) else { return };
-        let outcome = crate::analysis::sources::terraform::evaluate_root(dir, loader);
-        reached.extend(outcome.dirs);
+    // Each root with a loader of its own, in parallel; the pools in the roots' order.
+    let run = |g: &Group| -> (Vec<TfPool>, Vec<String>) {
+        let mut loader = DiskLoader::new(&groups, opts);
+        let Some(dir) = loader.root(g) else {
+            return (Vec::new(), Vec::new());
+        };
+        let outcome = crate::analysis::sources::terraform::evaluate_root(dir, &mut loader);
         let Some(first) = g.inputs.iter().min_by_key(|i| i.index) else {
-            return;
+            return (Vec::new(), outcome.dirs);
         };
         let fixture = g.fixture();
+        let mut out = Vec::new();
         for mut decl in outcome.decls {
             if first.inventory_only {
                 decl.declared = true;
@@ -280,23 +278,22 @@ pub(super) fn evaluate(inputs: Vec<TfInput>, opts: &LintOptions) -> Vec<TfPool> 
                 decl,
             });
         }
+        (out, outcome.dirs)
     };
+    use rayon::prelude::*;
     // Roots first, then what no root reached.
-    for g in groups
+    let roots: Vec<&Group> = groups
         .iter()
         .filter(|g| g.evaluate() && !called.contains(&g.dir))
-    {
-        run(g, &mut reached, &mut out, &mut loader);
-    }
-    for g in groups
+        .collect();
+    let done: Vec<(Vec<TfPool>, Vec<String>)> = roots.par_iter().map(|g| run(g)).collect();
+    let reached: HashSet<String> = done.iter().flat_map(|(_, d)| d.iter().cloned()).collect();
+    let rest: Vec<&Group> = groups
         .iter()
-        .filter(|g| g.evaluate() && called.contains(&g.dir))
-    {
-        if !reached.contains(&g.dir) {
-            run(g, &mut reached, &mut out, &mut loader);
-        }
-    }
-    out
+        .filter(|g| g.evaluate() && called.contains(&g.dir) && !reached.contains(&g.dir))
+        .collect();
+    let more: Vec<(Vec<TfPool>, Vec<String>)> = rest.par_iter().map(|g| run(g)).collect();
+    done.into_iter().chain(more).flat_map(|(p, _)| p).collect()
 }
 
 /// Reads module directories: from the run's inputs when it has them, else from the disk,

@@ -134,7 +134,7 @@ pub fn terraform_decls(source: &Arc<SourceFile>) -> Result<Vec<NodeDecl>, HclErr
         path,
         files: vec![DirFile {
             source: Arc::clone(source),
-            parsed,
+            parsed: Arc::new(parsed),
         }],
         tfvars: Vec::new(),
     });

@@ -40,7 +40,7 @@ const BASE_UNITS: u64 = 2_000_000;
 /// One `.tf` file of a module directory, parsed.
 pub struct DirFile {
     pub source: Arc<SourceFile>,
-    pub(super) parsed: Parsed,
+    pub(super) parsed: Arc<Parsed>,
 }
 
 impl DirFile {
@@ -48,7 +48,10 @@ impl DirFile {
     /// is linted).
     pub fn parse(source: Arc<SourceFile>) -> Option<DirFile> {
         let parsed = super::parse::parse(&source.text).ok()?;
-        Some(DirFile { source, parsed })
+        Some(DirFile {
+            source,
+            parsed: Arc::new(parsed),
+        })
     }
 }
 
