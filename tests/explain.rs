@@ -689,3 +689,59 @@ fn explain_lists_workloads_as_workload_takes_them() {
         "{out}"
     );
 }
+
+/// Terraform pools as evaluated (issue 35): the groups of `merge(local.default_node_groups,
+/// var.managed_node_groups)` by name with their labels and taints, a group from a `for` over a
+/// `*.auto.tfvars` map, a `for_each` over a local map, what is unknown and why; and pools of a
+/// local module named by module address, at the module's lines.
+#[test]
+fn explain_lists_terraform_pools_with_labels_taints_and_unknowns() {
+    let (code, out, err) = run(&[
+        "explain",
+        "testdata/scenarios/terraform-values",
+        "--isolated",
+        "--workload",
+        "Deployment/metrics",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("Terraform node pools, as `terraform plan` knows them"),
+        "{out}"
+    );
+    for want in [
+        "Terraform module `eks_managed_node_groups.core_node_group` — testdata/scenarios/terraform-values/infra/main.tf:",
+        "labels: NodeGroupType=core, WorkerType=ON_DEMAND, eks.amazonaws.com/capacityType=ON_DEMAND, eks.amazonaws.com/nodegroup=(unknown), node.kubernetes.io/instance-type=m6a.xlarge",
+        "taints: dedicated=batch:NoSchedule",
+        "labels: NodeGroupType=spot, eks.amazonaws.com/capacityType=SPOT, eks.amazonaws.com/nodegroup=(unknown), node.kubernetes.io/instance-type=m6a.large, tier=crawl",
+        "Terraform `aws_eks_node_group.ingest[\"kafka\"]`",
+        "taints: ingest=kafka:NoExecute",
+        "unknown: labels.cost-center — `var.cost_center` has no default and no value in terraform.tfvars or *.auto.tfvars",
+    ] {
+        assert!(out.contains(want), "missing {want:?} in:\n{out}");
+    }
+    // The GPU group exists only when `var.gpu_enabled`, false by default.
+    assert!(!out.contains("NodeGroupType=gpu"), "{out}");
+    insta::assert_snapshot!("explain_terraform_values", out);
+
+    let (code, out, err) = run(&[
+        "explain",
+        "testdata/scenarios/terraform-local-modules",
+        "--isolated",
+        "--workload",
+        "Deployment/web",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    for want in [
+        "Terraform `module.pools[\"gpu\"].aws_eks_node_group.this` — testdata/scenarios/terraform-local-modules/infra/modules/nodegroup/main.tf:1",
+        "from: root module testdata/scenarios/terraform-local-modules/infra/envs/prod, module.pools[\"gpu\"] (source ../../modules/nodegroup)",
+        "taints: nvidia.com/gpu=true:NoSchedule",
+        "Terraform `module.loop.aws_eks_node_group.looped`",
+    ] {
+        assert!(out.contains(want), "missing {want:?} in:\n{out}");
+    }
+    // The module directories are read through their calls only, not as roots of their own.
+    assert!(
+        !out.contains("root module testdata/scenarios/terraform-local-modules/infra/modules"),
+        "{out}"
+    );
+}

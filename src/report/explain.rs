@@ -19,7 +19,83 @@ pub fn render(outcome: &Outcome, chosen: &[usize], gate: bool) -> String {
         }
         explain(outcome, i, gate, &mut text);
     }
+    if !chosen.is_empty() {
+        terraform_pools(outcome, &mut text);
+    }
     text
+}
+
+/// The Terraform pools as evaluated: each with its labels and taints, where it comes from,
+/// and what is not known of it (and why).
+fn terraform_pools(outcome: &Outcome, s: &mut String) {
+    use crate::analysis::types::{LabelValues, UnknownTaints};
+    let pools: Vec<_> = outcome
+        .inventory
+        .pools
+        .iter()
+        .filter_map(|p| p.terraform.as_ref().map(|t| (p, t)))
+        .collect();
+    if pools.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "\nTerraform node pools, as `terraform plan` knows them before it reads the cloud:"
+    );
+    for (pool, tf) in pools {
+        let at = outcome.inventory.loc(&pool.loc).map_or(String::new(), |l| {
+            let p = l.source.position(l.span.start);
+            format!(" — {}:{}", l.source.name, p.line)
+        });
+        let _ = writeln!(s, "  {}{at}", pool.title());
+        let mut from = format!("root module {}", tf.root);
+        if !tf.modules.is_empty() {
+            from.push_str(&format!(", {}", tf.module_path()));
+            if let Some(last) = tf.modules.last() {
+                from.push_str(&format!(" (source {})", last.source));
+            }
+        }
+        let _ = writeln!(s, "      from: {from}");
+        let mut labels: Vec<String> = pool
+            .labels
+            .iter()
+            .map(|(k, v)| match v {
+                LabelValues::OneOf(vs) if vs.len() == 1 => format!("{k}={}", vs[0]),
+                LabelValues::OneOf(vs) => format!(
+                    "{k} in ({})",
+                    vs.iter().map(|v| &**v).collect::<Vec<_>>().join(", ")
+                ),
+                LabelValues::Any => format!("{k}=(unknown)"),
+            })
+            .collect();
+        if pool.any_label {
+            labels.push("and possibly others".to_string());
+        }
+        let labels = if labels.is_empty() {
+            "none".to_string()
+        } else {
+            labels.join(", ")
+        };
+        let _ = writeln!(s, "      labels: {labels}");
+        let mut taints: Vec<String> = pool.taints.iter().map(|t| t.taint.display()).collect();
+        match &pool.unknown_taints {
+            UnknownTaints::None => {}
+            UnknownTaints::Keys(keys) => taints.push(format!(
+                "possibly others with key {}",
+                keys.iter().map(|k| &**k).collect::<Vec<_>>().join(", ")
+            )),
+            UnknownTaints::Any => taints.push("possibly others".to_string()),
+        }
+        let taints = if taints.is_empty() {
+            "none".to_string()
+        } else {
+            taints.join(", ")
+        };
+        let _ = writeln!(s, "      taints: {taints}");
+        for u in &tf.unknown {
+            let _ = writeln!(s, "      unknown: {} — {}", u.what, u.cause);
+        }
+    }
 }
 
 /// Rejecting pools listed one by one up to this many; past it they are grouped by reason.

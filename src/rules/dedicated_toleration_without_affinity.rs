@@ -203,6 +203,16 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     }
 }
 
+/// Can two pools be nodes of one cluster, as far as their Terraform root modules say? Pools of
+/// two different root modules are made by two `terraform apply`s: as found pools, they are not
+/// evidence of one cluster. Pools not from Terraform (or not both) may be.
+fn same_terraform_root(a: &crate::analysis::types::Pool, b: &crate::analysis::types::Pool) -> bool {
+    match (&a.terraform, &b.terraform) {
+        (Some(x), Some(y)) => x.root == y.root,
+        _ => true,
+    }
+}
+
 /// With an inventory: fires when the pod tolerates a taint of some pool but can also run on
 /// pools that do not have that taint, naming them.
 pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
@@ -263,7 +273,18 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                     // plan time) admits the pod only maybe: no claim rests on it.
                     let known = !pool.any_label
                         && pool.unknown_taints == crate::analysis::types::UnknownTaints::None;
-                    if known && fits.admits(p) && !tainted.iter().any(|(q, _)| *q == p) {
+                    // A pool of another Terraform root module than every tainted pool's is
+                    // another cluster's (a repository of several tutorials, each its own
+                    // `terraform apply`): no evidence of where this pod lands beside them.
+                    let same_cluster = ctx.inventory.declared()
+                        || tainted
+                            .iter()
+                            .any(|(q, _)| same_terraform_root(&pools[*q], pool));
+                    if known
+                        && same_cluster
+                        && fits.admits(p)
+                        && !tainted.iter().any(|(q, _)| *q == p)
+                    {
                         other_pools.push(p);
                         let title = pool.title();
                         if !others.contains(&title) {
