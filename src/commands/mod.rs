@@ -263,17 +263,17 @@ pub fn options_from_config(
         .iter()
         .map(|c| crate::engine::Cluster {
             name: c.name.as_str().into(),
-            paths: c
-                .paths
-                .iter()
-                .filter_map(|(g, _)| Some(globset::Glob::new(g).ok()?.compile_matcher()))
-                .collect(),
+            // The config kept only globs that compile (the others are findings).
+            paths: crate::util::glob::PathGlobs::new(
+                &c.paths.iter().map(|(g, _)| g.as_str()).collect::<Vec<_>>(),
+            )
+            .unwrap_or_else(|_| crate::util::glob::PathGlobs::none()),
         })
         .collect();
     let per_file_ignores = cfg
         .per_file_ignores
         .iter()
-        .filter_map(|(g, r, _)| Some((globset::Glob::new(g).ok()?.compile_matcher(), r.clone())))
+        .filter_map(|(g, r, _)| Some((crate::util::glob::PathGlobs::one(g).ok()?, r.clone())))
         .collect();
     Ok(LintOptions {
         rules,
