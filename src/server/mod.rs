@@ -13,6 +13,7 @@
 mod analyze;
 mod position;
 mod scan;
+mod transport;
 mod workspace;
 
 use std::collections::{BTreeMap, HashMap};
@@ -52,12 +53,12 @@ impl Default for Options {
 
 /// `taintlint server`: serves one client over standard input and output until it exits.
 pub fn run(options: &Options) -> Result<ExitStatus, ToolError> {
-    let (connection, io) = Connection::stdio();
+    let (connection, io) = transport::stdio();
     let served = serve(&connection, options);
     drop(connection);
-    let joined = io.join();
+    // A broken input first: it is why the session ended.
+    io.join().map_err(|e| ToolError(e.to_string()))?;
     served.map_err(ToolError)?;
-    joined.map_err(|e| ToolError(format!("language server transport: {e}")))?;
     Ok(ExitStatus::Clean)
 }
 
