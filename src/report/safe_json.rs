@@ -22,6 +22,28 @@ pub(super) fn write_compact<T: Serialize>(out: &mut dyn Write, value: &T) -> io:
     value.serialize(&mut ser).map_err(io::Error::other)
 }
 
+/// The first character of `text` that `util::text::is_unsafe` names, and where. Reads
+/// bytes: every such character is a control byte, DEL, or starts with 0xC2 (C1 controls),
+/// 0xD8 (U+061C) or 0xE2 (U+2028, U+202A, U+2066…), so plain text is passed over without
+/// decoding it (a report of half a million findings is mostly ASCII).
+fn first_unsafe(text: &str) -> Option<(usize, char)> {
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    while let Some(i) = bytes[from..]
+        .iter()
+        .position(|&b| b < 0x20 || matches!(b, 0x7f | 0xC2 | 0xD8 | 0xE2))
+    {
+        let at = from + i;
+        // `at` starts a character: the bytes looked for never continue one.
+        let c = text[at..].chars().next()?;
+        if crate::util::text::is_unsafe(c) {
+            return Some((at, c));
+        }
+        from = at + c.len_utf8();
+    }
+    None
+}
+
 /// A formatter that writes what `F` writes, but with the unsafe characters of strings
 /// escaped.
 struct Safe<F>(F);
@@ -33,10 +55,7 @@ impl<F: Formatter> Formatter for Safe<F> {
         fragment: &str,
     ) -> io::Result<()> {
         let mut rest = fragment;
-        while let Some((at, c)) = rest
-            .char_indices()
-            .find(|&(_, c)| crate::util::text::is_unsafe(c))
-        {
+        while let Some((at, c)) = first_unsafe(rest) {
             writer.write_all(&rest.as_bytes()[..at])?;
             write!(writer, "\\u{:04x}", u32::from(c))?;
             rest = &rest[at + c.len_utf8()..];

@@ -421,7 +421,19 @@ impl Worker {
         let t = Instant::now();
         let root = self.workspace.root.clone();
         let mut problems = Vec::new();
-        let declarations = self.workspace.scope(&root, &mut problems).declarations();
+        // A workspace the worker cannot read (a bug) must not end it: buffers are still
+        // linted, each on its own.
+        let declarations = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.workspace.scope(&root, &mut problems).declarations()
+        }))
+        .unwrap_or_else(|_| {
+            self.workspace.clear();
+            problems.push(
+                "taintlint: reading the workspace crashed; this is a bug in taintlint, please report it. Open files are linted on their own"
+                    .to_string(),
+            );
+            0
+        });
         self.log(&format!(
             "taintlint: workspace read in {} ms ({declarations} node declarations)",
             t.elapsed().as_millis()
