@@ -125,6 +125,9 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         if spec.requests_devices() {
             continue;
         }
+        // Once per spec, not per toleration.
+        let preferred: std::collections::HashSet<&str> =
+            spec.preferred_keys().into_iter().collect();
         for tol in &spec.tolerations {
             let key = tol.key();
             // What found pools must have to take this over: the taint this toleration
@@ -164,7 +167,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             };
             // The documented "prefer these nodes" pattern: tolerate the taint and prefer the
             // nodes with preferred node affinity on the same key. Deliberate; worth knowing.
-            if spec.preferred_keys().contains(&key) {
+            if preferred.contains(key) {
                 out.push(
                     META.finding_at(
                         Severity::Info,
@@ -230,6 +233,9 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         {
             continue;
         }
+        // The keys of its preferred node affinity, looked up per toleration.
+        let preferred: std::collections::HashSet<&str> =
+            w.preferred.iter().map(|k| &**k).collect();
         for t in &w.tolerations {
             if t.key.is_empty()
                 || is_exempt(&t.key)
@@ -246,27 +252,30 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             let answer = ctx.eval.memo.get_or(META.name, fits, &key, || {
                 // Pools with a taint this toleration tolerates: only those with its key.
                 let mut tainted: Vec<(usize, usize)> = Vec::new();
+                let mut is_tainted = std::collections::HashSet::new();
                 for &(p, _) in ctx.inventory.taint_indices(&t.key) {
-                    if tainted.iter().any(|(q, _)| *q == p) {
+                    if is_tainted.contains(&p) {
                         continue;
                     }
                     if let Some(ti) = matching_taint(&pools[p], t, gate) {
                         tainted.push((p, ti));
+                        is_tainted.insert(p);
                     }
                 }
                 let &(dp, dt) = tainted.first()?;
                 // Each name once: same-named pools are alternatives.
                 let mut others: Vec<String> = Vec::new();
+                let mut named = std::collections::HashSet::new();
                 let mut other_pools: Vec<usize> = Vec::new();
                 for (p, pool) in pools.iter().enumerate() {
                     // A pool whose labels or taints are unknown (Terraform values known at
                     // plan time) admits the pod only maybe: no claim rests on it.
                     let known = !pool.any_label
                         && pool.unknown_taints == crate::analysis::UnknownTaints::None;
-                    if known && fits.admits(p) && !tainted.iter().any(|(q, _)| *q == p) {
+                    if known && fits.admits(p) && !is_tainted.contains(&p) {
                         other_pools.push(p);
                         let title = pool.title();
-                        if !others.contains(&title) {
+                        if named.insert(title.clone()) {
                             others.push(title);
                         }
                     }
@@ -281,9 +290,10 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                 // Where the help sends the pod: the pools with the taint it can run on (each
                 // name once), or the first pool with the taint.
                 let mut there: Vec<String> = Vec::new();
+                let mut named = std::collections::HashSet::new();
                 for &p in &targets {
                     let title = pools[p].title();
-                    if !there.contains(&title) {
+                    if named.insert(title.clone()) {
                         there.push(title);
                     }
                 }
@@ -316,9 +326,7 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             let labels = dedicated.all_labels();
             // Soft placement: preferred node affinity on the taint's key or on a label of the
             // dedicated pool.
-            let soft = w.preferred.iter().any(|k| {
-                **k == *t.key || labels.iter().any(|(l, _)| **l == **k)
-            });
+            let soft = preferred.contains(&*t.key) || labels.iter().any(|(l, _)| preferred.contains(&**l));
             let help = match &label {
                 Some((k, v)) => format!(
                     "to keep the pod on {there}, add `nodeSelector: {{{}}}` (or the equivalent required node affinity)",
