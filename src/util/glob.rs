@@ -428,7 +428,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(4000))]
+        #![proptest_config(ProptestConfig::with_cases(6000))]
 
         #[test]
         fn key_match_is_the_backtracking_matcher(p in glob_text(), t in key_text()) {
@@ -437,6 +437,13 @@ mod tests {
 
         #[test]
         fn one_pass_path_match_is_each_suffix(g in path_glob(), p in path_text()) {
+            // A path ending in `..` names a folder, never a file to lint; globset's sets
+            // match no file name there (its `file_name` is `None`), its single matchers do.
+            prop_assume!(
+                !p.trim_end_matches('/').ends_with("..")
+                    && std::path::Path::new(&p).components().next_back()
+                        != Some(std::path::Component::ParentDir)
+            );
             if let Ok(set) = PathGlobs::one(&g) {
                 prop_assert_eq!(set.matches(&p), each_suffix(&g, &p), "{:?} {:?}", g, p);
                 let path = std::path::Path::new(&p);
