@@ -388,7 +388,7 @@ def main():
     ap.add_argument("--sizes", choices=["both", "half", "full"], default="both")
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--mem-limit-gb", type=float, default=8)
-    ap.add_argument("--workdir", help="generate the inputs here and keep them")
+    ap.add_argument("--workdir", type=measure.output_dir, help="generate the inputs here and keep them")
     ap.add_argument("--quick", action="store_true", help="a thousandth of the sizes (smoke test)")
     args = ap.parse_args()
     binary = args.bin

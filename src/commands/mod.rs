@@ -241,7 +241,8 @@ pub fn lint_options(
         ignore,
     )?;
     for name in &input.admission_plugin {
-        let plugin = crate::analysis::admission::Plugin::parse(name).map_err(ToolError)?;
+        let plugin =
+            crate::analysis::judgements::admission::Plugin::parse(name).map_err(ToolError)?;
         opts.settings.admission.plugins.insert(plugin);
     }
     opts.max_file_size = input.max_file_size;

@@ -17,10 +17,10 @@ pub struct LintOptions {
     pub max_file_size: u64,
     pub limits: Limits,
     /// Node pools given inline in the config.
-    pub extra_nodes: Vec<crate::analysis::NodeDecl>,
+    pub extra_nodes: Vec<crate::analysis::types::NodeDecl>,
     /// Namespaces and RuntimeClasses of files the run does not lint (the language server's
     /// other workspace files), for admission; after the run's own.
-    pub extra_admission: Vec<crate::analysis::admission::Fact>,
+    pub extra_admission: Vec<crate::analysis::judgements::admission::Fact>,
     /// Mistakes found in the config file.
     pub config_findings: Vec<Finding>,
     /// `per-file-ignores`: (glob, rules).

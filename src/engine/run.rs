@@ -34,9 +34,11 @@ use serde::{Deserialize, Serialize};
 
 use super::file::{FileReport, lint_one};
 use super::options::{Input, LintOptions};
-use crate::analysis::kueue::{Kueue, NO_KUEUE};
-use crate::analysis::{Evaluator, Inventory, PlaceSources, Relevant};
-use crate::analysis::{NodeDecl, Place, Workload};
+use crate::analysis::judgements::schedule::Evaluator;
+use crate::analysis::sources::inventory::{Inventory, PlaceSources};
+use crate::analysis::types::Relevant;
+use crate::analysis::types::kueue::{Kueue, NO_KUEUE};
+use crate::analysis::types::{NodeDecl, Place, Workload};
 use crate::diagnostic::FindingSource;
 use crate::diagnostic::{Finding, Severity};
 use crate::engine::store::{Slot, Store, StoreError};
@@ -92,10 +94,14 @@ pub struct Spilled {
     /// The stored source of each file with node declarations (see `Place::Stored`).
     places: Vec<Slot>,
     /// The label sets of the node declarations: copies of a template share one.
-    label_sets: std::collections::HashSet<crate::analysis::Labels>,
+    label_sets: std::collections::HashSet<crate::analysis::types::Labels>,
     relevant: Relevant,
     /// Namespaces and RuntimeClasses with their inputs' numbers and clusters (see `nodes`).
-    admission: Vec<(usize, Option<usize>, crate::analysis::admission::Fact)>,
+    admission: Vec<(
+        usize,
+        Option<usize>,
+        crate::analysis::judgements::admission::Fact,
+    )>,
     /// The accumulators of the whole-run rules (see `rules::Aggregate`), per cluster.
     aggregates: Vec<Vec<Box<dyn Aggregate>>>,
     /// The Kueue queues and flavors of the linted files with their inputs' numbers, per
@@ -474,7 +480,7 @@ impl FindingSource for SpilledFindings {
 pub struct View {
     pub inventory: Inventory,
     pub workloads: Vec<Workload>,
-    pub eval: crate::analysis::Evaluation,
+    pub eval: crate::analysis::judgements::schedule::Evaluation,
     /// The Kueue queues and flavors of the viewed cluster's files.
     pub kueue: Kueue,
 }
@@ -771,7 +777,7 @@ struct Run<'a> {
     /// Each cluster's inventory and evaluator (see `LintOptions::slots`).
     inventories: &'a [Inventory],
     evaluators: &'a [Evaluator<'a>],
-    admissions: &'a [crate::analysis::admission::Admission],
+    admissions: &'a [crate::analysis::judgements::admission::Admission],
     cross: &'a [(&'static rules::RuleMeta, rules::CrossFn)],
     kueue: &'a [Kueue],
     opts: &'a LintOptions,

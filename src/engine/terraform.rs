@@ -25,7 +25,7 @@ pub(super) fn is_terraform(name: &str) -> bool {
 }
 
 /// Lints a Terraform file: the node pools its resources and modules declare (read with an
-/// HCL parser, see `analysis::terraform_decls`), and the manifests in its heredocs. A file
+/// HCL parser, see `analysis::sources::terraform_decls`), and the manifests in its heredocs. A file
 /// that does not parse as HCL gets a `yaml-syntax-error` (the rule of files whose syntax
 /// cannot be read), and its heredocs are still linted.
 pub(super) fn lint(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
@@ -41,7 +41,7 @@ pub(super) fn lint(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
         }
         None => FileReport::default(),
     };
-    match crate::analysis::terraform_decls(source) {
+    match crate::analysis::sources::terraform_decls(source) {
         Ok(decls) => report.nodes.extend(decls),
         Err(e) if opts.rules.is_enabled(rules::YAML_SYNTAX_ERROR.name) => {
             let at = crate::util::text::floor_char(&source.text, e.at);

@@ -59,13 +59,9 @@ pub fn write(
             Severity::Info => "notice",
         };
         let (start, end) = f.range();
-        let mut message = format!(
-            "{}:{}:{}: {}",
-            escape(&f.file),
-            start.line,
-            start.column,
-            escape(&f.message)
-        );
+        // The place is in the properties (GitHub shows it with the annotation): the message
+        // does not repeat it. Input text is escaped as the terminal formats escape it.
+        let mut message = escape(&f.message).into_owned();
         push_help_and_api(&mut message, f);
         let mut props = vec![format!("file={}", escape_property(&escape(&f.file)))];
         if f.primary.is_some() {

@@ -5,11 +5,11 @@
 //! A header line is at most [`MAX_HEADER_LINE`] bytes; a message body at most
 //! [`MAX_MESSAGE_BYTES`] (64 MiB, the size of the largest file `check` reads by default,
 //! `--max-file-size`). A body over the limit is read past in small pieces, never held, and
-//! dropped with a note on standard error and in the client's log; so is a body that is not a
-//! JSON-RPC message. A header the framing cannot go on from (no `Content-Length`, a length
-//! that is not a number, a line that does not end in CRLF or is too long) ends the session
-//! with that error (exit status 2, the message on standard error): the next message's start
-//! cannot be found.
+//! dropped with a note on standard error and in the client's log. A header the framing cannot
+//! go on from (no `Content-Length`, a length that is not a number, a line that does not end
+//! in CRLF or is too long) ends the session with that error (exit status 2, the message on
+//! standard error): the next message's start cannot be found; so does a body that is not a
+//! JSON-RPC message, as `lsp-server` ends it (what sends it is no editor).
 
 use std::io::{self, BufRead, Read, Write};
 
@@ -114,13 +114,14 @@ pub(crate) fn read(r: &mut impl BufRead) -> io::Result<Frame> {
             "the input ends inside a message of {length} bytes"
         )));
     }
-    match serde_json::from_slice::<Message>(&body) {
-        Ok(m) => Ok(Frame::Message(m)),
-        Err(e) => Ok(Frame::Dropped(format!(
-            "a message of {length} bytes is not a JSON-RPC message ({}); it was dropped",
-            crate::util::text::escape(&e.to_string())
-        ))),
-    }
+    serde_json::from_slice::<Message>(&body)
+        .map(Frame::Message)
+        .map_err(|e| {
+            invalid(format!(
+                "a message of {length} bytes is not a JSON-RPC message ({})",
+                crate::util::text::escape(&e.to_string())
+            ))
+        })
 }
 
 /// Why a message was dropped, for the client's log.
@@ -303,7 +304,11 @@ mod tests {
         assert_eq!(got.len(), 3, "{got:?}");
         assert!(got[0].as_ref().is_err_and(|e| e.contains("over the limit")));
         assert!(got[1].is_ok());
-        assert!(got[2].as_ref().is_err_and(|e| e.contains("not a JSON-RPC")));
+        assert!(
+            got[2]
+                .as_ref()
+                .is_err_and(|e| e.starts_with("fatal") && e.contains("not a JSON-RPC"))
+        );
     }
 
     #[test]

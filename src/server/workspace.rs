@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use crate::analysis::NodeDecl;
-use crate::analysis::admission::Fact;
+use crate::analysis::judgements::admission::Fact;
+use crate::analysis::types::NodeDecl;
 use crate::cli::InputArgs;
 use crate::commands::{self, Gathered, ToolError};
 use crate::engine::{self, Input, LintOptions};

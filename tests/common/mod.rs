@@ -8,7 +8,7 @@ pub mod cli;
 
 use std::sync::Arc;
 
-use taintlint::analysis::{
+use taintlint::analysis::types::{
     LabelValues, Place, Pool, PoolTaint, Requirement, TaintSpec, Term, Workload, WorkloadToleration,
 };
 use taintlint::diagnostic::ObjectId;

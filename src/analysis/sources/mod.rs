@@ -3,11 +3,14 @@
 
 mod capi;
 mod eksctl;
+pub mod inventory;
 mod inventory_file;
 mod karpenter;
 mod kubeadm;
+pub mod kueue;
 mod node;
 mod openshift;
+pub mod scaling;
 mod terraform;
 
 pub use inventory_file::{inventory_pools, parse_taint_spec};
@@ -19,15 +22,10 @@ use crate::load::yaml::Node;
 use crate::load::{Loc, SourceFile, Span};
 use crate::model::Object;
 
-use super::inventory::{LabelValues, Labels, NodeDecl, Place, PoolTaint, TaintSpec, self_labels};
-
-/// A scalar's text; empty for a missing or null node.
-pub(super) fn text(n: Option<&Node>) -> String {
-    match n {
-        Some(n) if !n.is_null() => n.text().unwrap_or("").to_string(),
-        _ => String::new(),
-    }
-}
+use crate::analysis::semantics::text;
+use crate::analysis::types::{
+    LabelValues, Labels, NodeDecl, Place, PoolTaint, TaintSpec, self_labels,
+};
 
 pub(super) fn loc(source: &Arc<SourceFile>, span: Span) -> Place {
     Place::Here(Loc {

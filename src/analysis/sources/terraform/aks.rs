@@ -7,7 +7,7 @@ use hcl_edit::structure::Body;
 
 use super::Tf;
 use super::hcl::{Pool, span_of};
-use crate::analysis::inventory::UnknownTaints;
+use crate::analysis::types::UnknownTaints;
 
 impl Tf<'_, '_> {
     /// An AKS node pool. AKS labels nodes with `kubernetes.azure.com/agentpool` and

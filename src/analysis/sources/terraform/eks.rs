@@ -7,7 +7,7 @@ use hcl_edit::structure::Body;
 
 use super::Tf;
 use super::hcl::{Ev, Pool, has_dynamic, span_of};
-use crate::analysis::inventory::UnknownTaints;
+use crate::analysis::types::UnknownTaints;
 
 /// The module's `max_size` when neither the group nor the defaults give one (`node_groups.tf`
 /// of terraform-aws-modules/terraform-aws-eks: `max_size = try(each.value.max_size,

@@ -14,7 +14,7 @@ use hcl_edit::structure::Body;
 
 use super::Tf;
 use super::hcl::{Ev, Pool, has_dynamic, span_of};
-use crate::analysis::inventory::UnknownTaints;
+use crate::analysis::types::UnknownTaints;
 
 /// How many zones a pool's nodes are spread over: its `node_locations` (else the cluster's,
 /// for an inline pool), else 1 for a `location` that is a zone (`europe-west1-b`); `None`

@@ -7,7 +7,7 @@
 use hcl_edit::expr::{Expression, Object, ObjectKey, TraversalOperator};
 use hcl_edit::structure::{Block, Body};
 
-use crate::analysis::inventory::{LabelValues, Labels, PoolTaint, UnknownTaints};
+use crate::analysis::types::{LabelValues, Labels, PoolTaint, UnknownTaints};
 use crate::load::Span;
 
 pub(super) fn block_label(block: &Block, i: usize) -> Option<&str> {

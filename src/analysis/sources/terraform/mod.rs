@@ -54,7 +54,7 @@ use hcl_edit::structure::{Block, Body};
 
 use self::hcl::{Each, Ev, Pool, block_label, for_each_keys, k8s_effect, span_of};
 use super::loc;
-use crate::analysis::inventory::{NodeDecl, Place, PoolTaint, TaintSpec, UnknownTaints};
+use crate::analysis::types::{NodeDecl, Place, PoolTaint, TaintSpec, UnknownTaints};
 use crate::load::{SourceFile, Span};
 
 /// Why a Terraform file does not parse, and where.

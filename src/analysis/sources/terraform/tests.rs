@@ -1,5 +1,5 @@
 use super::*;
-use crate::analysis::inventory::LabelValues;
+use crate::analysis::types::LabelValues;
 
 fn decls(text: &str) -> Vec<NodeDecl> {
     let source = SourceFile::new(Arc::from("main.tf"), text.to_string());
