@@ -125,6 +125,9 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         if spec.requests_devices() {
             continue;
         }
+        // Once per spec, not per toleration.
+        let preferred: std::collections::HashSet<&str> =
+            spec.preferred_keys().into_iter().collect();
         for tol in &spec.tolerations {
             let key = tol.key();
             // What found pools must have to take this over: the taint this toleration
@@ -164,7 +167,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             };
             // The documented "prefer these nodes" pattern: tolerate the taint and prefer the
             // nodes with preferred node affinity on the same key. Deliberate; worth knowing.
-            if spec.preferred_keys().contains(&key) {
+            if preferred.contains(key) {
                 out.push(
                     META.finding_at(
                         Severity::Info,
@@ -206,10 +209,34 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
 /// Can two pools be nodes of one cluster, as far as their Terraform root modules say? Pools of
 /// two different root modules are made by two `terraform apply`s: as found pools, they are not
 /// evidence of one cluster. Pools not from Terraform (or not both) may be.
-fn same_terraform_root(a: &crate::analysis::types::Pool, b: &crate::analysis::types::Pool) -> bool {
-    match (&a.terraform, &b.terraform) {
-        (Some(x), Some(y)) => x.root == y.root,
-        _ => true,
+/// The Terraform root modules of the pools a toleration matches, for asking in one lookup
+/// whether another pool is of the same `terraform apply` (a pool read from no Terraform is of
+/// every root).
+struct TaintedRoots<'a> {
+    any: bool,
+    roots: std::collections::HashSet<&'a str>,
+}
+
+impl<'a> TaintedRoots<'a> {
+    fn of(tainted: impl Iterator<Item = &'a crate::analysis::types::Pool>) -> Self {
+        let mut any = false;
+        let mut roots = std::collections::HashSet::new();
+        for pool in tainted {
+            match &pool.terraform {
+                Some(t) => {
+                    roots.insert(&*t.root);
+                }
+                None => any = true,
+            }
+        }
+        TaintedRoots { any, roots }
+    }
+
+    fn admits(&self, pool: &crate::analysis::types::Pool) -> bool {
+        match &pool.terraform {
+            Some(t) => self.any || self.roots.contains(&*t.root),
+            None => self.any || !self.roots.is_empty(),
+        }
     }
 }
 
@@ -240,6 +267,9 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         {
             continue;
         }
+        // The keys of its preferred node affinity, looked up per toleration.
+        let preferred: std::collections::HashSet<&str> =
+            w.preferred.iter().map(|k| &**k).collect();
         for t in &w.tolerations {
             if t.key.is_empty()
                 || is_exempt(&t.key)
@@ -256,17 +286,21 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             let answer = ctx.eval.memo.get_or(META.name, fits, &key, || {
                 // Pools with a taint this toleration tolerates: only those with its key.
                 let mut tainted: Vec<(usize, usize)> = Vec::new();
+                let mut is_tainted = std::collections::HashSet::new();
                 for &(p, _) in ctx.inventory.taint_indices(&t.key) {
-                    if tainted.iter().any(|(q, _)| *q == p) {
+                    if is_tainted.contains(&p) {
                         continue;
                     }
                     if let Some(ti) = matching_taint(&pools[p], t, gate) {
                         tainted.push((p, ti));
+                        is_tainted.insert(p);
                     }
                 }
                 let &(dp, dt) = tainted.first()?;
+                let roots = TaintedRoots::of(tainted.iter().map(|&(q, _)| &*pools[q]));
                 // Each name once: same-named pools are alternatives.
                 let mut others: Vec<String> = Vec::new();
+                let mut named = std::collections::HashSet::new();
                 let mut other_pools: Vec<usize> = Vec::new();
                 for (p, pool) in pools.iter().enumerate() {
                     // A pool whose labels or taints are unknown (Terraform values known at
@@ -276,18 +310,11 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                     // A pool of another Terraform root module than every tainted pool's is
                     // another cluster's (a repository of several tutorials, each its own
                     // `terraform apply`): no evidence of where this pod lands beside them.
-                    let same_cluster = ctx.inventory.declared()
-                        || tainted
-                            .iter()
-                            .any(|(q, _)| same_terraform_root(&pools[*q], pool));
-                    if known
-                        && same_cluster
-                        && fits.admits(p)
-                        && !tainted.iter().any(|(q, _)| *q == p)
-                    {
+                    let same_cluster = ctx.inventory.declared() || roots.admits(pool);
+                    if known && same_cluster && fits.admits(p) && !is_tainted.contains(&p) {
                         other_pools.push(p);
                         let title = pool.title();
-                        if !others.contains(&title) {
+                        if named.insert(title.clone()) {
                             others.push(title);
                         }
                     }
@@ -302,9 +329,10 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                 // Where the help sends the pod: the pools with the taint it can run on (each
                 // name once), or the first pool with the taint.
                 let mut there: Vec<String> = Vec::new();
+                let mut named = std::collections::HashSet::new();
                 for &p in &targets {
                     let title = pools[p].title();
-                    if !there.contains(&title) {
+                    if named.insert(title.clone()) {
                         there.push(title);
                     }
                 }
@@ -337,9 +365,7 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             let labels = dedicated.all_labels();
             // Soft placement: preferred node affinity on the taint's key or on a label of the
             // dedicated pool.
-            let soft = w.preferred.iter().any(|k| {
-                **k == *t.key || labels.iter().any(|(l, _)| **l == **k)
-            });
+            let soft = preferred.contains(&*t.key) || labels.iter().any(|(l, _)| preferred.contains(&**l));
             let help = match &label {
                 Some((k, v)) => format!(
                     "to keep the pod on {there}, add `nodeSelector: {{{}}}` (or the equivalent required node affinity)",

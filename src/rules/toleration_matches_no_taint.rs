@@ -36,6 +36,13 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
     // Keyed by effect too: the nearest taint prefers the toleration's effect.
     let mut memo: HashMap<(&str, &str, &str, &str), Option<Nearest<'_>>> = HashMap::new();
     let mut keys: Option<Vec<&str>> = None;
+    // The pools with taints not known (usually none), looked at per toleration.
+    let open: Vec<_> = ctx
+        .inventory
+        .pools
+        .iter()
+        .filter(|p| p.unknown_taints != crate::analysis::types::UnknownTaints::None)
+        .collect();
     for w in ctx.workloads {
         for t in &w.tolerations {
             if t.key.is_empty() || is_well_known_key(&t.key) {
@@ -50,7 +57,7 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             let answer = *memo
                 .entry((&*t.key, &*t.operator, &*t.value, &*t.effect))
                 .or_insert_with(|| {
-                    let unknown = ctx.inventory.pools.iter().any(|p| p.unknown_taints.may_have(&t.key));
+                    let unknown = open.iter().any(|p| p.unknown_taints.may_have(&t.key));
                     if unknown { None } else { lookup(ctx, t, gate, &mut keys) }
                 });
             let Some(nearest) = answer else {

@@ -1,6 +1,7 @@
 //! Small helpers shared by rules and the CLI.
 
 pub mod fs;
+pub mod glob;
 pub mod text;
 
 /// Levenshtein distance, for did-you-mean suggestions. Texts longer than any Kubernetes name
