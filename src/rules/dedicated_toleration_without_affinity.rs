@@ -244,30 +244,51 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                 .map(|x| format!("{}:{x}", x.len()))
                 .collect::<String>();
             let answer = ctx.eval.memo.get_or(META.name, fits, &key, || {
-                // Pools with a taint this toleration tolerates: only those with its key.
+                // Pools with a taint this toleration tolerates: only those with its key (and
+                // its value, for `Equal`); a pool's taints of one key are listed together.
                 let mut tainted: Vec<(usize, usize)> = Vec::new();
-                for &(p, _) in ctx.inventory.taint_indices(&t.key) {
-                    if tainted.iter().any(|(q, _)| *q == p) {
+                let with_key = match &*t.operator {
+                    "" | "Equal" => ctx.inventory.taint_indices_with(&t.key, &t.value),
+                    _ => ctx.inventory.taint_indices(&t.key),
+                };
+                let mut last = None;
+                for &(p, _) in with_key {
+                    if last == Some(p) {
                         continue;
                     }
+                    last = Some(p);
                     if let Some(ti) = matching_taint(&pools[p], t, gate) {
                         tainted.push((p, ti));
                     }
                 }
                 let &(dp, dt) = tainted.first()?;
+                let tainted_pools: std::collections::HashSet<usize> =
+                    tainted.iter().map(|(p, _)| *p).collect();
+                // The pools that admit the pod, in order: those of the classes that do.
+                let classes = fits.classes();
+                let mut admitting: Vec<usize> = fits
+                    .admitting_classes()
+                    .flat_map(|c| classes.members.get(c).into_iter().flatten())
+                    .map(|&p| p as usize)
+                    .collect();
+                admitting.sort_unstable();
                 // Each name once: same-named pools are alternatives.
+                let titles = ctx.inventory.titles();
                 let mut others: Vec<String> = Vec::new();
+                let mut named: std::collections::HashSet<u32> = std::collections::HashSet::new();
                 let mut other_pools: Vec<usize> = Vec::new();
-                for (p, pool) in pools.iter().enumerate() {
+                for p in admitting {
+                    let Some(pool) = pools.get(p) else { continue };
                     // A pool whose labels or taints are unknown (Terraform values known at
                     // plan time) admits the pod only maybe: no claim rests on it.
                     let known = !pool.any_label
                         && pool.unknown_taints == crate::analysis::types::UnknownTaints::None;
-                    if known && fits.admits(p) && !tainted.iter().any(|(q, _)| *q == p) {
+                    if known && !tainted_pools.contains(&p) {
                         other_pools.push(p);
-                        let title = pool.title();
-                        if !others.contains(&title) {
-                            others.push(title);
+                        if let (Some(&id), Some(title)) = (titles.id.get(p), titles.text.get(p))
+                            && named.insert(id)
+                        {
+                            others.push(title.clone());
                         }
                     }
                 }
@@ -281,10 +302,12 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                 // Where the help sends the pod: the pools with the taint it can run on (each
                 // name once), or the first pool with the taint.
                 let mut there: Vec<String> = Vec::new();
+                let mut named: std::collections::HashSet<u32> = std::collections::HashSet::new();
                 for &p in &targets {
-                    let title = pools[p].title();
-                    if !there.contains(&title) {
-                        there.push(title);
+                    if let (Some(&id), Some(title)) = (titles.id.get(p), titles.text.get(p))
+                        && named.insert(id)
+                    {
+                        there.push(title.clone());
                     }
                 }
                 let there = match there.len() {

@@ -2,7 +2,7 @@
 //! the scheduler's shape (`0/3 node pools can run this pod: ...`), and related locations
 //! point at each blocking taint or label.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 use crate::analysis::judgements::evidence::{self, Aim, LabelMiss};
 use crate::analysis::judgements::near_miss::{Block, describe as describe_near_miss, near_miss};
@@ -42,7 +42,7 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             match ctx
                 .eval
                 .memo
-                .get_or(META.name, fits, "aim", || evidence::aim(ctx.inventory, w))
+                .get_or(META.name, fits, "aim", || evidence::aim(ctx.inventory, w, fits))
             {
                 Aim::Elsewhere => continue,
                 Aim::Selected | Aim::Tolerated => None,
@@ -196,7 +196,9 @@ const LISTED_TAINTS: usize = 3;
 
 /// The scheduler-style detail, whether only selectors failed, and the related locations.
 /// Every pool of a class fails alike (see `PoolClasses`): the first failing filter is found
-/// once per class, on its first pool, and counted for all of its pools.
+/// once per class (`Judged`: exactly on the classes the pod's selection and tolerations
+/// single out, by the class's baseline on the others) and counted for all of its pools, a
+/// pass over the pools that allocates nothing per pool.
 fn describe(
     inventory: &Inventory,
     classes: &PoolClasses,
@@ -205,53 +207,47 @@ fn describe(
     intended: Option<usize>,
 ) -> (String, usize, bool, Vec<Related>) {
     let pools = &inventory.pools;
-    // Per class: the first failing filter (a taint given by its place among the blocking
-    // ones, with its scheduler form), and whether the pod's selector admits the class's pools.
-    let mut first: Vec<Option<(First, Option<String>, bool)>> = Vec::with_capacity(classes.len());
-    for &rep in &classes.reps {
-        let Some(pool) = pools.get(rep) else {
-            first.push(None);
-            continue;
-        };
-        let reasons = fits.reasons(w, pool);
-        let selected = !reasons.contains(&Reason::Selector);
-        // The scheduler stops at a node's first failing filter (NodeUnschedulable, then
-        // TaintToleration, then NodeAffinity), so each pool counts once.
-        let reason = reasons
-            .iter()
-            .find(|r| matches!(r, Reason::Unschedulable))
-            .or_else(|| reasons.iter().find(|r| matches!(r, Reason::Taint(_))))
-            .or_else(|| reasons.first());
-        let found = match reason {
-            Some(Reason::Taint(i)) => pool
-                .blocking_taints()
-                .position(|(j, _)| j == *i)
-                .map(|k| (First::Taint(k), Some(pool.taints[*i].taint.scheduler_form()))),
-            Some(Reason::Selector) => Some((First::Selector, None)),
-            Some(Reason::Unschedulable) => Some((First::Unschedulable, None)),
-            None => None,
-        };
-        first.push(found.map(|(f, phrase)| (f, phrase, selected)));
-    }
+    let judged = fits.judge(w, pools);
+    // Per class: the first failing filter (the scheduler stops at a node's first failing
+    // filter — NodeUnschedulable, then TaintToleration, then NodeAffinity — so each pool
+    // counts once), and whether the pod's selector admits the class's pools.
+    let first: Vec<Option<(Reason, bool)>> = (0..classes.len())
+        .map(|c| judged.first(c).map(|r| (r, judged.selected(c))))
+        .collect();
     // Pools with one name (the same NodePool in two files, two copies of a node group) are
     // alternatives, not two pools: each name counts once, by its first pool, and is named once.
-    let mut seen: HashSet<String> = HashSet::new();
-    let mut taints: BTreeMap<&str, usize> = BTreeMap::new();
+    let titles = inventory.titles();
+    // Pools counted per untolerated taint (by the number of its scheduler form), and the
+    // forms counted so far.
+    let mut per_phrase = vec![0usize; classes.phrases.len()];
+    let mut taints: Vec<u32> = Vec::new();
     let (mut selector, mut cordoned) = (0usize, 0usize);
-    // (rank, pool, what blocks it): rank 0 the intended pool, 1 a pool the selector admits.
-    let mut named: Vec<(u8, usize, First)> = Vec::new();
-    for (p, pool) in pools.iter().enumerate() {
-        if !seen.insert(pool.title()) {
+    // What blocks each named pool, by rank — 0 the intended pool, 1 a pool the selector
+    // admits, 2 the others — the first few of each in inventory order, and how many.
+    let mut named: [Vec<(usize, usize, Reason)>; 3] = Default::default();
+    let mut ranked = [0usize; 3];
+    for (p, c) in classes.of.iter().enumerate() {
+        let c = *c as usize;
+        if !titles.first.get(p).copied().unwrap_or(false) {
             continue;
         }
-        let Some(Some((f, phrase, selected))) = first.get(classes.class(p)) else {
+        let Some(Some((reason, selected))) = first.get(c) else {
             continue;
         };
-        match (f, phrase) {
-            (First::Taint(_), Some(phrase)) => *taints.entry(phrase.as_str()).or_default() += 1,
-            (First::Taint(_), None) => {}
-            (First::Selector, _) => selector += 1,
-            (First::Unschedulable, _) => cordoned += 1,
+        match reason {
+            Reason::Taint(i) => {
+                if let Some(n) = classes
+                    .phrase(c, *i)
+                    .and_then(|id| Some((id, per_phrase.get_mut(id as usize)?)))
+                {
+                    if *n.1 == 0 {
+                        taints.push(n.0);
+                    }
+                    *n.1 += 1;
+                }
+            }
+            Reason::Selector => selector += 1,
+            Reason::Unschedulable => cordoned += 1,
         }
         let rank = if intended == Some(p) {
             0
@@ -260,23 +256,34 @@ fn describe(
         } else {
             2
         };
-        named.push((rank, p, *f));
+        ranked[rank] += 1;
+        if named[rank].len() < RELATED_POOLS {
+            named[rank].push((p, c, reason.clone()));
+        }
     }
-    // Stable: pools keep their inventory order within a rank.
-    named.sort_by_key(|(rank, _, _)| *rank);
+    let total_named: usize = ranked.iter().sum();
     // Pools the pod neither selects nor nearly fits are named only when there are no others.
-    let relevant = match named.iter().filter(|(rank, _, _)| *rank < 2).count() {
-        0 => named.len(),
+    let relevant = match ranked[0] + ranked[1] {
+        0 => total_named,
         n => n,
     };
     let shown = relevant.min(RELATED_POOLS);
-    let more = named.len() - shown;
+    let more = total_named - shown;
     let mut related = Vec::new();
-    for &(_, p, f) in named.iter().take(shown) {
-        let Some(pool) = pools.get(p) else { continue };
-        let title = pool.title();
-        let (loc, note) = match f {
-            First::Taint(k) => {
+    for (p, c, reason) in named.iter().flatten().take(shown) {
+        let Some(pool) = pools.get(*p) else { continue };
+        let title = titles.text.get(*p).cloned().unwrap_or_else(|| pool.title());
+        let (loc, note) = match reason {
+            Reason::Taint(i) => {
+                // The taint's place among the blocking ones of the class, on this pool.
+                let Some(k) = classes
+                    .reps
+                    .get(*c)
+                    .and_then(|&r| pools.get(r))
+                    .and_then(|rep| rep.blocking_taints().position(|(j, _)| j == *i))
+                else {
+                    continue;
+                };
                 let Some((_, t)) = pool.blocking_taints().nth(k) else {
                     continue;
                 };
@@ -285,8 +292,8 @@ fn describe(
                     format!("taint `{}` of {title}", t.taint.display()),
                 )
             }
-            First::Selector => (Some(&pool.loc), format!("{title} has no matching labels")),
-            First::Unschedulable => (Some(&pool.loc), format!("{title} is cordoned")),
+            Reason::Selector => (Some(&pool.loc), format!("{title} has no matching labels")),
+            Reason::Unschedulable => (Some(&pool.loc), format!("{title} is cordoned")),
         };
         if let Some(loc) = loc.and_then(|p| inventory.loc(p)) {
             related.push(Related {
@@ -302,7 +309,7 @@ fn describe(
         last.message.push_str(&format!(
             " (and {more} more pool{}{}: see `taintlint explain`)",
             if more == 1 { "" } else { "s" },
-            if shown == relevant && relevant < named.len() {
+            if shown == relevant && relevant < total_named {
                 " this pod does not select"
             } else {
                 ""
@@ -314,7 +321,14 @@ fn describe(
     // (count, the phrase it sorts by, the text)
     let mut parts: Vec<(usize, String, String)> = Vec::new();
     if taints.len() <= LISTED_TAINTS {
-        for (phrase, n) in &taints {
+        let listed: BTreeMap<&str, usize> = taints
+            .iter()
+            .filter_map(|&id| {
+                let n = *per_phrase.get(id as usize)?;
+                Some((classes.phrases.get(id as usize)?.as_str(), n))
+            })
+            .collect();
+        for (phrase, n) in &listed {
             let verb = if *n == 1 { "has" } else { "have" };
             parts.push((
                 *n,
@@ -323,7 +337,10 @@ fn describe(
             ));
         }
     } else {
-        let n: usize = taints.values().sum();
+        let n: usize = taints
+            .iter()
+            .filter_map(|&id| per_phrase.get(id as usize))
+            .sum();
         let verb = if n == 1 { "has" } else { "have" };
         parts.push((
             n,
@@ -360,14 +377,6 @@ fn describe(
         .map(|(_, _, p)| p)
         .collect::<Vec<_>>()
         .join(", ");
-    (detail, seen.len(), selector_only, related)
+    (detail, titles.distinct, selector_only, related)
 }
 
-/// The first filter that rejects the pods of a class of pools.
-#[derive(Clone, Copy)]
-enum First {
-    /// The k-th blocking taint.
-    Taint(usize),
-    Selector,
-    Unschedulable,
-}
