@@ -28,8 +28,20 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             // The same toleration without its effect: what it would match by key and value.
             let mut loose = t.tol();
             loose.effect = "";
-            let mut seen = Vec::new();
-            for (pool, pt) in ctx.inventory.taints_with_key(&t.key) {
+            let mut seen = std::collections::HashSet::new();
+            // `Equal` matches its value only: the taints of that key and value.
+            let taints: Box<dyn Iterator<Item = (usize, usize)>> = match &*t.operator {
+                "" | "Equal" => Box::new(
+                    ctx.inventory
+                        .taint_indices_with(&t.key, &t.value)
+                        .iter()
+                        .copied(),
+                ),
+                _ => Box::new(ctx.inventory.taint_indices(&t.key).iter().copied()),
+            };
+            for (p, ti) in taints {
+                let pool = &*ctx.inventory.pools[p];
+                let pt = &pool.taints[ti];
                 if *pt.taint.effect == *t.effect || pt.startup {
                     continue;
                 }
@@ -41,10 +53,9 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                 if first_tolerating(&w.tolerations, &pt.taint, gate).is_some() {
                     continue;
                 }
-                if seen.contains(&pt.taint) {
+                if !seen.insert(&pt.taint) {
                     continue;
                 }
-                seen.push(pt.taint.clone());
                 let consequence = match &*pt.taint.effect {
                     "NoExecute" => "the taint still keeps the pod off these nodes and evicts it",
                     "NoSchedule" => "the taint still keeps the pod off these nodes",

@@ -129,10 +129,15 @@ fn lookup<'a>(ctx: &CrossCtx<'a>, t: &WorkloadToleration, gate: bool) -> Option<
     // `toleration-effect-mismatch`'s finding.
     let mut loose = t.tol();
     loose.effect = "";
-    let matched = ctx.inventory.taints_with_key(&t.key).any(|(_, pt)| {
+    // `Equal` matches the taints of its key and value only.
+    let candidates = match &*t.operator {
+        "" | "Equal" => ctx.inventory.taint_indices_with(&t.key, &t.value),
+        _ => ctx.inventory.taint_indices(&t.key),
+    };
+    let matched = candidates.iter().any(|&(p, i)| {
         tolerates(
             &loose,
-            &pt.taint.taint_ref(),
+            &ctx.inventory.pools[p].taints[i].taint.taint_ref(),
             gate,
         )
     });
@@ -155,10 +160,9 @@ fn lookup<'a>(ctx: &CrossCtx<'a>, t: &WorkloadToleration, gate: bool) -> Option<
     // one with the toleration's effect.
     Some(nearest_key.and_then(|k| {
         let (_, places) = ctx.inventory.nearest_taint_values(k, &t.value)?;
-        let taints: Vec<(&Pool, &PoolTaint)> = ctx.inventory.taints_with_key(k).collect();
         places
             .into_iter()
-            .filter_map(|i| taints.get(i).copied())
+            .filter_map(|i| ctx.inventory.taint_at(k, i))
             .min_by_key(|(_, pt)| {
                 (
                     !t.effect.is_empty() && *t.effect != *pt.taint.effect,
@@ -191,9 +195,8 @@ fn slip_of_found<'a>(ctx: &CrossCtx<'a>, t: &WorkloadToleration) -> Option<(&'a 
         // The key of a found taint with another value (or none, `operator: Equal` alone):
         // a near miss of what the pools declare, the most similar value first.
         let (d, places) = ctx.inventory.nearest_taint_values(&t.key, &t.value)?;
-        let taints: Vec<(&Pool, &PoolTaint)> = ctx.inventory.taints_with_key(&t.key).collect();
         for i in places {
-            if let Some(&(pool, pt)) = taints.get(i) {
+            if let Some((pool, pt)) = ctx.inventory.taint_at(&t.key, i) {
                 consider(d, pool, pt);
             }
         }

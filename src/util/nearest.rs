@@ -98,10 +98,15 @@ impl Lexicon {
         if query.len() > LONGEST {
             return best;
         }
+        // The question itself is nearest of all.
+        if let Some((id, _)) = self.word(query) {
+            offer(&mut best, 0, id);
+            return best;
+        }
         // Deepen the search: most questions have a near word, found with a small cap.
         let longest = self.nodes[0].longest;
         let ceiling = bound(longest).min(query.chars().count().max(longest));
-        let mut cap = 2usize.min(ceiling);
+        let mut cap = 1usize.min(ceiling);
         let mut budget = BUDGET;
         loop {
             let start = best.as_ref().map_or(cap, |(b, _)| (*b).min(cap));
@@ -114,6 +119,17 @@ impl Lexicon {
             }
             cap = (cap * 2).min(ceiling);
         }
+    }
+
+    /// The word equal to `text`, if it is one: its number and length.
+    fn word(&self, text: &str) -> Option<(u32, usize)> {
+        let mut at = 0usize;
+        for c in text.chars() {
+            let node = &self.nodes[at];
+            let i = node.children.binary_search_by_key(&c, |(k, _)| *k).ok()?;
+            at = node.children[i].1 as usize;
+        }
+        self.nodes[at].word
     }
 
     /// Every word within `cap` edits of `query`, with its distance (in no particular order;

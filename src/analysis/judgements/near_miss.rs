@@ -64,7 +64,7 @@ pub fn near_miss(inventory: &Inventory, w: &Workload, fits: &Verdicts) -> Option
     let is_tolerated =
         |c: usize| u32::try_from(c).is_ok_and(|c| tolerated.binary_search(&c).is_ok());
     let selected: Vec<usize> = if selects {
-        (0..classes.len()).filter(|&c| judged.selected(c)).collect()
+        judged.selected_classes()
     } else {
         Vec::new()
     };

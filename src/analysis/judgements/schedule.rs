@@ -270,6 +270,32 @@ impl Memo {
             .insert(k, Arc::new(answer.clone()));
         answer
     }
+
+    /// The remembered answer for `key` that does not depend on any verdicts (a table of the
+    /// run's pools), or `compute`'s, remembered.
+    pub fn get_run<T: Clone + Send + Sync + 'static>(
+        &self,
+        rule: &'static str,
+        key: &str,
+        compute: impl FnOnce() -> T,
+    ) -> T {
+        let k = (rule, 0, key.to_string());
+        let found = self
+            .answers
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&k)
+            .and_then(|a| a.downcast_ref::<T>().cloned());
+        if let Some(found) = found {
+            return found;
+        }
+        let answer = compute();
+        self.answers
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(k, Arc::new(answer.clone()));
+        answer
+    }
 }
 
 /// Pools grouped by everything a verdict depends on: their blocking taints (in order),
@@ -495,6 +521,22 @@ impl PoolClasses {
         list.sort_unstable();
         list.dedup();
         Some((d, list))
+    }
+
+    /// Are the pools of class `c` cordoned?
+    pub fn cordoned(&self, c: usize) -> bool {
+        self.cordoned.get(c).copied().unwrap_or(false)
+    }
+
+    /// The first blocking taint of class `c` (an index into its first pool's taints) that
+    /// tolerations naming none of its taints leave untolerated, for a wildcard `variant` (see
+    /// `Judged::baseline_key`).
+    pub fn baseline_first(&self, c: usize, variant: usize) -> Option<usize> {
+        self.baseline
+            .get(c)
+            .and_then(|row| row.get(variant))
+            .and_then(|u| u.first)
+            .map(|i| i as usize)
     }
 
     /// The number of the scheduler form of taint `i` (an index into its first pool's taints)
@@ -772,6 +814,40 @@ impl<'a> Judged<'a> {
         u.count as usize + usize::from(cordoned) + usize::from(selector)
     }
 
+    /// The classes evaluated exactly (those the workload's selection and tolerations single
+    /// out), in order.
+    pub fn exact_classes(&self) -> impl Iterator<Item = usize> + '_ {
+        self.exact.iter().map(|(c, _)| *c as usize)
+    }
+
+    /// When the classes not evaluated fail alike: the wildcard variant of their baseline (see
+    /// `PoolClasses`), whether the pod tolerates the cordon, and whether it selects nodes (so
+    /// that a class not singled out fails its selector). `None` when every class is evaluated
+    /// or a selection that narrows nothing is checked class by class.
+    pub fn baseline_key(&self) -> Option<(usize, bool, bool)> {
+        (!self.all && (self.narrowed || !self.selects)).then_some((
+            self.variant,
+            self.cordon_ok,
+            self.selects,
+        ))
+    }
+
+    /// The classes the workload's selection admits, in order.
+    pub fn selected_classes(&self) -> Vec<usize> {
+        if self.narrowed && !self.all {
+            // Outside the classes it singles out, a narrowed selection admits none.
+            return self
+                .exact
+                .iter()
+                .filter(|(_, r)| !r.contains(&Reason::Selector))
+                .map(|(c, _)| *c as usize)
+                .collect();
+        }
+        (0..self.classes.len())
+            .filter(|&c| self.selected(c))
+            .collect()
+    }
+
     /// Does the workload's selection admit the pools of class `c`?
     pub fn selected(&self, c: usize) -> bool {
         if let Some(r) = self.exact(c) {
@@ -908,7 +984,7 @@ impl<'a> Evaluator<'a> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::analysis::sources::node_decls;
     use crate::analysis::types::workloads;
@@ -1022,27 +1098,37 @@ mod tests {
         )
     }
 
+    /// Generated inventories (Nodes and NodePools with few labels, taints and cordons, so that
+    /// pools share them) with eight generated pods each: (the YAML, its inventory, its pods).
+    pub(crate) fn generated(rounds: usize) -> Vec<(String, Inventory, Vec<Workload>)> {
+        let mut r = Rng(0x2545_f491_4f6c_dd1d);
+        (0..rounds)
+            .map(|_| {
+                let mut yaml = inventory_yaml(&mut r);
+                for i in 0..8 {
+                    yaml.push_str(&pod_yaml(&mut r, i));
+                }
+                let source = Arc::new(SourceFile::new("t.yaml", yaml.clone()));
+                let stream = parse(&source.text, Limits::default());
+                let (mut decls, mut ws) = (Vec::new(), Vec::new());
+                for doc in &stream.documents {
+                    each_object(doc, &[], &mut |o| {
+                        decls.extend(node_decls(&o, &source));
+                        ws.extend(workloads(&o, &source));
+                    });
+                }
+                let inv = Inventory::build(decls, &ws);
+                (yaml, inv, ws)
+            })
+            .collect()
+    }
+
     /// The index narrows, never decides: on generated pools and pods, the verdicts and every
     /// class's reasons are those of evaluating every class.
     #[test]
     fn judged_classes_are_evaluated_classes() {
-        let mut r = Rng(0x2545_f491_4f6c_dd1d);
         let (mut admitted, mut rejected) = (0, 0);
-        for round in 0..300 {
-            let mut yaml = inventory_yaml(&mut r);
-            for i in 0..8 {
-                yaml.push_str(&pod_yaml(&mut r, i));
-            }
-            let source = Arc::new(SourceFile::new("t.yaml", yaml.clone()));
-            let stream = parse(&source.text, Limits::default());
-            let (mut decls, mut ws) = (Vec::new(), Vec::new());
-            for doc in &stream.documents {
-                each_object(doc, &[], &mut |o| {
-                    decls.extend(node_decls(&o, &source));
-                    ws.extend(workloads(&o, &source));
-                });
-            }
-            let inv = Inventory::build(decls, &ws);
+        for (round, (yaml, inv, ws)) in generated(300).into_iter().enumerate() {
             for gate in [false, true] {
                 let settings = Settings {
                     comparison_operators: gate,

@@ -560,6 +560,13 @@ impl Inventory {
         self.by_key.get(key).map_or(&[], Vec::as_slice)
     }
 
+    /// The `i`-th taint with this key (in [`Inventory::taints_with_key`] order), with its pool.
+    pub fn taint_at(&self, key: &str, i: usize) -> Option<(&Pool, &PoolTaint)> {
+        let &(p, t) = self.taint_indices(key).get(i)?;
+        let pool = self.pools.get(p)?;
+        Some((&**pool, pool.taints.get(t)?))
+    }
+
     /// (pool, taint) indices of the taints with this key and value (built once for every key
     /// and value).
     pub fn taint_indices_with(&self, key: &str, value: &str) -> &[(usize, usize)] {
