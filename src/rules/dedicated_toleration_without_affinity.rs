@@ -284,25 +284,42 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                 .map(|x| format!("{}:{x}", x.len()))
                 .collect::<String>();
             let answer = ctx.eval.memo.get_or(META.name, fits, &key, || {
-                // Pools with a taint this toleration tolerates: only those with its key.
+                // Pools with a taint this toleration tolerates: only those with its key (and
+                // its value, for `Equal`); a pool's taints of one key are listed together.
                 let mut tainted: Vec<(usize, usize)> = Vec::new();
-                let mut is_tainted = std::collections::HashSet::new();
-                for &(p, _) in ctx.inventory.taint_indices(&t.key) {
-                    if is_tainted.contains(&p) {
+                let with_key = match &*t.operator {
+                    "" | "Equal" => ctx.inventory.taint_indices_with(&t.key, &t.value),
+                    _ => ctx.inventory.taint_indices(&t.key),
+                };
+                let mut last = None;
+                for &(p, _) in with_key {
+                    if last == Some(p) {
                         continue;
                     }
+                    last = Some(p);
                     if let Some(ti) = matching_taint(&pools[p], t, gate) {
                         tainted.push((p, ti));
-                        is_tainted.insert(p);
                     }
                 }
                 let &(dp, dt) = tainted.first()?;
                 let roots = TaintedRoots::of(tainted.iter().map(|&(q, _)| &*pools[q]));
+                let tainted_pools: std::collections::HashSet<usize> =
+                    tainted.iter().map(|(p, _)| *p).collect();
+                // The pools that admit the pod, in order: those of the classes that do.
+                let classes = fits.classes();
+                let mut admitting: Vec<usize> = fits
+                    .admitting_classes()
+                    .flat_map(|c| classes.members.get(c).into_iter().flatten())
+                    .map(|&p| p as usize)
+                    .collect();
+                admitting.sort_unstable();
                 // Each name once: same-named pools are alternatives.
+                let titles = ctx.inventory.titles();
                 let mut others: Vec<String> = Vec::new();
-                let mut named = std::collections::HashSet::new();
+                let mut named: std::collections::HashSet<u32> = std::collections::HashSet::new();
                 let mut other_pools: Vec<usize> = Vec::new();
-                for (p, pool) in pools.iter().enumerate() {
+                for p in admitting {
+                    let Some(pool) = pools.get(p) else { continue };
                     // A pool whose labels or taints are unknown (Terraform values known at
                     // plan time) admits the pod only maybe: no claim rests on it.
                     let known = !pool.any_label
@@ -311,11 +328,12 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                     // another cluster's (a repository of several tutorials, each its own
                     // `terraform apply`): no evidence of where this pod lands beside them.
                     let same_cluster = ctx.inventory.declared() || roots.admits(pool);
-                    if known && same_cluster && fits.admits(p) && !is_tainted.contains(&p) {
+                    if known && same_cluster && !tainted_pools.contains(&p) {
                         other_pools.push(p);
-                        let title = pool.title();
-                        if named.insert(title.clone()) {
-                            others.push(title);
+                        if let (Some(&id), Some(title)) = (titles.id.get(p), titles.text.get(p))
+                            && named.insert(id)
+                        {
+                            others.push(title.clone());
                         }
                     }
                 }
@@ -329,11 +347,12 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                 // Where the help sends the pod: the pools with the taint it can run on (each
                 // name once), or the first pool with the taint.
                 let mut there: Vec<String> = Vec::new();
-                let mut named = std::collections::HashSet::new();
+                let mut named: std::collections::HashSet<u32> = std::collections::HashSet::new();
                 for &p in &targets {
-                    let title = pools[p].title();
-                    if named.insert(title.clone()) {
-                        there.push(title);
+                    if let (Some(&id), Some(title)) = (titles.id.get(p), titles.text.get(p))
+                        && named.insert(id)
+                    {
+                        there.push(title.clone());
                     }
                 }
                 let there = match there.len() {

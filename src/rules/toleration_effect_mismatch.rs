@@ -33,8 +33,20 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             let mut loose = t.tol();
             loose.effect = "";
             let mut seen = std::collections::HashSet::new();
-            for (pool, pt) in ctx.inventory.taints_with_key(&t.key) {
-                if *pt.taint.effect == *t.effect || pt.startup || seen.contains(&pt.taint) {
+            // `Equal` matches its value only: the taints of that key and value.
+            let taints: Box<dyn Iterator<Item = (usize, usize)>> = match &*t.operator {
+                "" | "Equal" => Box::new(
+                    ctx.inventory
+                        .taint_indices_with(&t.key, &t.value)
+                        .iter()
+                        .copied(),
+                ),
+                _ => Box::new(ctx.inventory.taint_indices(&t.key).iter().copied()),
+            };
+            for (p, ti) in taints {
+                let pool = &*ctx.inventory.pools[p];
+                let pt = &pool.taints[ti];
+                if *pt.taint.effect == *t.effect || pt.startup {
                     continue;
                 }
                 let taint = pt.taint.taint_ref();
@@ -48,7 +60,9 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                 if other {
                     continue;
                 }
-                seen.insert(pt.taint.clone());
+                if !seen.insert(&pt.taint) {
+                    continue;
+                }
                 let consequence = match &*pt.taint.effect {
                     "NoExecute" => "the taint still keeps the pod off these nodes and evicts it",
                     "NoSchedule" => "the taint still keeps the pod off these nodes",
