@@ -25,6 +25,26 @@ pub fn render(outcome: &Outcome, chosen: &[usize], gate: bool) -> String {
     text
 }
 
+/// Which cluster the file `name` is judged in, and why, when the files define one (see
+/// `sources::clusters`); `None` when they define none (the pools are found ones, as ever).
+pub fn cluster_line(inventory: &Inventory, name: &str) -> Option<String> {
+    let def = inventory.cluster()?;
+    let stack = def.stack()?;
+    Some(if def.holds(name) {
+        format!(
+            "{}; {}; for the label keys all its pools set, they are the whole cluster",
+            def.describe(),
+            stack.why()
+        )
+    } else {
+        format!(
+            "none inferred: this file lies outside `{}/`, the folder of {}; the pools are judged as found in the linted files",
+            crate::util::text::escape(&stack.root),
+            def.describe()
+        )
+    })
+}
+
 /// The Terraform pools as evaluated: each with its labels and taints, where it comes from,
 /// and what is not known of it (and why).
 fn terraform_pools(outcome: &Outcome, s: &mut String) {
@@ -476,6 +496,9 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
     order.extend(0..pools.len());
     order.retain(|&p| titles.insert(pools[p].title()));
     let ok = order.iter().filter(|&&p| fits[p].is_empty()).count();
+    if let Some(line) = cluster_line(&outcome.inventory, &w.source.name) {
+        let _ = writeln!(s, "\nCluster: {line}");
+    }
     let _ = writeln!(s, "\nNode pools: {ok} of {} can run this pod", order.len());
     if let Some(m) = &miss
         && let Some(d) = crate::analysis::judgements::near_miss::describe(&outcome.inventory, w, m)

@@ -46,6 +46,18 @@ pub struct Inventory {
     /// Keys of taints some pool may have but does not show (see `UnknownTaints`), and whether
     /// a pool may have taints of any key.
     unknown_taint_keys: std::sync::OnceLock<(std::collections::HashSet<Arc<str>>, bool)>,
+    /// The cluster the files define, when every pool lies in it (see `sources::clusters`).
+    cluster: Option<super::clusters::ClusterDef>,
+    /// [`Inventory::owned_label`]'s answers, one per label key asked about.
+    owned: std::sync::Mutex<HashMap<String, Option<Arc<OwnedLabel>>>>,
+}
+
+/// A label key every pool of a defined cluster sets, with a known value (see
+/// [`Inventory::owned_label`]).
+#[derive(Debug)]
+pub struct OwnedLabel {
+    /// The distinct values, each with the first pool that has it, in pool order.
+    pub values: Vec<(Arc<str>, usize)>,
 }
 
 /// (pool, taint) indices by taint key, then value.
@@ -285,7 +297,66 @@ impl Inventory {
             key_words: std::sync::OnceLock::new(),
             value_words: std::sync::Mutex::new(HashMap::new()),
             unknown_taint_keys: std::sync::OnceLock::new(),
+            cluster: None,
+            owned: std::sync::Mutex::new(HashMap::new()),
         }
+    }
+
+    /// These pools are every pool of a cluster the files define.
+    pub fn set_cluster(&mut self, def: super::clusters::ClusterDef) {
+        self.cluster = Some(def);
+    }
+
+    /// The cluster the files define, when these pools are all of it (see
+    /// `sources::clusters`).
+    pub fn cluster(&self) -> Option<&super::clusters::ClusterDef> {
+        self.cluster.as_ref()
+    }
+
+    /// The cluster the files define, when the file `name` belongs to it: its workloads are
+    /// judged against these pools as the whole cluster for the keys they own.
+    pub fn cluster_of(&self, name: &str) -> Option<&super::clusters::ClusterDef> {
+        self.cluster.as_ref().filter(|c| c.holds(name))
+    }
+
+    /// A label key the pools *own*: every pool sets it itself, to a known value (a pool whose
+    /// value is not known — a Terraform value, a template's well-known label — or that may
+    /// carry any label keeps the key open). Worked out once per key.
+    pub fn owned_label(&self, key: &str) -> Option<Arc<OwnedLabel>> {
+        let mut cache = self
+            .owned
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(answer) = cache.get(key) {
+            return answer.clone();
+        }
+        let mut values: Vec<(Arc<str>, usize)> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut owned = !self.pools.is_empty();
+        for (p, pool) in self.pools.iter().enumerate() {
+            let Some(label) = pool.label_ref(key) else {
+                owned = false;
+                break;
+            };
+            let Some(vs) = label.values() else {
+                owned = false;
+                break;
+            };
+            let mut any = false;
+            for v in vs {
+                any = true;
+                if seen.insert(v.to_string()) {
+                    values.push((Arc::from(v), p));
+                }
+            }
+            if !any {
+                owned = false;
+                break;
+            }
+        }
+        let answer = owned.then(|| Arc::new(OwnedLabel { values }));
+        cache.insert(key.to_string(), answer.clone());
+        answer
     }
 
     /// Where the stored places of the pools are to be read back from.
