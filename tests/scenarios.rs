@@ -27,6 +27,9 @@ const SCENARIOS: &[&str] = &[
     "cluster-eks-owned",
     "cluster-eksctl-apps",
     "cluster-folders",
+    "cluster-inventory-merge",
+    "cluster-inventory-terraform",
+    "cluster-merge-unknown",
     "clusters",
     "comparison-operators",
     "cordoned",
@@ -175,6 +178,31 @@ fn a_defined_cluster_judges_the_keys_its_pools_own() {
         billing,
         ["testdata/scenarios/cluster-folders/clusters/prod/apps.yaml"]
     );
+}
+
+/// Unknown is local: `merge(local.groups, var.extra)` keeps the known groups with their labels
+/// and taints, and the `[*]` pool for what the variable may add absorbs no judgement of a key
+/// the shown groups own, found in the tree or given with `--inventory`.
+#[test]
+fn a_merge_with_an_unknown_part_keeps_the_known_groups() {
+    for (scenario, severity) in [
+        ("cluster-merge-unknown", "warning"),
+        ("cluster-inventory-merge", "error"),
+    ] {
+        let all = findings(&run(scenario).1);
+        let renamed = about(&all, "unschedulable-workload", "renamed");
+        assert_eq!(renamed.len(), 1, "{scenario}: {all:#?}");
+        assert_eq!(renamed[0]["severity"], severity);
+        assert_eq!(
+            about(&all, "toleration-matches-no-taint", "stale-toleration").len(),
+            1,
+            "{scenario}: {all:#?}"
+        );
+        assert!(
+            all.iter().all(|f| f["object"]["name"] != "spark-ok"),
+            "{scenario}: {all:#?}"
+        );
+    }
 }
 
 #[test]

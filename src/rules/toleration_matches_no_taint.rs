@@ -55,17 +55,21 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                     let unknown = ctx.inventory.may_have_unknown_taint(&t.key);
                     if unknown { None } else { lookup(ctx, t, gate) }
                 });
+            // A declared inventory whose only unknown taints are those of groups the files
+            // do not show (`Pool::stands_for_unknown_groups`) proves the key absent too.
+            let declared_absent = ctx.inventory.closed()
+                && ctx.inventory.may_have_unknown_taint(&t.key);
             let absent = answer.is_none()
-                && !ctx.inventory.closed()
                 && !ctx.inventory.has_taint_key(&t.key)
-                && !ctx.inventory.may_have_unknown_taint(&t.key)
-                && *lands.get_or_insert_with(|| {
+                && !ctx.inventory.shown_may_have_unknown_taint(&t.key)
+                && (declared_absent
+                    || !ctx.inventory.closed() && *lands.get_or_insert_with(|| {
                     // The file decides the cluster; the signature (the memo's key) the rest.
                     ctx.inventory.cluster_of(&w.source.name).is_some()
                         && ctx.eval.memo.get_or(META.name, fits, "lands", || {
                             evidence::lands_on_cluster(ctx.inventory, w, fits)
                         })
-                });
+                }));
             let cluster = ctx.inventory.cluster().filter(|_| absent);
             let Some(nearest) = answer.or(absent.then_some(None)) else {
                 continue;

@@ -31,8 +31,19 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
     }
     for (w, fits) in ctx.workloads.iter().zip(&ctx.eval.fits) {
         // Pods bound with nodeName bypass the scheduler (see the nodename rules).
-        if w.node_name.is_some() || fits.any() {
+        if w.node_name.is_some() {
             continue;
+        }
+        // Admitted only by pools that stand for groups the files do not show: in a cluster
+        // the files define, what the shown pools prove about owned keys still holds.
+        let mut only_unknown = false;
+        if fits.any() {
+            only_unknown = (ctx.inventory.closed()
+                || ctx.inventory.cluster_of(&w.source.name).is_some())
+                && evidence::only_unknown_groups_admit(ctx.inventory, fits);
+            if !only_unknown {
+                continue;
+            }
         }
         // Pools merely found in the tree judge only a pod whose selection aims at them
         // (`analysis::judgements::evidence`): one meant for nodes described elsewhere (a GKE label, a
@@ -40,7 +51,14 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         // In a cluster the files define, a value of a label key its pools own that none of
         // them has is evidence too (`evidence::owned_miss`).
         let mut owned = None;
-        let label_miss = if ctx.inventory.closed() {
+        let label_miss = if only_unknown {
+            // Only what the shown pools own is evidence against such a pool.
+            match evidence::owned_miss(ctx.inventory, w) {
+                Some(m) => owned = Some(m),
+                None => continue,
+            }
+            None
+        } else if ctx.inventory.closed() {
             None
         } else {
             match ctx
@@ -112,7 +130,9 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             },
             // A pod whose selector picks a pool found here is meant for that pool, not for
             // one made elsewhere.
-            if ctx.inventory.declared()
+            if only_unknown {
+                unknown_groups_note(ctx.inventory)
+            } else if ctx.inventory.declared()
                 || label_miss.is_some()
                 || owned.is_some()
                 || miss.as_ref().is_some_and(|(_, m)| m.selected)
@@ -155,6 +175,20 @@ fn admitted_selector(w: &crate::analysis::types::Workload) -> String {
         "; after admission its nodeSelector is {{{}}} ({})",
         sel.join(", "),
         plugins.join(", ")
+    )
+}
+
+/// `; …[*] may add groups the files do not show: …`, for a pod only such pools admit.
+fn unknown_groups_note(inventory: &Inventory) -> String {
+    let names: Vec<String> = inventory
+        .pools
+        .iter()
+        .filter(|p| p.stands_for_unknown_groups())
+        .map(|p| p.title())
+        .collect();
+    format!(
+        "; {} may add groups the files do not show (values from outside them): they may not exist and are not counted",
+        names.join(", ")
     )
 }
 

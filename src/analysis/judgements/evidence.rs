@@ -202,11 +202,14 @@ pub struct OwnedMiss {
 }
 
 /// The first requirement of the pod (its nodeSelector, then a single required term's `In`
-/// expressions) on a label key the defined cluster's pools own that none of their values
-/// satisfies; `None` outside a defined cluster, for a pod pinned to a dedicated pool made
+/// expressions) on a label key the defined cluster's pools (or a declared inventory's) own
+/// that none of their values satisfies; `None` outside a defined cluster, for a pod pinned to a dedicated pool made
 /// elsewhere (see the module's text), or when every owned key is satisfied.
 pub fn owned_miss(inventory: &Inventory, w: &Workload) -> Option<OwnedMiss> {
-    inventory.cluster_of(&w.source.name)?;
+    // A declared inventory is the whole cluster too.
+    if !inventory.closed() {
+        inventory.cluster_of(&w.source.name)?;
+    }
     if tolerates_absent_taint(inventory, w) {
         return None;
     }
@@ -259,8 +262,28 @@ fn tolerates_absent_taint(inventory: &Inventory, w: &Workload) -> bool {
         !t.key.is_empty()
             && !is_well_known_key(&t.key)
             && !inventory.has_taint_key(&t.key)
-            && !inventory.may_have_unknown_taint(&t.key)
+            && !inventory.shown_may_have_unknown_taint(&t.key)
     })
+}
+
+/// Do only pools that stand for groups the files do not show admit the workload
+/// (`Pool::stands_for_unknown_groups`)? Then, in a cluster the files define, what the shown
+/// pools prove still holds: such a pool may not exist, and absorbs no judgement.
+pub fn only_unknown_groups_admit(inventory: &Inventory, fits: &Verdicts) -> bool {
+    let classes = fits.classes();
+    let mut any = false;
+    for c in fits.admitting_classes() {
+        any = true;
+        let unknown = classes
+            .reps
+            .get(c)
+            .and_then(|&p| inventory.pools.get(p))
+            .is_some_and(|p| p.stands_for_unknown_groups());
+        if !unknown {
+            return false;
+        }
+    }
+    any
 }
 
 /// Does the pod land on the defined cluster's pools (see the module's text): it belongs to

@@ -46,6 +46,8 @@ pub struct Inventory {
     /// Keys of taints some pool may have but does not show (see `UnknownTaints`), and whether
     /// a pool may have taints of any key.
     unknown_taint_keys: std::sync::OnceLock<(std::collections::HashSet<Arc<str>>, bool)>,
+    /// [`Inventory::shown_may_have_unknown_taint`]'s keys, worked out once.
+    shown_unknown_taint_keys: std::sync::OnceLock<(std::collections::HashSet<Arc<str>>, bool)>,
     /// The cluster the files define, when every pool lies in it (see `sources::clusters`).
     cluster: Option<super::clusters::ClusterDef>,
     /// [`Inventory::owned_label`]'s answers, one per label key asked about.
@@ -297,6 +299,7 @@ impl Inventory {
             key_words: std::sync::OnceLock::new(),
             value_words: std::sync::Mutex::new(HashMap::new()),
             unknown_taint_keys: std::sync::OnceLock::new(),
+            shown_unknown_taint_keys: std::sync::OnceLock::new(),
             cluster: None,
             owned: std::sync::Mutex::new(HashMap::new()),
         }
@@ -332,8 +335,13 @@ impl Inventory {
         }
         let mut values: Vec<(Arc<str>, usize)> = Vec::new();
         let mut seen = std::collections::HashSet::new();
-        let mut owned = !self.pools.is_empty();
+        let mut owned = false;
         for (p, pool) in self.pools.iter().enumerate() {
+            // Groups the files do not show prove nothing either way (unknown is local).
+            if pool.stands_for_unknown_groups() {
+                continue;
+            }
+            owned = true;
             let Some(label) = pool.label_ref(key) else {
                 owned = false;
                 break;
@@ -354,6 +362,7 @@ impl Inventory {
                 break;
             }
         }
+        let owned = owned && !values.is_empty();
         let answer = owned.then(|| Arc::new(OwnedLabel { values }));
         cache.insert(key.to_string(), answer.clone());
         answer
@@ -483,6 +492,25 @@ impl Inventory {
                 }
             }
         })
+    }
+
+    /// [`Inventory::may_have_unknown_taint`] of the pools the files show, leaving out those
+    /// that stand for groups the files do not show (`Pool::stands_for_unknown_groups`): what a
+    /// cluster the files define proves about taint keys (see `analysis::judgements::evidence`).
+    pub fn shown_may_have_unknown_taint(&self, key: &str) -> bool {
+        let (keys, any) = self.shown_unknown_taint_keys.get_or_init(|| {
+            let mut keys = std::collections::HashSet::new();
+            let mut any = false;
+            for p in self.pools.iter().filter(|p| !p.stands_for_unknown_groups()) {
+                match &p.unknown_taints {
+                    UnknownTaints::None => {}
+                    UnknownTaints::Keys(k) => keys.extend(k.iter().cloned()),
+                    UnknownTaints::Any => any = true,
+                }
+            }
+            (keys, any)
+        });
+        *any || keys.contains(key)
     }
 
     /// May some pool have a taint with this key that it does not show (a Terraform value or
