@@ -612,7 +612,7 @@ pub fn finish_spilled(
     let store = Arc::new(store);
     drop(label_sets);
     nodes.sort_by_key(|(i, _, _)| *i);
-    let definition = inferred_cluster(&nodes, &homes, anchors, opts.clusters.len());
+    let (stacks, definition) = inferred_cluster(&nodes, &homes, anchors, opts.clusters.len());
     // Each cluster's declarations, in input order: its own files', then those given for every
     // cluster (`--inventory`, the config's pools). A configured cluster is declared by its
     // entry in the config.
@@ -648,10 +648,12 @@ pub fn finish_spilled(
             }
             declared += decls.len();
             let mut inventory = Inventory::build_for(decls, &relevant);
-            if s == opts.clusters.len()
-                && let Some(def) = &definition
-            {
-                inventory.set_cluster(def.clone());
+            if s == opts.clusters.len() {
+                if let Some(def) = &definition {
+                    inventory.set_cluster(def.clone());
+                } else if let Some(stacks) = &stacks {
+                    inventory.set_stacks(Arc::clone(stacks));
+                }
             }
             inventory.set_places(Box::new(StoredSources {
                 store: Arc::clone(&store),
@@ -811,13 +813,18 @@ fn inferred_cluster(
     homes: &std::collections::HashMap<usize, Arc<str>>,
     anchors: Vec<crate::analysis::sources::clusters::Anchor>,
     default: usize,
-) -> Option<crate::analysis::sources::clusters::ClusterDef> {
+) -> (
+    Option<Arc<crate::analysis::sources::clusters::Stacks>>,
+    Option<crate::analysis::sources::clusters::ClusterDef>,
+) {
     use crate::analysis::sources::clusters::{ClusterDef, Stacks};
     if anchors.is_empty() {
-        return None;
+        return (None, None);
     }
-    let stacks = Stacks::infer(anchors);
-    let mut stack = None;
+    let stacks = Arc::new(Stacks::infer(anchors));
+    // The one stack every found pool lies in; `None` when some lies in none, or they lie in
+    // several.
+    let mut one: Option<Option<usize>> = None;
     for (index, scope, n) in nodes {
         if *scope != Some(default) || n.declared {
             continue;
@@ -826,18 +833,21 @@ fn inferred_cluster(
             Some(p) => ClusterDef::home(&p.root),
             None => homes.get(index).map_or("", |h| &**h),
         };
-        let here = stacks.of_dir(home)?;
-        if stack.is_some_and(|s| s != here) {
-            return None;
+        let here = stacks.of_dir(home);
+        match one {
+            None => one = Some(here),
+            Some(s) if s != here => one = Some(None),
+            Some(_) => {}
         }
-        stack = Some(here);
     }
-    let stack = stack?;
-    stacks.get(stack)?.anchor()?;
-    Some(ClusterDef {
-        stacks: Arc::new(stacks),
-        stack,
-    })
+    let def = one
+        .flatten()
+        .filter(|&s| stacks.get(s).and_then(|st| st.anchor()).is_some())
+        .map(|stack| ClusterDef {
+            stacks: Arc::clone(&stacks),
+            stack,
+        });
+    (Some(stacks), def)
 }
 
 /// A cross-reference against pools merely found among the linted files is not sure enough to

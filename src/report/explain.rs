@@ -28,7 +28,28 @@ pub fn render(outcome: &Outcome, chosen: &[usize], gate: bool) -> String {
 /// Which cluster the file `name` is judged in, and why, when the files define one (see
 /// `sources::clusters`); `None` when they define none (the pools are found ones, as ever).
 pub fn cluster_line(inventory: &Inventory, name: &str) -> Option<String> {
-    let def = inventory.cluster()?;
+    let Some(def) = inventory.cluster() else {
+        let stacks = inventory.stacks()?;
+        let names: Vec<String> = stacks
+            .stacks
+            .iter()
+            .map(|s| format!("`{}`", crate::util::text::escape(&s.name())))
+            .collect();
+        let this = match stacks.of(name).and_then(|i| stacks.get(i)) {
+            Some(s) => format!(
+                "this file lies in `{}`'s ({})",
+                crate::util::text::escape(&s.name()),
+                s.why()
+            ),
+            None => "this file lies in none of them".to_string(),
+        };
+        return Some(format!(
+            "none inferred: the files define {} cluster{} ({}) and {this}; the found pools do not all lie in one, so they are judged together as found in the linted files",
+            names.len(),
+            if names.len() == 1 { "" } else { "s" },
+            names.join(", ")
+        ));
+    };
     let stack = def.stack()?;
     Some(if def.holds(name) {
         format!(

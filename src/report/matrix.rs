@@ -287,7 +287,18 @@ fn table(o: &Outcome, kueue: Option<&[String]>) -> String {
 /// are named. Empty when the files define none.
 fn clusters_note(o: &Outcome) -> String {
     let Some(def) = o.inventory.cluster() else {
-        return String::new();
+        let Some(stacks) = o.inventory.stacks() else {
+            return String::new();
+        };
+        let names: Vec<String> = stacks
+            .stacks
+            .iter()
+            .map(|s| format!("`{}` ({})", crate::util::text::escape(&s.name()), s.why()))
+            .collect();
+        return format!(
+            "\nClusters: the files define {}; the pools above do not all lie in one, so they are judged together as found in the linted files.\n",
+            names.join("; ")
+        );
     };
     let mut s = format!(
         "\nCluster: {}; every pool above is its pool.\n",

@@ -50,6 +50,9 @@ pub struct Inventory {
     shown_unknown_taint_keys: std::sync::OnceLock<(std::collections::HashSet<Arc<str>>, bool)>,
     /// The cluster the files define, when every pool lies in it (see `sources::clusters`).
     cluster: Option<super::clusters::ClusterDef>,
+    /// The clusters the files define, when their pools are not all in one (see
+    /// [`Inventory::stacks`]).
+    stacks: Option<Arc<super::clusters::Stacks>>,
     /// [`Inventory::owned_label`]'s answers, one per label key asked about.
     owned: std::sync::Mutex<HashMap<String, Option<Arc<OwnedLabel>>>>,
 }
@@ -301,6 +304,7 @@ impl Inventory {
             unknown_taint_keys: std::sync::OnceLock::new(),
             shown_unknown_taint_keys: std::sync::OnceLock::new(),
             cluster: None,
+            stacks: None,
             owned: std::sync::Mutex::new(HashMap::new()),
         }
     }
@@ -308,6 +312,18 @@ impl Inventory {
     /// These pools are every pool of a cluster the files define.
     pub fn set_cluster(&mut self, def: super::clusters::ClusterDef) {
         self.cluster = Some(def);
+    }
+
+    /// The clusters the files define when the pools are not all of one of them: shown by
+    /// `explain` and `matrix`, not judged with (one inventory per inferred cluster is not
+    /// built).
+    pub fn set_stacks(&mut self, stacks: Arc<super::clusters::Stacks>) {
+        self.stacks = Some(stacks);
+    }
+
+    /// See [`Inventory::set_stacks`].
+    pub fn stacks(&self) -> Option<&super::clusters::Stacks> {
+        self.stacks.as_deref()
     }
 
     /// The cluster the files define, when these pools are all of it (see
