@@ -279,8 +279,11 @@ pub(super) fn evaluate(inputs: Vec<TfInput>, opts: &LintOptions) -> (Vec<TfPool>
             return (Vec::new(), Vec::new(), false);
         };
         let outcome = crate::analysis::sources::terraform::evaluate_root(dir, &mut loader);
+        // Only the default cluster's files infer clusters (`clusters:` in the config wins).
         let creates = !g.fixture()
-            && g.inputs.iter().all(|i| !i.inventory_only)
+            && g.inputs
+                .iter()
+                .all(|i| !i.inventory_only && i.cluster == Some(opts.clusters.len()))
             && (creating.contains(g.dir.as_str())
                 || outcome.dirs.iter().any(|d| creating.contains(d.as_str())));
         let Some(first) = g.inputs.iter().min_by_key(|i| i.index) else {
