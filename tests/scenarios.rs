@@ -30,6 +30,9 @@ const SCENARIOS: &[&str] = &[
     "cluster-inventory-merge",
     "cluster-inventory-terraform",
     "cluster-merge-unknown",
+    "cluster-split-eksctl",
+    "cluster-split-folders",
+    "cluster-split-terraform",
     "clusters",
     "comparison-operators",
     "cordoned",
@@ -177,6 +180,102 @@ fn a_defined_cluster_judges_the_keys_its_pools_own() {
     assert_eq!(
         billing,
         ["testdata/scenarios/cluster-folders/clusters/prod/apps.yaml"]
+    );
+}
+
+/// Several clusters inferred in one repository (two Terraform roots, two eksctl configs,
+/// `clusters/a` and `clusters/b`): each judges its own workloads against its own pools, and no
+/// message names a pool, a label value or a taint of another.
+#[test]
+fn each_inferred_cluster_is_judged_alone() {
+    let foreign: &[(&str, &[&str])] = &[
+        (
+            "cluster-split-terraform",
+            &[
+                "ml/",
+                "spark/",
+                "executors",
+                "gpu",
+                "aws_eks_node_group",
+                "eks_managed",
+            ],
+        ),
+        (
+            "cluster-split-eksctl",
+            &["shop/", "batch/", "web", "checkout", "workers"],
+        ),
+        (
+            "cluster-split-folders",
+            &["clusters/a", "clusters/b", "a-", "b-"],
+        ),
+    ];
+    for (scenario, _) in foreign {
+        let all = findings(&run(scenario).1);
+        assert!(!all.is_empty(), "{scenario}");
+        for f in &all {
+            let file = f["file"].as_str().unwrap();
+            // The stack the finding's file lies in, and the other stacks' marks.
+            let (own, other): (&str, &[&str]) = match *scenario {
+                "cluster-split-terraform" if file.contains("/spark/") => (
+                    "spark",
+                    &["/ml/", "aws_eks_node_group", "`system`", "`gpu` ("],
+                ),
+                "cluster-split-terraform" => (
+                    "ml",
+                    &[
+                        "/spark/",
+                        "eks_managed_node_groups",
+                        "`core`",
+                        "SparkExecutors` (",
+                    ],
+                ),
+                "cluster-split-eksctl" if file.contains("/shop/") => {
+                    ("shop", &["/batch/", "`workers`"])
+                }
+                "cluster-split-eksctl" => {
+                    ("batch", &["/shop/", "managedNodeGroup `web`", "`checkout`"])
+                }
+                _ if file.contains("/clusters/a/") => ("a", &["clusters/b", "b-"]),
+                _ => ("b", &["clusters/a", "a-general", "a-db"]),
+            };
+            let text = f.to_string();
+            for mark in other {
+                assert!(
+                    !text.contains(mark),
+                    "{scenario}: a finding of {own} names {mark}: {f:#}"
+                );
+            }
+        }
+    }
+    let all = findings(&run("cluster-split-terraform").1);
+    assert_eq!(
+        about(&all, "unschedulable-workload", "spark-wrong-group").len(),
+        1
+    );
+    assert_eq!(
+        about(&all, "unschedulable-workload", "ml-wrong-group").len(),
+        1
+    );
+    assert_eq!(
+        about(&all, "toleration-matches-no-taint", "ml-stale-toleration").len(),
+        1
+    );
+    for quiet in ["spark-ok", "ml-ok"] {
+        assert!(all.iter().all(|f| f["object"]["name"] != quiet), "{quiet}");
+    }
+    let all = findings(&run("cluster-split-eksctl").1);
+    let loose = about(&all, "dedicated-toleration-without-affinity", "shop-loose");
+    assert_eq!(loose.len(), 1, "{all:#?}");
+    assert!(message(loose[0]).contains("`web`"));
+    assert_eq!(about(&all, "daemonset-misses-pools", "shop-agent").len(), 1);
+    assert_eq!(
+        about(&all, "unschedulable-workload", "batch-wrong-role").len(),
+        1
+    );
+    let all = findings(&run("cluster-split-folders").1);
+    assert_eq!(
+        about(&all, "toleration-matches-no-taint", "b-stale").len(),
+        1
     );
 }
 

@@ -249,6 +249,13 @@ impl Stacks {
     pub fn is_empty(&self) -> bool {
         self.stacks.is_empty()
     }
+
+    /// Are the files split into clusters judged alone? When there are several stacks and one
+    /// anchor alone defines at least one of them: each such stack is a cluster of its own, and
+    /// the files and found pools in none of them are judged together (`engine::Placement`).
+    pub fn split(&self) -> bool {
+        self.stacks.len() > 1 && self.stacks.iter().any(|s| s.anchor().is_some())
+    }
 }
 
 #[cfg(test)]
