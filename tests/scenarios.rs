@@ -276,7 +276,45 @@ fn each_inferred_cluster_is_judged_alone() {
     assert_eq!(
         about(&all, "toleration-matches-no-taint", "b-stale").len(),
         1
+    ); // `explain` explains a workload in its own cluster, and says which.
+    let explained = taintlint(&[
+        "explain",
+        "testdata/scenarios/cluster-split-terraform",
+        "--isolated",
+        "--workload",
+        "Job/spark-wrong-group",
+    ])
+    .run();
+    let text = &explained.stdout;
+    assert!(
+        text.contains("Cluster: the cluster the Terraform root `testdata/scenarios/cluster-split-terraform/spark/terraform` creates"),
+        "{text}"
     );
+    assert!(
+        text.contains("Node pools: 0 of 2 can run this pod"),
+        "{text}"
+    );
+    assert!(!text.contains("ml/terraform"), "{text}");
+    // `matrix` draws one matrix per cluster, each with its own pools and workloads only.
+    let drawn = taintlint(&[
+        "matrix",
+        "testdata/scenarios/cluster-split-eksctl",
+        "--isolated",
+        "--format",
+        "json",
+    ])
+    .run();
+    let doc: Value = serde_json::from_str(&drawn.stdout).unwrap();
+    let clusters = doc["clusters"].as_array().unwrap();
+    assert_eq!(clusters.len(), 2, "{doc:#}");
+    for c in clusters {
+        let pools = c["pools"].to_string();
+        let workloads = c["workloads"].to_string();
+        let shop = pools.contains("web");
+        assert_eq!(shop, !pools.contains("workers"), "{c:#}");
+        assert_eq!(shop, workloads.contains("shop-agent"), "{c:#}");
+        assert_eq!(!shop, workloads.contains("batch-ok"), "{c:#}");
+    }
 }
 
 /// Unknown is local: `merge(local.groups, var.extra)` keeps the known groups with their labels
