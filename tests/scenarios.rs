@@ -276,7 +276,8 @@ fn each_inferred_cluster_is_judged_alone() {
     assert_eq!(
         about(&all, "toleration-matches-no-taint", "b-stale").len(),
         1
-    ); // `explain` explains a workload in its own cluster, and says which.
+    );
+    // `explain` explains a workload in its own cluster, and says which.
     let explained = taintlint(&[
         "explain",
         "testdata/scenarios/cluster-split-terraform",
