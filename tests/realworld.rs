@@ -136,8 +136,7 @@ fn judged_findings_stay_judged() {
 
 /// `../shared/realworld`, where CI has it beside the checkout; `None` in a bare clone.
 fn whole_trees() -> Option<std::path::PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/realworld");
-    dir.join("SOURCES.md").is_file().then_some(dir)
+    common::realworld_trees()
 }
 
 /// Twenty whole repositories, each linted at its root as a user runs the tool

@@ -383,7 +383,12 @@ fn lint_fast(
     let text = &source.text;
     // The alias budget is the file's: what each document spends is gone for the next.
     let mut limits = opts.limits;
-    for range in load::prescan::split_documents(text) {
+    for piece in load::kubectl::Pieces::new(text) {
+        // kubectl's own refusals (a separator line, a `...` first) end the stream there.
+        let range = match piece {
+            Ok(range) => range,
+            Err(err) => return End::Error(err),
+        };
         let doc = &text[range.clone()];
         let plan = load::prescan::classify(doc, limits, |kind| {
             opts.settings.workload_kinds.iter().any(|k| k.kind == kind)
@@ -406,7 +411,7 @@ fn lint_fast(
             load::prescan::Prescan::Parse => None,
             _ => load::fast_yaml::parse_at(doc, range.start, limits),
         };
-        let stream = built.unwrap_or_else(|| load::yaml::parse_at(doc, range.start, limits));
+        let stream = built.unwrap_or_else(|| load::yaml::parse_chunk(doc, range.start, limits));
         if templated && stream.documents.iter().any(|d| d.has_complex_key) {
             return End::Template;
         }
@@ -479,7 +484,13 @@ fn lint_document(
     opts: &LintOptions,
     report: &mut FileReport,
 ) {
-    if doc.root.is_none() {
+    // kubectl skips an empty document, and one that is `null` (cli-runtime's `StreamVisitor`:
+    // a `null` object is no object): neither counts.
+    if doc
+        .root
+        .as_ref()
+        .is_none_or(load::yaml::Node::is_null_document)
+    {
         return;
     }
     report.documents += 1;

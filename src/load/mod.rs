@@ -5,6 +5,7 @@
 pub mod codec;
 pub mod fast_yaml;
 mod goyaml;
+pub mod kubectl;
 pub mod lines;
 pub mod prescan;
 pub mod source;

@@ -51,8 +51,9 @@ pub fn is_skippable_kind(kind: &str, group: &str) -> bool {
     SKIPPABLE.iter().any(|(k, g)| *k == kind && *g == group)
 }
 
-/// Byte ranges of the documents of a YAML stream, split at `---` lines (and after `...`).
-/// The markers themselves belong to the document they open.
+/// Byte ranges of the documents of a YAML stream, split at `---` lines as kubectl splits
+/// them (apimachinery's `YAMLReader`). The markers themselves belong to the document they
+/// open.
 pub fn split_documents(text: &str) -> Vec<Range<usize>> {
     let bytes = text.as_bytes();
     let mut out = Vec::new();
@@ -63,10 +64,9 @@ pub fn split_documents(text: &str) -> Vec<Range<usize>> {
     while line < bytes.len() {
         let end = memchr::memchr(b'\n', &bytes[line..]).map_or(bytes.len(), |i| line + i + 1);
         let l = &bytes[line..end];
-        // A marker is `---` followed by a YAML blank (space, tab, line break) or the end.
-        let is_marker = l.starts_with(b"---")
-            && l.get(3)
-                .is_none_or(|c| matches!(c, b' ' | b'\t' | b'\r' | b'\n'));
+        // A marker is any line that starts with `---`, as kubectl's `YAMLReader` cuts
+        // (`super::kubectl`: one followed by more than a comment is its error).
+        let is_marker = super::kubectl::is_separator(l);
         // `---` opens a new document unless only comments came before it; two markers in a
         // row hold an empty document, as the parser sees it.
         if is_marker && (saw_content || saw_marker) {
