@@ -47,15 +47,16 @@ struct Verdict {
     documents: usize,
     /// Why the file could not be read.
     error: Option<String>,
-    /// taintlint took it for an unrendered template: it reports that and nothing else, so
-    /// there is no count of the documents before the template breaks the YAML to compare.
-    template: bool,
+    /// No count of the documents read before the error to compare: taintlint took the file
+    /// for an unrendered template (it reports that and nothing else), or it reports a value
+    /// kubectl cannot decode and lints the documents after it.
+    uncounted: bool,
 }
 
 impl Verdict {
     fn agrees(&self, other: &Verdict) -> bool {
         self.error.is_some() == other.error.is_some()
-            && (self.documents == other.documents || self.template || other.template)
+            && (self.documents == other.documents || self.uncounted || other.uncounted)
     }
 
     fn show(&self) -> String {
@@ -238,15 +239,32 @@ fn taintlint_verdicts(files: &[PathBuf], version: &str) -> BTreeMap<PathBuf, Ver
         let report = lint_one(Input::Entry(Entry::File(f.clone())), opts);
         let template =
             |x: &Finding| x.rule == "template-not-rendered" && x.message.contains("not YAML");
+        // A file kubectl decodes although it is not UTF-8 is linted as kubectl decodes it.
+        let decoded = |x: &Finding| {
+            x.rule == "invalid-encoding"
+                && x.help
+                    .as_deref()
+                    .is_some_and(|h| h.contains("kubectl reads"))
+        };
+        // A value go-yaml cannot turn into JSON (`.inf`, a tag that does not fit): kubectl
+        // stops there; taintlint reports it and goes on with the documents after it.
+        let undecodable = |x: &Finding| {
+            x.rule == "yaml-type-mismatch" && x.message.contains("fails before sending anything")
+        };
         let error = report
             .findings
             .iter()
-            .find(|x| UNREADABLE.contains(&x.rule) || template(x))
+            .find(|x| {
+                (UNREADABLE.contains(&x.rule) && !decoded(x)) || template(x) || undecodable(x)
+            })
             .map(|x| format!("{}: {}", x.rule, x.message));
         Verdict {
             documents: report.documents,
             error,
-            template: report.findings.iter().any(template),
+            uncounted: report
+                .findings
+                .iter()
+                .any(|x| template(x) || undecodable(x)),
         }
     });
     files.iter().cloned().zip(verdicts).collect()

@@ -12,6 +12,7 @@ use crate::load::yaml::LoadError;
 use crate::load::{self, ReadFailure, SourceFile, Span};
 use crate::model;
 use crate::rules::{self, Ctx};
+use crate::util::text::floor_char;
 
 use super::options::{Input, LintOptions};
 
@@ -78,24 +79,96 @@ fn lint_input(input: Input, opts: &LintOptions) -> FileReport {
         Input::Text { text, .. } => text,
     };
     let on_disk = matches!(kind, InputKind::Disk);
-    match text {
-        Ok(text) => {
-            let source = SourceFile::new(name, text);
-            let mut report = if super::terraform::is_terraform(&source.name) {
-                super::terraform::lint(&source, opts)
-            } else {
-                match super::templates::template_extension(&source.name) {
-                    Some(ext) => super::templates::by_name(&source, ext, opts),
-                    None => lint_source(&source, opts),
-                }
-            };
-            if on_disk && !opts.keep_sources {
-                report.make_lite(&source);
-            }
-            report.shrink();
-            report
+    let (text, encoding) = match text {
+        Ok(text) => (text, None),
+        Err(failure) => match decoded_as_kubectl(&name, failure) {
+            Ok((text, note)) => (text, Some(note)),
+            Err(failure) => return read_failure(&name, failure, opts),
+        },
+    };
+    let source = SourceFile::new(name, text);
+    let mut report = if super::terraform::is_terraform(&source.name) {
+        super::terraform::lint(&source, opts)
+    } else {
+        match super::templates::template_extension(&source.name) {
+            Some(ext) => super::templates::by_name(&source, ext, opts),
+            None => lint_source(&source, opts),
         }
-        Err(failure) => read_failure(&name, failure, opts),
+    };
+    if let Some(note) = encoding {
+        // The text linted is not the file's bytes: no fix may be written back from it.
+        for f in &mut report.findings {
+            f.fix = None;
+        }
+        if opts.rules.is_enabled(rules::INVALID_ENCODING.name) {
+            report.findings.insert(0, note.finding(&source));
+        }
+    }
+    if on_disk && !opts.keep_sources {
+        report.make_lite(&source);
+    }
+    report.shrink();
+    report
+}
+
+/// A file that is not UTF-8 and that kubectl reads all the same, with its text as kubectl
+/// reads it: UTF-16 with a byte order mark, and UTF-8 with invalid bytes, which kubectl's
+/// decoder replaces with U+FFFD (cli-runtime's `FileVisitor`:
+/// `unicode.BOMOverride(unicode.UTF8.NewDecoder())`). Not a Terraform file (Terraform reads
+/// UTF-8 only), nor a text with a NUL (go-yaml and `encoding/json` refuse it): `Err` keeps
+/// the failure.
+fn decoded_as_kubectl(
+    name: &str,
+    failure: ReadFailure,
+) -> Result<(String, EncodingNote), ReadFailure> {
+    if super::terraform::is_terraform(name) {
+        return Err(failure);
+    }
+    match failure {
+        ReadFailure::Utf16 { utf, text } => Ok((text, EncodingNote::Utf16(utf))),
+        ReadFailure::InvalidUtf8 { offset, lossy } if !lossy.contains('\0') => {
+            Ok((lossy, EncodingNote::InvalidUtf8(offset)))
+        }
+        other => Err(other),
+    }
+}
+
+/// The `invalid-encoding` finding of a file linted as kubectl decodes it.
+enum EncodingNote {
+    Utf16(load::Utf),
+    /// The offset of the first invalid byte (the same in the decoded text).
+    InvalidUtf8(usize),
+}
+
+impl EncodingNote {
+    fn finding(&self, source: &Arc<SourceFile>) -> Finding {
+        let meta = &rules::INVALID_ENCODING;
+        let one_char = |at: usize| {
+            let end = source
+                .text
+                .get(at..)
+                .and_then(|t| t.chars().next())
+                .map_or(at, |c| at + c.len_utf8());
+            Span::new(at, end)
+        };
+        match self {
+            EncodingNote::Utf16(utf) => meta
+                .finding_at(
+                    Severity::Warning,
+                    format!(
+                        "file is {} encoded (with a byte order mark), not UTF-8",
+                        utf.family()
+                    ),
+                )
+                .primary(one_char(0), "here")
+                .help("kubectl reads it converted to UTF-8, and so does taintlint; git and many other tools do not: convert it, e.g. `iconv -f UTF-16 -t UTF-8`")
+                .in_file(source),
+            EncodingNote::InvalidUtf8(offset) => meta
+                .finding("file is not valid UTF-8".to_string())
+                .primary(one_char(floor_char(&source.text, *offset)), "here")
+                .help("kubectl reads each byte that is not UTF-8 as U+FFFD (`\u{fffd}`), so the cluster gets a value the file does not hold; re-save the file as UTF-8")
+                .in_file(source),
+        }
     }
 }
 
@@ -245,11 +318,23 @@ fn read_failure(name: &str, failure: ReadFailure, opts: &LintOptions) -> FileRep
             );
         }
         ReadFailure::InvalidUtf8 { offset, lossy } => (
-            SourceFile::new(name, lossy),
+            SourceFile::new(name, lossy.replace('\0', "\u{2400}")),
             offset,
-            "file is not valid UTF-8".to_string(),
-            "kubectl rejects non-UTF-8 input; re-save the file as UTF-8",
+            "file is not valid UTF-8; it was not read".to_string(),
+            "re-save the file as UTF-8",
         ),
+        ReadFailure::Utf16 { utf, .. } => {
+            return file_failure(
+                name,
+                enc,
+                format!(
+                    "file is {} encoded; Terraform reads UTF-8 only",
+                    utf.family()
+                ),
+                Some("convert it, e.g. `iconv -f UTF-16 -t UTF-8`"),
+                opts,
+            );
+        }
         ReadFailure::Nul { offset, text } => (
             // Show NULs as U+2400 so the snippet never writes a raw NUL to the terminal.
             SourceFile::new(name, text.replace('\0', "\u{2400}")),
