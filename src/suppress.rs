@@ -175,6 +175,13 @@ fn applies(s: &Suppression, f: &Finding) -> bool {
     }
 }
 
+/// Whether one of `suppressions` suppresses `f` (without marking it used).
+pub fn suppresses(suppressions: &[Suppression], f: &Finding) -> bool {
+    suppressions.iter().any(|s| {
+        applies(s, f) && (s.rules.is_empty() || s.rules.iter().any(|(name, _)| name == f.rule))
+    })
+}
+
 /// Drops suppressed findings and reports suppressions that suppressed nothing.
 pub fn apply(findings: &mut Vec<Finding>, suppressions: &mut [Suppression], enabled: &RuleSet) {
     // A suppression only applies in its own file: look up the file's, not every one.

@@ -51,6 +51,8 @@ struct Verdict {
     /// for an unrendered template (it reports that and nothing else), or it reports a value
     /// kubectl cannot decode and lints the documents after it.
     uncounted: bool,
+    /// taintlint reported nothing at all of the file.
+    silent: bool,
 }
 
 impl Verdict {
@@ -66,9 +68,6 @@ impl Verdict {
         }
     }
 }
-
-/// Files where kubectl and taintlint disagree on purpose: (path below the tree, why).
-const EXCEPTIONS: &[(&str, &str)] = &[];
 
 /// kubectl, from `KUBECTL` or the PATH, and its minor version: `None` when there is none.
 fn kubectl() -> Option<(PathBuf, String)> {
@@ -265,12 +264,34 @@ fn taintlint_verdicts(files: &[PathBuf], version: &str) -> BTreeMap<PathBuf, Ver
                 .findings
                 .iter()
                 .any(|x| template(x) || undecodable(x)),
+            silent: report.findings.is_empty(),
         }
     });
     files.iter().cloned().zip(verdicts).collect()
 }
 
-/// The disagreements on the files below `root` (named below it), exceptions left out.
+/// The one class of files kubectl refuses and taintlint reads on purpose: a JSON stream
+/// (kubectl decodes a file that starts with `{` as JSON) that does not parse and names no
+/// Kubernetes object (`apiVersion` and `kind` nowhere in it), such as a `tsconfig.json`
+/// with trailing commas. kubectl is right that it cannot read it, but nobody applies it: it
+/// is no manifest, and taintlint reports nothing of it, as of any JSON that holds no
+/// Kubernetes object (a data set in JSON Lines, a package's metadata). It must have read what
+/// kubectl read before the error, and said nothing.
+fn not_a_manifest(file: &Path, kube: &Verdict, lint: &Verdict) -> bool {
+    let json_error = kube
+        .error
+        .as_deref()
+        .is_some_and(|e| e.starts_with("json: ") || e == "unexpected EOF");
+    let names_objects =
+        std::fs::read_to_string(file).is_ok_and(|t| t.contains("apiVersion") && t.contains("kind"));
+    json_error
+        && !names_objects
+        && lint.error.is_none()
+        && lint.silent
+        && lint.documents == kube.documents
+}
+
+/// The disagreements on the files below `root` (named below it), the one class above left out.
 fn disagreements(exe: &Path, version: &str, root: &Path) -> Vec<String> {
     let files = files_below(root);
     assert!(!files.is_empty(), "no files below {}", root.display());
@@ -280,7 +301,7 @@ fn disagreements(exe: &Path, version: &str, root: &Path) -> Vec<String> {
     for f in &files {
         let (k, t) = (&kube[f], &lint[f]);
         let below = f.strip_prefix(root).unwrap_or(f).to_string_lossy();
-        if k.agrees(t) || EXCEPTIONS.iter().any(|(p, _)| *p == below) {
+        if k.agrees(t) || not_a_manifest(f, k, t) {
             continue;
         }
         out.push(format!(

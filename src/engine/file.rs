@@ -32,6 +32,9 @@ pub struct FileReport {
     pub kueue: crate::analysis::kueue::Kueue,
     /// Namespaces and RuntimeClasses, for admission (see `engine::admission`).
     pub admission: Vec<crate::analysis::admission::Fact>,
+    /// The file is a Helm/Go template that was not linted (its notice may become its chart's:
+    /// see `engine::charts`).
+    pub helm_template: bool,
 }
 
 /// One input's report; a panic becomes an `internal-error` finding on the file. Its message
@@ -81,7 +84,7 @@ fn lint_input(input: Input, opts: &LintOptions) -> FileReport {
     let on_disk = matches!(kind, InputKind::Disk);
     let (text, encoding) = match text {
         Ok(text) => (text, None),
-        Err(failure) => match decoded_as_kubectl(&name, failure) {
+        Err(failure) => match super::encoding::decoded_as_kubectl(&name, failure) {
             Ok((text, note)) => (text, Some(note)),
             Err(failure) => return read_failure(&name, failure, opts),
         },
@@ -95,6 +98,7 @@ fn lint_input(input: Input, opts: &LintOptions) -> FileReport {
             None => lint_source(&source, opts),
         }
     };
+    let decoded = encoding.is_some();
     if let Some(note) = encoding {
         // The text linted is not the file's bytes: no fix may be written back from it.
         for f in &mut report.findings {
@@ -104,72 +108,12 @@ fn lint_input(input: Input, opts: &LintOptions) -> FileReport {
             report.findings.insert(0, note.finding(&source));
         }
     }
-    if on_disk && !opts.keep_sources {
+    // A decoded file keeps its text: the reporters cannot read its snippets back as UTF-8.
+    if on_disk && !opts.keep_sources && !decoded {
         report.make_lite(&source);
     }
     report.shrink();
     report
-}
-
-/// A file that is not UTF-8 and that kubectl reads all the same, with its text as kubectl
-/// reads it: UTF-16 with a byte order mark, and UTF-8 with invalid bytes, which kubectl's
-/// decoder replaces with U+FFFD (cli-runtime's `FileVisitor`:
-/// `unicode.BOMOverride(unicode.UTF8.NewDecoder())`). Not a Terraform file (Terraform reads
-/// UTF-8 only), nor a text with a NUL (go-yaml and `encoding/json` refuse it): `Err` keeps
-/// the failure.
-fn decoded_as_kubectl(
-    name: &str,
-    failure: ReadFailure,
-) -> Result<(String, EncodingNote), ReadFailure> {
-    if super::terraform::is_terraform(name) {
-        return Err(failure);
-    }
-    match failure {
-        ReadFailure::Utf16 { utf, text } => Ok((text, EncodingNote::Utf16(utf))),
-        ReadFailure::InvalidUtf8 { offset, lossy } if !lossy.contains('\0') => {
-            Ok((lossy, EncodingNote::InvalidUtf8(offset)))
-        }
-        other => Err(other),
-    }
-}
-
-/// The `invalid-encoding` finding of a file linted as kubectl decodes it.
-enum EncodingNote {
-    Utf16(load::Utf),
-    /// The offset of the first invalid byte (the same in the decoded text).
-    InvalidUtf8(usize),
-}
-
-impl EncodingNote {
-    fn finding(&self, source: &Arc<SourceFile>) -> Finding {
-        let meta = &rules::INVALID_ENCODING;
-        let one_char = |at: usize| {
-            let end = source
-                .text
-                .get(at..)
-                .and_then(|t| t.chars().next())
-                .map_or(at, |c| at + c.len_utf8());
-            Span::new(at, end)
-        };
-        match self {
-            EncodingNote::Utf16(utf) => meta
-                .finding_at(
-                    Severity::Warning,
-                    format!(
-                        "file is {} encoded (with a byte order mark), not UTF-8",
-                        utf.family()
-                    ),
-                )
-                .primary(one_char(0), "here")
-                .help("kubectl reads it converted to UTF-8, and so does taintlint; git and many other tools do not: convert it, e.g. `iconv -f UTF-16 -t UTF-8`")
-                .in_file(source),
-            EncodingNote::InvalidUtf8(offset) => meta
-                .finding("file is not valid UTF-8".to_string())
-                .primary(one_char(floor_char(&source.text, *offset)), "here")
-                .help("kubectl reads each byte that is not UTF-8 as U+FFFD (`\u{fffd}`), so the cluster gets a value the file does not hold; re-save the file as UTF-8")
-                .in_file(source),
-        }
-    }
 }
 
 impl FileReport {
@@ -345,15 +289,9 @@ fn read_failure(name: &str, failure: ReadFailure, opts: &LintOptions) -> FileRep
     };
     let mut r = FileReport::default();
     if opts.rules.is_enabled(enc.name) {
-        let offset = offset.min(source.text.len());
-        let end = source
-            .text
-            .get(offset..)
-            .and_then(|t| t.chars().next())
-            .map_or(offset, |c| offset + c.len_utf8());
         r.findings.push(
             enc.finding(message)
-                .primary(Span::new(offset, end), "here")
+                .primary(char_at(&source.text, offset), "here")
                 .help(help)
                 .in_file(&source),
         );
@@ -401,22 +339,125 @@ fn lint_parsed(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
         suppressions: crate::suppress::scan_comments(source),
         ..FileReport::default()
     };
-    let end = if opts.fast {
+    let end = if load::json::is_json_stream(text) {
+        lint_json(source, opts, templated, &mut report)
+    } else if opts.fast {
         lint_fast(source, opts, templated, &mut report)
     } else {
         // `--full-parse`: the parser over the whole file.
         lint_parser(text, 0, opts.limits, source, opts, templated, &mut report)
     };
     match end {
-        End::Template => template_report(source, opts),
+        // Its own suppressions still apply to the notice (and are reported when unused).
+        End::Template => FileReport {
+            suppressions: report.suppressions,
+            ..template_report(source, opts)
+        },
         End::Error(err) => {
             report
                 .findings
                 .extend(load_error_finding(&err, source, opts));
             report
         }
+        End::Json(err) => {
+            report
+                .findings
+                .extend(json_error_finding(&err, source, opts));
+            report
+        }
         End::Done => report,
     }
+}
+
+/// Lints a JSON stream (`load::json`) as kubectl reads it: each value one after another, the
+/// Kubernetes objects among them with their own lines. A stream that holds no Kubernetes
+/// object and names none (`apiVersion` and `kind` nowhere in it: a data set in JSON Lines,
+/// a package's metadata, an editor's settings with trailing commas) is no manifest: whether it
+/// parses or not, nothing is reported of it.
+fn lint_json(
+    source: &Arc<SourceFile>,
+    opts: &LintOptions,
+    templated: bool,
+    report: &mut FileReport,
+) -> End {
+    let text = &source.text;
+    let mut objects = false;
+    let outcome = load::json::parse_each(text, opts.limits, &mut |doc| {
+        objects |= doc.root.as_ref().is_some_and(is_kubernetes_object);
+        lint_document(&doc, source, opts, report);
+        true
+    });
+    let Some(err) = outcome.error else {
+        return End::Done;
+    };
+    let manifest = || {
+        objects || {
+            let b = text.as_bytes();
+            memchr::memmem::find(b, b"apiVersion").is_some()
+                && memchr::memmem::find(b, b"kind").is_some()
+        }
+    };
+    let syntax = matches!(err, LoadError::Syntax { .. });
+    // Kubernetes 1.34 and later read a stream that fails as JSON before its second value again
+    // as YAML, from where its JSON ends (`load::json::yaml_restart`).
+    if syntax && opts.settings.minor >= 34 && outcome.values <= 1 {
+        let from = load::json::yaml_restart(text, outcome.consumed);
+        let end = lint_parser(
+            &text[from..],
+            from,
+            opts.limits,
+            source,
+            opts,
+            templated,
+            report,
+        );
+        return match end {
+            End::Error(LoadError::Syntax { .. }) if !manifest() => End::Done,
+            end => end,
+        };
+    }
+    if !syntax {
+        return End::Error(err);
+    }
+    if templated {
+        return End::Template;
+    }
+    if manifest() {
+        End::Json(err)
+    } else {
+        End::Done
+    }
+}
+
+/// A mapping with a string `apiVersion` and `kind`: what kubectl takes for an object.
+fn is_kubernetes_object(node: &load::yaml::Node) -> bool {
+    let named = |key: &str| {
+        node.get(key)
+            .and_then(load::yaml::Node::text)
+            .is_some_and(|t| !t.is_empty())
+    };
+    named("apiVersion") && named("kind")
+}
+
+/// The `yaml-syntax-error` of a JSON stream that does not parse.
+fn json_error_finding(
+    err: &LoadError,
+    source: &Arc<SourceFile>,
+    opts: &LintOptions,
+) -> Option<Finding> {
+    let meta = &rules::YAML_SYNTAX_ERROR;
+    if !opts.rules.is_enabled(meta.name) {
+        return None;
+    }
+    let LoadError::Syntax { message, .. } = err else {
+        return load_error_finding(err, source, opts);
+    };
+    Some(
+        meta.finding(format!("JSON syntax error: {message}"))
+            .primary(char_at(&source.text, err.offset()), "here")
+            .help("kubectl reads a file that starts with `{` as JSON values one after another, and stops at this error; the values before it were still checked")
+            .in_file(source),
+    )
 }
 
 /// How linting a file's documents ended.
@@ -426,6 +467,8 @@ enum End {
     Error(LoadError),
     /// The file is a template: nothing of it is reported but that.
     Template,
+    /// The syntax error that ended a JSON stream (the values before it were linted).
+    Json(LoadError),
 }
 
 /// Lints the documents the parser reads from `text` (at byte `base` of the source), each as
@@ -535,7 +578,10 @@ fn lint_fast(
 
 /// The one finding of a file that is a Helm/Go template.
 fn template_report(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
-    let mut report = FileReport::default();
+    let mut report = FileReport {
+        helm_template: true,
+        ..FileReport::default()
+    };
     let meta = &rules::TEMPLATE_NOT_RENDERED;
     if opts.rules.is_enabled(meta.name) {
         let at = source.text.find("{{").unwrap_or(0);
@@ -656,7 +702,7 @@ fn load_error_finding(
     if !opts.rules.is_enabled(meta.name) {
         return None;
     }
-    let mut at = crate::util::text::floor_char(&source.text, err.offset());
+    let mut at = floor_char(&source.text, err.offset());
     // The word, not the letters: `unprintable` is no tab error.
     if let LoadError::Syntax { message, .. } = err
         && message
@@ -665,16 +711,20 @@ fn load_error_finding(
     {
         at = offending_tab(&source.text, at);
     }
-    let end = source.text[at..]
-        .chars()
-        .next()
-        .map_or(at, |c| at + c.len_utf8());
     Some(
         meta.finding(message)
-            .primary(Span::new(at, end), "here")
+            .primary(char_at(&source.text, at), "here")
             .help(help)
             .in_file(source),
     )
+}
+
+/// The span of the character at byte `at` of `text` (at its start when `at` is inside one;
+/// empty at the end).
+pub(super) fn char_at(text: &str, at: usize) -> Span {
+    let at = floor_char(text, at);
+    let end = text[at..].chars().next().map_or(at, |c| at + c.len_utf8());
+    Span::new(at, end)
 }
 
 /// `384 MiB`, or `64 KiB` for a budget under a MiB (as tests set).

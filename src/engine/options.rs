@@ -85,11 +85,14 @@ impl LintOptions {
         if self.per_file_ignores.is_empty() {
             return;
         }
-        findings.retain(|f| {
-            !self.per_file_ignores.iter().any(|(m, rules)| {
-                rules.iter().any(|r| r == f.rule) && crate::config::path_matches(m, &f.file)
-            })
-        });
+        findings.retain(|f| !self.ignored(f.rule, &f.file));
+    }
+
+    /// Whether `per-file-ignores` ignore `rule` in `file`.
+    pub fn ignored(&self, rule: &str, file: &str) -> bool {
+        self.per_file_ignores.iter().any(|(m, rules)| {
+            rules.iter().any(|r| r == rule) && crate::config::path_matches(m, file)
+        })
     }
 }
 

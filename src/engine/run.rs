@@ -101,6 +101,8 @@ pub struct Spilled {
     /// The Kueue queues and flavors of the linted files with their inputs' numbers, per
     /// cluster.
     kueue: Vec<Vec<(usize, Kueue)>>,
+    /// The Helm charts whose templates' notices become one each (`engine::charts`).
+    charts: super::charts::Charts,
     /// Inputs linted (not counting `--inventory` files).
     pub files: usize,
     pub documents: usize,
@@ -130,6 +132,7 @@ pub fn lint_spilled(
             .map(|_| opts.rules.new_aggregates())
             .collect(),
         kueue: (0..opts.slots()).map(|_| Vec::new()).collect(),
+        charts: super::charts::Charts::new(),
         files: 0,
         documents: 0,
         objects: 0,
@@ -154,6 +157,10 @@ pub fn lint_spilled(
     all.par_bridge()
         .for_each(|(index, inventory_only, cluster, input)| {
             let name: Arc<str> = input.name().into();
+            let on_disk = match &input {
+                Input::Entry(crate::load::walk::Entry::File(path)) => Some(path.clone()),
+                _ => None,
+            };
             let mut report = lint_one(input, opts);
             // Vendored code and test data belong to some other cluster: their workloads and the
             // pools they find are left out of the cross-reference (what the user declares of
@@ -168,6 +175,11 @@ pub fn lint_spilled(
                     .findings
                     .retain(|f| !rules::quiet_in_fixtures(f.rule));
             }
+            // A Helm template's notice becomes its chart's.
+            let chart = on_disk
+                .as_deref()
+                .filter(|_| !inventory_only)
+                .and_then(|path| super::charts::fold(&mut report, path, opts));
             let mut nodes = std::mem::take(&mut report.nodes);
             // Like workloads: the queues of the cluster's own linted files.
             let kueue = std::mem::take(&mut report.kueue);
@@ -206,6 +218,9 @@ pub fn lint_spilled(
                 s.files += 1;
                 s.documents += documents;
                 s.objects += objects;
+            }
+            if let Some(chart) = chart {
+                super::charts::add(&mut s.charts, chart);
             }
             if let Some((source, bytes)) = sources {
                 store_places(&mut nodes, &source, s.store.put(&bytes), &mut s.places);
@@ -502,6 +517,7 @@ pub fn finish_spilled(
         aggregates,
         places,
         kueue,
+        charts,
         ..
     } = spilled;
     // The inventory reads its stored places back from the store while the files are worked
@@ -613,6 +629,9 @@ pub fn finish_spilled(
             .entry(Arc::clone(&f.file))
             .or_default()
             .push(f.clone());
+    }
+    for f in super::charts::notices(charts) {
+        loose.entry(Arc::clone(&f.file)).or_default().push(f);
     }
     let mut late_by_file: BTreeMap<Arc<str>, Vec<Finding>> = BTreeMap::new();
     for f in late {

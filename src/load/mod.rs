@@ -4,7 +4,9 @@
 
 pub mod codec;
 pub mod fast_yaml;
+pub(crate) mod go_json;
 mod goyaml;
+pub mod json;
 pub mod kubectl;
 pub mod lines;
 pub mod prescan;
