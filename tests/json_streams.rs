@@ -159,3 +159,26 @@ fn standard_input_is_a_json_stream_too() {
         run.stdout
     );
 }
+
+/// A JSON number is JSON's, not YAML 1.1's: the type mismatch says so.
+#[test]
+fn json_values_are_described_as_json() {
+    let text = br#"{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "nginx"}], "nodeSelector": {"disk": 1}}}"#;
+    let run = common::cli::taintlint(&[
+        "check",
+        "-",
+        "--isolated",
+        "--format",
+        "concise",
+        "--select",
+        "yaml-type-mismatch",
+    ])
+    .stdin(text)
+    .run();
+    assert!(
+        run.stdout
+            .contains("error[yaml-type-mismatch] `1` is the number 1, but `disk` must be a string"),
+        "{}",
+        run.stdout
+    );
+}

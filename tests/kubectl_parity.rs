@@ -338,7 +338,7 @@ fn real_world_trees_read_as_kubectl_reads_them() {
     };
     let Some(root) = common::realworld_trees() else {
         eprintln!(
-            "skipped: ../shared/realworld is absent (a bare clone); CI runs this test with ../shared beside the checkout"
+            "skipped: ../shared/realworld is absent (a bare clone; TAINTLINT_REALWORLD may name the trees elsewhere); CI runs this test with ../shared beside the checkout"
         );
         return;
     };

@@ -146,7 +146,7 @@ fn whole_trees() -> Option<std::path::PathBuf> {
 fn whole_repositories_stay_judged() {
     let Some(dir) = whole_trees() else {
         eprintln!(
-            "skipped: ../shared/realworld is absent (a bare clone); CI runs this test with ../shared beside the checkout"
+            "skipped: ../shared/realworld is absent (a bare clone; TAINTLINT_REALWORLD may name the trees elsewhere); CI runs this test with ../shared beside the checkout"
         );
         return;
     };

@@ -539,13 +539,18 @@ pub(crate) fn decode_prefix(object: &Object<'_>) -> String {
     )
 }
 
-pub(crate) fn describe(r: &Resolved, text: &str) -> String {
+/// What a value is, in words: as YAML 1.1 reads it, or in a JSON stream (`json`) as JSON.
+pub(crate) fn describe(r: &Resolved, text: &str, json: bool) -> String {
+    let reads = if json {
+        format!("`{text}` is")
+    } else {
+        format!("YAML 1.1 reads `{text}` as")
+    };
     match r {
-        Resolved::Bool(b) => format!("YAML 1.1 reads `{text}` as the boolean {b}"),
-        Resolved::Int(_) | Resolved::Uint(_) | Resolved::Float(_) => format!(
-            "YAML 1.1 reads `{text}` as the number {}",
-            r.json_number().unwrap_or_default()
-        ),
+        Resolved::Bool(b) => format!("{reads} the boolean {b}"),
+        Resolved::Int(_) | Resolved::Uint(_) | Resolved::Float(_) => {
+            format!("{reads} the number {}", r.json_number().unwrap_or_default())
+        }
         Resolved::Str => format!("`{text}` is a string"),
         Resolved::Collection => "this is a collection".to_string(),
         _ => format!("`{text}` is not a string"),

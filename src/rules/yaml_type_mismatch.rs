@@ -19,6 +19,8 @@ pub static RULE: Rule = Rule::new(&META).check(check).decode(Decode::Type);
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     // The server's decoder keeps only the first type error, in JSON document order.
     let mut first_type_error = true;
+    // A JSON stream's values are JSON's, not YAML 1.1's (`load::json`).
+    let json = crate::load::json::is_json_stream(&ctx.source.text);
     for p in walk(ctx.object) {
         match p {
             Problem::Type {
@@ -36,7 +38,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                     "string" => (
                         format!(
                             "{}, but `{}` must be a string",
-                            describe(&resolved, text),
+                            describe(&resolved, text, json),
                             last(&path)
                         ),
                         if node.as_scalar().is_some() {
