@@ -144,6 +144,11 @@ pub fn classify(doc: &str, limits: Limits, configured: impl Fn(&str) -> bool) ->
     if escape_in_double_quotes(doc) {
         return Prescan::Build;
     }
+    // A `.inf` or `.nan` anywhere is a value go-yaml cannot turn into JSON, where kubectl
+    // refuses the file: such a document is built, for `yaml-type-mismatch` to see it.
+    if may_hold_non_finite(doc) {
+        return Prescan::Build;
+    }
     let Some(root) = super::fast_yaml::check(doc, limits) else {
         return Prescan::Parse;
     };
@@ -179,6 +184,24 @@ fn escape_in_double_quotes(doc: &str) -> bool {
     false
 }
 
+/// Whether `doc` may hold a plain `.inf` or `.nan` (any case, maybe signed) as a value: a `.`
+/// after a blank or a flow or sign indicator, then `inf` or `nan`, then no word character.
+fn may_hold_non_finite(doc: &str) -> bool {
+    let b = doc.as_bytes();
+    memchr::memchr_iter(b'.', b).any(|i| {
+        let before = i == 0
+            || matches!(
+                b[i - 1],
+                b' ' | b'\t' | b'\n' | b'+' | b'-' | b'[' | b'{' | b',' | b':'
+            );
+        let word = b.get(i + 1..i + 4).unwrap_or_default();
+        let after = b
+            .get(i + 4)
+            .is_none_or(|c| !c.is_ascii_alphanumeric() && *c != b'_');
+        before && after && (word.eq_ignore_ascii_case(b"inf") || word.eq_ignore_ascii_case(b"nan"))
+    })
+}
+
 /// [`classify`] says [`Prescan::Skip`].
 pub fn skippable(doc: &str, limits: Limits, configured: impl Fn(&str) -> bool) -> bool {
     classify(doc, limits, configured) == Prescan::Skip
@@ -187,6 +210,21 @@ pub fn skippable(doc: &str, limits: Limits, configured: impl Fn(&str) -> bool) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn non_finite_values_are_not_skipped() {
+        let cm = |v: &str| {
+            format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: a}}\ndata:\n  x: {v}\n")
+        };
+        for v in [".inf", "-.Inf", "[.NaN]", "+.INF"] {
+            assert!(may_hold_non_finite(&cm(v)), "{v}");
+            assert!(!skippable(&cm(v), Limits::default(), |_| false), "{v}");
+        }
+        for v in ["example.info", "a.nano", "'x'", "3.5"] {
+            assert!(!may_hold_non_finite(&cm(v)), "{v}");
+            assert!(skippable(&cm(v), Limits::default(), |_| false), "{v}");
+        }
+    }
 
     #[test]
     fn splits_and_skips() {
