@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::analysis::NodeDecl;
+use crate::analysis::types::NodeDecl;
 use crate::diagnostic::{Finding, Severity};
 use crate::load::Loc;
 use crate::load::yaml::{Limits, LoadError, Node};
@@ -237,7 +237,9 @@ pub fn parse(name: &str, text: String, dir: &Path) -> Result<Config, ConfigError
             "workload-kinds" => cfg.workload_kinds = v.workload_kinds(val),
             "admission-plugins" => {
                 for item in val.as_seq().unwrap_or_default() {
-                    match crate::analysis::admission::Plugin::parse(item.text().unwrap_or("")) {
+                    match crate::analysis::judgements::admission::Plugin::parse(
+                        item.text().unwrap_or(""),
+                    ) {
                         Ok(p) => {
                             cfg.admission.plugins.insert(p);
                         }
@@ -527,7 +529,7 @@ impl Validator<'_> {
             }
         }
         if let Some(p) = pools {
-            cfg.inline_pools = crate::analysis::inventory_pools(p, source);
+            cfg.inline_pools = crate::analysis::sources::inventory_pools(p, source);
             for f in crate::rules::invalid_taint_spec::check_pools(p) {
                 self.findings.push(f.in_file(source));
             }
@@ -584,11 +586,15 @@ impl Validator<'_> {
 
     /// `admission-config:`: the cluster-wide settings of the admission plugins, as the API
     /// server's `--admission-control-config-file` gives them.
-    fn admission_config(&mut self, node: &Node, out: &mut crate::analysis::admission::Config) {
+    fn admission_config(
+        &mut self,
+        node: &Node,
+        out: &mut crate::analysis::judgements::admission::Config,
+    ) {
         let settings = crate::settings::Settings::default();
         let selector = |v: &mut Self, n: &Node| -> Option<String> {
             let text = n.text().filter(|_| n.as_scalar().is_some()).unwrap_or("");
-            match crate::analysis::admission::merge::parse_selector(text, &settings) {
+            match crate::analysis::judgements::admission::merge::parse_selector(text, &settings) {
                 Ok(_) if n.as_scalar().is_some() || n.is_null() => Some(text.to_string()),
                 Ok(_) => {
                     v.error(

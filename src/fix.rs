@@ -6,7 +6,7 @@
 //! shape they expect: a value reached through an alias, an anchored item, a comment in an
 //! odd place. A finding without a provable repair simply has no fix.
 
-use crate::analysis::SelectorSlot;
+use crate::analysis::semantics::selector_slot::SelectorSlot;
 use crate::diagnostic::{Applicability, Edit, Fix};
 use crate::load::lines::{between, bytes, is_direct_entry, is_flow, line_start, past_line_end};
 use crate::load::yaml::{Node, Style};

@@ -10,7 +10,8 @@
 //! - `settings`: the Kubernetes version, feature gates and policies a run assumes;
 //! - `model`: objects, pod specs, tolerations and taints found in documents;
 //! - `analysis`: the Kubernetes semantics rules rest on (validation, matching, node pools and
-//!   workloads, the cross-reference's inventory and verdicts);
+//!   workloads, the cross-reference's inventory and verdicts; in layers: `semantics`, `types`,
+//!   `sources`, `judgements`);
 //! - `fix`: edits of YAML text;
 //! - `rules`: one file per rule, the registry, rule selection;
 //! - `suppress`, `config`, `baseline`: what a user says to leave out or change;

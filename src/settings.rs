@@ -143,7 +143,7 @@ impl Settings {
 }
 
 /// The admission plugins taintlint reproduces that a cluster may turn on or off
-/// (`analysis::admission`).
+/// (`analysis::judgements::admission`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum AdmissionPlugin {
     PodNodeSelector,

@@ -248,7 +248,7 @@ fn taintlint_verdicts(files: &[PathBuf], version: &str) -> BTreeMap<PathBuf, Ver
         // A value go-yaml cannot turn into JSON (`.inf`, a tag that does not fit): kubectl
         // stops there; taintlint reports it and goes on with the documents after it.
         let undecodable = |x: &Finding| {
-            x.rule == "yaml-type-mismatch" && x.message.contains("fails before sending anything")
+            x.rule == "yaml-type-mismatch" && x.message.contains("stops reading the file here")
         };
         let error = report
             .findings

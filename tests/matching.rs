@@ -6,8 +6,10 @@
 mod common;
 
 use common::{pool, req, taint, term, tol, workload};
-use taintlint::analysis::matching::{TaintRef, Tol, tolerates};
-use taintlint::analysis::{Reason, effective_tolerations, evaluate, selector_matches};
+use taintlint::analysis::judgements::schedule::{
+    Reason, effective_tolerations, evaluate, selector_matches,
+};
+use taintlint::analysis::semantics::matching::{TaintRef, Tol, tolerates};
 
 /// (key, operator, value, effect).
 type TolTuple = (&'static str, &'static str, &'static str, &'static str);
@@ -93,7 +95,7 @@ fn affinity_operators() {
         ),
     ];
     #[rustfmt::skip]
-    let cases: Vec<(&str, Vec<taintlint::analysis::Term>, [bool; 3])> = vec![
+    let cases: Vec<(&str, Vec<taintlint::analysis::types::Term>, [bool; 3])> = vec![
         ("In", vec![term(vec![req("zone", "In", &["a", "b"])], vec![])], [true, true, false]),
         ("NotIn matches nodes without the label", vec![term(vec![req("tier", "NotIn", &["x"])], vec![])], [true, true, true]),
         ("NotIn", vec![term(vec![req("zone", "NotIn", &["a"])], vec![])], [false, true, true]),
@@ -144,7 +146,7 @@ fn node_selector_is_anded_with_affinity() {
     assert!(nodes.iter().all(|p| !selector_matches(&w, p)));
 }
 
-fn has(tols: &[taintlint::analysis::WorkloadToleration], key: &str, effect: &str) -> bool {
+fn has(tols: &[taintlint::analysis::types::WorkloadToleration], key: &str, effect: &str) -> bool {
     tols.iter()
         .any(|t| &*t.key == key && &*t.operator == "Exists" && &*t.effect == effect)
 }
@@ -328,8 +330,8 @@ fn pool_users_are_distinct_signatures_and_nodes() {
 #[test]
 fn stored_places_read_back() {
     use std::sync::Arc;
-    use taintlint::analysis::Inventory;
-    use taintlint::analysis::Place;
+    use taintlint::analysis::sources::inventory::Inventory;
+    use taintlint::analysis::types::Place;
     use taintlint::engine::run::{SourceRecord, StoredSources};
     use taintlint::engine::store::Store;
     use taintlint::load::codec::encode;

@@ -12,9 +12,11 @@ use proptest::prelude::*;
 use proptest::sample::select;
 
 use common::{pool, req, source, taint, term, tol, workload};
-use taintlint::analysis::matching::{TaintRef, Tol, tolerates};
-use taintlint::analysis::{Evaluation, Inventory, Pool, effective_tolerations, evaluate};
-use taintlint::analysis::{
+use taintlint::analysis::judgements::schedule::{Evaluation, effective_tolerations, evaluate};
+use taintlint::analysis::semantics::matching::{TaintRef, Tol, tolerates};
+use taintlint::analysis::sources::inventory::Inventory;
+use taintlint::analysis::types::Pool;
+use taintlint::analysis::types::{
     LabelValues, NodeDecl, Place, PoolTaint, Requirement, TaintSpec, Term, Workload,
     WorkloadToleration,
 };
@@ -345,6 +347,7 @@ proptest! {
                 scaling: None,
                 loc: Place::Here(Loc { source: source(), span: Span::default() }),
                 declared: false,
+                terraform: None,
             })
             .collect();
         let inventory = Inventory::build(decls.clone(), &workloads);

@@ -13,7 +13,7 @@ use proptest::prelude::*;
 use proptest::sample::select;
 use regex::Regex;
 
-use taintlint::analysis::validation::{label_key_errors, label_value_errors};
+use taintlint::analysis::semantics::validation::{label_key_errors, label_value_errors};
 use taintlint::load::yaml11::{Resolved, resolve_plain};
 use taintlint::settings::Settings;
 

@@ -1,27 +1,17 @@
-//! Analysis: the Kubernetes semantics rules rest on — the API server's validation helpers and
-//! message rendering, YAML 1.1 resolution as kubectl sees it.
+//! Analysis: the Kubernetes semantics the rules rest on, in four layers, each using only the
+//! layers before it (`tests/layers.rs` keeps it so):
+//!
+//! 1. [`semantics`]: pure functions over strings and YAML — well-known keys, the API server's
+//!    validation and its messages, toleration matching, where a fix can add a node selector;
+//! 2. [`types`]: what a pool is (labels, taints, size, place) and what a workload asks for
+//!    (tolerations, selectors, affinity, pod-to-pod terms, a Kueue queue), read off its spec;
+//! 3. [`sources`]: where pools are declared (one file per format: Node, Karpenter, eksctl,
+//!    kubeadm, Cluster API, OpenShift, Terraform, the taintlint inventory), Kueue's queues,
+//!    and the inventory assembled from every file's declarations;
+//! 4. [`judgements`]: the scheduler's verdicts, admission, Kueue's flavor assigner, near
+//!    misses, what found pools are evidence for, topology spread domains.
 
-pub mod admission;
-pub mod evidence;
-mod inventory;
-pub mod kueue;
-pub mod matching;
-mod near_miss;
-pub mod pod_affinity;
-mod scaling;
-mod schedule;
-mod selector_slot;
-mod sources;
-pub mod spread;
-pub mod validation;
-mod well_known;
-mod workload;
-
-pub use inventory::*;
-pub use near_miss::{Block, NearMiss, describe as describe_near_miss, near_miss, toleration_yaml};
-pub use scaling::Scaling;
-pub use schedule::*;
-pub use selector_slot::{Eol, SelectorSlot, selector_slot};
-pub use sources::{HclError, inventory_pools, node_decls, parse_taint_spec, terraform_decls};
-pub use well_known::*;
-pub use workload::*;
+pub mod judgements;
+pub mod semantics;
+pub mod sources;
+pub mod types;

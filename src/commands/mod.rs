@@ -209,7 +209,8 @@ pub fn lint_options(
         ignore,
     )?;
     for name in &input.admission_plugin {
-        let plugin = crate::analysis::admission::Plugin::parse(name).map_err(ToolError)?;
+        let plugin =
+            crate::analysis::judgements::admission::Plugin::parse(name).map_err(ToolError)?;
         opts.settings.admission.plugins.insert(plugin);
     }
     opts.max_file_size = input.max_file_size;
@@ -220,6 +221,7 @@ pub fn lint_options(
         .map(|p| crate::load::display_path(p))
         .collect();
     opts.keep_sources = false;
+    opts.follow_links = input.follow_links;
     opts.fast = !input.full_parse;
     for p in &input.policy {
         let pc = config::load(p).map_err(|e| ToolError(e.to_string()))?;

@@ -1,4 +1,4 @@
-//! The run's admission (`analysis::admission`): the Namespaces and RuntimeClasses the files
+//! The run's admission (`analysis::judgements::admission`): the Namespaces and RuntimeClasses the files
 //! hold, gathered in the per-file phase like the node declarations, become one
 //! [`Admission`] per cluster; each file's workloads go through it before the cross-reference
 //! judges them, and a pod admission refuses is reported here (`admission-rejected`) instead of
@@ -7,9 +7,9 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use crate::analysis::Relevant;
-use crate::analysis::Workload;
-use crate::analysis::admission::{Admission, Fact};
+use crate::analysis::judgements::admission::{Admission, Fact};
+use crate::analysis::types::Relevant;
+use crate::analysis::types::Workload;
 use crate::diagnostic::Finding;
 use crate::rules;
 

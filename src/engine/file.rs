@@ -5,7 +5,7 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
-use crate::analysis::{NodeDecl, Place, Workload};
+use crate::analysis::types::{NodeDecl, Place, Workload};
 use crate::diagnostic::{Finding, Severity};
 use crate::load::walk::Entry;
 use crate::load::yaml::LoadError;
@@ -23,18 +23,21 @@ pub struct FileReport {
     pub documents: usize,
     pub objects: usize,
     /// Node pools declared in the file (for the cross-reference).
-    pub nodes: Vec<crate::analysis::NodeDecl>,
+    pub nodes: Vec<crate::analysis::types::NodeDecl>,
     /// Scheduling signatures of the file's workloads (for the cross-reference).
-    pub workloads: Vec<crate::analysis::Workload>,
+    pub workloads: Vec<crate::analysis::types::Workload>,
     /// `taintlint: ignore` comments and annotations, applied after the cross-reference.
     pub suppressions: Vec<crate::suppress::Suppression>,
     /// Kueue queues and flavors (for `kueue-no-flavor-fits`; their places are lite copies).
-    pub kueue: crate::analysis::kueue::Kueue,
+    pub kueue: crate::analysis::types::kueue::Kueue,
     /// Namespaces and RuntimeClasses, for admission (see `engine::admission`).
-    pub admission: Vec<crate::analysis::admission::Fact>,
+    pub admission: Vec<crate::analysis::judgements::admission::Fact>,
     /// The file is a Helm/Go template that was not linted (its notice may become its chart's:
     /// see `engine::charts`).
     pub helm_template: bool,
+    /// A `.tf` file that parses: what evaluating its directory needs (see
+    /// `engine::terraform::evaluate`).
+    pub terraform: Option<Box<super::terraform::TerraformFile>>,
 }
 
 /// One input's report; a panic becomes an `internal-error` finding on the file. Its message
@@ -646,14 +649,14 @@ fn lint_document(
         if opts.rules.needs_inventory() {
             report
                 .nodes
-                .extend(crate::analysis::node_decls(object, source));
+                .extend(crate::analysis::sources::node_decls(object, source));
             report
                 .workloads
-                .extend(crate::analysis::workloads(object, source));
+                .extend(crate::analysis::types::workloads(object, source));
             report.kueue.add(object, source);
             report
                 .admission
-                .extend(crate::analysis::admission::fact(object));
+                .extend(crate::analysis::judgements::admission::fact(object));
         }
         for mut f in found {
             f.object = Some(object.id.clone());

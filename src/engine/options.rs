@@ -17,10 +17,10 @@ pub struct LintOptions {
     pub max_file_size: u64,
     pub limits: Limits,
     /// Node pools given inline in the config.
-    pub extra_nodes: Vec<crate::analysis::NodeDecl>,
+    pub extra_nodes: Vec<crate::analysis::types::NodeDecl>,
     /// Namespaces and RuntimeClasses of files the run does not lint (the language server's
     /// other workspace files), for admission; after the run's own.
-    pub extra_admission: Vec<crate::analysis::admission::Fact>,
+    pub extra_admission: Vec<crate::analysis::judgements::admission::Fact>,
     /// Mistakes found in the config file.
     pub config_findings: Vec<Finding>,
     /// `per-file-ignores`: (glob, rules).
@@ -42,6 +42,8 @@ pub struct LintOptions {
     pub roots: Vec<String>,
     /// The configured clusters (`clusters:`); files no cluster claims form the default one.
     pub clusters: Vec<Cluster>,
+    /// `--follow-links`: a Terraform module directory may be read through a symbolic link.
+    pub follow_links: bool,
 }
 
 /// A configured cluster: the files its path globs match.
@@ -145,6 +147,7 @@ impl Default for LintOptions {
             budget: store::budget(),
             roots: Vec::new(),
             clusters: Vec::new(),
+            follow_links: false,
         }
     }
 }

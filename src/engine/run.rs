@@ -34,9 +34,11 @@ use serde::{Deserialize, Serialize};
 
 use super::file::{FileReport, lint_one};
 use super::options::{Input, LintOptions};
-use crate::analysis::kueue::{Kueue, NO_KUEUE};
-use crate::analysis::{Evaluator, Inventory, PlaceSources, Relevant};
-use crate::analysis::{NodeDecl, Place, Workload};
+use crate::analysis::judgements::schedule::Evaluator;
+use crate::analysis::sources::inventory::{Inventory, PlaceSources};
+use crate::analysis::types::Relevant;
+use crate::analysis::types::kueue::{Kueue, NO_KUEUE};
+use crate::analysis::types::{NodeDecl, Place, Workload};
 use crate::diagnostic::FindingSource;
 use crate::diagnostic::{Finding, Severity};
 use crate::engine::store::{Slot, Store, StoreError};
@@ -92,10 +94,14 @@ pub struct Spilled {
     /// The stored source of each file with node declarations (see `Place::Stored`).
     places: Vec<Slot>,
     /// The label sets of the node declarations: copies of a template share one.
-    label_sets: std::collections::HashSet<crate::analysis::Labels>,
+    label_sets: std::collections::HashSet<crate::analysis::types::Labels>,
     relevant: Relevant,
     /// Namespaces and RuntimeClasses with their inputs' numbers and clusters (see `nodes`).
-    admission: Vec<(usize, Option<usize>, crate::analysis::admission::Fact)>,
+    admission: Vec<(
+        usize,
+        Option<usize>,
+        crate::analysis::judgements::admission::Fact,
+    )>,
     /// The accumulators of the whole-run rules (see `rules::Aggregate`), per cluster.
     aggregates: Vec<Vec<Box<dyn Aggregate>>>,
     /// The Kueue queues and flavors of the linted files with their inputs' numbers, per
@@ -107,6 +113,8 @@ pub struct Spilled {
     pub files: usize,
     pub documents: usize,
     pub objects: usize,
+    /// The `.tf` files, evaluated by directory once every file is linted.
+    terraform: Vec<super::terraform::TfInput>,
 }
 
 /// Lints `inputs` (then the `--inventory` files, whose workloads are ignored) in parallel and
@@ -136,6 +144,7 @@ pub fn lint_spilled(
         files: 0,
         documents: 0,
         objects: 0,
+        terraform: Vec::new(),
     });
     let inventory_names: Vec<String> = inventory.iter().map(|(_, i)| i.name()).collect();
     // Each input with its cluster: an input's is its file's, an inventory file's is the
@@ -157,7 +166,8 @@ pub fn lint_spilled(
     all.par_bridge()
         .for_each(|(index, inventory_only, cluster, input)| {
             let name: Arc<str> = input.name().into();
-            let on_disk = match &input {
+            let on_disk = matches!(input, Input::Entry(_));
+            let disk_path = match &input {
                 Input::Entry(crate::load::walk::Entry::File(path)) => Some(path.clone()),
                 _ => None,
             };
@@ -176,11 +186,25 @@ pub fn lint_spilled(
                     .retain(|f| !rules::quiet_in_fixtures(f.rule));
             }
             // A Helm template's notice becomes its chart's.
-            let chart = on_disk
+            let chart = disk_path
                 .as_deref()
                 .filter(|_| !inventory_only)
                 .and_then(|path| super::charts::fold(&mut report, path, opts));
             let mut nodes = std::mem::take(&mut report.nodes);
+            // A `.tf` file's pools come from its directory's evaluation, after the walk; the
+            // walked copy of a file also given as inventory counts as the inventory's.
+            let terraform = report
+                .terraform
+                .take()
+                .filter(|_| inventory_only || !inventory_names.contains(&*name));
+            let terraform = terraform.map(|file| super::terraform::TfInput {
+                index,
+                cluster,
+                inventory_only,
+                fixture,
+                on_disk,
+                file: *file,
+            });
             // Like workloads: the queues of the cluster's own linted files.
             let kueue = std::mem::take(&mut report.kueue);
             let kueue = (!inventory_only && !fixture && !kueue.is_empty()).then_some(kueue);
@@ -225,6 +249,7 @@ pub fn lint_spilled(
             if let Some((source, bytes)) = sources {
                 store_places(&mut nodes, &source, s.store.put(&bytes), &mut s.places);
             }
+            s.terraform.extend(terraform);
             for mut n in nodes {
                 n.labels = std::mem::take(&mut n.labels).share(&mut s.label_sets);
                 s.nodes.push((index, cluster, Box::new(n)));
@@ -261,9 +286,45 @@ pub fn lint_spilled(
                 &mut s.store,
             );
         });
-    shared
+    let mut spilled = shared
         .into_inner()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let t = std::time::Instant::now();
+    let pools = super::terraform::evaluate(std::mem::take(&mut spilled.terraform), opts);
+    add_terraform_pools(&mut spilled, pools);
+    super::timing("Terraform evaluation", t.elapsed());
+    spilled
+}
+
+/// Adds the pools Terraform's evaluation found, their places stored as a file's are.
+fn add_terraform_pools(s: &mut Spilled, pools: Vec<super::terraform::TfPool>) {
+    // By the file each pool is located in.
+    let mut by_file: Vec<(Arc<crate::load::SourceFile>, Vec<super::terraform::TfPool>)> =
+        Vec::new();
+    for p in pools {
+        let Place::Here(loc) = &p.decl.loc else {
+            continue;
+        };
+        let source = Arc::clone(&loc.source);
+        match by_file.iter_mut().find(|(s, _)| Arc::ptr_eq(s, &source)) {
+            Some((_, list)) => list.push(p),
+            None => by_file.push((source, vec![p])),
+        }
+    }
+    for (_, list) in by_file {
+        let (mut nodes, meta): (Vec<NodeDecl>, Vec<(usize, Option<usize>)>) = list
+            .into_iter()
+            .map(|p| (p.decl, (p.index, p.cluster)))
+            .unzip();
+        if let Some((source, bytes)) = encode_places(&nodes) {
+            let slot = s.store.put(&bytes);
+            store_places(&mut nodes, &source, slot, &mut s.places);
+        }
+        for (mut n, (index, cluster)) in nodes.into_iter().zip(meta) {
+            n.labels = std::mem::take(&mut n.labels).share(&mut s.label_sets);
+            s.nodes.push((index, cluster, Box::new(n)));
+        }
+    }
 }
 
 /// The source the node declarations of one file point into, and a copy with only the
@@ -489,7 +550,7 @@ impl FindingSource for SpilledFindings {
 pub struct View {
     pub inventory: Inventory,
     pub workloads: Vec<Workload>,
-    pub eval: crate::analysis::Evaluation,
+    pub eval: crate::analysis::judgements::schedule::Evaluation,
     /// The Kueue queues and flavors of the viewed cluster's files.
     pub kueue: Kueue,
 }
@@ -790,7 +851,7 @@ struct Run<'a> {
     /// Each cluster's inventory and evaluator (see `LintOptions::slots`).
     inventories: &'a [Inventory],
     evaluators: &'a [Evaluator<'a>],
-    admissions: &'a [crate::analysis::admission::Admission],
+    admissions: &'a [crate::analysis::judgements::admission::Admission],
     cross: &'a [(&'static rules::RuleMeta, rules::CrossFn)],
     kueue: &'a [Kueue],
     opts: &'a LintOptions,

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use super::file::FileReport;
 use super::options::LintOptions;
-use crate::analysis::{NodeDecl, Workload};
+use crate::analysis::types::{NodeDecl, Workload};
 use crate::load::{SourceFile, Span};
 use crate::rules;
 
@@ -235,7 +235,7 @@ fn node_has_placeholder(n: &NodeDecl, has_placeholder: &dyn Fn(&str) -> bool) ->
         })
         || n.labels.iter().any(|(k, v)| {
             has_placeholder(k)
-                || matches!(v, crate::analysis::LabelValues::OneOf(vs) if vs.iter().any(|v| has_placeholder(v)))
+                || matches!(v, crate::analysis::types::LabelValues::OneOf(vs) if vs.iter().any(|v| has_placeholder(v)))
         })
 }
 

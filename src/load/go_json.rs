@@ -1,6 +1,6 @@
 //! The syntax check of Go's `encoding/json`, and its words for a syntax error: for the error
 //! text the API server returns when a Namespace's PodTolerationRestriction annotation is not
-//! JSON (`analysis::admission`), and for the JSON streams kubectl reads (`super::json`).
+//! JSON (`analysis::judgements::admission`), and for the JSON streams kubectl reads (`super::json`).
 //!
 //! `json.Unmarshal` (src/encoding/json/decode.go in the Go distribution) first runs
 //! `checkValid` over the whole input with the state machine of src/encoding/json/scanner.go

@@ -133,7 +133,7 @@ pub fn classify(doc: &str, limits: Limits, configured: impl Fn(&str) -> bool) ->
         return Prescan::Build;
     }
     // A Namespace's scheduling annotations feed the admission plugins
-    // (`analysis::admission`): such a document is built.
+    // (`analysis::judgements::admission`): such a document is built.
     if memchr::memmem::find(doc.as_bytes(), b"scheduler.alpha.kubernetes.io/").is_some()
         || memchr::memmem::find(doc.as_bytes(), b"openshift.io/node-selector").is_some()
     {

@@ -4,8 +4,10 @@
 
 use std::fmt::Write as _;
 
-use crate::analysis::{Inventory, Pool, Reason, effective_tolerations, first_tolerating};
-use crate::analysis::{TaintSpec, Workload};
+use crate::analysis::judgements::schedule::{Reason, effective_tolerations, first_tolerating};
+use crate::analysis::sources::inventory::Inventory;
+use crate::analysis::types::Pool;
+use crate::analysis::types::{TaintSpec, Workload};
 use crate::engine::View as Outcome;
 
 /// The explanation of the chosen workloads (see [`select`]), one after the other.
@@ -17,23 +19,99 @@ pub fn render(outcome: &Outcome, chosen: &[usize], gate: bool) -> String {
         }
         explain(outcome, i, gate, &mut text);
     }
+    if !chosen.is_empty() {
+        terraform_pools(outcome, &mut text);
+    }
     text
+}
+
+/// The Terraform pools as evaluated: each with its labels and taints, where it comes from,
+/// and what is not known of it (and why).
+fn terraform_pools(outcome: &Outcome, s: &mut String) {
+    use crate::analysis::types::{LabelValues, UnknownTaints};
+    let pools: Vec<_> = outcome
+        .inventory
+        .pools
+        .iter()
+        .filter_map(|p| p.terraform.as_ref().map(|t| (p, t)))
+        .collect();
+    if pools.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "\nTerraform node pools, as `terraform plan` knows them before it reads the cloud:"
+    );
+    for (pool, tf) in pools {
+        let at = outcome.inventory.loc(&pool.loc).map_or(String::new(), |l| {
+            let p = l.source.position(l.span.start);
+            format!(" — {}:{}", l.source.name, p.line)
+        });
+        let _ = writeln!(s, "  {}{at}", pool.title());
+        let mut from = format!("root module {}", tf.root);
+        if !tf.modules.is_empty() {
+            from.push_str(&format!(", {}", tf.module_path()));
+            if let Some(last) = tf.modules.last() {
+                from.push_str(&format!(" (source {})", last.source));
+            }
+        }
+        let _ = writeln!(s, "      from: {from}");
+        let mut labels: Vec<String> = pool
+            .labels
+            .iter()
+            .map(|(k, v)| match v {
+                LabelValues::OneOf(vs) if vs.len() == 1 => format!("{k}={}", vs[0]),
+                LabelValues::OneOf(vs) => format!(
+                    "{k} in ({})",
+                    vs.iter().map(|v| &**v).collect::<Vec<_>>().join(", ")
+                ),
+                LabelValues::Any => format!("{k}=(unknown)"),
+            })
+            .collect();
+        if pool.any_label {
+            labels.push("and possibly others".to_string());
+        }
+        let labels = if labels.is_empty() {
+            "none".to_string()
+        } else {
+            labels.join(", ")
+        };
+        let _ = writeln!(s, "      labels: {labels}");
+        let mut taints: Vec<String> = pool.taints.iter().map(|t| t.taint.display()).collect();
+        match &pool.unknown_taints {
+            UnknownTaints::None => {}
+            UnknownTaints::Keys(keys) => taints.push(format!(
+                "possibly others with key {}",
+                keys.iter().map(|k| &**k).collect::<Vec<_>>().join(", ")
+            )),
+            UnknownTaints::Any => taints.push("possibly others".to_string()),
+        }
+        let taints = if taints.is_empty() {
+            "none".to_string()
+        } else {
+            taints.join(", ")
+        };
+        let _ = writeln!(s, "      taints: {taints}");
+        for u in &tf.unknown {
+            let _ = writeln!(s, "      unknown: {} — {}", u.what, u.cause);
+        }
+    }
 }
 
 /// Rejecting pools listed one by one up to this many; past it they are grouped by reason.
 const GROUP_OVER: usize = 8;
 
+/// The workload as `--workload` names it: `Kind/namespace/name`, or `Kind/name` when it has no
+/// namespace (escaped for the terminal).
 fn describe(w: &Workload) -> String {
     let id = &w.object;
-    let mut s = format!("{} ", id.kind);
+    let mut s = format!("{}/", id.kind);
     if let Some(ns) = &id.namespace {
-        s.push_str(&crate::util::text::escape(ns));
+        s.push_str(ns);
         s.push('/');
     }
-    s.push_str(&crate::util::text::escape(
-        id.name.as_deref().unwrap_or("<unnamed>"),
-    ));
-    s
+    s.push_str(id.name.as_deref().unwrap_or("<unnamed>"));
+    crate::util::text::escape(&s).into_owned()
 }
 
 /// Which workloads the user means: `--workload KIND/NS/NAME`, `--at FILE:LINE`, or the only
@@ -94,7 +172,8 @@ pub fn select(
         };
         if !ws.is_empty() {
             msg.push_str("; workloads found:");
-            for w in ws.iter().take(20) {
+            const SHOWN: usize = 20;
+            for w in ws.iter().take(SHOWN) {
                 let p = w.source.position(w.object_span.start);
                 // An object with several pod templates (a JobSet, a RayJob) lists each.
                 let several = ws
@@ -113,6 +192,13 @@ pub fn select(
                     } else {
                         String::new()
                     }
+                );
+            }
+            if ws.len() > SHOWN {
+                let _ = write!(
+                    msg,
+                    "\n  … and {} more (`taintlint matrix` lists them all)",
+                    ws.len() - SHOWN
                 );
             }
         }
@@ -150,20 +236,41 @@ pub fn reason_text(inventory: &Inventory, pool: &Pool, r: &Reason, by_spread: bo
     }
 }
 
-fn eviction(tols: &[crate::analysis::WorkloadToleration], taint: &TaintSpec, gate: bool) -> String {
+/// What a NoExecute `taint` does to the pod. The line already names the taint: the toleration
+/// that decides is named only when it is written otherwise (`Exists` without a key, another
+/// value or no effect).
+fn eviction(
+    tols: &[crate::analysis::types::WorkloadToleration],
+    taint: &TaintSpec,
+    gate: bool,
+) -> String {
     match first_tolerating(tols, taint, gate) {
         None => "not tolerated: evicted immediately (and never scheduled there)".to_string(),
-        Some(t) => match t.seconds {
-            None => format!("tolerated forever by `{}`", t.display()),
-            Some(s) if s <= 0 => format!("evicted immediately (`tolerationSeconds: {s}`)"),
-            Some(s) => format!("evicted after {s}s (`{}`)", t.display()),
-        },
+        Some(t) => {
+            let by = t.display();
+            let by = (by != taint.display()).then(|| crate::util::text::escape(&by).into_owned());
+            match (t.seconds, by) {
+                (None, Some(by)) => format!("tolerated forever by `{by}`"),
+                (None, None) => "tolerated forever".to_string(),
+                (Some(s), _) if s <= 0 => {
+                    format!("evicted immediately (`tolerationSeconds: {s}`)")
+                }
+                (Some(s), Some(by)) => format!("evicted after {s}s (tolerated by `{by}`)"),
+                (Some(s), None) => format!("evicted after {s}s"),
+            }
+        }
     }
 }
 
 /// The plugin whose change added this toleration, if one did.
-fn added_by<'a>(w: &'a Workload, t: &crate::analysis::WorkloadToleration) -> Option<&'a str> {
-    let what = format!("toleration {}", crate::analysis::admission::shown(t));
+fn added_by<'a>(
+    w: &'a Workload,
+    t: &crate::analysis::types::WorkloadToleration,
+) -> Option<&'a str> {
+    let what = format!(
+        "toleration {}",
+        crate::analysis::judgements::admission::shown(t)
+    );
     w.admission
         .as_ref()?
         .changes
@@ -172,7 +279,7 @@ fn added_by<'a>(w: &'a Workload, t: &crate::analysis::WorkloadToleration) -> Opt
         .find_map(|c| (c.action == "added" && c.what == what).then_some(c.plugin.as_str()))
 }
 
-/// What the admission plugins did to the pod (`analysis::admission`), in their order; nothing
+/// What the admission plugins did to the pod (`analysis::judgements::admission`), in their order; nothing
 /// when they left it as written.
 fn admission(w: &Workload, s: &mut String) {
     let Some(a) = &w.admission else {
@@ -235,9 +342,9 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
     for (n, t) in tols.iter().enumerate() {
         let secs = t.seconds.map_or(String::new(), |x| format!(" for {x}s"));
         let own = if admitted {
-            w.tolerations
-                .iter()
-                .any(|o| crate::analysis::admission::merge::same(o, t) && o.span == t.span)
+            w.tolerations.iter().any(|o| {
+                crate::analysis::judgements::admission::merge::same(o, t) && o.span == t.span
+            })
         } else {
             n < w.tolerations.len()
         };
@@ -261,7 +368,10 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
         .and_then(|a| a.written_selector.as_ref())
     {
         let shown = |list: &[(std::sync::Arc<str>, std::sync::Arc<str>)]| {
-            let sel: Vec<String> = list.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+            let sel: Vec<String> = list
+                .iter()
+                .map(|(k, v)| crate::util::text::label_entry(k, v))
+                .collect();
             crate::util::text::escape(&sel.join(", ")).into_owned()
         };
         let _ = writeln!(s, "  nodeSelector as written: {{{}}}", shown(written));
@@ -276,13 +386,17 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
         let sel: Vec<String> = w
             .node_selector
             .iter()
-            .map(|(k, v)| format!("{k}: {v}"))
+            .map(|(k, v)| crate::util::text::label_entry(k, v))
             .collect();
-        let _ = writeln!(s, "  nodeSelector: {{{}}}", sel.join(", "));
+        let _ = writeln!(
+            s,
+            "  nodeSelector: {{{}}}",
+            crate::util::text::escape(&sel.join(", "))
+        );
     }
     // The hard topology spread keys are in every term as `Exists` requirements (see
-    // `analysis::workload`): shown on a line of their own.
-    let spread = |r: &crate::analysis::Requirement| {
+    // `analysis::types::workload`): shown on a line of their own.
+    let spread = |r: &crate::analysis::types::Requirement| {
         r.operator == "Exists" && r.values.is_empty() && w.spread_keys.iter().any(|k| **k == *r.key)
     };
     match &w.terms {
@@ -353,7 +467,7 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
     let fits: Vec<Vec<Reason>> = pools.iter().map(|p| verdicts.reasons(w, p)).collect();
     // A pod no pool admits: the pool it is meant for comes first, with the edit that lets it
     // in; with many rejecting pools, the others are grouped by their first reason.
-    let miss = crate::analysis::near_miss(&outcome.inventory, w, verdicts);
+    let miss = crate::analysis::judgements::near_miss::near_miss(&outcome.inventory, w, verdicts);
     // Pools with one name (the same NodePool in two files) are alternatives: each name counts
     // and is listed once, by its first pool (the intended one, for its name), as `check`
     // counts them.
@@ -364,7 +478,7 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
     let ok = order.iter().filter(|&&p| fits[p].is_empty()).count();
     let _ = writeln!(s, "\nNode pools: {ok} of {} can run this pod", order.len());
     if let Some(m) = &miss
-        && let Some(d) = crate::analysis::describe_near_miss(&outcome.inventory, w, m)
+        && let Some(d) = crate::analysis::judgements::near_miss::describe(&outcome.inventory, w, m)
     {
         let _ = writeln!(s, "  → {d}");
     }
@@ -432,7 +546,7 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
                     "      startup taint `{}` needs no toleration",
                     t.taint.display()
                 );
-            } else if crate::analysis::is_transient_taint(&t.taint.key) {
+            } else if crate::analysis::semantics::well_known::is_transient_taint(&t.taint.key) {
                 let _ = writeln!(
                     s,
                     "      transient taint `{}` (node condition or lifecycle) ignored",
@@ -487,7 +601,7 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
 /// anti-affinity to its own pods per node, and hard spreads with the domains they count. Said
 /// only when the workload has any.
 fn pod_to_pod(outcome: &Outcome, i: usize, s: &mut String) {
-    use crate::analysis::pod_affinity::{Namespaces, Selects};
+    use crate::analysis::types::pod_affinity::{Namespaces, Selects};
     let w = &outcome.workloads[i];
     if w.pod_to_pod.is_none() {
         return;
@@ -567,9 +681,9 @@ fn pod_to_pod(outcome: &Outcome, i: usize, s: &mut String) {
                 "Ignore"
             },
         );
-        let d = verdicts
-            .filter(|_| !pools.is_empty())
-            .and_then(|v| crate::analysis::spread::domains(&outcome.inventory, w, v, spread));
+        let d = verdicts.filter(|_| !pools.is_empty()).and_then(|v| {
+            crate::analysis::judgements::spread::domains(&outcome.inventory, w, v, spread)
+        });
         match d {
             None => {
                 let _ = writeln!(s, ": domains not known");

@@ -7,8 +7,9 @@
 
 use std::fmt::Write as _;
 
-use crate::analysis::Workload;
-use crate::analysis::kueue::{Flavor, GroupJudgement, Kueue};
+use crate::analysis::judgements::kueue::GroupJudgement;
+use crate::analysis::types::Workload;
+use crate::analysis::types::kueue::{Flavor, Kueue};
 use crate::util::text::escape;
 
 /// Writes the section when `w` is submitted to a queue; nothing otherwise.
@@ -118,7 +119,7 @@ fn adds(flavor: &Flavor, s: &mut String) {
         let labels: Vec<String> = flavor
             .node_labels
             .iter()
-            .map(|(k, v)| format!("{k}: {v}"))
+            .map(|(k, v)| crate::util::text::label_entry(k, v))
             .collect();
         let _ = writeln!(
             s,

@@ -3,8 +3,9 @@
 //! told apart by their file and line. Workloads are shown after admission (their pods as the
 //! API server's plugins leave them); a pod admission refuses fits no pool.
 
-use crate::analysis::admission::Rejection;
-use crate::analysis::{Pool, Reason};
+use crate::analysis::judgements::schedule::Reason;
+use crate::analysis::types::Pool;
+use crate::analysis::types::admitted::Rejection;
 use crate::engine::View as Outcome;
 
 /// The ways to draw the matrix.
@@ -107,7 +108,7 @@ fn cell(pool: &Pool, reasons: &[Reason]) -> String {
     format!("no: {}", parts.join(", "))
 }
 
-/// The admission plugin that refuses workload `i`'s pod (`analysis::admission`): it runs
+/// The admission plugin that refuses workload `i`'s pod (`analysis::judgements::admission`): it runs
 /// nowhere, whatever its tolerations and selector.
 fn rejection(o: &Outcome, i: usize) -> Option<&Rejection> {
     o.workloads[i].admission.as_ref()?.rejection.as_ref()
@@ -206,7 +207,7 @@ fn json(o: &Outcome, kueue: Option<&[String]>) -> String {
 /// What the admission plugins did to the pod, in their order: `null` when they left it as
 /// written. A rejected pod's verdicts are `fits: false` with a `rejected` reason first (the
 /// other reasons are those of the pod as far as admission got).
-fn admission_json(w: &crate::analysis::Workload) -> serde_json::Value {
+fn admission_json(w: &crate::analysis::types::Workload) -> serde_json::Value {
     use serde_json::json;
     let Some(a) = &w.admission else {
         return serde_json::Value::Null;

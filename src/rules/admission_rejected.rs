@@ -5,7 +5,7 @@
 //! (`engine::admission`) with the plugin's own message; the pods never reach the scheduler,
 //! so the other scheduling rules do not judge them.
 
-use crate::analysis::admission::Rejection;
+use crate::analysis::types::admitted::Rejection;
 use crate::diagnostic::Severity;
 
 use super::{Category, Rule, RuleMeta};

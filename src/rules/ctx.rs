@@ -100,30 +100,30 @@ pub(crate) fn push(
 
 /// What a cross-reference check sees: every workload and node pool of the run.
 pub struct CrossCtx<'a> {
-    pub inventory: &'a crate::analysis::Inventory,
-    pub workloads: &'a [crate::analysis::Workload],
-    pub eval: &'a crate::analysis::Evaluation,
+    pub inventory: &'a crate::analysis::sources::inventory::Inventory,
+    pub workloads: &'a [crate::analysis::types::Workload],
+    pub eval: &'a crate::analysis::judgements::schedule::Evaluation,
     pub settings: &'a Settings,
     /// The Kueue queues and flavors of the files of the workloads' cluster.
-    pub kueue: &'a crate::analysis::kueue::Kueue,
+    pub kueue: &'a crate::analysis::types::kueue::Kueue,
 }
 
 pub type CrossFn = fn(&CrossCtx<'_>, &mut Vec<Finding>);
 
 /// What a whole-run rule sees once every file is linted.
 pub struct RunCtx<'a> {
-    pub inventory: &'a crate::analysis::Inventory,
-    pub evaluator: &'a crate::analysis::Evaluator<'a>,
+    pub inventory: &'a crate::analysis::sources::inventory::Inventory,
+    pub evaluator: &'a crate::analysis::judgements::schedule::Evaluator<'a>,
     pub settings: &'a Settings,
-    /// The run's admission: accumulators keep workloads as written (see `analysis::admission`).
-    pub admission: &'a crate::analysis::admission::Admission,
+    /// The run's admission: accumulators keep workloads as written (see `analysis::judgements::admission`).
+    pub admission: &'a crate::analysis::judgements::admission::Admission,
 }
 
 /// The accumulator of a whole-run rule. Files are linted in parallel: each gets an
 /// accumulator of its own, merged into the run's as it finishes; the run's reports at the end.
 pub trait Aggregate: Send {
     /// One file's workloads (never an `--inventory` file's).
-    fn add(&mut self, workloads: &[crate::analysis::Workload]);
+    fn add(&mut self, workloads: &[crate::analysis::types::Workload]);
     /// Takes in what another accumulator of the same rule gathered.
     fn merge(&mut self, other: Box<dyn Aggregate>);
     fn into_any(self: Box<Self>) -> Box<dyn std::any::Any>;

@@ -2,7 +2,7 @@
 //! the controller's default tolerations, pkg/controller/daemon/util/daemonset_util.go
 //! `AddOrUpdateDaemonPodTolerations`) or its selector.
 
-use crate::analysis::Reason;
+use crate::analysis::judgements::schedule::Reason;
 use crate::diagnostic::{Finding, Severity};
 
 use super::{Category, CrossCtx, Rule, RuleMeta};
@@ -58,9 +58,9 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
 
 /// How many pools reject the DaemonSet, and `pool (reasons)` for the first few.
 fn missed_pools(
-    pools: &[Box<crate::analysis::Pool>],
-    w: &crate::analysis::Workload,
-    fits: &crate::analysis::Verdicts,
+    pools: &[Box<crate::analysis::types::Pool>],
+    w: &crate::analysis::types::Workload,
+    fits: &crate::analysis::judgements::schedule::Verdicts,
 ) -> (usize, usize, Vec<String>) {
     // Each name once: same-named pools are alternatives.
     let mut names = std::collections::HashSet::new();

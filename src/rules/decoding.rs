@@ -602,7 +602,7 @@ pub(crate) fn decode_prefix(object: &Object<'_>) -> String {
     format!(
         "{kind} in version {ver} cannot be handled as a {kind}: ",
         kind = object.kind,
-        ver = crate::analysis::validation::go_quote(object.version)
+        ver = crate::analysis::semantics::validation::go_quote(object.version)
     )
 }
 

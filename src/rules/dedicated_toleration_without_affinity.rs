@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use crate::diagnostic::{Finding, Fix, Severity};
 
-use crate::analysis::is_transient_taint;
-use crate::analysis::matching::tolerates;
+use crate::analysis::semantics::well_known::is_transient_taint;
+use crate::analysis::semantics::matching::tolerates;
 use crate::diagnostic::Related;
 
 use super::{Category, CrossCtx, Ctx, Rule, RuleMeta};
@@ -203,6 +203,16 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     }
 }
 
+/// Can two pools be nodes of one cluster, as far as their Terraform root modules say? Pools of
+/// two different root modules are made by two `terraform apply`s: as found pools, they are not
+/// evidence of one cluster. Pools not from Terraform (or not both) may be.
+fn same_terraform_root(a: &crate::analysis::types::Pool, b: &crate::analysis::types::Pool) -> bool {
+    match (&a.terraform, &b.terraform) {
+        (Some(x), Some(y)) => x.root == y.root,
+        _ => true,
+    }
+}
+
 /// With an inventory: fires when the pod tolerates a taint of some pool but can also run on
 /// pools that do not have that taint, naming them.
 pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
@@ -262,8 +272,19 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                     // A pool whose labels or taints are unknown (Terraform values known at
                     // plan time) admits the pod only maybe: no claim rests on it.
                     let known = !pool.any_label
-                        && pool.unknown_taints == crate::analysis::UnknownTaints::None;
-                    if known && fits.admits(p) && !tainted.iter().any(|(q, _)| *q == p) {
+                        && pool.unknown_taints == crate::analysis::types::UnknownTaints::None;
+                    // A pool of another Terraform root module than every tainted pool's is
+                    // another cluster's (a repository of several tutorials, each its own
+                    // `terraform apply`): no evidence of where this pod lands beside them.
+                    let same_cluster = ctx.inventory.declared()
+                        || tainted
+                            .iter()
+                            .any(|(q, _)| same_terraform_root(&pools[*q], pool));
+                    if known
+                        && same_cluster
+                        && fits.admits(p)
+                        && !tainted.iter().any(|(q, _)| *q == p)
+                    {
                         other_pools.push(p);
                         let title = pool.title();
                         if !others.contains(&title) {
@@ -322,7 +343,7 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             let help = match &label {
                 Some((k, v)) => format!(
                     "to keep the pod on {there}, add `nodeSelector: {{{}}}` (or the equivalent required node affinity)",
-                    show_label(k, v)
+                    crate::util::text::label_entry(k, v)
                 ),
                 None => format!(
                     "to keep the pod on {there}, select a label only those nodes carry with `nodeSelector` or required node affinity"
@@ -331,7 +352,7 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             // Unsafe: it changes where the pod runs, to the nodes of the pools found.
             let fix = label.as_ref().zip(w.selector_slot).map(|((k, v), slot)| {
                 Fix::unsafe_(
-                    format!("add `nodeSelector: {{{}}}`", show_label(k, v)),
+                    format!("add `nodeSelector: {{{}}}`", crate::util::text::label_entry(k, v)),
                     vec![crate::fix::insert_node_selector(&w.source, &slot, k, v)],
                 )
             });
@@ -377,8 +398,8 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
 
 /// The index of the first filtering taint of `pool` that `t` tolerates.
 fn matching_taint(
-    pool: &crate::analysis::Pool,
-    t: &crate::analysis::WorkloadToleration,
+    pool: &crate::analysis::types::Pool,
+    t: &crate::analysis::types::WorkloadToleration,
     gate: bool,
 ) -> Option<usize> {
     pool.taints.iter().position(|pt| {
@@ -394,14 +415,6 @@ fn matching_taint(
 }
 
 /// `key: value`, an empty value quoted so it stays a string.
-fn show_label(key: &str, value: &str) -> String {
-    if value.is_empty() {
-        format!("{key}: \"\"")
-    } else {
-        format!("{key}: {value}")
-    }
-}
-
 /// The label a `nodeSelector` can select to keep the pod on the `targets` pools (the
 /// tainted pools it can run on): one every target (every node of it) carries with the same
 /// single value and none of the `others` (the untainted pools it can run on as well) may
@@ -412,13 +425,13 @@ fn show_label(key: &str, value: &str) -> String {
 /// that is not on every node (hostname, zone, architecture), by key. `None` without targets
 /// or without such a label: no label is made up.
 fn pin_label(
-    pools: &[Box<crate::analysis::Pool>],
+    pools: &[Box<crate::analysis::types::Pool>],
     targets: &[usize],
     others: &[usize],
-    t: &crate::analysis::WorkloadToleration,
+    t: &crate::analysis::types::WorkloadToleration,
     settings: &crate::settings::Settings,
 ) -> Option<(Arc<str>, Arc<str>)> {
-    use crate::analysis::LabelValues;
+    use crate::analysis::types::LabelValues;
     let first = pools.get(*targets.first()?)?;
     let candidates = first.all_labels();
     candidates
@@ -428,8 +441,8 @@ fn pin_label(
             _ => None,
         })
         .filter(|(k, _)| {
-            !crate::analysis::is_well_known_label(k)
-                || (crate::analysis::POOL_NAME_LABELS.contains(&&***k)
+            !crate::analysis::semantics::well_known::is_well_known_label(k)
+                || (crate::analysis::types::POOL_NAME_LABELS.contains(&&***k)
                     && &***k != "node.kubernetes.io/instance-type")
         })
         .filter(|(k, v)| {
@@ -447,14 +460,14 @@ fn pin_label(
             })
         })
         .filter(|(k, v)| {
-            crate::analysis::validation::label_key_errors(k, settings).is_empty()
-                && crate::analysis::validation::label_value_errors(v, settings).is_empty()
+            crate::analysis::semantics::validation::label_key_errors(k, settings).is_empty()
+                && crate::analysis::semantics::validation::label_value_errors(v, settings).is_empty()
         })
         .min_by_key(|(k, v)| {
             let like_taint = ***k == *t.key && (t.value.is_empty() || ***v == *t.value);
             // The pool-name labels in their list's order (`eks.amazonaws.com/nodegroup`
             // before eksctl's own), then the others.
-            let pool_name = crate::analysis::POOL_NAME_LABELS
+            let pool_name = crate::analysis::types::POOL_NAME_LABELS
                 .iter()
                 .position(|l| *l == &***k)
                 .unwrap_or(usize::MAX);

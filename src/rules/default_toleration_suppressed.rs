@@ -4,7 +4,7 @@
 //! does not itself match the real taint (which has no value) leaves the pod with none: it is
 //! evicted at once when its node fails (plugin/pkg/admission/defaulttolerationseconds).
 
-use crate::analysis::matching::{TaintRef, tolerates};
+use crate::analysis::semantics::matching::{TaintRef, tolerates};
 use crate::diagnostic::{Finding, Severity};
 
 use super::{Category, Ctx, Rule, RuleMeta, tolerations};

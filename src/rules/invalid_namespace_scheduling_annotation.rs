@@ -10,7 +10,7 @@
 //! in a namespace that has `scheduler.alpha.kubernetes.io/node-selector`). Only reported when
 //! the plugin is on.
 
-use crate::analysis::admission::{Plugin, facts, json, merge, openshift};
+use crate::analysis::judgements::admission::{Plugin, facts, json, merge, openshift};
 use crate::diagnostic::{Finding, Severity};
 
 use super::{Category, Ctx, Rule, RuleMeta};

@@ -2,7 +2,7 @@
 //! the config's inline pools) that `kubectl taint` would reject, with kubectl's message
 //! (kubectl `taint` (staging/src/k8s.io/kubectl/pkg/cmd/taint)).
 
-use crate::analysis::parse_taint_spec;
+use crate::analysis::sources::parse_taint_spec;
 use crate::diagnostic::{Finding, Severity};
 use crate::load::yaml::Node;
 

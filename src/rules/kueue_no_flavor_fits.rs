@@ -5,9 +5,9 @@
 //! flavor assigner skips such flavors (pkg/scheduler/flavorassigner/flavorassigner.go,
 //! `findFlavorForPodSetResource`), so the workload stays pending, never admitted. Judged only
 //! when the LocalQueue, its ClusterQueue and every flavor of the group are in the files (see
-//! `analysis::kueue`).
+//! `analysis::judgements::kueue`).
 
-use crate::analysis::kueue::NoFit;
+use crate::analysis::judgements::kueue::NoFit;
 use crate::diagnostic::{Finding, Related, Severity};
 
 use super::{Category, CrossCtx, Rule, RuleMeta};
@@ -75,7 +75,7 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                 } else {
                     ""
                 },
-                crate::analysis::kueue::QUEUE_LABEL
+                crate::analysis::types::kueue::QUEUE_LABEL
             ))
             .in_file(&w.source);
         for r in &refusals {

@@ -4,7 +4,7 @@
 //! expression) with its exact messages, integer fields as the decoder reads them, and a
 //! reporter that files findings under the calling rule with the server's text.
 
-pub(crate) use crate::analysis::validation::{
+pub(crate) use crate::analysis::semantics::validation::{
     dns1123_label_errors, duplicate, forbidden, go_quote, invalid, label_key_errors,
     label_value_errors, named_value, not_supported, required,
 };

@@ -17,6 +17,7 @@ pub(crate) use ctx::push;
 pub use ctx::{Aggregate, CheckFn, CrossCtx, CrossFn, Ctx, RunCtx};
 pub use selection::{Level, RuleSet, unknown_rule_message};
 
+pub use duplicate_key::META as DUPLICATE_KEY;
 pub use internal_error::META as INTERNAL_ERROR;
 pub use invalid_config::META as INVALID_CONFIG;
 pub use invalid_encoding::META as INVALID_ENCODING;
@@ -247,8 +248,8 @@ pub fn superseded_by_inventory(name: &str) -> bool {
 /// Does this heuristic finding give way to the run's inventory? A declared inventory is the
 /// whole cluster and supersedes every one; pools merely found among the linted files only
 /// those about a taint one of them has (the cross-reference checks it for real), never one
-/// about a taint they do not know (`analysis::evidence`).
-pub fn superseded(f: &Finding, inventory: &crate::analysis::Inventory) -> bool {
+/// about a taint they do not know (`analysis::judgements::evidence`).
+pub fn superseded(f: &Finding, inventory: &crate::analysis::sources::inventory::Inventory) -> bool {
     superseded_by_inventory(f.rule)
         && !inventory.is_empty()
         && (inventory.closed()
@@ -260,7 +261,7 @@ pub fn superseded(f: &Finding, inventory: &crate::analysis::Inventory) -> bool {
                     // names the near miss, which is the finding.
                     Some((key, value)) => inventory.taints_with_key(key).any(|(_, t)| {
                         &*t.taint.value == value
-                            || crate::analysis::evidence::is_slip(value, &t.taint.value)
+                            || crate::analysis::judgements::evidence::is_slip(value, &t.taint.value)
                     }),
                     None => inventory.has_taint_key(k),
                 }))

@@ -3,7 +3,7 @@
 //! walk over required and preferred node-affinity terms used by `invalid-node-affinity`. Each rule
 //! lives in its own file.
 
-pub(crate) use crate::analysis::validation::{
+pub(crate) use crate::analysis::semantics::validation::{
     dns1123_subdomain_errors, forbidden, go_quote, invalid, label_key_errors, label_value_errors,
     named_value, required,
 };

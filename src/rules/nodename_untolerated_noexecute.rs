@@ -2,7 +2,8 @@
 //! taint it does not tolerate: the kubelet rejects it (the kubelet's admission,
 //! pkg/kubelet/lifecycle/predicate.go).
 
-use crate::analysis::{effective_tolerations, first_tolerating, is_transient_taint};
+use crate::analysis::judgements::schedule::{effective_tolerations, first_tolerating};
+use crate::analysis::semantics::well_known::is_transient_taint;
 use crate::diagnostic::{Finding, Related, Severity};
 
 use super::{Category, CrossCtx, Rule, RuleMeta};

@@ -10,8 +10,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::analysis::Workload;
-use crate::analysis::pod_affinity::{AffinityTerm, Namespaces, PodLabels, Selects};
+use crate::analysis::types::Workload;
+use crate::analysis::types::pod_affinity::{AffinityTerm, Namespaces, PodLabels, Selects};
 use crate::diagnostic::{Finding, Severity};
 
 use super::{Aggregate, Category, Rule, RuleMeta, RunCtx};

@@ -2,9 +2,10 @@
 
 use std::sync::Arc;
 
-use crate::analysis::admission::Admission;
-use crate::analysis::{Evaluator, Inventory, Signature, signature};
-use crate::analysis::Workload;
+use crate::analysis::judgements::admission::Admission;
+use crate::analysis::judgements::schedule::{Evaluator, Signature, signature};
+use crate::analysis::sources::inventory::Inventory;
+use crate::analysis::types::Workload;
 use crate::diagnostic::{Finding, Severity};
 use crate::settings::Settings;
 
@@ -196,7 +197,7 @@ impl Users {
             workloads: &workloads,
             eval: &eval,
             settings,
-            kueue: &crate::analysis::kueue::NO_KUEUE,
+            kueue: &crate::analysis::types::kueue::NO_KUEUE,
         });
         for node in &self.bound {
             usage.add_bound(inventory, node);

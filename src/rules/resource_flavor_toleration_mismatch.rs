@@ -5,8 +5,8 @@
 //! for still keeps them off (Kueue's ResourceFlavor API: "when this ResourceFlavor has also set
 //! the matching tolerations, the nodeTaints are not considered during admission").
 
-use crate::analysis::TaintSpec;
-use crate::analysis::matching::{TaintRef, tolerates};
+use crate::analysis::types::TaintSpec;
+use crate::analysis::semantics::matching::{TaintRef, tolerates};
 use crate::diagnostic::{Finding, Severity};
 use crate::load::yaml::Node;
 use crate::util::edit_distance;
@@ -54,7 +54,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     let gate = ctx.settings.comparison_operators;
     for (_, tol) in tolerations::each(ctx) {
         // Operators and effects the API rejects are other rules' findings.
-        if !crate::analysis::matching::is_well_formed(&tol.tol(), gate) {
+        if !crate::analysis::semantics::matching::is_well_formed(&tol.tol(), gate) {
             continue;
         }
         let matched = taints.iter().any(|t| {

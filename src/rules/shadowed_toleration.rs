@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use crate::analysis::matching::{covers, is_well_formed};
+use crate::analysis::semantics::matching::{covers, is_well_formed};
 use crate::diagnostic::{Finding, Fix, Severity};
 use crate::model::{Tol, Toleration};
 
@@ -199,7 +199,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             let (severity, api) = if runtime_class && same_list_key {
                 (
                     crate::diagnostic::Severity::Error,
-                    Some(crate::analysis::validation::duplicate(
+                    Some(crate::analysis::semantics::validation::duplicate(
                         &later.path,
                         &toleration_struct(later, ctx.settings),
                         "",
@@ -246,7 +246,7 @@ fn toleration_struct(
     t: &crate::model::Toleration<'_>,
     settings: &crate::settings::Settings,
 ) -> String {
-    use crate::analysis::validation::{go_quote, json_quote};
+    use crate::analysis::semantics::validation::{go_quote, json_quote};
     let seconds = t.seconds();
     if settings.minor >= 34 {
         format!(

@@ -12,7 +12,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::analysis::spread::{Block, domains};
+use crate::analysis::judgements::spread::{Block, domains};
 use crate::diagnostic::{Finding, Related, Severity};
 
 use super::{Category, CrossCtx, Rule, RuleMeta};

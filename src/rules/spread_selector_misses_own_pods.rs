@@ -5,7 +5,7 @@
 //! `selfMatchNum`); a selector that misses the pod's own labels (a typo, a label of another
 //! app, a selector copied from elsewhere) spreads nothing.
 
-use crate::analysis::pod_affinity::{Selects, pod_labels, selects};
+use crate::analysis::types::pod_affinity::{Selects, pod_labels, selects};
 use crate::diagnostic::{Finding, Severity};
 
 use super::{Category, Ctx, Rule, RuleMeta};

@@ -3,7 +3,7 @@
 //! own validation (Karpenter, eksctl, kubeadm)) and the `api_error` plumbing. Each rule lives in
 //! its own file.
 
-pub(crate) use crate::analysis::validation::{
+pub(crate) use crate::analysis::semantics::validation::{
     duplicate, go_quote, invalid, json_quote, label_key_errors, label_value_errors, named_value,
     not_supported, required,
 };

@@ -1,8 +1,8 @@
 //! `toleration-effect-mismatch`: key and value match a pool's taint but the effect does not,
 //! so the taint still repels (NoSchedule) or evicts (NoExecute) the pod.
 
-use crate::analysis::first_tolerating;
-use crate::analysis::matching::tolerates;
+use crate::analysis::judgements::schedule::first_tolerating;
+use crate::analysis::semantics::matching::tolerates;
 use crate::diagnostic::{Edit, Finding, Fix, Related, Severity};
 
 use super::{Category, CrossCtx, Rule, RuleMeta};

@@ -2,7 +2,7 @@
 //! server rejects (pkg/apis/core/validation/validation.go `ValidateTolerations`). The error is
 //! reported on `.operator`.
 
-use crate::analysis::validation::{go_quote, invalid};
+use crate::analysis::semantics::validation::{go_quote, invalid};
 use crate::diagnostic::{Finding, Fix, Severity};
 
 use super::{Category, Ctx, Rule, RuleMeta};

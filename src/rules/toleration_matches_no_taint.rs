@@ -1,16 +1,16 @@
 //! `toleration-matches-no-taint`: a keyed toleration that matches no taint of any pool and no
 //! well-known system taint: dead configuration, or a typo of a real taint.
 
-use crate::analysis::evidence;
-use crate::analysis::is_well_known_key;
-use crate::analysis::matching::tolerates;
+use crate::analysis::judgements::evidence;
+use crate::analysis::semantics::well_known::is_well_known_key;
+use crate::analysis::semantics::matching::tolerates;
 use crate::diagnostic::{Edit, Finding, Fix, Related, Severity};
 use crate::util::edit_distance;
 
 use std::collections::HashMap;
 
-use crate::analysis::Pool;
-use crate::analysis::{PoolTaint, WorkloadToleration};
+use crate::analysis::types::Pool;
+use crate::analysis::types::{PoolTaint, WorkloadToleration};
 
 use super::{Category, CrossCtx, Rule, RuleMeta};
 
@@ -106,9 +106,9 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
 /// for `Equal`, the value — the edit that makes it match; unsafe: the taint may be the one that
 /// is wrong.
 fn one_scalar_fix(
-    w: &crate::analysis::Workload,
+    w: &crate::analysis::types::Workload,
     t: &WorkloadToleration,
-    taint: &crate::analysis::TaintSpec,
+    taint: &crate::analysis::types::TaintSpec,
 ) -> Option<Fix> {
     let exists = &*t.operator == "Exists";
     let (field, span, new) = if *t.key != *taint.key && (exists || *t.value == *taint.value) {
@@ -145,7 +145,7 @@ fn lookup<'a>(
     if matched {
         return None;
     }
-    // Found pools are not the whole cluster (`analysis::evidence`): a toleration matching none
+    // Found pools are not the whole cluster (`analysis::judgements::evidence`): a toleration matching none
     // of their taints is a mistake only as a near miss of one of them — their key with
     // another value, or a slip of their key.
     if !ctx.inventory.closed() {

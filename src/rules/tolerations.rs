@@ -3,7 +3,7 @@
 //! (pkg/apis/core/validation/validation.go `ValidateTolerations`, one per check, in the server's
 //! order) lives in its own file.
 
-pub(crate) use crate::analysis::validation::{
+pub(crate) use crate::analysis::semantics::validation::{
     decimal_integer_errors, go_quote, invalid, label_key_errors, label_value_errors, named_value,
     not_supported,
 };

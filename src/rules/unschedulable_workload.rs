@@ -4,8 +4,10 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use crate::analysis::evidence::{self, Aim, LabelMiss};
-use crate::analysis::{Block, Inventory, PoolClasses, Reason, describe_near_miss, near_miss};
+use crate::analysis::judgements::evidence::{self, Aim, LabelMiss};
+use crate::analysis::judgements::near_miss::{Block, describe as describe_near_miss, near_miss};
+use crate::analysis::sources::inventory::Inventory;
+use crate::analysis::judgements::schedule::{PoolClasses, Reason};
 use crate::diagnostic::{Edit, Finding, Fix, Related, Severity};
 
 use super::{Category, CrossCtx, Rule, RuleMeta};
@@ -32,7 +34,7 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             continue;
         }
         // Pools merely found in the tree judge only a pod whose selection aims at them
-        // (`analysis::evidence`): one meant for nodes described elsewhere (a GKE label, a
+        // (`analysis::judgements::evidence`): one meant for nodes described elsewhere (a GKE label, a
         // pool made by Terraform, general nodes) is not theirs to judge.
         let label_miss = if ctx.inventory.closed() {
             None
@@ -116,7 +118,7 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
 }
 
 /// `; after admission its nodeSelector is {…} (PodNodeSelector)` when admission changed it.
-fn admitted_selector(w: &crate::analysis::Workload) -> String {
+fn admitted_selector(w: &crate::analysis::types::Workload) -> String {
     let Some(a) = w.admission.as_ref().filter(|a| a.written_selector.is_some()) else {
         return String::new();
     };
@@ -157,8 +159,8 @@ fn describe_label_miss(inventory: &Inventory, miss: &LabelMiss) -> Option<String
 /// be the one that is wrong.
 fn near_miss_fix(
     ctx: &CrossCtx<'_>,
-    w: &crate::analysis::Workload,
-    miss: &crate::analysis::NearMiss,
+    w: &crate::analysis::types::Workload,
+    miss: &crate::analysis::judgements::near_miss::NearMiss,
 ) -> Option<Fix> {
     let pool = ctx.inventory.pools.get(miss.pool)?;
     let mut edits = Vec::new();
@@ -198,8 +200,8 @@ const LISTED_TAINTS: usize = 3;
 fn describe(
     inventory: &Inventory,
     classes: &PoolClasses,
-    w: &crate::analysis::Workload,
-    fits: &crate::analysis::Verdicts,
+    w: &crate::analysis::types::Workload,
+    fits: &crate::analysis::judgements::schedule::Verdicts,
     intended: Option<usize>,
 ) -> (String, usize, bool, Vec<Related>) {
     let pools = &inventory.pools;

@@ -4,7 +4,7 @@
 //! match. Typical after a rename (`master` → `control-plane` with `value: "true"`) or a copy from a
 //! blog (`memory-pressure` with `NoExecute`).
 
-use crate::analysis::{SetTaint, set_taint};
+use crate::analysis::semantics::well_known::{SetTaint, set_taint};
 use crate::diagnostic::{Edit, Finding, Fix, Severity};
 
 use super::tolerations::EFFECTS;

@@ -11,7 +11,8 @@ use lsp_types::{
 };
 
 use super::position::{Encoding, LineIndex};
-use crate::analysis::{LabelValues, NodeDecl, Pool, Workload, term_matches};
+use crate::analysis::judgements::schedule::term_matches;
+use crate::analysis::types::{LabelValues, NodeDecl, Pool, Workload};
 use crate::diagnostic::{Applicability, Finding, Severity};
 use crate::engine::{self, Input, LintOptions, View};
 use crate::load::{SourceFile, Span};
@@ -403,7 +404,7 @@ impl Linted {
                     .iter()
                     .filter(|pt| {
                         let r = pt.taint.taint_ref();
-                        crate::analysis::matching::tolerates(&t.tol(), &r, self.gate)
+                        crate::analysis::semantics::matching::tolerates(&t.tol(), &r, self.gate)
                     })
                     .collect();
                 if matched.is_empty() {
@@ -504,7 +505,7 @@ impl Linted {
                     }
                     let (k2, v2) = (k.clone(), v.clone());
                     (
-                        format!("nodeSelector `{k}: {v}`"),
+                        format!("nodeSelector `{}`", crate::util::text::label_entry(k, v)),
                         Box::new(move |p: &Pool| match p.label(&k2) {
                             Some(LabelValues::Any) => true,
                             Some(LabelValues::OneOf(vs)) => vs.iter().any(|x| **x == *v2),

@@ -8,7 +8,7 @@ pub mod cli;
 
 use std::sync::Arc;
 
-use taintlint::analysis::{
+use taintlint::analysis::types::{
     LabelValues, Place, Pool, PoolTaint, Requirement, TaintSpec, Term, Workload, WorkloadToleration,
 };
 use taintlint::diagnostic::ObjectId;
@@ -119,6 +119,7 @@ pub fn pool(name: &str, labels: &[(&str, &str)], taints: Vec<TaintSpec>, nodes: 
         nodes: nodes.iter().map(|n| (*n).to_string()).collect(),
         loc: Place::Here(loc),
         declared: false,
+        terraform: None,
     }
 }
 

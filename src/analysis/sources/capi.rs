@@ -11,8 +11,9 @@
 //! object itself, so the files say whether it is autoscaled. An absent or non-literal
 //! `replicas` is no size.
 
-use super::{Decls, kubeadm_default_taint, taint_list, template_labels, text};
-use crate::analysis::inventory::Labels;
+use super::{Decls, kubeadm_default_taint, taint_list, template_labels};
+use crate::analysis::semantics::text;
+use crate::analysis::types::Labels;
 use crate::load::yaml::Node;
 
 pub(super) fn machine(mut d: Decls<'_, '_>) {

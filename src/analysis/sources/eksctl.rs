@@ -6,8 +6,9 @@
 
 use std::sync::Arc;
 
-use super::{Decls, label_map, loc, taint_list, text};
-use crate::analysis::inventory::{LabelValues, Labels, PoolTaint, TaintSpec};
+use super::{Decls, label_map, loc, taint_list};
+use crate::analysis::semantics::text;
+use crate::analysis::types::{LabelValues, Labels, PoolTaint, TaintSpec};
 use crate::load::SourceFile;
 use crate::load::yaml::Node;
 

@@ -3,8 +3,9 @@
 
 use std::sync::Arc;
 
-use super::{Decls, label_map, loc, text};
-use crate::analysis::inventory::{Labels, NodeDecl, PoolTaint, TaintSpec};
+use super::{Decls, label_map, loc};
+use crate::analysis::semantics::text;
+use crate::analysis::types::{Labels, NodeDecl, PoolTaint, TaintSpec};
 use crate::load::SourceFile;
 use crate::load::yaml::Node;
 
@@ -51,6 +52,7 @@ pub fn inventory_pools(pools: &Node, source: &Arc<SourceFile>) -> Vec<NodeDecl> 
             scaling: None,
             loc: loc(source, pool.get("name").map_or(pool.span, |n| n.span)),
             declared: true,
+            terraform: None,
         });
     }
     out
@@ -78,12 +80,12 @@ pub fn parse_taint_spec(spec: &str) -> Result<TaintSpec, String> {
     let key = kv[0];
     let value = kv.get(1).copied().unwrap_or("");
     if kv.len() == 2 {
-        let errs = crate::analysis::validation::label_value_errors(value, &settings);
+        let errs = crate::analysis::semantics::validation::label_value_errors(value, &settings);
         if !errs.is_empty() {
             return Err(format!("invalid taint spec: {spec}, {}", errs.join("; ")));
         }
     }
-    let errs = crate::analysis::validation::label_key_errors(key, &settings);
+    let errs = crate::analysis::semantics::validation::label_key_errors(key, &settings);
     if !errs.is_empty() {
         return Err(format!("invalid taint spec: {spec}, {}", errs.join("; ")));
     }

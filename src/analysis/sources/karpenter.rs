@@ -3,8 +3,9 @@
 //! its taints and its startup taints. A NodePool of AWS's provider (an EC2NodeClass) is on
 //! EKS, whose API servers run the ExtendedResourceToleration admission plugin.
 
-use super::{Decls, taint_list, template_labels, text};
-use crate::analysis::inventory::LabelValues;
+use super::{Decls, taint_list, template_labels};
+use crate::analysis::semantics::text;
+use crate::analysis::types::LabelValues;
 use crate::load::yaml::Node;
 
 pub(super) fn node_pool(mut d: Decls<'_, '_>) {

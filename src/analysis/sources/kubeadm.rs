@@ -3,8 +3,9 @@
 //! control-plane node without `nodeRegistration.taints` gets kubeadm's default
 //! control-plane taint.
 
-use super::{Decls, kubeadm_default_taint, taint_list, text};
-use crate::analysis::inventory::Labels;
+use super::{Decls, kubeadm_default_taint, taint_list};
+use crate::analysis::semantics::text;
+use crate::analysis::types::Labels;
 
 pub(super) fn kubeadm(mut d: Decls<'_, '_>) {
     let object = d.object;

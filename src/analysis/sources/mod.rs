@@ -3,12 +3,15 @@
 
 mod capi;
 mod eksctl;
+pub mod inventory;
 mod inventory_file;
 mod karpenter;
 mod kubeadm;
+pub mod kueue;
 mod node;
 mod openshift;
-mod terraform;
+pub mod scaling;
+pub mod terraform;
 
 pub use inventory_file::{inventory_pools, parse_taint_spec};
 pub use terraform::{HclError, terraform_decls};
@@ -19,15 +22,10 @@ use crate::load::yaml::Node;
 use crate::load::{Loc, SourceFile, Span};
 use crate::model::Object;
 
-use super::inventory::{LabelValues, Labels, NodeDecl, Place, PoolTaint, TaintSpec, self_labels};
-
-/// A scalar's text; empty for a missing or null node.
-pub(super) fn text(n: Option<&Node>) -> String {
-    match n {
-        Some(n) if !n.is_null() => n.text().unwrap_or("").to_string(),
-        _ => String::new(),
-    }
-}
+use crate::analysis::semantics::text;
+use crate::analysis::types::{
+    LabelValues, Labels, NodeDecl, Place, PoolTaint, TaintSpec, self_labels,
+};
 
 pub(super) fn loc(source: &Arc<SourceFile>, span: Span) -> Place {
     Place::Here(Loc {
@@ -189,6 +187,7 @@ impl Decls<'_, '_> {
             scaling: None,
             loc: at,
             declared: false,
+            terraform: None,
         });
         let last = self.out.len() - 1;
         &mut self.out[last]

@@ -2,7 +2,7 @@
 //! taints and its cordon.
 
 use super::{Decls, label_map, taint_list};
-use crate::analysis::inventory::Labels;
+use crate::analysis::types::Labels;
 use crate::load::yaml::Node;
 
 pub(super) fn node(mut d: Decls<'_, '_>) {

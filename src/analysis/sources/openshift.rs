@@ -18,15 +18,17 @@
 //!
 //! Size: the `maxReplicas` of a `MachineAutoscaler` (`autoscaling.openshift.io/v1beta1`)
 //! whose `scaleTargetRef` names the MachineSet, in any linted file (linked when the inventory
-//! is built: see `analysis/scaling.rs`), else the
+//! is built: see `sources/scaling.rs`), else the
 //! `machine.openshift.io/cluster-api-autoscaler-node-group-max-size` annotation (what the
 //! MachineAutoscaler sets on its target, and the cluster autoscaler reads), else
 //! `spec.replicas` — a size only in a declared inventory, since an autoscaler outside the files
 //! may scale the MachineSet past it.
 
-use super::{Decls, label_map, taint_list, text};
-use crate::analysis::inventory::{LabelValues, Labels};
-use crate::analysis::scaling::{MACHINE_API_NAMESPACE, MACHINE_SET, Scaling};
+use super::scaling::{MACHINE_API_NAMESPACE, MACHINE_SET};
+use super::{Decls, label_map, taint_list};
+use crate::analysis::semantics::text;
+use crate::analysis::types::Scaling;
+use crate::analysis::types::{LabelValues, Labels};
 
 /// The annotation the MachineAutoscaler sets on its target MachineSet with its `maxReplicas`
 /// (openshift/cluster-autoscaler-operator, `pkg/controller/machineautoscaler`).

@@ -20,7 +20,7 @@ fn numbered(from: usize, n: usize) -> Vec<Finding> {
 /// file's findings recorded, and point at the stored record.
 #[test]
 fn stored_places_keep_only_their_positions() {
-    use crate::analysis::{Labels, PoolTaint, TaintSpec};
+    use crate::analysis::types::{Labels, PoolTaint, TaintSpec};
     use crate::load::Loc;
     use crate::load::{SourceFile, Span};
     let text = "x: 1\n".repeat(1000);
@@ -51,6 +51,7 @@ fn stored_places_keep_only_their_positions() {
         scaling: None,
         loc: here(10),
         declared: false,
+        terraform: None,
     }];
     let (found, bytes) = encode_places(&nodes).expect("encoded");
     assert!(Arc::ptr_eq(&found, &source));

@@ -1,0 +1,117 @@
+//! What the admission plugins read from the linted files: Namespace objects (their scheduling
+//! annotations) and RuntimeClasses (their `scheduling`), gathered file by file like the node
+//! pools. Most files have neither: then nothing is kept.
+
+use crate::analysis::types::WorkloadToleration;
+use crate::load::yaml::Node;
+use crate::model::Object;
+use crate::util::intern;
+
+/// `scheduler.alpha.kubernetes.io/node-selector` (PodNodeSelector, `NamespaceNodeSelectors` in
+/// plugin/pkg/admission/podnodeselector/admission.go).
+pub const NODE_SELECTOR: &str = "scheduler.alpha.kubernetes.io/node-selector";
+/// PodTolerationRestriction's namespace defaults (`NSDefaultTolerations`).
+pub const DEFAULT_TOLERATIONS: &str = "scheduler.alpha.kubernetes.io/defaultTolerations";
+/// PodTolerationRestriction's allow list (`NSWLTolerations`).
+pub const TOLERATIONS_WHITELIST: &str = "scheduler.alpha.kubernetes.io/tolerationsWhitelist";
+/// OpenShift's project node selector (`ProjectNodeSelector` in openshift/api
+/// `project/v1/types.go`).
+pub const OPENSHIFT_NODE_SELECTOR: &str = "openshift.io/node-selector";
+
+/// The annotations the plugins read.
+pub const ANNOTATIONS: [&str; 4] = [
+    NODE_SELECTOR,
+    DEFAULT_TOLERATIONS,
+    TOLERATIONS_WHITELIST,
+    OPENSHIFT_NODE_SELECTOR,
+];
+
+/// A Namespace of the linted files: its name and the values of the annotations above (in
+/// that order; `None`: not set).
+#[derive(Clone, Debug)]
+pub struct NamespaceFacts {
+    pub name: String,
+    pub annotations: [Option<String>; 4],
+}
+
+/// A RuntimeClass of the linted files with a `scheduling` section.
+#[derive(Clone, Debug)]
+pub struct RuntimeClassFacts {
+    pub name: String,
+    pub node_selector: Vec<(String, String)>,
+    pub tolerations: Vec<WorkloadToleration>,
+}
+
+#[derive(Clone, Debug)]
+pub enum Fact {
+    Namespace(NamespaceFacts),
+    RuntimeClass(RuntimeClassFacts),
+}
+
+/// The fact an object gives, if any.
+pub fn fact(object: &Object<'_>) -> Option<Fact> {
+    match (object.kind, object.group) {
+        ("Namespace", "") => namespace(object),
+        ("RuntimeClass", "node.k8s.io") => runtime_class(object),
+        _ => None,
+    }
+}
+
+fn name_of(object: &Object<'_>) -> Option<String> {
+    object.id.name.clone().filter(|n| !n.is_empty())
+}
+
+fn namespace(object: &Object<'_>) -> Option<Fact> {
+    let name = name_of(object)?;
+    let annotations = object.annotations?;
+    let mut values: [Option<String>; 4] = Default::default();
+    for (slot, key) in values.iter_mut().zip(ANNOTATIONS) {
+        *slot = annotations.get(key).map(|v| {
+            if v.is_null() {
+                String::new()
+            } else {
+                v.text().unwrap_or("").to_string()
+            }
+        });
+    }
+    values
+        .iter()
+        .any(Option::is_some)
+        .then_some(Fact::Namespace(NamespaceFacts {
+            name,
+            annotations: values,
+        }))
+}
+
+fn runtime_class(object: &Object<'_>) -> Option<Fact> {
+    let name = name_of(object)?;
+    let spec = object.pod_specs.first()?;
+    let node_selector: Vec<(String, String)> = spec
+        .node_selector
+        .and_then(|f| f.value.as_map())
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|(k, v)| Some((k.text()?.to_string(), text(v))))
+        .collect();
+    let tolerations: Vec<WorkloadToleration> = spec
+        .tolerations
+        .iter()
+        .map(|t| WorkloadToleration::of(t, intern(&format!("RuntimeClass/{name} {}", t.path))))
+        .collect();
+    if node_selector.is_empty() && tolerations.is_empty() {
+        return None;
+    }
+    Some(Fact::RuntimeClass(RuntimeClassFacts {
+        name,
+        node_selector,
+        tolerations,
+    }))
+}
+
+fn text(n: &Node) -> String {
+    if n.is_null() {
+        String::new()
+    } else {
+        n.text().unwrap_or("").to_string()
+    }
+}

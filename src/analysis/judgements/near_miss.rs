@@ -1,0 +1,242 @@
+//! Near misses: for a workload no pool admits, the pool it is obviously meant for (the one
+//! its selector picks, else the one with the fewest reasons against it) and exactly what keeps
+//! it out — a toleration with another value or effect than the taint, a key one or two edits
+//! away, a missing toleration, the selector, a cordon — so that a message can name the edit.
+
+use crate::util::edit_distance;
+
+use super::schedule::{Reason, Verdicts};
+use crate::analysis::sources::inventory::Inventory;
+use crate::analysis::types::TaintSpec;
+use crate::analysis::types::workload::Workload;
+
+/// The pool a workload is meant for and what keeps it out.
+#[derive(Clone, Debug)]
+pub struct NearMiss {
+    /// The pool's index in the inventory.
+    pub pool: usize,
+    /// Its selector admits the pool (otherwise it is only the closest).
+    pub selected: bool,
+    pub blocks: Vec<Block>,
+}
+
+/// One thing that keeps the workload out of its pool.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Block {
+    /// A toleration of the taint's key and effect with another value.
+    Value { toleration: usize, taint: usize },
+    /// A toleration of the taint's key (and value) with another effect.
+    Effect { toleration: usize, taint: usize },
+    /// A toleration whose key is a typo of the taint's.
+    Key { toleration: usize, taint: usize },
+    /// No toleration comes close to the taint.
+    Missing { taint: usize },
+    /// The pool's labels do not match the selector.
+    Selector,
+    /// The pool is cordoned.
+    Cordoned,
+}
+
+/// The near miss of a workload that no pool admits (`None` when some pool does, or there are
+/// none).
+pub fn near_miss(inventory: &Inventory, w: &Workload, fits: &Verdicts) -> Option<NearMiss> {
+    if fits.any() {
+        return None;
+    }
+    // A pod with no nodeSelector and no required node affinity selects every pool: it is
+    // "meant for" one only when that pool is strictly the closest.
+    let selects = !w.node_selector.is_empty() || w.terms.is_some();
+    // Closest first: a pool the selector admits, then one with a taint whose key the pod
+    // tolerates (it was written for that pool), then the labels most like the ones it selects
+    // (`ML` for `ml`: the pool `check` names too), then the fewest reasons against it.
+    type Score = (bool, bool, usize, usize);
+    let mut best: Option<(Score, usize, Vec<Reason>)> = None;
+    let mut tied = false;
+    for (p, pool) in inventory.pools.iter().enumerate() {
+        let reasons = fits.reasons(w, pool);
+        let selected = selects && !reasons.contains(&Reason::Selector);
+        let tolerated = pool
+            .blocking_taints()
+            .any(|(_, t)| w.tolerations.iter().any(|tol| *tol.key == *t.taint.key));
+        let like = usize::MAX - super::evidence::label_distance(pool, w);
+        let score = (selected, tolerated, like, usize::MAX - reasons.len());
+        let order = match &best {
+            None => std::cmp::Ordering::Greater,
+            Some((s, _, _)) => score.cmp(s),
+        };
+        match order {
+            std::cmp::Ordering::Greater => {
+                best = Some((score, p, reasons));
+                tied = false;
+            }
+            std::cmp::Ordering::Equal => tied = true,
+            std::cmp::Ordering::Less => {}
+        }
+    }
+    let ((selected, ..), p, reasons) = best?;
+    if tied && !selects {
+        return None;
+    }
+    let pool = inventory.pools.get(p)?;
+    let blocks = reasons
+        .iter()
+        .map(|r| match r {
+            Reason::Selector => Block::Selector,
+            Reason::Unschedulable => Block::Cordoned,
+            Reason::Taint(t) => match pool.taints.get(*t) {
+                Some(pt) => closest_toleration(w, &pt.taint, *t),
+                None => Block::Missing { taint: *t },
+            },
+        })
+        .collect();
+    Some(NearMiss {
+        pool: p,
+        selected,
+        blocks,
+    })
+}
+
+/// What the workload's tolerations come closest to for this taint.
+fn closest_toleration(w: &Workload, taint: &TaintSpec, t: usize) -> Block {
+    let effect_ok = |e: &str| e.is_empty() || e == &*taint.effect;
+    let same_key = |k: &str| k == &*taint.key;
+    for (i, tol) in w.tolerations.iter().enumerate() {
+        let exists = &*tol.operator == "Exists";
+        if same_key(&tol.key) && !exists && effect_ok(&tol.effect) && *tol.value != *taint.value {
+            return Block::Value {
+                toleration: i,
+                taint: t,
+            };
+        }
+    }
+    for (i, tol) in w.tolerations.iter().enumerate() {
+        let exists = &*tol.operator == "Exists";
+        if same_key(&tol.key) && (exists || *tol.value == *taint.value) && !effect_ok(&tol.effect) {
+            return Block::Effect {
+                toleration: i,
+                taint: t,
+            };
+        }
+    }
+    let key = taint.key.to_ascii_lowercase();
+    for (i, tol) in w.tolerations.iter().enumerate() {
+        let d = edit_distance(&tol.key.to_ascii_lowercase(), &key);
+        if !tol.key.is_empty() && !same_key(&tol.key) && d <= 2 && d < key.len() {
+            return Block::Key {
+                toleration: i,
+                taint: t,
+            };
+        }
+    }
+    Block::Missing { taint: t }
+}
+
+/// The toleration that tolerates `taint` exactly, as YAML a user can paste.
+pub fn toleration_yaml(taint: &TaintSpec) -> String {
+    if taint.value.is_empty() {
+        format!(
+            "{{key: {}, operator: Exists, effect: {}}}",
+            taint.key, taint.effect
+        )
+    } else {
+        format!(
+            "{{key: {}, operator: Equal, value: \"{}\", effect: {}}}",
+            taint.key, taint.value, taint.effect
+        )
+    }
+}
+
+/// In words, for a message's help: which pool, and the edit for each block.
+pub fn describe(inventory: &Inventory, w: &Workload, miss: &NearMiss) -> Option<String> {
+    let pool = inventory.pools.get(miss.pool)?;
+    let taint = |t: usize| pool.taints.get(t).map(|pt| &pt.taint);
+    let mut parts = Vec::new();
+    for b in &miss.blocks {
+        let part = match b {
+            Block::Value {
+                toleration,
+                taint: t,
+            } => {
+                let (tol, taint) = (w.tolerations.get(*toleration)?, taint(*t)?);
+                format!(
+                    "toleration `{}` has `value: \"{}\"` where the taint `{}` has `\"{}\"`: set `value: \"{}\"`",
+                    tol.display(),
+                    tol.value,
+                    taint.display(),
+                    taint.value,
+                    taint.value
+                )
+            }
+            Block::Effect {
+                toleration,
+                taint: t,
+            } => {
+                let (tol, taint) = (w.tolerations.get(*toleration)?, taint(*t)?);
+                format!(
+                    "toleration `{}` has `effect: {}` where the taint `{}` is {}: set `effect: {}`",
+                    tol.display(),
+                    tol.effect,
+                    taint.display(),
+                    taint.effect,
+                    taint.effect
+                )
+            }
+            Block::Key {
+                toleration,
+                taint: t,
+            } => {
+                let (tol, taint) = (w.tolerations.get(*toleration)?, taint(*t)?);
+                format!(
+                    "toleration key `{}` is one typo from the taint's `{}`: set `key: {}`",
+                    tol.key, taint.key, taint.key
+                )
+            }
+            Block::Missing { taint: t } => {
+                let taint = taint(*t)?;
+                format!(
+                    "nothing tolerates the taint `{}`: add the toleration `{}`",
+                    taint.display(),
+                    toleration_yaml(taint)
+                )
+            }
+            Block::Selector => {
+                if w.selects_by_spread_only() {
+                    "it lacks the label of the pod's topology spread constraint".to_string()
+                } else {
+                    "its labels do not match the pod's nodeSelector/affinity".to_string()
+                }
+            }
+            Block::Cordoned => "it is cordoned".to_string(),
+        };
+        parts.push(part);
+    }
+    Some(format!(
+        "the pool this pod is meant for is {} ({}): {}",
+        pool.title(),
+        if miss.selected {
+            "its selector picks it"
+        } else {
+            "the closest"
+        },
+        parts.join("; ")
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn toleration_yaml_quotes_values() {
+        let t = TaintSpec::new("nvidia.com/gpu", "true", "NoSchedule");
+        assert_eq!(
+            toleration_yaml(&t),
+            "{key: nvidia.com/gpu, operator: Equal, value: \"true\", effect: NoSchedule}"
+        );
+        let t = TaintSpec::new("dedicated", "", "NoExecute");
+        assert_eq!(
+            toleration_yaml(&t),
+            "{key: dedicated, operator: Exists, effect: NoExecute}"
+        );
+    }
+}

@@ -1,0 +1,432 @@
+//! The inventory: node declarations (Node objects, NodePools, node groups… read by the
+//! `sources`) grouped into node pools (`types::Pool`), with the taints and labels the scheduler
+//! sees. Extracted per file into owned values, so a file's YAML tree can be dropped right away;
+//! in a streamed run the places they were declared at are read back from the run's store.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use crate::load::{Loc, SourceFile};
+
+use crate::analysis::semantics::well_known::{is_transient_taint, is_well_known_label};
+use crate::analysis::types::{
+    LabelValues, NodeDecl, POOL_NAME_LABELS, Place, Pool, PoolTaint, Relevant, TaintSpec,
+    UnknownTaints, Workload,
+};
+
+const HOSTNAME: &str = "kubernetes.io/hostname";
+
+#[derive(Default)]
+pub struct Inventory {
+    /// Boxed: a pool takes the place of the declaration it is built from as that is freed,
+    /// so a large inventory is not held twice while it is built (see `build_for`).
+    #[allow(clippy::vec_box)]
+    pub pools: Vec<Box<Pool>>,
+    /// (pool, taint) indices by taint key: tolerations with a key only match taints with it.
+    by_key: HashMap<String, Vec<(usize, usize)>>,
+    /// The pools of each Node object, by node name (one, unless a name is declared twice).
+    by_node: HashMap<String, Vec<usize>>,
+    /// The stored sources of [`Place::Stored`] places, and where they are.
+    places: Option<StoredPlaces>,
+    /// [`Inventory::found_in`], worked out once.
+    found_in: std::sync::OnceLock<String>,
+    /// The label keys the pools declare themselves (see [`Inventory::declares_label`]).
+    label_keys: std::sync::OnceLock<std::collections::HashSet<Arc<str>>>,
+    /// [`Inventory::closed`], worked out once.
+    closed: std::sync::OnceLock<bool>,
+}
+
+/// Where the sources of [`Place::Stored`] places are read back from: the run's store, which
+/// keeps the source of each file with node declarations as they come.
+pub trait PlaceSources: Send + Sync {
+    /// The source of the `file`-th file with node declarations.
+    fn source(&self, file: u32) -> Result<Arc<SourceFile>, String>;
+}
+
+/// The stored places of a run's node declarations (see [`Place`]).
+struct StoredPlaces {
+    sources: Box<dyn PlaceSources>,
+    /// Each file's source once read back: a run with thousands of findings naming the same
+    /// pools reads each record once (the sources are lite: positions, no text).
+    read: std::sync::Mutex<HashMap<u32, Arc<SourceFile>>>,
+    /// The first failure to read one back: the run cannot be trusted after it.
+    failed: std::sync::Mutex<Option<String>>,
+}
+
+impl Inventory {
+    /// Groups Node objects with identical taints, cordon state and relevant labels; every
+    /// template (NodePool, node group, ...) is a pool of its own.
+    pub fn build(decls: Vec<NodeDecl>, workloads: &[Workload]) -> Self {
+        Inventory::build_for(
+            decls.into_iter().map(Box::new).collect(),
+            &Relevant::of(workloads),
+        )
+    }
+
+    /// [`Inventory::build`] with the label keys the workloads select on collected already.
+    /// The declarations come boxed: each is moved into its pool and freed, so a large
+    /// inventory is not held twice while it is built.
+    pub fn build_for(mut decls: Vec<Box<NodeDecl>>, selected: &Relevant) -> Self {
+        let mut relevant: Vec<String> = POOL_NAME_LABELS
+            .iter()
+            .map(|s| (*s).to_string())
+            .chain(selected.keys.iter().cloned())
+            .collect();
+        relevant.sort();
+        relevant.dedup();
+        // Every node has its own hostname: grouping by it would make each node a pool of its
+        // own. Nodes are grouped without it, and the pool lists its nodes' hostnames.
+        relevant.retain(|k| k != HOSTNAME);
+        // Sizes set by objects of other files (MachineAutoscalers), which are not pools.
+        super::scaling::link(&mut decls);
+        decls.sort_by(|a, b| (a.origin, &a.name).cmp(&(b.origin, &b.name)));
+
+        type Key = (Vec<Arc<TaintSpec>>, bool, Vec<(Arc<str>, LabelValues)>);
+        let mut groups: BTreeMap<Key, Vec<Box<NodeDecl>>> = BTreeMap::new();
+        // Pools are kept for the whole run: the vector is made to size, and equal label sets
+        // (templates copied from one another) share one copy.
+        let mut pools = Vec::with_capacity(decls.iter().filter(|d| !d.is_node).count());
+        let mut label_sets = std::collections::HashSet::new();
+        for d in decls {
+            if !d.is_node {
+                let d = *d;
+                pools.push(Box::new(Pool {
+                    name: d.name.into(),
+                    origin: d.origin,
+                    labels: d.labels.share(&mut label_sets),
+                    taints: d.taints.into(),
+                    unschedulable: d.unschedulable,
+                    open_labels: d.open_labels,
+                    any_label: d.any_label,
+                    extended_resource_toleration: d.extended_resource_toleration,
+                    unknown_taints: d.unknown_taints,
+                    nodes: Box::default(),
+                    mixed_labels: Box::default(),
+                    max_nodes: d.max_nodes,
+                    loc: d.loc,
+                    declared: d.declared,
+                    terraform: d.terraform,
+                }));
+                continue;
+            }
+            let mut taints: Vec<Arc<TaintSpec>> = d
+                .taints
+                .iter()
+                .filter(|t| !is_transient_taint(&t.taint.key))
+                .map(|t| t.taint.clone())
+                .collect();
+            taints.sort();
+            let labels = d
+                .labels
+                .iter()
+                .filter(|(k, _)| relevant.binary_search_by(|r| r.as_str().cmp(k)).is_ok())
+                .map(|(k, v)| (Arc::clone(k), v.clone()))
+                .collect();
+            groups
+                .entry((taints, d.unschedulable, labels))
+                .or_default()
+                .push(d);
+        }
+        pools.reserve_exact(groups.len());
+        for (_, members) in groups {
+            let count = members.len();
+            let Some(first) = members.first() else {
+                continue;
+            };
+            // A single node is named by its name; a group by a label its nodes share.
+            let name = if count == 1 {
+                first.name.clone()
+            } else {
+                POOL_NAME_LABELS
+                    .iter()
+                    .find_map(|l| match first.labels.get(l) {
+                        Some(LabelValues::OneOf(v)) if v.len() == 1 && !v[0].is_empty() => {
+                            Some(v[0].to_string())
+                        }
+                        _ => None,
+                    })
+                    .unwrap_or_else(|| first.name.clone())
+            };
+            let hosts: Vec<Arc<str>> = if count > 1 {
+                members
+                    .iter()
+                    .filter_map(|m| match m.labels.get(HOSTNAME) {
+                        Some(LabelValues::OneOf(v)) => v.first().cloned(),
+                        _ => None,
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let mixed_labels: Box<[Arc<str>]> = first
+                .labels
+                .iter()
+                .filter(|(k, v)| members.iter().any(|m| m.labels.get(k) != Some(*v)))
+                .map(|(k, _)| Arc::clone(k))
+                .collect();
+            let unschedulable = members.iter().all(|m| m.unschedulable);
+            let declared = members.iter().any(|m| m.declared);
+            // The pool takes the first node's labels, locations and taints (moved, not
+            // copied: an inventory can have thousands of nodes) and every node's name.
+            let mut members = members.into_iter();
+            let Some(first) = members.next() else {
+                continue;
+            };
+            let mut nodes = Vec::with_capacity(count);
+            nodes.push(first.name);
+            nodes.extend(members.map(|m| m.name));
+            let mut labels = first.labels;
+            if count > 1 {
+                if hosts.is_empty() {
+                    labels.remove(HOSTNAME);
+                } else {
+                    labels.insert(HOSTNAME, LabelValues::OneOf(hosts.into()));
+                }
+            }
+            pools.push(Box::new(Pool {
+                name: name.into(),
+                origin: "Node",
+                labels: labels.share(&mut label_sets),
+                taints: first.taints.into(),
+                unschedulable,
+                open_labels: false,
+                any_label: false,
+                extended_resource_toleration: false,
+                unknown_taints: UnknownTaints::None,
+                nodes: nodes.into(),
+                mixed_labels,
+                max_nodes: None,
+                loc: first.loc,
+                declared,
+                terraform: None,
+            }));
+        }
+        // A group is named by a label its nodes share, which other groups may share too
+        // (groups that differ in their taints, say, with one instance type): such a name does
+        // not tell the pools apart, so each of those groups is named by its first node.
+        let mut group_names: HashMap<Box<str>, usize> = HashMap::new();
+        for p in pools.iter().filter(|p| p.nodes.len() > 1) {
+            *group_names.entry(p.name.clone()).or_default() += 1;
+        }
+        for p in pools.iter_mut().filter(|p| p.nodes.len() > 1) {
+            if group_names.get(&p.name).is_some_and(|n| *n > 1)
+                && let Some(first) = p.nodes.first()
+            {
+                p.name = first.as_str().into();
+            }
+        }
+        pools.sort_by(|a, b| (&a.name, a.origin).cmp(&(&b.name, b.origin)));
+        Inventory::from_boxed(pools)
+    }
+
+    /// An inventory of these pools, as given.
+    pub fn from_pools(pools: Vec<Pool>) -> Self {
+        Inventory::from_boxed(pools.into_iter().map(Box::new).collect())
+    }
+
+    // Boxed on purpose (see `pools`).
+    #[allow(clippy::vec_box)]
+    fn from_boxed(pools: Vec<Box<Pool>>) -> Self {
+        let mut by_key: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
+        for (p, pool) in pools.iter().enumerate() {
+            for (t, taint) in pool.taints.iter().enumerate() {
+                by_key
+                    .entry(taint.taint.key.to_string())
+                    .or_default()
+                    .push((p, t));
+            }
+        }
+        let mut by_node: HashMap<String, Vec<usize>> = HashMap::new();
+        for (p, pool) in pools.iter().enumerate() {
+            for n in &pool.nodes {
+                by_node.entry(n.clone()).or_default().push(p);
+            }
+        }
+        Inventory {
+            pools,
+            by_key,
+            by_node,
+            places: None,
+            found_in: std::sync::OnceLock::new(),
+            label_keys: std::sync::OnceLock::new(),
+            closed: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Where the stored places of the pools are to be read back from.
+    pub fn set_places(&mut self, sources: Box<dyn PlaceSources>) {
+        self.places = Some(StoredPlaces {
+            sources,
+            read: std::sync::Mutex::new(HashMap::new()),
+            failed: std::sync::Mutex::new(None),
+        });
+    }
+
+    /// The place, read back from the store when stored. `None` when it cannot be; then
+    /// [`Inventory::failure`] says why.
+    pub fn loc(&self, place: &Place) -> Option<Loc> {
+        let (file, span) = match place {
+            Place::Here(loc) => return Some(loc.clone()),
+            Place::Stored { file, span } => (*file, *span),
+        };
+        let places = self.places.as_ref()?;
+        let read = || {
+            places
+                .read
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        };
+        if let Some(source) = read().get(&file) {
+            return Some(Loc {
+                source: Arc::clone(source),
+                span,
+            });
+        }
+        match places.sources.source(file) {
+            Ok(source) => {
+                read().insert(file, Arc::clone(&source));
+                Some(Loc { source, span })
+            }
+            Err(e) => {
+                places
+                    .failed
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .get_or_insert(e);
+                None
+            }
+        }
+    }
+
+    /// Why a stored place could not be read back, if one could not.
+    pub fn failure(&self) -> Option<String> {
+        self.places.as_ref().and_then(|p| {
+            p.failed
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .clone()
+        })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pools.is_empty()
+    }
+
+    /// Does some pool declare label `key` itself (in its labels, or as the label naming it,
+    /// `karpenter.sh/nodepool`)? The well-known labels a template's nodes get some value of
+    /// (zone, instance type) do not count unless a pool fixes them.
+    pub fn declares_label(&self, key: &str) -> bool {
+        self.label_keys
+            .get_or_init(|| {
+                self.pools
+                    .iter()
+                    .flat_map(|p| p.all_labels())
+                    .map(|(k, _)| k)
+                    .collect()
+            })
+            .contains(key)
+    }
+
+    /// Do the nodes of some pool carry label `key` (declared, or well-known on a template)?
+    pub fn has_label(&self, key: &str) -> bool {
+        self.declares_label(key)
+            || (is_well_known_label(key) && self.pools.iter().any(|p| p.open_labels))
+    }
+
+    /// Does some pool have a taint with this key?
+    pub fn has_taint_key(&self, key: &str) -> bool {
+        self.by_key.contains_key(key)
+    }
+
+    /// Where the pools were found, for messages about pools that are only found, not declared:
+    /// the files with the most pools first, with their counts (`` `nodes.yaml` (3),
+    /// `infra/nodepools.yaml` (2) and 4 more files ``). Worked out once per inventory.
+    pub fn found_in(&self) -> &str {
+        self.found_in.get_or_init(|| {
+            let mut files: HashMap<Arc<str>, usize> = HashMap::new();
+            let mut unknown = 0usize;
+            for pool in &self.pools {
+                match self.loc(&pool.loc) {
+                    Some(loc) => *files.entry(Arc::clone(&loc.source.name)).or_default() += 1,
+                    None => unknown += 1,
+                }
+            }
+            let mut files: Vec<(Arc<str>, usize)> = files.into_iter().collect();
+            files.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            const SHOWN: usize = 3;
+            let mut parts: Vec<String> = files
+                .iter()
+                .take(SHOWN)
+                .map(|(name, n)| format!("`{name}` ({n})"))
+                .collect();
+            let more = files.len().saturating_sub(SHOWN);
+            if more > 0 {
+                parts.push(format!(
+                    "{more} more file{}",
+                    if more == 1 { "" } else { "s" }
+                ));
+            } else if unknown > 0 {
+                parts.push(format!("{unknown} elsewhere"));
+            }
+            match parts.len() {
+                0 => String::new(),
+                1 => parts.remove(0),
+                n => {
+                    let last = parts.remove(n - 1);
+                    format!("{} and {last}", parts.join(", "))
+                }
+            }
+        })
+    }
+
+    /// Did the user declare (some of) these pools as the cluster's? Otherwise they are only
+    /// the pools found among the linted files, which may be a part of the cluster (node groups
+    /// made by Terraform or a cloud CLI are not in any manifest).
+    pub fn declared(&self) -> bool {
+        self.pools.iter().any(|p| p.declared)
+    }
+
+    /// Are these pools the whole cluster (a closed world), so that what none of them admits
+    /// cannot run? Declared pools are; so are pools made only of found `Node` objects (a node
+    /// dump, `kubectl get nodes -o yaml`, lists the cluster's nodes themselves). Templates
+    /// merely found among the linted files (NodePools, node groups) are not: the cluster may
+    /// have pools no file describes (see `analysis::judgements::evidence`).
+    pub fn closed(&self) -> bool {
+        *self
+            .closed
+            .get_or_init(|| self.declared() || self.pools.iter().all(|p| p.origin == "Node"))
+    }
+
+    /// The taints with this key, with their pools (for keyed tolerations).
+    pub fn taints_with_key(&self, key: &str) -> impl Iterator<Item = (&Pool, &PoolTaint)> {
+        self.by_key
+            .get(key)
+            .into_iter()
+            .flatten()
+            .map(|&(p, t)| (&*self.pools[p], &self.pools[p].taints[t]))
+    }
+
+    /// (pool, taint) indices of the taints with this key.
+    pub fn taint_indices(&self, key: &str) -> &[(usize, usize)] {
+        self.by_key.get(key).map_or(&[], Vec::as_slice)
+    }
+
+    /// Distinct taint keys, sorted, for did-you-mean.
+    pub fn taint_keys(&self) -> Vec<&str> {
+        let mut keys: Vec<&str> = self.by_key.keys().map(String::as_str).collect();
+        keys.sort_unstable();
+        keys
+    }
+
+    pub fn node_pool(&self, node: &str) -> Option<&Pool> {
+        self.node_pools(node)
+            .first()
+            .and_then(|&p| self.pools.get(p))
+            .map(|p| &**p)
+    }
+
+    /// Indices of the pools with a Node object of this name.
+    pub fn node_pools(&self, node: &str) -> &[usize] {
+        self.by_node.get(node).map_or(&[], Vec::as_slice)
+    }
+}
