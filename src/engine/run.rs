@@ -197,6 +197,13 @@ pub fn lint_spilled(
                 .terraform
                 .take()
                 .filter(|_| inventory_only || !inventory_names.contains(&*name));
+            let terraform = terraform.map(|mut file| {
+                // Read again from the disk if its directory is evaluated: most are not.
+                if let Some(path) = &disk_path {
+                    file.forget_text(path.clone());
+                }
+                file
+            });
             let terraform = terraform.map(|file| super::terraform::TfInput {
                 index,
                 cluster,
