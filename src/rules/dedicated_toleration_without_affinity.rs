@@ -128,7 +128,13 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         // Once per spec, not per toleration.
         let preferred: std::collections::HashSet<&str> =
             spec.preferred_keys().into_iter().collect();
+        // A toleration repeated word for word is one door, said once (the copies are
+        // `shadowed-toleration`'s): a list of 250,000 copies is one finding here, not 250,000.
+        let mut said = std::collections::HashSet::new();
         for tol in &spec.tolerations {
+            if !said.insert((tol.key(), tol.operator(), tol.value(), tol.effect())) {
+                continue;
+            }
             let key = tol.key();
             // What found pools must have to take this over: the taint this toleration
             // tolerates (`key=value` for `Equal`), not merely its key — `dedicated=kafka` on
@@ -206,9 +212,6 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     }
 }
 
-/// Can two pools be nodes of one cluster, as far as their Terraform root modules say? Pools of
-/// two different root modules are made by two `terraform apply`s: as found pools, they are not
-/// evidence of one cluster. Pools not from Terraform (or not both) may be.
 /// The Terraform root modules of the pools a toleration matches, for asking in one lookup
 /// whether another pool is of the same `terraform apply` (a pool read from no Terraform is of
 /// every root).
@@ -270,6 +273,7 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         // The keys of its preferred node affinity, looked up per toleration.
         let preferred: std::collections::HashSet<&str> =
             w.preferred.iter().map(|k| &**k).collect();
+        let mut said = std::collections::HashSet::new();
         for t in &w.tolerations {
             if t.key.is_empty()
                 || is_exempt(&t.key)
@@ -283,6 +287,10 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                 .iter()
                 .map(|x| format!("{}:{x}", x.len()))
                 .collect::<String>();
+            // A toleration repeated word for word is said once (as in the heuristic).
+            if !said.insert(key.clone()) {
+                continue;
+            }
             let answer = ctx.eval.memo.get_or(META.name, fits, &key, || {
                 // Pools with a taint this toleration tolerates: only those with its key (and
                 // its value, for `Equal`); a pool's taints of one key are listed together.
