@@ -165,6 +165,10 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     let gate = ctx.settings.comparison_operators;
     for spec in &ctx.object.pod_specs {
         let shadowed = shadowing(&spec.tolerations, gate);
+        // The list checked once for all its removals (not once per finding).
+        let items = spec
+            .tolerations_list
+            .and_then(|l| crate::fix::SeqItems::new(ctx.source, l.value));
         for (later, earlier) in spec.tolerations.iter().zip(shadowed) {
             // Name an exact duplicate when there is one, else the first that covers it.
             let Some(earlier) = earlier.and_then(|i| spec.tolerations.get(i)) else {
@@ -222,8 +226,9 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                     .help(help)
                     .field(later.path.clone())
                     .fix(
-                        spec.tolerations_list
-                            .and_then(|l| crate::fix::remove_item(ctx.source, l.value, later.index))
+                        items
+                            .as_ref()
+                            .and_then(|items| items.remove(later.index))
                             .map(|e| {
                                 Fix::unsafe_(
                                     if exact {
