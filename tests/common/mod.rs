@@ -122,3 +122,15 @@ pub fn pool(name: &str, labels: &[(&str, &str)], taints: Vec<TaintSpec>, nodes: 
         terraform: None,
     }
 }
+
+/// The twenty whole repositories of `../shared/realworld` beside the checkout, or the folder
+/// `TAINTLINT_REALWORLD` names (a git worktree has no `../shared` of its own); `None` in a
+/// bare clone, where the suites over them skip.
+pub fn realworld_trees() -> Option<std::path::PathBuf> {
+    let dir = std::env::var_os("TAINTLINT_REALWORLD")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/realworld")
+        });
+    dir.join("SOURCES.md").is_file().then_some(dir)
+}
