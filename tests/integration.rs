@@ -761,7 +761,7 @@ spec:
     assert_eq!(
         r.lines(),
         [
-            ".taintlint.yaml:2:5: error[invalid-config] a workload kind needs `kind:` and `podSpec:` (e.g. spec.template.spec)"
+            ".taintlint.yaml:2:5: error[invalid-config] a workload kind needs `kind:` and `podSpec:` (e.g. spec.template.spec) or `roles:`"
         ]
     );
 }

@@ -26,16 +26,7 @@ pub fn render(outcome: &Outcome, chosen: &[usize], gate: bool) -> String {
 const GROUP_OVER: usize = 8;
 
 fn describe(w: &Workload) -> String {
-    let id = &w.object;
-    let mut s = format!("{} ", id.kind);
-    if let Some(ns) = &id.namespace {
-        s.push_str(&crate::util::text::escape(ns));
-        s.push('/');
-    }
-    s.push_str(&crate::util::text::escape(
-        id.name.as_deref().unwrap_or("<unnamed>"),
-    ));
-    s
+    w.title_with(' ')
 }
 
 /// Which workloads the user means: `--workload KIND/NS/NAME`, `--at FILE:LINE`, or the only
@@ -253,7 +244,9 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
         } else {
             n < w.tolerations.len()
         };
-        let from = if own {
+        let from = if own && !t.written() {
+            "added by the operator".to_string()
+        } else if own {
             let p = w.source.position(t.span.start);
             format!("{}:{}", w.source.name, p.line)
         } else if let Some(plugin) = added_by(w, t) {
@@ -348,6 +341,13 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
             s,
             "  nodeName: {node} — the scheduler is bypassed; the kubelet checks only NoExecute taints and node affinity"
         );
+    }
+
+    if !w.operator_notes.is_empty() {
+        let _ = writeln!(s, "\nSet by the operator:");
+        for note in &w.operator_notes {
+            let _ = writeln!(s, "  {}", crate::util::text::escape(note));
+        }
     }
 
     pod_to_pod(outcome, i, s);

@@ -29,8 +29,7 @@ const ROLE_LABELS: &[&str] = &[
 /// Where the spec requires a control-plane role label: the nodeSelector key or the affinity
 /// expression's key (an `In`/`Exists` requirement; `NotIn`/`DoesNotExist` keep pods away).
 fn selects_control_plane<'a>(spec: &PodSpec<'a>) -> Option<(&'a Node, &'a str)> {
-    let selector = spec.node_selector.and_then(|f| f.value.as_map());
-    for (k, _) in selector.unwrap_or_default() {
+    for (k, _) in spec.selector_entries() {
         if let Some(key) = k.text().filter(|k| ROLE_LABELS.contains(k)) {
             return Some((k, key));
         }

@@ -61,9 +61,7 @@ impl Ctx<'_> {
         self.object.pod_specs.iter().any(|s| {
             s.host_network
                 || matches!(
-                    s.node
-                        .get("priorityClassName")
-                        .and_then(crate::load::yaml::Node::text),
+                    s.priority_class_name(),
                     Some("system-node-critical" | "system-cluster-critical")
                 )
         })

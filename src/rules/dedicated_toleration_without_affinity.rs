@@ -113,7 +113,9 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     }
     for spec in &ctx.object.pod_specs {
         // A patch's base may select the nodes.
+        // An operator's node agent runs on every node it may, as a DaemonSet does.
         if is_node_agent_path(&spec.path)
+            || spec.per_node()
             || spec.is_pinned()
             || runs_anywhere(spec)
             || spec.is_fragment()
@@ -230,7 +232,7 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         {
             continue;
         }
-        for t in &w.tolerations {
+        for t in w.tolerations.iter().filter(|t| t.written()) {
             if t.key.is_empty()
                 || is_exempt(&t.key)
                 || is_configured_exempt(&t.key, &ctx.settings.dedicated_exempt_keys)

@@ -222,8 +222,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                     .help(help)
                     .field(later.path.clone())
                     .fix(
-                        spec.tolerations_list
-                            .and_then(|l| crate::fix::remove_item(ctx.source, l.value, later.index))
+                        crate::fix::remove_item(ctx.source, later.list, later.index)
                             .map(|e| {
                                 Fix::unsafe_(
                                     if exact {

@@ -21,7 +21,7 @@ pub static RULE: Rule = Rule::new(&META).cross(check);
 pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
     let gate = ctx.settings.comparison_operators;
     for w in ctx.workloads {
-        for t in &w.tolerations {
+        for t in w.tolerations.iter().filter(|t| t.written()) {
             if t.effect.is_empty() || t.key.is_empty() {
                 continue;
             }

@@ -37,7 +37,8 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
     let mut memo: HashMap<(&str, &str, &str, &str), Option<Nearest<'_>>> = HashMap::new();
     let mut keys: Option<Vec<&str>> = None;
     for w in ctx.workloads {
-        for t in &w.tolerations {
+        // An operator's tolerations are not the author's to fix.
+        for t in w.tolerations.iter().filter(|t| t.written()) {
             if t.key.is_empty() || is_well_known_key(&t.key) {
                 continue;
             }

@@ -244,9 +244,12 @@ impl AffinityTerm {
 /// empty when there are none or one cannot be read.
 pub fn required_pod_affinity(spec: &PodSpec<'_>) -> Box<[AffinityTerm]> {
     let Some(terms) = spec
-        .affinity
-        .and_then(|a| a.value.get("podAffinity"))
-        .and_then(|a| a.get("requiredDuringSchedulingIgnoredDuringExecution"))
+        .pod_affinity
+        .as_ref()
+        .and_then(|a| {
+            a.value
+                .get("requiredDuringSchedulingIgnoredDuringExecution")
+        })
         .and_then(Node::as_seq)
     else {
         return Box::default();
@@ -302,9 +305,9 @@ pub fn self_anti_affinity(object: &Object<'_>, spec: &PodSpec<'_>) -> Option<Sel
     // Those kinds, with a count the object says for certain.
     let (replicas, replicas_span) = replicas(object, spec)?;
     let terms = spec
-        .affinity?
+        .pod_anti_affinity
+        .as_ref()?
         .value
-        .get("podAntiAffinity")?
         .get("requiredDuringSchedulingIgnoredDuringExecution")?
         .as_seq()?;
     let labels = pod_labels(object, &spec.path);
@@ -329,8 +332,15 @@ pub fn self_anti_affinity(object: &Object<'_>, spec: &PodSpec<'_>) -> Option<Sel
 
 /// How many pods a built-in Deployment, StatefulSet, ReplicaSet or ReplicationController
 /// asks for, when the object says it for certain: a literal `replicas` (with where it is
-/// written), or 1 when absent (the API default). `None` for other kinds and templated counts.
+/// written), or 1 when absent (the API default); an operator's role, as its declaration
+/// counts them. `None` for other kinds and templated counts.
 pub fn replicas(object: &Object<'_>, spec: &PodSpec<'_>) -> Option<(u32, Option<Span>)> {
+    if let Some(role) = &spec.role {
+        return match role.pods {
+            crate::model::PodCount::Replicas(n, at) => Some((n, at)),
+            _ => None,
+        };
+    }
     if !spec.builtin
         || spec.path != "spec.template.spec"
         || !matches!(
@@ -460,6 +470,11 @@ fn label_hash(key: &str, value: Option<&str>) -> u64 {
 }
 
 impl PodLabels {
+    /// Labels nothing can be said of (an operator's pods).
+    pub fn unknown() -> Self {
+        PodLabels(None)
+    }
+
     pub fn of(labels: &[(&str, &str)]) -> Self {
         if labels.iter().any(|(k, v)| templated(k) || templated(v)) {
             return PodLabels(None);

@@ -1,0 +1,22 @@
+//! Kubeflow `PaddleJob` (kubeflow.org): the pods of each replica type of
+//! `spec.paddleReplicaSpecs` (`Master`, `Worker`, …), `replicas` of them (1 when unset), placed
+//! by its `template`, a `corev1.PodTemplateSpec` (kubeflow/training-operator pkg/apis/kubeflow.org/v1).
+
+use super::*;
+
+pub(super) static OPERATOR: Operator = Operator {
+    project: "Kubeflow",
+    sources: &["kubeflow/training-operator pkg/apis/kubeflow.org/v1"],
+    declaration: r#"
+kind: PaddleJob
+apiVersion: kubeflow.org/*
+roles:
+  - name: ""
+    at: spec.paddleReplicaSpecs.*
+    if: template.spec
+    podSpec: template.spec
+    replicas: replicas
+    defaultReplicas: 1
+"#,
+    synth: None,
+};

@@ -1,0 +1,22 @@
+//! Kubeflow `PyTorchJob` (kubeflow.org): the pods of each replica type of
+//! `spec.pytorchReplicaSpecs` (`Master`, `Worker`, …), `replicas` of them (1 when unset), placed
+//! by its `template`, a `corev1.PodTemplateSpec` (kubeflow/training-operator pkg/apis/kubeflow.org/v1).
+
+use super::*;
+
+pub(super) static OPERATOR: Operator = Operator {
+    project: "Kubeflow",
+    sources: &["kubeflow/training-operator pkg/apis/kubeflow.org/v1"],
+    declaration: r#"
+kind: PyTorchJob
+apiVersion: kubeflow.org/*
+roles:
+  - name: ""
+    at: spec.pytorchReplicaSpecs.*
+    if: template.spec
+    podSpec: template.spec
+    replicas: replicas
+    defaultReplicas: 1
+"#,
+    synth: None,
+};

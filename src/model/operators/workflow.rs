@@ -1,0 +1,37 @@
+//! Argo Workflows `Workflow` (argoproj.io/v1alpha1): its pods, one per step.
+//!
+//! Each template that runs a pod (`container`, `script`, `containerSet`, `resource`) is a
+//! role. Its pod's `nodeSelector`, `affinity` and `tolerations` are the template's when it
+//! writes them (non-empty), else those of the template that calls it, else the workflow's
+//! (argoproj/argo-workflows workflow/controller/workflowpod.go `addSchedulingConstraints`;
+//! the caller — the steps or DAG template, the "boundary" — is not modelled);
+//! `spec.templateDefaults` fills a template's unwritten fields first
+//! (workflow/controller/operator.go `mergedTemplateDefaultsInto`, a strategic merge taken
+//! here field by field). `priorityClassName` is the template's or the workflow's
+//! `podPriorityClassName`. Types: pkg/apis/workflow/v1alpha1/workflow_types.go.
+
+use super::*;
+
+pub(super) static OPERATOR: Operator = Operator {
+    project: "Argo Workflows",
+    sources: &[
+        "argoproj/argo-workflows pkg/apis/workflow/v1alpha1/workflow_types.go",
+        "argoproj/argo-workflows workflow/controller/workflowpod.go",
+    ],
+    declaration: r#"
+kind: Workflow
+apiVersion: argoproj.io/*
+roles:
+  - name: template
+    at: spec.templates[*]
+    namedBy: name
+    if: [container, script, containerSet, resource]
+    tolerations: [/spec.tolerations, /spec.templateDefaults.tolerations, tolerations]
+    nodeSelector: [/spec.nodeSelector, /spec.templateDefaults.nodeSelector, nodeSelector]
+    affinity: [/spec.affinity, /spec.templateDefaults.affinity, affinity]
+    priorityClassName: [/spec.podPriorityClassName, /spec.templateDefaults.priorityClassName, priorityClassName]
+    resources: [container.resources, script.resources]
+    containers: [containerSet.containers, initContainers, sidecars]
+"#,
+    synth: None,
+};
