@@ -316,6 +316,8 @@ pub struct Synth {
     pub resources: Vec<String>,
     /// Topology keys of `DoNotSchedule` spread constraints over its own pods.
     pub spread_keys: Vec<String>,
+    /// Labels it gives the pods (which their own affinity terms may select).
+    pub labels: Vec<(String, String)>,
     /// Where findings about these pieces point (the field that causes them).
     pub span: Option<Span>,
     pub notes: Vec<String>,
@@ -329,6 +331,7 @@ impl Synth {
             && !self.one_per_node
             && self.resources.is_empty()
             && self.spread_keys.is_empty()
+            && self.labels.is_empty()
             && self.notes.is_empty()
     }
 }

@@ -164,6 +164,13 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             } else {
                 format!("`{}`", spec.path)
             };
+            // An operator's pods are pinned where the operator reads node selection: a pod's
+            // nodeSelector map there only when it reads one beside the tolerations.
+            let selector = if spec.role.is_some() && !spec.selector_here {
+                format!("required node affinity `{{key: {key}, operator: Exists}}` (or the node selector the operator reads)")
+            } else {
+                selector
+            };
             // The documented "prefer these nodes" pattern: tolerate the taint and prefer the
             // nodes with preferred node affinity on the same key. Deliberate; worth knowing.
             if spec.preferred_keys().contains(&key) {

@@ -31,6 +31,20 @@ pub fn templated(s: &str) -> bool {
     s.contains("${") || s.contains("{{") || (s.len() > 2 && s.starts_with('@') && s.ends_with('@'))
 }
 
+/// The labels the spec's pods get: the template's `metadata.labels` (a Pod's own), in order,
+/// then those its operator adds.
+pub fn spec_labels<'s>(object: &Object<'s>, spec: &'s PodSpec<'s>) -> Vec<(&'s str, &'s str)> {
+    let mut labels = if spec.role.is_some() && !spec.path.ends_with(".spec") {
+        Vec::new()
+    } else {
+        pod_labels(object, &spec.path)
+    };
+    for (k, v) in spec.synth.iter().flat_map(|s| &s.labels) {
+        labels.push((k.as_str(), v.as_str()));
+    }
+    labels
+}
+
 /// The labels the spec's pods get: the template's `metadata.labels` (a Pod's own), in order.
 pub fn pod_labels<'a>(object: &Object<'a>, spec_path: &str) -> Vec<(&'a str, &'a str)> {
     let mut parts: Vec<&str> = spec_path.split('.').filter(|p| !p.is_empty()).collect();
@@ -310,7 +324,7 @@ pub fn self_anti_affinity(object: &Object<'_>, spec: &PodSpec<'_>) -> Option<Sel
         .value
         .get("requiredDuringSchedulingIgnoredDuringExecution")?
         .as_seq()?;
-    let labels = pod_labels(object, &spec.path);
+    let labels = spec_labels(object, spec);
     let own_ns = object.id.namespace.as_deref();
     let term = terms.iter().find(|t| {
         t.get("topologyKey").and_then(Node::text) == Some(HOSTNAME_KEY)
@@ -382,7 +396,7 @@ pub fn own_spreads(object: &Object<'_>, spec: &PodSpec<'_>) -> Box<[Spread]> {
     if list.is_empty() {
         return Box::default();
     }
-    let labels = pod_labels(object, &spec.path);
+    let labels = spec_labels(object, spec);
     list.iter()
         .filter(|c| c.get("whenUnsatisfiable").and_then(Node::text) == Some("DoNotSchedule"))
         .filter(|c| {

@@ -339,7 +339,7 @@ fn workload(object: &Object<'_>, spec: &PodSpec<'_>, source: &Arc<SourceFile>) -
     let labels = if spec.role.is_some() && !spec.path.ends_with(".spec") {
         super::pod_affinity::PodLabels::unknown()
     } else {
-        super::pod_affinity::PodLabels::of(&super::pod_affinity::pod_labels(object, &spec.path))
+        super::pod_affinity::PodLabels::of(&super::pod_affinity::spec_labels(object, spec))
     };
     Workload {
         object: Arc::clone(&object.id),

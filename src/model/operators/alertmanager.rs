@@ -7,6 +7,7 @@
 use super::*;
 
 pub(super) static OPERATOR: Operator = Operator {
+    id: "alertmanager",
     project: "Prometheus Operator",
     sources: &[
         "prometheus-operator/prometheus-operator pkg/apis/monitoring/v1/alertmanager_types.go",

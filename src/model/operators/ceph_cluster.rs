@@ -22,6 +22,7 @@
 use super::*;
 
 pub(super) static OPERATOR: Operator = Operator {
+    id: "ceph-cluster",
     project: "Rook",
     sources: &[
         "rook/rook pkg/apis/ceph.rook.io/v1/placement.go",

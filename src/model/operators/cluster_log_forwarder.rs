@@ -11,6 +11,7 @@
 use super::*;
 
 pub(super) static OPERATOR: Operator = Operator {
+    id: "cluster-log-forwarder",
     project: "OpenShift Logging 6",
     sources: &[
         "openshift/cluster-logging-operator api/observability/v1/clusterlogforwarder_types.go",

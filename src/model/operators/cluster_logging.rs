@@ -19,6 +19,7 @@
 use super::*;
 
 pub(super) static OPERATOR: Operator = Operator {
+    id: "cluster-logging",
     project: "OpenShift Logging 5",
     sources: &[
         "openshift/cluster-logging-operator api/logging/v1/clusterlogging_types.go (Logging 5.x)",

@@ -14,6 +14,7 @@
 use super::*;
 
 pub(super) static OPERATOR: Operator = Operator {
+    id: "cnpg-cluster",
     project: "CloudNativePG",
     sources: &[
         "cloudnative-pg/cloudnative-pg api/v1/cluster_types.go",

@@ -10,6 +10,7 @@
 use super::*;
 
 pub(super) static OPERATOR: Operator = Operator {
+    id: "datadog-agent",
     project: "Datadog Operator",
     sources: &[
         "DataDog/datadog-operator api/datadoghq/v2alpha1/datadogagent_types.go",

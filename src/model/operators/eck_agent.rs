@@ -6,6 +6,7 @@
 use super::*;
 
 pub(super) static OPERATOR: Operator = Operator {
+    id: "eck-agent",
     project: "Elastic Cloud on Kubernetes",
     sources: &["elastic/cloud-on-k8s pkg/apis/agent/v1alpha1/agent_types.go"],
     declaration: r#"

@@ -6,6 +6,7 @@
 use super::*;
 
 pub(super) static OPERATOR: Operator = Operator {
+    id: "eck-beat",
     project: "Elastic Cloud on Kubernetes",
     sources: &["elastic/cloud-on-k8s pkg/apis/beat/v1beta1/beat_types.go"],
     declaration: r#"

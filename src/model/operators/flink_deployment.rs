@@ -16,6 +16,7 @@
 use super::*;
 
 pub(super) static OPERATOR: Operator = Operator {
+    id: "flink-deployment",
     project: "Apache Flink Kubernetes operator",
     sources: &[
         "apache/flink-kubernetes-operator flink-kubernetes-operator-api/src/main/java/org/apache/flink/kubernetes/operator/api/spec/FlinkDeploymentSpec.java",

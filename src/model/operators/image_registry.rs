@@ -15,6 +15,7 @@
 use super::*;
 
 pub(super) static OPERATOR: Operator = Operator {
+    id: "image-registry",
     project: "OpenShift image registry operator",
     sources: &[
         "openshift/api imageregistry/v1/types.go",
@@ -56,6 +57,7 @@ fn synth(h: &Hook<'_, '_>) -> Synth {
     }
     if !written("affinity") && int(h.here("replicas")) == Some(2) {
         s.one_per_node = true;
+        s.span = h.here("replicas").map(|n| n.span);
         s.notes.push(format!(
             "one pod per node: required anti-affinity on `kubernetes.io/hostname`, the operator's default for `replicas: 2` without an affinity ({SOURCE})"
         ));

@@ -11,6 +11,7 @@
 use super::*;
 
 pub(super) static OPERATOR: Operator = Operator {
+    id: "inference-service",
     project: "KServe",
     sources: &[
         "kserve/kserve pkg/apis/serving/v1beta1/predictor.go",

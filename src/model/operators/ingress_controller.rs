@@ -17,6 +17,7 @@
 use super::*;
 
 pub(super) static OPERATOR: Operator = Operator {
+    id: "ingress-controller",
     project: "OpenShift ingress operator",
     sources: &[
         "openshift/api operator/v1/types_ingresscontroller.go",

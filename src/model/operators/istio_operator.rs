@@ -12,6 +12,7 @@
 use super::*;
 
 pub(super) static OPERATOR: Operator = Operator {
+    id: "istio-operator",
     project: "Istio",
     sources: &[
         "istio/istio operator/pkg/apis/types.go",

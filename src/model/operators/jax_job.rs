@@ -5,6 +5,7 @@
 use super::*;
 
 pub(super) static OPERATOR: Operator = Operator {
+    id: "jax-job",
     project: "Kubeflow",
     sources: &["kubeflow/training-operator pkg/apis/kubeflow.org/v1"],
     declaration: r#"

@@ -6,6 +6,7 @@
 use super::*;
 
 pub(super) static OPERATOR: Operator = Operator {
+    id: "jobset",
     project: "JobSet",
     sources: &["kubernetes-sigs/jobset api/jobset/v1alpha2/jobset_types.go"],
     declaration: r#"

@@ -20,6 +20,7 @@
 use super::*;
 
 pub(super) static OPERATOR: Operator = Operator {
+    id: "kafka",
     project: "Strimzi",
     sources: &[
         "strimzi/strimzi-kafka-operator api/src/main/java/io/strimzi/api/kafka/model/common/template/PodTemplate.java",

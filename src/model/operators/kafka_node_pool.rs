@@ -10,6 +10,7 @@
 use super::*;
 
 pub(super) static OPERATOR: Operator = Operator {
+    id: "kafka-node-pool",
     project: "Strimzi",
     sources: &[
         "strimzi/strimzi-kafka-operator api/src/main/java/io/strimzi/api/kafka/model/nodepool/KafkaNodePoolSpec.java",

@@ -5,6 +5,7 @@
 use super::*;
 
 pub(super) static OPERATOR: Operator = Operator {
+    id: "kibana",
     project: "Elastic Cloud on Kubernetes",
     sources: &["elastic/cloud-on-k8s pkg/apis/kibana/v1/kibana_types.go"],
     declaration: r#"

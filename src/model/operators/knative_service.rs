@@ -7,6 +7,7 @@
 use super::*;
 
 pub(super) static OPERATOR: Operator = Operator {
+    id: "knative-service",
     project: "Knative Serving",
     sources: &[
         "knative/serving pkg/apis/serving/v1/service_types.go",

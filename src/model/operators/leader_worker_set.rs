@@ -6,6 +6,7 @@
 use super::*;
 
 pub(super) static OPERATOR: Operator = Operator {
+    id: "leader-worker-set",
     project: "LeaderWorkerSet",
     sources: &["kubernetes-sigs/lws api/leaderworkerset/v1/leaderworkerset_types.go"],
     declaration: r#"

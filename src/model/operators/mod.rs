@@ -59,6 +59,8 @@ mod xgboost_job;
 
 /// One kind of the catalogue.
 pub struct Operator {
+    /// Its file's name, kebab-case: `testdata/operators/<id>/` holds its fixtures.
+    pub id: &'static str,
     /// The project whose operator makes the pods (`Rook`, `CloudNativePG`).
     pub project: &'static str,
     /// The upstream files the declaration follows (`rook/rook pkg/apis/...`).
@@ -207,6 +209,76 @@ pub(crate) fn anchor(h: &Hook<'_, '_>, paths: &[&str]) -> Option<crate::load::Sp
         .find_map(|p| h.get(p))
         .map(|n| n.span)
         .or(h.at.map(|n| n.span))
+}
+
+/// The table of the catalogue's kinds and roles, for the docs: one row per kind, each role
+/// with its place and how many pods it makes.
+pub fn docs_table() -> String {
+    let mut rows: Vec<(String, String)> = Vec::new();
+    for e in entries() {
+        let group = e
+            .kind
+            .api_version
+            .strip_suffix("/*")
+            .unwrap_or(&e.kind.api_version);
+        let roles: Vec<String> = e.kind.roles.iter().map(role_cell).collect();
+        rows.push((
+            format!("{}.{group}", e.kind.kind),
+            format!(
+                "| `{}` | `{group}` | {} (`src/model/operators/{}.rs`) | {} |",
+                e.kind.kind,
+                e.operator.project,
+                e.operator.id.replace('-', "_"),
+                roles.join("<br>")
+            ),
+        ));
+    }
+    rows.sort();
+    let mut out = String::from(
+        "| kind | API group | operator (declaration) | pod roles: where each is read, how many pods |\n|---|---|---|---|\n",
+    );
+    for (_, row) in rows {
+        out.push_str(&row);
+        out.push('\n');
+    }
+    out
+}
+
+/// `**mon** `spec.placement.mon` (+ `all`): `spec.mon.count` (3)`.
+fn role_cell(r: &crate::settings::RoleDecl) -> String {
+    use crate::settings::Pods;
+    let name = if r.name.is_empty() { "pods" } else { &r.name };
+    let at = if r.at.is_empty() {
+        "the object".to_string()
+    } else {
+        format!("`{}`", r.at)
+    };
+    // A count's path, from the root.
+    let full = |p: &str| match p.strip_prefix('/') {
+        Some(abs) => abs.to_string(),
+        None => super::join(&r.at, p),
+    };
+    let count = match &r.pods {
+        Pods::Unknown => "count not known".to_string(),
+        Pods::PerNode => "one per node".to_string(),
+        Pods::Replicas {
+            path: Some(p),
+            default: Some(d),
+        } => format!("`{}` ({d} when unset)", full(p)),
+        Pods::Replicas {
+            path: Some(p),
+            default: None,
+        } => format!("`{}`", full(p)),
+        Pods::Replicas {
+            path: None,
+            default: Some(d),
+        } => d.to_string(),
+        Pods::Replicas {
+            path: None,
+            default: None,
+        } => "count not known".to_string(),
+    };
+    format!("**{name}** {at}: {count}")
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 use super::*;
 
 pub(super) static OPERATOR: Operator = Operator {
+    id: "mpi-job",
     project: "Kubeflow",
     sources: &["kubeflow/mpi-operator pkg/apis/kubeflow/v2beta1/types.go"],
     declaration: r#"

@@ -10,6 +10,7 @@
 use super::*;
 
 pub(super) static OPERATOR: Operator = Operator {
+    id: "pipeline-run",
     project: "Tekton Pipelines",
     sources: &[
         "tektoncd/pipeline pkg/apis/pipeline/pod/template.go",

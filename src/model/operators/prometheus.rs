@@ -8,6 +8,7 @@
 use super::*;
 
 pub(super) static OPERATOR: Operator = Operator {
+    id: "prometheus",
     project: "Prometheus Operator",
     sources: &[
         "prometheus-operator/prometheus-operator pkg/apis/monitoring/v1/prometheus_types.go",

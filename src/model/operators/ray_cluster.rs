@@ -7,6 +7,7 @@
 use super::*;
 
 pub(super) static OPERATOR: Operator = Operator {
+    id: "ray-cluster",
     project: "KubeRay",
     sources: &["ray-project/kuberay ray-operator/apis/ray/v1/raycluster_types.go"],
     declaration: r#"

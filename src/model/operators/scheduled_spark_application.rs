@@ -6,6 +6,7 @@
 use super::*;
 
 pub(super) static OPERATOR: Operator = Operator {
+    id: "scheduled-spark-application",
     project: "Kubeflow Spark operator",
     sources: &[
         "kubeflow/spark-operator api/v1beta2/scheduledsparkapplication_types.go",

@@ -8,6 +8,7 @@
 use super::*;
 
 pub(super) static OPERATOR: Operator = Operator {
+    id: "scylla-cluster",
     project: "Scylla Operator",
     sources: &[
         "scylladb/scylla-operator pkg/api/scylla/v1/types_cluster.go",

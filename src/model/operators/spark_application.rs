@@ -13,6 +13,7 @@
 use super::*;
 
 pub(super) static OPERATOR: Operator = Operator {
+    id: "spark-application",
     project: "Kubeflow Spark operator",
     sources: &[
         "kubeflow/spark-operator api/v1beta2/sparkapplication_types.go",

@@ -6,6 +6,7 @@
 use super::*;
 
 pub(super) static OPERATOR: Operator = Operator {
+    id: "task-run",
     project: "Tekton Pipelines",
     sources: &[
         "tektoncd/pipeline pkg/apis/pipeline/v1/taskrun_types.go",

@@ -7,6 +7,7 @@
 use super::*;
 
 pub(super) static OPERATOR: Operator = Operator {
+    id: "thanos-ruler",
     project: "Prometheus Operator",
     sources: &["prometheus-operator/prometheus-operator pkg/apis/monitoring/v1/thanos_types.go"],
     declaration: r#"

@@ -13,6 +13,7 @@
 use super::*;
 
 pub(super) static OPERATOR: Operator = Operator {
+    id: "workflow",
     project: "Argo Workflows",
     sources: &[
         "argoproj/argo-workflows pkg/apis/workflow/v1alpha1/workflow_types.go",

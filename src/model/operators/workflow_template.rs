@@ -14,6 +14,7 @@
 use super::*;
 
 pub(super) static OPERATOR: Operator = Operator {
+    id: "workflow-template",
     project: "Argo Workflows",
     sources: &[
         "argoproj/argo-workflows pkg/apis/workflow/v1alpha1/workflow_types.go",
