@@ -498,18 +498,6 @@ fn lint_document(
             check(&ctx, &mut found);
         }
         rules::gate_api_errors(&mut found);
-        // The pod roles of an operator's resource share fields (Rook's `placement.all`): a
-        // finding about one field is made once.
-        if object.pod_specs.len() > 1 {
-            let mut seen = std::collections::HashSet::new();
-            found.retain(|f| {
-                seen.insert((
-                    f.rule,
-                    f.primary.as_ref().map(|l| (l.span.start, l.span.end)),
-                    f.message.clone(),
-                ))
-            });
-        }
         report
             .suppressions
             .extend(crate::suppress::scan_annotation(object, source));

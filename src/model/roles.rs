@@ -257,6 +257,9 @@ pub fn pod_specs<'a>(
                     role: &decl.name,
                     at: inst.node,
                 });
+                if s.none {
+                    continue;
+                }
                 if !s.is_empty() {
                     spec.synth = Some(Box::new(s));
                 }
@@ -765,5 +768,156 @@ fn bool_of(v: &Node, err: &mut dyn FnMut(Span, String)) -> bool {
             err(v.span, "expected true or false".to_string());
             false
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::yaml::{Limits, parse};
+
+    fn kind(decl: &str) -> WorkloadKind {
+        let stream = parse(decl, Limits::default());
+        let root = stream.documents[0].root.as_ref().expect("a declaration");
+        let mut errors = Vec::new();
+        let k = parse_kind(root, &mut |_, m| errors.push(m));
+        assert!(errors.is_empty(), "{errors:?}");
+        k.expect("a kind")
+    }
+
+    /// `(role, path, tolerations as key=value, node selector keys, node affinity path, pods)`.
+    type Summary = (String, String, Vec<String>, Vec<String>, Option<String>, PodCount);
+
+    fn summary(decl: &str, object: &str) -> Vec<Summary> {
+        let k = kind(decl);
+        let stream = parse(object, Limits::default());
+        let root = stream.documents[0].root.as_ref().expect("an object");
+        pod_specs(root, &k, None)
+            .iter()
+            .map(|s| {
+                let role = s.role.as_ref().expect("a role");
+                (
+                    role.name.clone(),
+                    s.path.clone(),
+                    s.tolerations
+                        .iter()
+                        .map(|t| format!("{}={}", t.key(), t.value()))
+                        .collect(),
+                    s.node_selectors
+                        .iter()
+                        .flat_map(|sel| match sel.shape {
+                            SelectorShape::Map => sel
+                                .part
+                                .value
+                                .as_map()
+                                .unwrap_or_default()
+                                .iter()
+                                .filter_map(|(k, _)| k.text().map(str::to_string))
+                                .collect::<Vec<_>>(),
+                            _ => vec![sel.part.path.clone()],
+                        })
+                        .collect(),
+                    s.node_affinity.as_ref().map(|p| p.path.clone()),
+                    role.pods.clone(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn append_and_override_as_rook_merges_all() {
+        let decl = "kind: C\nroles:\n  - name: mon\n    at: spec.placement.mon\n    tolerations: {from: [/spec.placement.all.tolerations, tolerations], merge: append}\n    nodeAffinity: [/spec.placement.all.nodeAffinity, nodeAffinity]\n    replicas: /spec.mon.count\n    defaultReplicas: 3\n";
+        let both = "kind: C\nspec:\n  mon: {count: 5}\n  placement:\n    all:\n      tolerations: [{key: a, value: '1'}]\n      nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {}}\n    mon:\n      tolerations: [{key: b, value: '2'}]\n      nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: []}\n";
+        let s = summary(decl, both);
+        assert_eq!(s.len(), 1);
+        assert_eq!(s[0].2, ["a=1", "b=2"]);
+        assert_eq!(s[0].4.as_deref(), Some("spec.placement.mon.nodeAffinity"));
+        assert!(matches!(s[0].5, PodCount::Replicas(5, Some(_))));
+        // Only `all`: the role exists (its place is not written) and takes `all`'s.
+        let all = "kind: C\nspec:\n  placement:\n    all:\n      tolerations: [{key: a}]\n      nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {}}\n";
+        let s = summary(decl, all);
+        assert_eq!(s[0].2, ["a="]);
+        assert_eq!(s[0].4.as_deref(), Some("spec.placement.all.nodeAffinity"));
+        assert_eq!(s[0].5, PodCount::Replicas(3, None));
+    }
+
+    #[test]
+    fn keys_and_by_index_as_flink_merges_templates() {
+        let decl = "kind: F\nroles:\n  - name: tm\n    at: spec.taskManager\n    podSpec: [/spec.podTemplate.spec, podTemplate.spec]\n    tolerations: {merge: byIndex}\n    nodeSelector: {merge: keys}\n";
+        let obj = "kind: F\nspec:\n  podTemplate:\n    spec:\n      nodeSelector: {a: '1'}\n      tolerations: [{key: x, value: v}, {key: y}]\n  taskManager:\n    podTemplate:\n      spec:\n        nodeSelector: {b: '2'}\n        tolerations: [{key: z}]\n";
+        let s = summary(decl, obj);
+        // Item 0 merged field by field (the role's key, the common value); item 1 kept.
+        assert_eq!(s[0].2, ["z=v", "y="]);
+        assert_eq!(s[0].3, ["a", "b"]);
+        assert_eq!(s[0].1, "spec.taskManager");
+    }
+
+    #[test]
+    fn override_takes_the_last_written_and_affinity_whole() {
+        let decl = "kind: W\nroles:\n  - name: t\n    at: spec.templates[*]\n    namedBy: name\n    if: [container, script]\n    tolerations: [/spec.tolerations, tolerations]\n    affinity: [/spec.affinity, affinity]\n";
+        let obj = "kind: W\nspec:\n  tolerations: [{key: w}]\n  affinity:\n    nodeAffinity: {x: 1}\n    podAntiAffinity: {x: 1}\n  templates:\n    - name: main\n      steps: []\n    - name: a\n      container: {}\n    - name: b\n      script: {}\n      tolerations: [{key: own}]\n      affinity: {podAffinity: {x: 1}}\n    - name: c\n      container: {}\n      tolerations: []\n";
+        let k = kind(decl);
+        let stream = parse(obj, Limits::default());
+        let root = stream.documents[0].root.as_ref().expect("an object");
+        let specs = pod_specs(root, &k, None);
+        let names: Vec<&str> = specs.iter().map(|s| s.role.as_ref().map_or("", |r| r.name.as_str())).collect();
+        // `main` runs no pod; `c`'s empty list does not replace the workflow's.
+        assert_eq!(names, ["t a", "t b", "t c"]);
+        assert_eq!(specs[0].tolerations[0].key(), "w");
+        assert_eq!(specs[1].tolerations[0].key(), "own");
+        assert_eq!(specs[2].tolerations[0].key(), "w");
+        // The template's affinity replaces the workflow's whole: no node affinity is left.
+        assert!(specs[1].node_affinity.is_none());
+        assert!(specs[1].pod_anti_affinity.is_none());
+        assert!(specs[1].pod_affinity.is_some());
+        assert!(specs[0].node_affinity.is_some());
+    }
+
+    #[test]
+    fn map_entries_optional_places_enabled_and_per_node() {
+        let decl = "kind: I\nroles:\n  - at: spec.components.*\n    optional: true\n    enabled: enabled\n    tolerations: k8s.tolerations\n    replicas: perNode\n  - name: gw\n    at: spec.gateways[*]\n    namedBy: name\n    replicas: k8s.replicaCount\n";
+        let obj = "kind: I\nspec:\n  components:\n    cni: {k8s: {tolerations: [{key: a}]}}\n    off: {enabled: false}\n  gateways:\n    - name: in\n      k8s: {replicaCount: two}\n";
+        let s = summary(decl, obj);
+        let names: Vec<&str> = s.iter().map(|x| x.0.as_str()).collect();
+        assert_eq!(names, ["cni", "gw in"]);
+        assert_eq!(s[0].5, PodCount::PerNode);
+        assert_eq!(s[0].2, ["a="]);
+        // A count that is no number is not known.
+        assert_eq!(s[1].5, PodCount::Unknown);
+        assert_eq!(s[1].1, "spec.gateways[0]");
+    }
+
+    #[test]
+    fn label_selector_shaped_node_selectors() {
+        let decl = "kind: X\nroles:\n  - at: spec\n    nodeSelector: {from: placement.nodeSelector, shape: labelSelectorAsMap}\n";
+        let obj = "kind: X\nspec:\n  placement:\n    nodeSelector: {matchLabels: {a: b}}\n";
+        let s = summary(decl, obj);
+        assert_eq!(s[0].3, ["spec.placement.nodeSelector"]);
+    }
+
+    #[test]
+    fn mistakes_are_reported_with_their_place() {
+        let decl = "kind: X\nroles:\n  - nmae: a\n    at: spec\n    tolerations: {from: a.b, merge: sideways}\n    nodeSelector: {shape: round}\n    affinity: spec.x[*]\n    replicas: [1]\n    defaultReplicas: many\n  - just text\n";
+        let stream = parse(decl, Limits::default());
+        let root = stream.documents[0].root.as_ref().expect("a declaration");
+        let mut errors = Vec::new();
+        let k = parse_kind(root, &mut |_, m| errors.push(m));
+        assert!(k.is_some());
+        let joined = errors.join("\n");
+        for want in [
+            "unknown role key `nmae` (did you mean `name`?)",
+            "unknown merge `sideways`",
+            "unknown shape `round`",
+            "`spec.x[*]` is not a path of field names",
+            "expected a string",
+            "`defaultReplicas` must be a number",
+            "a role must be a mapping",
+        ] {
+            assert!(joined.contains(want), "{want}: {joined}");
+        }
+        // Nothing usable: no kind.
+        let stream = parse("kind: X\n", Limits::default());
+        let root = stream.documents[0].root.as_ref().expect("a declaration");
+        assert!(parse_kind(root, &mut |_, _| {}).is_none());
     }
 }

@@ -320,6 +320,8 @@ pub struct Synth {
     pub labels: Vec<(String, String)>,
     /// Where findings about these pieces point (the field that causes them).
     pub span: Option<Span>,
+    /// The operator makes no pods of this role for this object.
+    pub none: bool,
     pub notes: Vec<String>,
 }
 
@@ -332,6 +334,7 @@ impl Synth {
             && self.resources.is_empty()
             && self.spread_keys.is_empty()
             && self.labels.is_empty()
+            && !self.none
             && self.notes.is_empty()
     }
 }

@@ -9,7 +9,9 @@
 //! `spec.templateDefaults` fills a template's unwritten fields first
 //! (workflow/controller/operator.go `mergedTemplateDefaultsInto`, a strategic merge taken
 //! here field by field). `priorityClassName` is the template's or the workflow's
-//! `podPriorityClassName`. Types: pkg/apis/workflow/v1alpha1/workflow_types.go.
+//! `podPriorityClassName`. The pods of templates taken from a `WorkflowTemplate` (`templateRef`)
+//! get the workflow's placement (role `referenced templates`). Types:
+//! pkg/apis/workflow/v1alpha1/workflow_types.go.
 
 use super::*;
 
@@ -34,6 +36,16 @@ roles:
     priorityClassName: [/spec.workflowSpec.podPriorityClassName, /spec.workflowSpec.templateDefaults.priorityClassName, priorityClassName]
     resources: [container.resources, script.resources]
     containers: [containerSet.containers, initContainers, sidecars]
+  - name: referenced templates
+    at: spec.workflowSpec
+    tolerations: [/spec.workflowSpec.tolerations, /spec.workflowSpec.templateDefaults.tolerations]
+    nodeSelector: [/spec.workflowSpec.nodeSelector, /spec.workflowSpec.templateDefaults.nodeSelector]
+    affinity: [/spec.workflowSpec.affinity, /spec.workflowSpec.templateDefaults.affinity]
+    priorityClassName: [/spec.workflowSpec.podPriorityClassName, /spec.workflowSpec.templateDefaults.priorityClassName]
 "#,
-    synth: None,
+    synth: Some(synth),
 };
+
+fn synth(h: &Hook<'_, '_>) -> Synth {
+    super::workflow::referenced(h, "spec.workflowSpec")
+}
