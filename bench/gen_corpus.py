@@ -19,11 +19,14 @@ Layout (the same as the corpus the README's figures were measured on):
   OUT/INDEX.tsv                                          path, bytes, source(s)
 The files are spread over 16 folders s00..s15; the choice is seeded, so a run is repeatable.
 """
+import argparse
 import os
 import random
 import re
 import shutil
 import sys
+
+from measure import output_dir
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SEED = 20260822
@@ -86,19 +89,17 @@ def first_significant(text):
 
 
 def main():
-    args = sys.argv[1:]
-    src = os.path.join(ROOT, "testdata", "corpus")
-    if "--source" in args:
-        i = args.index("--source")
-        if i + 1 >= len(args):
-            sys.exit(__doc__)
-        src = args[i + 1]
-        del args[i:i + 2]
-    if not args or args[0].startswith("-"):
-        sys.exit(__doc__)
-    out = args[0]
-    n_single = int(args[1]) if len(args) > 1 else 9000
-    n_bundle = int(args[2]) if len(args) > 2 else 1000
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("out", type=output_dir, metavar="OUT",
+                    help="the folder to write (an earlier corpus there is replaced)")
+    ap.add_argument("n_single", type=int, nargs="?", default=9000, metavar="N_SINGLE")
+    ap.add_argument("n_bundle", type=int, nargs="?", default=1000, metavar="N_BUNDLE")
+    ap.add_argument("--source", default=os.path.join(ROOT, "testdata", "corpus"), metavar="DIR",
+                    help="real manifests laid out as <owner>__<repo>/<path> (default: testdata/corpus)")
+    a = ap.parse_args()
+    out, n_single, n_bundle, src = a.out, a.n_single, a.n_bundle, a.source
+    if n_single < 0 or n_bundle < 0:
+        ap.error("the counts cannot be negative")
     rng = random.Random(SEED)
     sources = load_sources(src)
     small = [s for s in sources if s["bytes"] <= BIG]
@@ -106,6 +107,10 @@ def main():
     if not small:
         sys.exit(f"no manifests under {src}")
     if os.path.exists(out):
+        # Replaced only when it is empty or a corpus this script wrote (never `~` or `.`).
+        if os.listdir(out) and not os.path.isfile(os.path.join(out, "INDEX.tsv")):
+            sys.exit(f"{out} is not empty and holds no INDEX.tsv: not a corpus of gen_corpus.py; "
+                     "give a new folder")
         shutil.rmtree(out)
     os.makedirs(out)
     index = []

@@ -11,30 +11,49 @@ Deployments into 20, and about a quarter cannot schedule: besides those, one in 
 its pool with a value typo (`Pool-07`) and one in twenty with the wrong effect. With
 `--wrong-pools`, the same quarter tolerates another pool's taint instead (no typos).
 No third-party modules needed."""
+import argparse
 import os
-import sys
 
-flags = {"--unschedulable", "--wrong-pools"}
-args = [a for a in sys.argv[1:] if a not in flags]
-many = "--unschedulable" in sys.argv[1:] or "--wrong-pools" in sys.argv[1:]
-# Issue 18's own case: the quarter that cannot schedule tolerate another pool's taint (no
-# typos, so no toleration-level findings besides).
-wrong_pools = "--wrong-pools" in sys.argv[1:]
-out = args[0]
-n_nodes = int(args[1]) if len(args) > 1 else 5000
-n_pools = int(args[2]) if len(args) > 2 else 50
-n_deploy = int(args[3]) if len(args) > 3 else 20000
-os.makedirs(os.path.join(out, "nodes"), exist_ok=True)
-os.makedirs(os.path.join(out, "apps"), exist_ok=True)
+from measure import output_dir
 
-per_file = n_nodes if many else 100
-for start in range(0, n_nodes, per_file):
-    with open(os.path.join(out, "nodes", f"nodes-{start // per_file:04d}.yaml"), "w") as f:
-        f.write("apiVersion: v1\nkind: NodeList\nitems:\n")
-        for i in range(start, min(start + per_file, n_nodes)):
-            pool = i % n_pools
-            f.write(
-                f"""  - apiVersion: v1
+
+def positive(value):
+    n = int(value)
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not a positive count")
+    return n
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    mode = ap.add_mutually_exclusive_group()
+    mode.add_argument("--unschedulable", action="store_true",
+                      help="many findings: a quarter cannot schedule, with value and effect typos")
+    # Issue 18's own case: the quarter that cannot schedule tolerate another pool's taint (no
+    # typos, so no toleration-level findings besides).
+    mode.add_argument("--wrong-pools", action="store_true",
+                      help="a quarter tolerates another pool's taint (no typos)")
+    ap.add_argument("out", type=output_dir, metavar="OUT_DIR", help="the folder to write (created)")
+    ap.add_argument("n_nodes", type=positive, nargs="?", default=5000, metavar="N_NODES")
+    ap.add_argument("n_pools", type=positive, nargs="?", default=50, metavar="N_POOLS")
+    ap.add_argument("n_deploy", type=positive, nargs="?", default=20000, metavar="N_DEPLOYMENTS")
+    a = ap.parse_args()
+    generate(a.out, a.n_nodes, a.n_pools, a.n_deploy, a.unschedulable or a.wrong_pools, a.wrong_pools)
+    print(a.out)
+
+
+def generate(out, n_nodes, n_pools, n_deploy, many, wrong_pools):
+    os.makedirs(os.path.join(out, "nodes"), exist_ok=True)
+    os.makedirs(os.path.join(out, "apps"), exist_ok=True)
+
+    per_file = n_nodes if many else 100
+    for start in range(0, n_nodes, per_file):
+        with open(os.path.join(out, "nodes", f"nodes-{start // per_file:04d}.yaml"), "w") as f:
+            f.write("apiVersion: v1\nkind: NodeList\nitems:\n")
+            for i in range(start, min(start + per_file, n_nodes)):
+                pool = i % n_pools
+                f.write(
+                    f"""  - apiVersion: v1
     kind: Node
     metadata:
       name: node-{i:05d}
@@ -48,27 +67,27 @@ for start in range(0, n_nodes, per_file):
           value: pool-{pool:02d}
           effect: NoSchedule
 """
-            )
+                )
 
-per_file = max(1, n_deploy // 20) if many else 100
-for start in range(0, n_deploy, per_file):
-    with open(os.path.join(out, "apps", f"apps-{start // per_file:04d}.yaml"), "w") as f:
-        for i in range(start, min(start + per_file, n_deploy)):
-            pool = i % n_pools
-            kind = i % 10
-            selector = f"      nodeSelector:\n        example.com/pool: pool-{pool:02d}\n" if kind != 7 else ""
-            tol_pool = pool if kind != 8 else (pool + 1) % n_pools
-            if wrong_pools and (kind == 9 or i % 20 == 3):
-                tol_pool = (pool + 1) % n_pools
-            value, effect = f"pool-{tol_pool:02d}", "NoSchedule"
-            if wrong_pools:
-                pass
-            elif many and kind == 9:
-                value = f"Pool-{tol_pool:02d}"
-            elif many and i % 20 == 3:
-                effect = "NoExecute"
-            f.write(
-                f"""---
+    per_file = max(1, n_deploy // 20) if many else 100
+    for start in range(0, n_deploy, per_file):
+        with open(os.path.join(out, "apps", f"apps-{start // per_file:04d}.yaml"), "w") as f:
+            for i in range(start, min(start + per_file, n_deploy)):
+                pool = i % n_pools
+                kind = i % 10
+                selector = f"      nodeSelector:\n        example.com/pool: pool-{pool:02d}\n" if kind != 7 else ""
+                tol_pool = pool if kind != 8 else (pool + 1) % n_pools
+                if wrong_pools and (kind == 9 or i % 20 == 3):
+                    tol_pool = (pool + 1) % n_pools
+                value, effect = f"pool-{tol_pool:02d}", "NoSchedule"
+                if wrong_pools:
+                    pass
+                elif many and kind == 9:
+                    value = f"Pool-{tol_pool:02d}"
+                elif many and i % 20 == 3:
+                    effect = "NoExecute"
+                f.write(
+                    f"""---
 apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -93,5 +112,8 @@ spec:
           resources:
             requests: {{cpu: 100m, memory: 128Mi}}
 """
-            )
-print(out)
+                )
+
+
+if __name__ == "__main__":
+    main()

@@ -66,7 +66,7 @@ def run(binary, path, runs):
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bin", help="the binary to measure (default: target/release/taintlint)")
     ap.add_argument("--sizes", default="1,2,4,8", help="MB of JSON, comma-separated")
     ap.add_argument("--runs", type=int, default=3)

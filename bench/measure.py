@@ -1,5 +1,11 @@
 """Wall time and peak resident memory of one command, with the standard library only (the
-child's own `wait4` usage, so no `/usr/bin/time` is needed). Used by the bench scripts."""
+child's own `wait4` usage, so no `/usr/bin/time` is needed). Used by the bench scripts, and
+on its own:
+
+    python3 bench/measure.py [--timeout SECONDS] [--runs N] -- COMMAND [ARG...]
+
+prints the seconds and peak RSS of each run of COMMAND (its output is thrown away)."""
+import argparse
 import os
 import subprocess
 import threading
@@ -53,3 +59,32 @@ def run(cmd, timeout=None, preexec_fn=None, capture=False, env=None):
     code = os.waitstatus_to_exitcode(status)
     p.returncode = code
     return Result(secs, usage.ru_maxrss / 1024, code, killed.is_set(), out["stdout"], out["stderr"])
+
+
+def output_dir(value):
+    """An argparse type for a folder a script writes into: refused when it starts with `-`
+    (`gen_xref.py --help` once took `--help` for its output folder and filled it)."""
+    if not value or value.startswith("-"):
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not an output folder (it starts with '-'; write ./{value} if you mean it)"
+            if value else "the output folder is empty")
+    return value
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--timeout", type=float, help="kill the command after this many seconds")
+    ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("command", nargs=argparse.REMAINDER, help="the command, after `--`")
+    a = ap.parse_args()
+    cmd = a.command[1:] if a.command[:1] == ["--"] else a.command
+    if not cmd:
+        ap.error("no command given")
+    for _ in range(a.runs):
+        r = run(cmd, timeout=a.timeout)
+        state = "timed out" if r.timed_out else f"exit {r.code}"
+        print(f"{r.seconds:.3f} s, {r.rss_mb:.1f} MB peak RSS, {state}")
+
+
+if __name__ == "__main__":
+    main()

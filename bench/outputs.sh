@@ -3,6 +3,7 @@
 # thread counts and spill budgets into OUT, one file per case (stdout, then the exit code).
 # Two builds behave the same when `diff -r` of their two folders is empty:
 #
+# Usage:
 #   bench/outputs.sh target/release/taintlint /tmp/after  [BENCH_DIR [DIR...]]
 #   diff -r /tmp/before /tmp/after
 #
@@ -12,10 +13,23 @@
 # larger corpus of real manifests, say) is linted as testdata/corpus is, and each of its
 # subfolders too. Needs nothing outside the repository.
 set -uo pipefail
+usage() { sed -n '2,/^set /p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
+case ${1:-} in
+-h | --help)
+    usage
+    exit 0
+    ;;
+esac
 if [ $# -lt 2 ]; then
-    sed -n '2,/^set /p' "$0" | sed '$d'
+    usage >&2
     exit 2
 fi
+case $2 in
+-*)
+    echo "outputs.sh: '$2' is not an output folder (it starts with '-'; write ./$2 if you mean it)" >&2
+    exit 2
+    ;;
+esac
 BIN=$(realpath "$1")
 OUT=$(realpath -m "$2")
 BENCH=${3:-}

@@ -119,9 +119,10 @@ def compare(path, runs, label):
 
 def main():
     global BIN, REF, SOURCE
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--work", default=os.path.join(ROOT, "target", "bench"))
+    ap.add_argument("--work", type=measure.output_dir, default=os.path.join(ROOT, "target", "bench"),
+                    help="where the corpora are generated and kept (default: target/bench)")
     ap.add_argument("--scale", default="1,2,4",
                     help="corpus multiples of the scaling series (1x = 9,000 files and 1,000 bundles)")
     ap.add_argument("--source", help="the real manifests to copy (default: testdata/corpus)")

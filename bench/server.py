@@ -19,37 +19,41 @@ folder: a `.taintlint.yaml` declaring 20 pools and a Deployment buffer of about 
 
 --quick is a smoke test (200 lines, 3 timed edits, 10 edits for memory); its figures mean
 nothing. No third-party modules needed."""
+import argparse
 import json
 import os
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 import threading
 import queue
 
-args = sys.argv[1:]
-
-
-def opt(name, default):
-    if name in args:
-        return args[args.index(name) + 1]
-    return default
-
-
-BIN = opt("--bin", None)
-BIN = os.path.abspath(BIN) if BIN else None
-QUICK = "--quick" in args
-LINES = int(opt("--lines", 200 if QUICK else 5000))
-EDITS = int(opt("--edits", 10 if QUICK else 1000))
-LATENCY_EDITS = 3 if QUICK else 30
+BIN = None
+LINES = 5000
+EDITS = 1000
+LATENCY_EDITS = 30
 DEBOUNCE = 0.150
 
-if BIN is None:
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    subprocess.run(["cargo", "build", "--release"], cwd=root, check=True)
-    BIN = os.path.join(root, "target", "release", "taintlint")
+
+def parse_args():
+    """Sets the globals above from the command line; builds the release binary unless --bin."""
+    global BIN, LINES, EDITS, LATENCY_EDITS
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bin", help="the binary to measure (default: cargo build --release)")
+    ap.add_argument("--lines", type=int, help="lines of the buffer (default 5000; 200 with --quick)")
+    ap.add_argument("--edits", type=int, help="edits of the memory run (default 1000; 10 with --quick)")
+    ap.add_argument("--quick", action="store_true", help="a smoke test; its figures mean nothing")
+    a = ap.parse_args()
+    LINES = a.lines or (200 if a.quick else 5000)
+    EDITS = a.edits or (10 if a.quick else 1000)
+    LATENCY_EDITS = 3 if a.quick else 30
+    if a.bin:
+        BIN = os.path.abspath(a.bin)
+    else:
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        subprocess.run(["cargo", "build", "--release"], cwd=root, check=True)
+        BIN = os.path.join(root, "target", "release", "taintlint")
 
 
 def workspace(dir):
@@ -192,6 +196,7 @@ def edit(s, uri, version, line):
 
 
 def main():
+    parse_args()
     with tempfile.TemporaryDirectory() as root:
         text, n = workspace(root)
         replicas = [i for i, l in enumerate(text.split("\n")) if l == "  replicas: 2"]
@@ -228,4 +233,5 @@ def main():
         print("  " + ", ".join(f"{e}: {kb / 1024:.1f} MB" for e, kb in samples))
 
 
-main()
+if __name__ == "__main__":
+    main()

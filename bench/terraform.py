@@ -208,7 +208,7 @@ def measure(binary, path, runs):
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bin", help="the binary to measure (default: target/release/taintlint)")
     ap.add_argument("--groups", type=int, default=1000)
     ap.add_argument("--runs", type=int, default=5)

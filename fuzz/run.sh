@@ -2,9 +2,19 @@
 # Fills the corpus from testdata/ and ../shared/corpus, then runs the `lint` target.
 # Usage: fuzz/run.sh [SECONDS] [extra libFuzzer flags...]   (default: 1800 s)
 set -euo pipefail
-cd "$(dirname "$0")"
+case ${1:-} in
+-h | --help)
+    sed -n '2,/^set /p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
+    exit 0
+    ;;
+esac
 secs="${1:-1800}"
+if [[ ! $secs =~ ^[0-9]+$ ]]; then
+    echo "fuzz/run.sh: SECONDS must be a number of seconds, not '$secs' (see --help)" >&2
+    exit 2
+fi
 shift || true
+cd "$(dirname "$0")"
 corpus=corpus/lint
 mkdir -p "$corpus" artifacts/lint
 # Seeds: every YAML/JSON file under testdata/ and the shared real-world corpus, named by

@@ -364,15 +364,19 @@ fn schemas_reject_what_their_consumers_refuse() {
     );
 }
 
-/// The README's `--format` row and its table of formats name every format there is.
+/// The `--format` row of the flags (docs/usage.md) and the table of formats (docs/output.md)
+/// name every format there is, and the README's CI section names every CI format.
 #[test]
-fn readme_lists_every_format() {
+fn docs_list_every_format() {
     use clap::ValueEnum;
-    let readme = std::fs::read_to_string(common::cli::root().join("README.md")).unwrap();
-    let flag_row = readme
+    let read = |p: &str| std::fs::read_to_string(common::cli::root().join(p)).unwrap();
+    let usage = read("docs/usage.md");
+    let output = read("docs/output.md");
+    let readme = read("README.md");
+    let flag_row = usage
         .lines()
         .find(|l| l.starts_with("| `--format FORMAT` |"))
-        .unwrap();
+        .expect("docs/usage.md has the `--format FORMAT` row of the flags");
     for f in taintlint::report::Format::value_variants() {
         let name = f.to_possible_value().unwrap().get_name().to_string();
         assert!(
@@ -380,9 +384,15 @@ fn readme_lists_every_format() {
             "--format row: {name}"
         );
         assert!(
-            readme.contains(&format!("\n| `{name}` | ")),
-            "Output formats table: {name}"
+            output.contains(&format!("\n| `{name}` | ")),
+            "docs/output.md's table of formats: {name}"
         );
+        if !["human", "concise"].contains(&name.as_str()) {
+            assert!(
+                readme.contains(&format!("`{name}`")),
+                "the README's CI section: {name}"
+            );
+        }
     }
 }
 

@@ -65,7 +65,7 @@ fn explain_needs_a_workload_when_there_are_several() {
     let (code, _, err) = run(&["explain", "testdata/scenarios/gpu-dedicated", "--isolated"]);
     assert_eq!(code, 2);
     assert!(err.contains("--workload"), "{err}");
-    assert!(err.contains("Deployment ml/trainer-loose"), "{err}");
+    assert!(err.contains("Deployment/ml/trainer-loose"), "{err}");
     let (code, _, err) = run(&[
         "explain",
         "testdata/scenarios/gpu-dedicated",
@@ -197,7 +197,7 @@ fn explain_shows_pod_affinity_and_the_domains_a_spread_counts() {
         "Deployment/data/web",
     ]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("pods of Deployment data/cache"), "{out}");
+    assert!(out.contains("pods of Deployment/data/cache"), "{out}");
 
     // The workload with none of these gets no such section.
     let (_, out, _) = run(&[
@@ -590,11 +590,11 @@ fn explain_lists_each_template_of_a_custom_resource() {
     let (code, _, err) = run(&["explain", fixture, "--isolated"]);
     assert_ne!(code, 0);
     assert!(
-        err.contains("PyTorchJob finetune Master pods (testdata/rules/kueue-no-flavor-fits/invalid.yaml:235) spec.pytorchReplicaSpecs.Master.template.spec"),
+        err.contains("PyTorchJob/finetune Master pods (testdata/rules/kueue-no-flavor-fits/invalid.yaml:235) spec.pytorchReplicaSpecs.Master.template.spec"),
         "{err}"
     );
     assert!(
-        err.contains("PyTorchJob finetune Worker pods (testdata/rules/kueue-no-flavor-fits/invalid.yaml:235) spec.pytorchReplicaSpecs.Worker.template.spec"),
+        err.contains("PyTorchJob/finetune Worker pods (testdata/rules/kueue-no-flavor-fits/invalid.yaml:235) spec.pytorchReplicaSpecs.Worker.template.spec"),
         "{err}"
     );
     let (code, out, err) = run(&[
@@ -614,4 +614,134 @@ fn explain_lists_each_template_of_a_custom_resource() {
         "{out}"
     );
     assert_eq!(out.matches("→ never admitted").count(), 2, "{out}");
+}
+
+/// Issue 39: the workloads `explain` lists are written as `--workload` takes them
+/// (`Kind/namespace/name`, `Kind/name` without a namespace), each of them explains, a list
+/// past 20 says how many more there are, an empty label value shows as `""`, and each
+/// eviction line names its taint once.
+#[test]
+fn explain_lists_workloads_as_workload_takes_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let pod = |name: &str, ns: Option<&str>, spec: &str| {
+        format!(
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\n{}spec:\n  containers: [{{name: a, image: a}}]\n{spec}---\n",
+            ns.map_or(String::new(), |n| format!("  namespace: {n}\n"))
+        )
+    };
+    let mut text = String::from(
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: infra-1\n  labels: {node-role.kubernetes.io/infra: \"\"}\nspec:\n  taints: [{key: dedicated, value: infra, effect: NoExecute}]\n---\n",
+    );
+    text.push_str(&pod(
+        "agent",
+        None,
+        "  nodeSelector: {node-role.kubernetes.io/infra: \"\"}\n  tolerations:\n    - {key: dedicated, operator: Exists}\n    - {key: node.kubernetes.io/not-ready, operator: Exists, effect: NoExecute, tolerationSeconds: 60}\n    - {operator: Exists, effect: NoExecute, tolerationSeconds: 30}\n",
+    ));
+    for i in 0..22 {
+        text.push_str(&pod(&format!("web-{i:02}"), Some("shop"), ""));
+    }
+    std::fs::write(dir.path().join("all.yaml"), text).unwrap();
+    let path = dir.path().to_str().unwrap();
+
+    let (code, _, err) = run(&["explain", path, "--isolated"]);
+    assert_eq!(code, 2, "{err}");
+    let listed: Vec<&str> = err
+        .lines()
+        .filter_map(|l| l.strip_prefix("  "))
+        .filter(|l| !l.starts_with('…'))
+        .map(|l| l.split(" (").next().unwrap())
+        .collect();
+    assert_eq!(listed.len(), 20, "{err}");
+    assert!(listed.contains(&"Pod/agent"), "{err}");
+    assert!(listed.contains(&"Pod/shop/web-00"), "{err}");
+    assert!(
+        err.contains("… and 3 more (`taintlint matrix` lists them all)"),
+        "{err}"
+    );
+    for w in &listed {
+        let (code, out, err) = run(&["explain", path, "--isolated", "--workload", w]);
+        assert_eq!(code, 0, "--workload {w}: {err}");
+        assert!(out.starts_with(&format!("{w} — ")), "{out}");
+    }
+
+    let (code, out, err) = run(&["explain", path, "--isolated", "--workload", "Pod/agent"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("  nodeSelector: {node-role.kubernetes.io/infra: \"\"}\n"),
+        "{out}"
+    );
+    let eviction = out.split("Eviction when a node fails:\n").nth(1).unwrap();
+    assert_eq!(
+        eviction,
+        "  node.kubernetes.io/not-ready:NoExecute — evicted after 60s\n  \
+         node.kubernetes.io/unreachable:NoExecute — evicted after 30s (tolerated by `*:NoExecute`)\n",
+        "{out}"
+    );
+    for line in eviction.lines() {
+        let taint = line.trim().split(' ').next().unwrap();
+        assert_eq!(line.matches(taint).count(), 1, "{line}");
+    }
+    // A pool's NoExecute taint tolerated by a toleration written otherwise names it.
+    assert!(
+        out.contains(
+            "NoExecute taint `dedicated=infra:NoExecute`: tolerated forever by `dedicated:*`"
+        ),
+        "{out}"
+    );
+}
+
+/// Terraform pools as evaluated (issue 35): the groups of `merge(local.default_node_groups,
+/// var.managed_node_groups)` by name with their labels and taints, a group from a `for` over a
+/// `*.auto.tfvars` map, a `for_each` over a local map, what is unknown and why; and pools of a
+/// local module named by module address, at the module's lines.
+#[test]
+fn explain_lists_terraform_pools_with_labels_taints_and_unknowns() {
+    let (code, out, err) = run(&[
+        "explain",
+        "testdata/scenarios/terraform-values",
+        "--isolated",
+        "--workload",
+        "Deployment/metrics",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("Terraform node pools, as `terraform plan` knows them"),
+        "{out}"
+    );
+    for want in [
+        "Terraform module `eks_managed_node_groups.core_node_group` — testdata/scenarios/terraform-values/infra/main.tf:",
+        "labels: NodeGroupType=core, WorkerType=ON_DEMAND, eks.amazonaws.com/capacityType=ON_DEMAND, eks.amazonaws.com/nodegroup=(unknown), node.kubernetes.io/instance-type=m6a.xlarge",
+        "taints: dedicated=batch:NoSchedule",
+        "labels: NodeGroupType=spot, eks.amazonaws.com/capacityType=SPOT, eks.amazonaws.com/nodegroup=(unknown), node.kubernetes.io/instance-type=m6a.large, tier=crawl",
+        "Terraform `aws_eks_node_group.ingest[\"kafka\"]`",
+        "taints: ingest=kafka:NoExecute",
+        "unknown: labels.cost-center — `var.cost_center` has no default and no value in terraform.tfvars or *.auto.tfvars",
+    ] {
+        assert!(out.contains(want), "missing {want:?} in:\n{out}");
+    }
+    // The GPU group exists only when `var.gpu_enabled`, false by default.
+    assert!(!out.contains("NodeGroupType=gpu"), "{out}");
+    insta::assert_snapshot!("explain_terraform_values", out);
+
+    let (code, out, err) = run(&[
+        "explain",
+        "testdata/scenarios/terraform-local-modules",
+        "--isolated",
+        "--workload",
+        "Deployment/web",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    for want in [
+        "Terraform `module.pools[\"gpu\"].aws_eks_node_group.this` — testdata/scenarios/terraform-local-modules/infra/modules/nodegroup/main.tf:1",
+        "from: root module testdata/scenarios/terraform-local-modules/infra/envs/prod, module.pools[\"gpu\"] (source ../../modules/nodegroup)",
+        "taints: nvidia.com/gpu=true:NoSchedule",
+        "Terraform `module.loop.aws_eks_node_group.looped`",
+    ] {
+        assert!(out.contains(want), "missing {want:?} in:\n{out}");
+    }
+    // The module directories are read through their calls only, not as roots of their own.
+    assert!(
+        !out.contains("root module testdata/scenarios/terraform-local-modules/infra/modules"),
+        "{out}"
+    );
 }

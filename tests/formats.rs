@@ -128,6 +128,20 @@ fn github_annotations_escape_messages_and_properties() {
             "{props}"
         );
         assert!(!msg.contains('\n') && !msg.contains('\r'));
+        // Issue 39: the place is in the properties, not repeated at the message's start.
+        let prop = |k: &str| {
+            props
+                .split([',', ' '])
+                .find_map(|p| p.strip_prefix(&format!("{k}=")))
+                .unwrap_or_default()
+        };
+        let (file, l, c) = (prop("file"), prop("line"), prop("col"));
+        assert!(
+            !file.is_empty() && !l.is_empty() && !c.is_empty(),
+            "{props}"
+        );
+        assert!(!msg.starts_with(file), "{line}");
+        assert!(!msg.contains(&format!("{file}:{l}:{c}")), "{line}");
     }
     assert_eq!(
         taintlint::report::github::escape_data("100%\nx"),

@@ -805,19 +805,28 @@ spec:
         tolerations: tolerations
         replicas: perNode
 ";
-    let dir = tree(&[("cache.yaml", cache), (".taintlint.yaml", &format!("{pools}{kinds}"))]);
+    let dir = tree(&[
+        ("cache.yaml", cache),
+        (".taintlint.yaml", &format!("{pools}{kinds}")),
+    ]);
     let d = dir.path();
     let r = concise(d, &["--ignore=pool-tolerated-by-nothing", "cache.yaml"]);
     // The server runs on the cache pool only (its LabelSelector and `placement`'s toleration);
     // the agent, one per node, misses the GPU pool.
     assert_eq!(
         r.lines(),
-        ["cache.yaml:16:5: info[daemonset-misses-pools] CacheCluster/cache/sessions agent pods (one per node) runs on 2/3 node pools; not on: Inventory pool `gpu` (taint `nvidia.com/gpu=present:NoSchedule`)"],
+        [
+            "cache.yaml:16:5: info[daemonset-misses-pools] CacheCluster/cache/sessions agent pods (one per node) runs on 2/3 node pools; not on: Inventory pool `gpu` (taint `nvidia.com/gpu=present:NoSchedule`)"
+        ],
         "{}",
         r.stdout
     );
     let m = run_in(d, &["matrix", "cache.yaml"]);
-    assert!(m.stdout.contains("CacheCluster/cache/sessions server pods"), "{}", m.stdout);
+    assert!(
+        m.stdout.contains("CacheCluster/cache/sessions server pods"),
+        "{}",
+        m.stdout
+    );
 
     // Mistakes: where they are, with did-you-mean.
     write(

@@ -347,6 +347,7 @@ proptest! {
                 scaling: None,
                 loc: Place::Here(Loc { source: source(), span: Span::default() }),
                 declared: false,
+                terraform: None,
             })
             .collect();
         let inventory = Inventory::build(decls.clone(), &workloads);

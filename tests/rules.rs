@@ -154,6 +154,36 @@ fn fixtures_produce_exactly_the_expected_findings() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
+/// A rule that also reads Terraform has `valid.tf` and `invalid.tf` beside its YAML fixtures,
+/// checked the same way.
+#[test]
+fn terraform_fixtures_produce_exactly_the_expected_findings() {
+    let mut problems = Vec::new();
+    for (rule, dir) in fixture_dirs() {
+        let (valid, invalid) = (dir.join("valid.tf"), dir.join("invalid.tf"));
+        if !valid.is_file() && !invalid.is_file() {
+            continue;
+        }
+        let (_, found) = lint(&rule, &valid);
+        if !found.is_empty() {
+            problems.push(format!(
+                "{}: valid fixture produces `{rule}`",
+                display(&valid)
+            ));
+        }
+        let (text, found) = lint(&rule, &invalid);
+        let expected = expected_lines(&rule, &text);
+        let got: BTreeSet<usize> = found.iter().map(|f| f.range().0.line).collect();
+        if expected.is_empty() || got != expected {
+            problems.push(format!(
+                "{}: expected findings on lines {expected:?}, got {got:?}",
+                display(&invalid)
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
 #[test]
 fn invalid_fixtures_snapshots() {
     for (rule, dir) in fixture_dirs() {

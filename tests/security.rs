@@ -479,7 +479,8 @@ fn settings_files_must_be_small_regular_files() {
         ("--policy", "fifo.json"),
         ("--config", "fifo.json"),
     ] {
-        let started = std::time::Instant::now();
+        // Reading /dev/zero or a FIFO would never end: the harness's hang guard would fail
+        // the test. (bench/timed_checks.py times the refusal.)
         let r = s.run_contained(&["check", "pod.yaml", flag, file]);
         assert_eq!(r.code, 2, "{flag} {file}: {}{}", r.stdout, r.stderr);
         assert!(
@@ -487,7 +488,6 @@ fn settings_files_must_be_small_regular_files() {
             "{flag} {file}: {}",
             r.stderr
         );
-        assert!(started.elapsed().as_secs() < 20);
     }
 }
 
@@ -534,7 +534,6 @@ fn helm_sources_outside_the_chart_are_not_locations() {
 #[test]
 fn thread_counts_are_clamped() {
     let s = site();
-    let started = std::time::Instant::now();
     let r = s.run(&["check", "pod.yaml", "--isolated", "--threads", "100000"]);
     assert_eq!(r.code, 1, "{}", r.stderr);
     assert!(
@@ -542,7 +541,6 @@ fn thread_counts_are_clamped() {
         "{}",
         r.stderr
     );
-    assert!(started.elapsed().as_secs() < 30);
 }
 
 #[test]

@@ -12,7 +12,9 @@ use lsp_server::{Connection, Message, Notification, Request, RequestId};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-const WAIT: Duration = Duration::from_secs(20);
+/// How long to wait for an answer before taking the server to hang (not a time limit: an
+/// answer takes milliseconds; the wait ends when it comes).
+const WAIT: Duration = Duration::from_secs(120);
 
 struct Harness {
     client: Connection,

@@ -221,6 +221,7 @@ pub fn lint_options(
         .map(|p| crate::load::display_path(p))
         .collect();
     opts.keep_sources = false;
+    opts.follow_links = input.follow_links;
     opts.fast = !input.full_parse;
     for p in &input.policy {
         let pc = config::load(p).map_err(|e| ToolError(e.to_string()))?;

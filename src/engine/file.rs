@@ -31,6 +31,9 @@ pub struct FileReport {
     pub kueue: crate::analysis::types::kueue::Kueue,
     /// Namespaces and RuntimeClasses, for admission (see `engine::admission`).
     pub admission: Vec<crate::analysis::judgements::admission::Fact>,
+    /// A `.tf` file that parses: what evaluating its directory needs (see
+    /// `engine::terraform::evaluate`).
+    pub terraform: Option<Box<super::terraform::TerraformFile>>,
 }
 
 /// One input's report; a panic becomes an `internal-error` finding on the file. Its message

@@ -24,6 +24,7 @@ pub use fixtures::is_fixture;
 pub use options::{Cluster, Input, LintOptions};
 pub use panic::install_panic_hook;
 pub use run::{SpilledFindings as Findings, View};
+pub use terraform::{TerraformFile, workspace_pools};
 
 use crate::baseline::Known;
 use crate::diagnostic::Finding;

@@ -42,6 +42,8 @@ pub struct LintOptions {
     pub roots: Vec<String>,
     /// The configured clusters (`clusters:`); files no cluster claims form the default one.
     pub clusters: Vec<Cluster>,
+    /// `--follow-links`: a Terraform module directory may be read through a symbolic link.
+    pub follow_links: bool,
 }
 
 /// A configured cluster: the files its path globs match.
@@ -142,6 +144,7 @@ impl Default for LintOptions {
             budget: store::budget(),
             roots: Vec::new(),
             clusters: Vec::new(),
+            follow_links: false,
         }
     }
 }

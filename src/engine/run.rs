@@ -111,6 +111,8 @@ pub struct Spilled {
     pub files: usize,
     pub documents: usize,
     pub objects: usize,
+    /// The `.tf` files, evaluated by directory once every file is linted.
+    terraform: Vec<super::terraform::TfInput>,
 }
 
 /// Lints `inputs` (then the `--inventory` files, whose workloads are ignored) in parallel and
@@ -139,6 +141,7 @@ pub fn lint_spilled(
         files: 0,
         documents: 0,
         objects: 0,
+        terraform: Vec::new(),
     });
     let inventory_names: Vec<String> = inventory.iter().map(|(_, i)| i.name()).collect();
     // Each input with its cluster: an input's is its file's, an inventory file's is the
@@ -160,6 +163,7 @@ pub fn lint_spilled(
     all.par_bridge()
         .for_each(|(index, inventory_only, cluster, input)| {
             let name: Arc<str> = input.name().into();
+            let on_disk = matches!(input, Input::Entry(_));
             let mut report = lint_one(input, opts);
             // Vendored code and test data belong to some other cluster: their workloads and the
             // pools they find are left out of the cross-reference (what the user declares of
@@ -175,6 +179,20 @@ pub fn lint_spilled(
                     .retain(|f| !rules::quiet_in_fixtures(f.rule));
             }
             let mut nodes = std::mem::take(&mut report.nodes);
+            // A `.tf` file's pools come from its directory's evaluation, after the walk; the
+            // walked copy of a file also given as inventory counts as the inventory's.
+            let terraform = report
+                .terraform
+                .take()
+                .filter(|_| inventory_only || !inventory_names.contains(&*name));
+            let terraform = terraform.map(|file| super::terraform::TfInput {
+                index,
+                cluster,
+                inventory_only,
+                fixture,
+                on_disk,
+                file: *file,
+            });
             // Like workloads: the queues of the cluster's own linted files.
             let kueue = std::mem::take(&mut report.kueue);
             let kueue = (!inventory_only && !fixture && !kueue.is_empty()).then_some(kueue);
@@ -216,6 +234,7 @@ pub fn lint_spilled(
             if let Some((source, bytes)) = sources {
                 store_places(&mut nodes, &source, s.store.put(&bytes), &mut s.places);
             }
+            s.terraform.extend(terraform);
             for mut n in nodes {
                 n.labels = std::mem::take(&mut n.labels).share(&mut s.label_sets);
                 s.nodes.push((index, cluster, Box::new(n)));
@@ -252,9 +271,45 @@ pub fn lint_spilled(
                 &mut s.store,
             );
         });
-    shared
+    let mut spilled = shared
         .into_inner()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let t = std::time::Instant::now();
+    let pools = super::terraform::evaluate(std::mem::take(&mut spilled.terraform), opts);
+    add_terraform_pools(&mut spilled, pools);
+    super::timing("Terraform evaluation", t.elapsed());
+    spilled
+}
+
+/// Adds the pools Terraform's evaluation found, their places stored as a file's are.
+fn add_terraform_pools(s: &mut Spilled, pools: Vec<super::terraform::TfPool>) {
+    // By the file each pool is located in.
+    let mut by_file: Vec<(Arc<crate::load::SourceFile>, Vec<super::terraform::TfPool>)> =
+        Vec::new();
+    for p in pools {
+        let Place::Here(loc) = &p.decl.loc else {
+            continue;
+        };
+        let source = Arc::clone(&loc.source);
+        match by_file.iter_mut().find(|(s, _)| Arc::ptr_eq(s, &source)) {
+            Some((_, list)) => list.push(p),
+            None => by_file.push((source, vec![p])),
+        }
+    }
+    for (_, list) in by_file {
+        let (mut nodes, meta): (Vec<NodeDecl>, Vec<(usize, Option<usize>)>) = list
+            .into_iter()
+            .map(|p| (p.decl, (p.index, p.cluster)))
+            .unzip();
+        if let Some((source, bytes)) = encode_places(&nodes) {
+            let slot = s.store.put(&bytes);
+            store_places(&mut nodes, &source, slot, &mut s.places);
+        }
+        for (mut n, (index, cluster)) in nodes.into_iter().zip(meta) {
+            n.labels = std::mem::take(&mut n.labels).share(&mut s.label_sets);
+            s.nodes.push((index, cluster, Box::new(n)));
+        }
+    }
 }
 
 /// The source the node declarations of one file point into, and a copy with only the

@@ -16,6 +16,7 @@ use std::sync::Arc;
 use super::file::{FileReport, lint_templated};
 use super::options::LintOptions;
 use super::templates::Syntax;
+use crate::analysis::types::NodeDecl;
 use crate::load::{SourceFile, Span};
 use crate::rules;
 
@@ -24,10 +25,12 @@ pub(super) fn is_terraform(name: &str) -> bool {
     name.ends_with(".tf")
 }
 
-/// Lints a Terraform file: the node pools its resources and modules declare (read with an
-/// HCL parser, see `analysis::sources::terraform_decls`), and the manifests in its heredocs. A file
-/// that does not parse as HCL gets a `yaml-syntax-error` (the rule of files whose syntax
-/// cannot be read), and its heredocs are still linted.
+/// Lints a Terraform file: its syntax (with hcl-edit, as Terraform reads it: see
+/// `analysis::sources::terraform`), its repeated object keys, and the manifests in its
+/// heredocs. A file that does not parse as HCL gets a `yaml-syntax-error` (the rule of files
+/// whose syntax cannot be read), and its heredocs are still linted. Its node pools are not
+/// read here: a module is a directory, so the run evaluates each directory's files together
+/// once every file is linted ([`evaluate`]); the report carries what that needs.
 pub(super) fn lint(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
     let mut report = match yaml_view(&source.text) {
         Some(view) => {
@@ -41,9 +44,39 @@ pub(super) fn lint(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
         }
         None => FileReport::default(),
     };
-    match crate::analysis::sources::terraform_decls(source) {
-        Ok(decls) => report.nodes.extend(decls),
-        Err(e) if opts.rules.is_enabled(rules::YAML_SYNTAX_ERROR.name) => {
+    match crate::analysis::sources::terraform::file_facts(&source.text) {
+        Ok(facts) => {
+            if opts.rules.is_enabled(rules::DUPLICATE_KEY.name) {
+                for (dropped, wins, key) in &facts.repeats {
+                    report.findings.push(
+                        rules::DUPLICATE_KEY
+                            .finding(format!(
+                                "key `{key}` is given more than once in this object; Terraform keeps only the last one and drops this one"
+                            ))
+                            .primary(*dropped, "ignored")
+                            .secondary(*wins, "this one wins")
+                            .help("remove one of the keys (`terraform plan` uses the last value without a word)")
+                            .in_file(source),
+                    );
+                }
+            }
+            report.terraform = Some(Box::new(TerraformFile {
+                source: Arc::clone(source),
+                evaluate: facts.evaluate,
+                local_sources: facts.local_sources,
+            }));
+        }
+        Err(e) if e.limit && opts.rules.is_enabled(rules::YAML_TOO_COMPLEX.name) => {
+            let at = crate::util::text::floor_char(&source.text, e.at);
+            report.findings.push(
+                rules::YAML_TOO_COMPLEX
+                    .finding(format!("Terraform file not read: {}", e.message))
+                    .primary(Span::new(at, at), "here")
+                    .help("the node pools of this file were not read; split the object (a `for_each` of this many pools is better generated from a smaller input)")
+                    .in_file(source),
+            );
+        }
+        Err(e) if !e.limit && opts.rules.is_enabled(rules::YAML_SYNTAX_ERROR.name) => {
             let at = crate::util::text::floor_char(&source.text, e.at);
             let end = source.text[at..]
                 .chars()
@@ -60,6 +93,393 @@ pub(super) fn lint(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
         Err(_) => {}
     }
     report
+}
+
+/// What the run keeps of a `.tf` file that parses, to evaluate its directory (see
+/// [`evaluate`]).
+pub struct TerraformFile {
+    /// The whole text (the report's own copy may be made lite).
+    pub source: Arc<SourceFile>,
+    /// It declares node-pool resources or calls a module.
+    pub evaluate: bool,
+    /// Its local module calls' `source`s.
+    pub local_sources: Vec<String>,
+}
+
+/// A `.tf` input of the run, with what decides where its pools go.
+pub(super) struct TfInput {
+    /// Input order.
+    pub(super) index: usize,
+    pub(super) cluster: Option<usize>,
+    pub(super) inventory_only: bool,
+    pub(super) fixture: bool,
+    /// Read from the disk (its directory's variable files may be read too).
+    pub(super) on_disk: bool,
+    pub(super) file: TerraformFile,
+}
+
+/// The Terraform pools of a workspace's files (the language server's view of the files it
+/// does not have open): `files` are (name, cluster slot, file) of each `.tf` file that parses;
+/// each pool is given with the file its root module's evaluation is attributed to (the root
+/// directory's first file) and that file's slot.
+pub fn workspace_pools(
+    files: Vec<(String, usize, TerraformFile)>,
+    opts: &LintOptions,
+) -> Vec<(String, usize, NodeDecl)> {
+    let mut names = Vec::new();
+    let inputs = files
+        .into_iter()
+        .enumerate()
+        .map(|(index, (name, slot, file))| {
+            let fixture = super::is_fixture(&name, &opts.roots);
+            names.push((name, slot));
+            TfInput {
+                index,
+                cluster: Some(slot),
+                inventory_only: false,
+                fixture,
+                on_disk: true,
+                file,
+            }
+        })
+        .collect();
+    evaluate(inputs, opts)
+        .into_iter()
+        .filter_map(|p| {
+            let (name, slot) = names.get(p.index)?.clone();
+            Some((name, slot, p.decl))
+        })
+        .collect()
+}
+
+/// A pool found by evaluating Terraform, with the input it belongs to.
+pub(super) struct TfPool {
+    pub(super) index: usize,
+    pub(super) cluster: Option<usize>,
+    pub(super) decl: NodeDecl,
+}
+
+/// The directory of a file as the run names it (`.` for a bare name).
+fn dir_of(name: &str) -> &str {
+    match name.rfind('/') {
+        Some(0) => "/",
+        Some(i) => &name[..i],
+        None => ".",
+    }
+}
+
+/// `dir/rel` with `.` and `..` resolved as far as the text allows (`a/../b` is `b`; a leading
+/// `..` stays).
+fn join(dir: &str, rel: &str) -> String {
+    let absolute = dir.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for p in dir.split('/').chain(rel.split('/')) {
+        match p {
+            "" | "." => {}
+            ".." if parts.last().is_some_and(|l| *l != "..") => {
+                parts.pop();
+            }
+            ".." if absolute => {}
+            p => parts.push(p),
+        }
+    }
+    let joined = parts.join("/");
+    match (absolute, joined.is_empty()) {
+        (true, _) => format!("/{joined}"),
+        (false, true) => ".".to_string(),
+        (false, false) => joined,
+    }
+}
+
+/// One directory of `.tf` inputs.
+struct Group {
+    dir: String,
+    inputs: Vec<TfInput>,
+}
+
+impl Group {
+    fn evaluate(&self) -> bool {
+        self.inputs.iter().any(|i| i.file.evaluate)
+    }
+    fn fixture(&self) -> bool {
+        self.inputs.iter().all(|i| i.fixture)
+    }
+}
+
+/// Evaluates the Terraform root modules among the run's `.tf` inputs and gives their pools.
+///
+/// The inputs are grouped by directory (a module is a directory; the `--inventory` files apart
+/// from the linted ones). A directory that declares pools or calls modules is evaluated as a
+/// root module (its variable files read, see `sources::terraform::module`) unless another
+/// linted directory calls it as a local module: then it is evaluated once per call, with the
+/// call's arguments, and not also as a root with unknown inputs. A directory called only from
+/// test data or vendored code, or only through calls that cannot be read, or in a cycle of
+/// calls, is a root as well. A called directory that was not among the inputs (excluded, or
+/// outside the linted paths) is read from the disk inside the repository; never through a
+/// symbolic link unless `--follow-links`, never outside the repository (its git work tree,
+/// else the linted path).
+pub(super) fn evaluate(inputs: Vec<TfInput>, opts: &LintOptions) -> Vec<TfPool> {
+    use std::collections::{BTreeMap, HashSet};
+    if !inputs.iter().any(|i| i.file.evaluate) {
+        return Vec::new();
+    }
+    // By directory, the inventory's apart (per cluster they were given for).
+    let mut groups: BTreeMap<(bool, Option<usize>, String), Vec<TfInput>> = BTreeMap::new();
+    for i in inputs {
+        let dir = dir_of(&i.file.source.name).to_string();
+        let key = (
+            i.inventory_only,
+            if i.inventory_only { i.cluster } else { None },
+            dir,
+        );
+        groups.entry(key).or_default().push(i);
+    }
+    let groups: Vec<Group> = groups
+        .into_iter()
+        .map(|((_, _, dir), mut inputs)| {
+            inputs.sort_by(|a, b| a.file.source.name.cmp(&b.file.source.name));
+            Group { dir, inputs }
+        })
+        .collect();
+    // Directories a linted directory calls (not counting itself, test data, vendored code).
+    let mut called: HashSet<String> = HashSet::new();
+    for g in groups.iter().filter(|g| !g.fixture()) {
+        for i in &g.inputs {
+            for s in &i.file.local_sources {
+                let target = join(&g.dir, s);
+                if target != g.dir {
+                    called.insert(target);
+                }
+            }
+        }
+    }
+    // Each root with a loader of its own, in parallel; the pools in the roots' order.
+    let run = |g: &Group| -> (Vec<TfPool>, Vec<String>) {
+        let mut loader = DiskLoader::new(&groups, opts);
+        let Some(dir) = loader.root(g) else {
+            return (Vec::new(), Vec::new());
+        };
+        let outcome = crate::analysis::sources::terraform::evaluate_root(dir, &mut loader);
+        let Some(first) = g.inputs.iter().min_by_key(|i| i.index) else {
+            return (Vec::new(), outcome.dirs);
+        };
+        let fixture = g.fixture();
+        let mut out = Vec::new();
+        for mut decl in outcome.decls {
+            if first.inventory_only {
+                decl.declared = true;
+            } else if fixture {
+                // Test data and vendored code: another cluster's pools.
+                continue;
+            }
+            out.push(TfPool {
+                index: first.index,
+                cluster: first.cluster,
+                decl,
+            });
+        }
+        (out, outcome.dirs)
+    };
+    use rayon::prelude::*;
+    // Roots first, then what no root reached.
+    let roots: Vec<&Group> = groups
+        .iter()
+        .filter(|g| g.evaluate() && !called.contains(&g.dir))
+        .collect();
+    let done: Vec<(Vec<TfPool>, Vec<String>)> = roots.par_iter().map(|g| run(g)).collect();
+    let reached: HashSet<String> = done.iter().flat_map(|(_, d)| d.iter().cloned()).collect();
+    let rest: Vec<&Group> = groups
+        .iter()
+        .filter(|g| g.evaluate() && called.contains(&g.dir) && !reached.contains(&g.dir))
+        .collect();
+    let more: Vec<(Vec<TfPool>, Vec<String>)> = rest.par_iter().map(|g| run(g)).collect();
+    done.into_iter().chain(more).flat_map(|(p, _)| p).collect()
+}
+
+/// Reads module directories: from the run's inputs when it has them, else from the disk,
+/// confined (see [`evaluate`]).
+struct DiskLoader<'a> {
+    /// The linted files, by directory (not the inventory's).
+    linted: std::collections::HashMap<&'a str, &'a Group>,
+    cache: std::collections::HashMap<String, Option<Arc<crate::analysis::sources::terraform::Dir>>>,
+    opts: &'a LintOptions,
+    /// The linted paths, canonical (directories; a file's folder).
+    roots: Vec<std::path::PathBuf>,
+}
+
+impl<'a> DiskLoader<'a> {
+    fn new(groups: &'a [Group], opts: &'a LintOptions) -> Self {
+        let linted = groups
+            .iter()
+            .filter(|g| g.inputs.iter().all(|i| !i.inventory_only))
+            .map(|g| (g.dir.as_str(), g))
+            .collect();
+        let roots = opts
+            .roots
+            .iter()
+            .filter_map(|r| std::fs::canonicalize(r).ok())
+            .map(|r| {
+                if r.is_dir() {
+                    r
+                } else {
+                    r.parent().map(std::path::Path::to_path_buf).unwrap_or(r)
+                }
+            })
+            .collect();
+        DiskLoader {
+            linted,
+            cache: std::collections::HashMap::new(),
+            opts,
+            roots,
+        }
+    }
+
+    /// A group as a root module: its files, and its variable files from the disk.
+    fn root(&mut self, g: &Group) -> Option<Arc<crate::analysis::sources::terraform::Dir>> {
+        let files = parse_inputs(&g.inputs);
+        if files.is_empty() {
+            return None;
+        }
+        let tfvars = if g.inputs.iter().any(|i| i.on_disk) {
+            self.tfvars(&g.dir)
+        } else {
+            Vec::new()
+        };
+        Some(Arc::new(crate::analysis::sources::terraform::Dir {
+            path: g.dir.clone(),
+            files,
+            tfvars,
+        }))
+    }
+
+    /// `terraform.tfvars`, `terraform.tfvars.json`, then `*.auto.tfvars(.json)` by name
+    /// (<https://developer.hashicorp.com/terraform/language/values/variables#variable-definitions-tfvars-files>).
+    fn tfvars(&self, dir: &str) -> Vec<Arc<SourceFile>> {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return Vec::new();
+        };
+        let mut names: Vec<String> = entries
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+            .filter_map(|e| e.file_name().to_str().map(str::to_string))
+            .filter(|n| {
+                n == "terraform.tfvars"
+                    || n == "terraform.tfvars.json"
+                    || n.ends_with(".auto.tfvars")
+                    || n.ends_with(".auto.tfvars.json")
+            })
+            .collect();
+        names.sort_by_key(|n| (!n.starts_with("terraform.tfvars"), n.clone()));
+        names
+            .into_iter()
+            .filter_map(|n| {
+                let name = join(dir, &n);
+                let text =
+                    crate::load::read_file(std::path::Path::new(&name), self.opts.max_file_size)
+                        .ok()?;
+                Some(SourceFile::new(Arc::from(name.as_str()), text))
+            })
+            .collect()
+    }
+
+    /// Where a module may be read from: inside the git work tree of `dir`, else inside the
+    /// linted path holding it.
+    fn allowed(&self, from: &std::path::Path, target: &std::path::Path) -> bool {
+        let Ok(from) = std::fs::canonicalize(from) else {
+            return false;
+        };
+        let git = from
+            .ancestors()
+            .find(|d| std::fs::symlink_metadata(d.join(".git")).is_ok())
+            .map(std::path::Path::to_path_buf);
+        let boundary = git.or_else(|| self.roots.iter().find(|r| from.starts_with(r)).cloned());
+        boundary.is_some_and(|b| target.starts_with(b))
+    }
+
+    fn read_dir(&self, path: &str) -> Result<crate::analysis::sources::terraform::Dir, String> {
+        let p = std::path::Path::new(path);
+        let canonical = std::fs::canonicalize(p).map_err(|e| e.to_string())?;
+        if !canonical.is_dir() {
+            return Err("not a directory".to_string());
+        }
+        // Reached through a symbolic link: refused unless links are followed.
+        let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
+        let lexical = std::path::PathBuf::from(join(&cwd.to_string_lossy(), path));
+        if canonical != lexical && !self.opts.follow_links {
+            return Err("reached through a symbolic link".to_string());
+        }
+        let mut names: Vec<String> = std::fs::read_dir(p)
+            .map_err(|e| e.to_string())?
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+            .filter_map(|e| e.file_name().to_str().map(str::to_string))
+            .filter(|n| n.ends_with(".tf"))
+            .collect();
+        names.sort();
+        names.truncate(MAX_MODULE_FILES);
+        let files = names
+            .into_iter()
+            .filter_map(|n| {
+                let name = join(path, &n);
+                let text =
+                    crate::load::read_file(std::path::Path::new(&name), self.opts.max_file_size)
+                        .ok()?;
+                crate::analysis::sources::terraform::DirFile::parse(SourceFile::new(
+                    Arc::from(name.as_str()),
+                    text,
+                ))
+            })
+            .collect();
+        Ok(crate::analysis::sources::terraform::Dir {
+            path: path.to_string(),
+            files,
+            tfvars: Vec::new(),
+        })
+    }
+}
+
+/// The `.tf` files one module directory read from the disk may have.
+const MAX_MODULE_FILES: usize = 1000;
+
+fn parse_inputs(inputs: &[TfInput]) -> Vec<crate::analysis::sources::terraform::DirFile> {
+    inputs
+        .iter()
+        .filter_map(|i| {
+            crate::analysis::sources::terraform::DirFile::parse(Arc::clone(&i.file.source))
+        })
+        .collect()
+}
+
+impl crate::analysis::sources::terraform::Loader for DiskLoader<'_> {
+    fn module(
+        &mut self,
+        from: &crate::analysis::sources::terraform::Dir,
+        source: &str,
+    ) -> Result<Arc<crate::analysis::sources::terraform::Dir>, String> {
+        let path = join(&from.path, source);
+        if let Some(got) = self.cache.get(&path) {
+            return got.clone().ok_or_else(|| "not read".to_string());
+        }
+        let got = if let Some(g) = self.linted.get(path.as_str()) {
+            // A linted directory: its files as the run read them (links and exclusions were
+            // the walk's to decide).
+            Ok(crate::analysis::sources::terraform::Dir {
+                path: path.clone(),
+                files: parse_inputs(&g.inputs),
+                tfvars: Vec::new(),
+            })
+        } else {
+            let target = std::fs::canonicalize(&path).map_err(|e| e.to_string());
+            match target {
+                Ok(t) if self.allowed(std::path::Path::new(&from.path), &t) => self.read_dir(&path),
+                Ok(_) => Err("outside the repository".to_string()),
+                Err(e) => Err(e),
+            }
+        };
+        let got = got.ok().map(Arc::new);
+        self.cache.insert(path, got.clone());
+        got.ok_or_else(|| "not read".to_string())
+    }
 }
 
 /// The YAML view of a Terraform text (see the module's notes), or `None` when no heredoc

@@ -786,7 +786,14 @@ mod tests {
     }
 
     /// `(role, path, tolerations as key=value, node selector keys, node affinity path, pods)`.
-    type Summary = (String, String, Vec<String>, Vec<String>, Option<String>, PodCount);
+    type Summary = (
+        String,
+        String,
+        Vec<String>,
+        Vec<String>,
+        Option<String>,
+        PodCount,
+    );
 
     fn summary(decl: &str, object: &str) -> Vec<Summary> {
         let k = kind(decl);
@@ -860,7 +867,10 @@ mod tests {
         let stream = parse(obj, Limits::default());
         let root = stream.documents[0].root.as_ref().expect("an object");
         let specs = pod_specs(root, &k, None);
-        let names: Vec<&str> = specs.iter().map(|s| s.role.as_ref().map_or("", |r| r.name.as_str())).collect();
+        let names: Vec<&str> = specs
+            .iter()
+            .map(|s| s.role.as_ref().map_or("", |r| r.name.as_str()))
+            .collect();
         // `main` runs no pod; `c`'s empty list does not replace the workflow's.
         assert_eq!(names, ["t a", "t b", "t c"]);
         assert_eq!(specs[0].tolerations[0].key(), "w");

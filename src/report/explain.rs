@@ -19,14 +19,92 @@ pub fn render(outcome: &Outcome, chosen: &[usize], gate: bool) -> String {
         }
         explain(outcome, i, gate, &mut text);
     }
+    if !chosen.is_empty() {
+        terraform_pools(outcome, &mut text);
+    }
     text
+}
+
+/// The Terraform pools as evaluated: each with its labels and taints, where it comes from,
+/// and what is not known of it (and why).
+fn terraform_pools(outcome: &Outcome, s: &mut String) {
+    use crate::analysis::types::{LabelValues, UnknownTaints};
+    let pools: Vec<_> = outcome
+        .inventory
+        .pools
+        .iter()
+        .filter_map(|p| p.terraform.as_ref().map(|t| (p, t)))
+        .collect();
+    if pools.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "\nTerraform node pools, as `terraform plan` knows them before it reads the cloud:"
+    );
+    for (pool, tf) in pools {
+        let at = outcome.inventory.loc(&pool.loc).map_or(String::new(), |l| {
+            let p = l.source.position(l.span.start);
+            format!(" — {}:{}", l.source.name, p.line)
+        });
+        let _ = writeln!(s, "  {}{at}", pool.title());
+        let mut from = format!("root module {}", tf.root);
+        if !tf.modules.is_empty() {
+            from.push_str(&format!(", {}", tf.module_path()));
+            if let Some(last) = tf.modules.last() {
+                from.push_str(&format!(" (source {})", last.source));
+            }
+        }
+        let _ = writeln!(s, "      from: {from}");
+        let mut labels: Vec<String> = pool
+            .labels
+            .iter()
+            .map(|(k, v)| match v {
+                LabelValues::OneOf(vs) if vs.len() == 1 => format!("{k}={}", vs[0]),
+                LabelValues::OneOf(vs) => format!(
+                    "{k} in ({})",
+                    vs.iter().map(|v| &**v).collect::<Vec<_>>().join(", ")
+                ),
+                LabelValues::Any => format!("{k}=(unknown)"),
+            })
+            .collect();
+        if pool.any_label {
+            labels.push("and possibly others".to_string());
+        }
+        let labels = if labels.is_empty() {
+            "none".to_string()
+        } else {
+            labels.join(", ")
+        };
+        let _ = writeln!(s, "      labels: {labels}");
+        let mut taints: Vec<String> = pool.taints.iter().map(|t| t.taint.display()).collect();
+        match &pool.unknown_taints {
+            UnknownTaints::None => {}
+            UnknownTaints::Keys(keys) => taints.push(format!(
+                "possibly others with key {}",
+                keys.iter().map(|k| &**k).collect::<Vec<_>>().join(", ")
+            )),
+            UnknownTaints::Any => taints.push("possibly others".to_string()),
+        }
+        let taints = if taints.is_empty() {
+            "none".to_string()
+        } else {
+            taints.join(", ")
+        };
+        let _ = writeln!(s, "      taints: {taints}");
+        for u in &tf.unknown {
+            let _ = writeln!(s, "      unknown: {} — {}", u.what, u.cause);
+        }
+    }
 }
 
 /// Rejecting pools listed one by one up to this many; past it they are grouped by reason.
 const GROUP_OVER: usize = 8;
 
+/// The workload as `--workload` names it: `Kind/namespace/name`, or `Kind/name` when it has no
+/// namespace, then an operator's pod role (`Kafka/ns/c broker pods`), escaped for the terminal.
 fn describe(w: &Workload) -> String {
-    w.title_with(' ')
+    w.title_with('/')
 }
 
 /// Which workloads the user means: `--workload KIND/NS/NAME`, `--at FILE:LINE`, or the only
@@ -87,7 +165,8 @@ pub fn select(
         };
         if !ws.is_empty() {
             msg.push_str("; workloads found:");
-            for w in ws.iter().take(20) {
+            const SHOWN: usize = 20;
+            for w in ws.iter().take(SHOWN) {
                 let p = w.source.position(w.object_span.start);
                 // An object with several pod templates (a JobSet, a RayJob) lists each.
                 let several = ws
@@ -106,6 +185,13 @@ pub fn select(
                     } else {
                         String::new()
                     }
+                );
+            }
+            if ws.len() > SHOWN {
+                let _ = write!(
+                    msg,
+                    "\n  … and {} more (`taintlint matrix` lists them all)",
+                    ws.len() - SHOWN
                 );
             }
         }
@@ -143,6 +229,9 @@ pub fn reason_text(inventory: &Inventory, pool: &Pool, r: &Reason, by_spread: bo
     }
 }
 
+/// What a NoExecute `taint` does to the pod. The line already names the taint: the toleration
+/// that decides is named only when it is written otherwise (`Exists` without a key, another
+/// value or no effect).
 fn eviction(
     tols: &[crate::analysis::types::WorkloadToleration],
     taint: &TaintSpec,
@@ -150,11 +239,19 @@ fn eviction(
 ) -> String {
     match first_tolerating(tols, taint, gate) {
         None => "not tolerated: evicted immediately (and never scheduled there)".to_string(),
-        Some(t) => match t.seconds {
-            None => format!("tolerated forever by `{}`", t.display()),
-            Some(s) if s <= 0 => format!("evicted immediately (`tolerationSeconds: {s}`)"),
-            Some(s) => format!("evicted after {s}s (`{}`)", t.display()),
-        },
+        Some(t) => {
+            let by = t.display();
+            let by = (by != taint.display()).then(|| crate::util::text::escape(&by).into_owned());
+            match (t.seconds, by) {
+                (None, Some(by)) => format!("tolerated forever by `{by}`"),
+                (None, None) => "tolerated forever".to_string(),
+                (Some(s), _) if s <= 0 => {
+                    format!("evicted immediately (`tolerationSeconds: {s}`)")
+                }
+                (Some(s), Some(by)) => format!("evicted after {s}s (tolerated by `{by}`)"),
+                (Some(s), None) => format!("evicted after {s}s"),
+            }
+        }
     }
 }
 
@@ -266,7 +363,10 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
         .and_then(|a| a.written_selector.as_ref())
     {
         let shown = |list: &[(std::sync::Arc<str>, std::sync::Arc<str>)]| {
-            let sel: Vec<String> = list.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+            let sel: Vec<String> = list
+                .iter()
+                .map(|(k, v)| crate::util::text::label_entry(k, v))
+                .collect();
             crate::util::text::escape(&sel.join(", ")).into_owned()
         };
         let _ = writeln!(s, "  nodeSelector as written: {{{}}}", shown(written));
@@ -281,9 +381,13 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
         let sel: Vec<String> = w
             .node_selector
             .iter()
-            .map(|(k, v)| format!("{k}: {v}"))
+            .map(|(k, v)| crate::util::text::label_entry(k, v))
             .collect();
-        let _ = writeln!(s, "  nodeSelector: {{{}}}", sel.join(", "));
+        let _ = writeln!(
+            s,
+            "  nodeSelector: {{{}}}",
+            crate::util::text::escape(&sel.join(", "))
+        );
     }
     // The hard topology spread keys are in every term as `Exists` requirements (see
     // `analysis::types::workload`): shown on a line of their own.

@@ -119,7 +119,7 @@ fn adds(flavor: &Flavor, s: &mut String) {
         let labels: Vec<String> = flavor
             .node_labels
             .iter()
-            .map(|(k, v)| format!("{k}: {v}"))
+            .map(|(k, v)| crate::util::text::label_entry(k, v))
             .collect();
         let _ = writeln!(
             s,

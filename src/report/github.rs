@@ -34,7 +34,9 @@ pub fn write(
             Severity::Info => "notice",
         };
         let (start, end) = f.range();
-        let mut message = format!("{}:{}:{}: {}", f.file, start.line, start.column, f.message);
+        // The place is in the properties (GitHub shows it with the annotation): the message
+        // does not repeat it.
+        let mut message = f.message.clone();
         super::push_help_and_api(&mut message, f);
         let mut props = vec![format!("file={}", escape_property(&f.file))];
         if f.primary.is_some() {

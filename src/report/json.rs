@@ -1,4 +1,4 @@
-//! `--format json`: the stable contract documented in the README. Fields are only ever
+//! `--format json`: the stable contract documented in docs/output.md. Fields are only ever
 //! added, never changed or removed.
 
 use std::io::{self, Write};

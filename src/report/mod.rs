@@ -41,7 +41,7 @@ pub enum Format {
     Human,
     /// `path:line:col: severity[rule] message`, one line each.
     Concise,
-    /// The stable JSON contract (see README).
+    /// The stable JSON contract (see docs/output.md).
     Json,
     /// SARIF 2.1.0, for GitHub code scanning.
     Sarif,

@@ -212,6 +212,16 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     }
 }
 
+/// Can two pools be nodes of one cluster, as far as their Terraform root modules say? Pools of
+/// two different root modules are made by two `terraform apply`s: as found pools, they are not
+/// evidence of one cluster. Pools not from Terraform (or not both) may be.
+fn same_terraform_root(a: &crate::analysis::types::Pool, b: &crate::analysis::types::Pool) -> bool {
+    match (&a.terraform, &b.terraform) {
+        (Some(x), Some(y)) => x.root == y.root,
+        _ => true,
+    }
+}
+
 /// With an inventory: fires when the pod tolerates a taint of some pool but can also run on
 /// pools that do not have that taint, naming them.
 pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
@@ -272,7 +282,18 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                     // plan time) admits the pod only maybe: no claim rests on it.
                     let known = !pool.any_label
                         && pool.unknown_taints == crate::analysis::types::UnknownTaints::None;
-                    if known && fits.admits(p) && !tainted.iter().any(|(q, _)| *q == p) {
+                    // A pool of another Terraform root module than every tainted pool's is
+                    // another cluster's (a repository of several tutorials, each its own
+                    // `terraform apply`): no evidence of where this pod lands beside them.
+                    let same_cluster = ctx.inventory.declared()
+                        || tainted
+                            .iter()
+                            .any(|(q, _)| same_terraform_root(&pools[*q], pool));
+                    if known
+                        && same_cluster
+                        && fits.admits(p)
+                        && !tainted.iter().any(|(q, _)| *q == p)
+                    {
                         other_pools.push(p);
                         let title = pool.title();
                         if !others.contains(&title) {
@@ -331,7 +352,7 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             let help = match &label {
                 Some((k, v)) => format!(
                     "to keep the pod on {there}, add `nodeSelector: {{{}}}` (or the equivalent required node affinity)",
-                    show_label(k, v)
+                    crate::util::text::label_entry(k, v)
                 ),
                 None => format!(
                     "to keep the pod on {there}, select a label only those nodes carry with `nodeSelector` or required node affinity"
@@ -340,7 +361,7 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             // Unsafe: it changes where the pod runs, to the nodes of the pools found.
             let fix = label.as_ref().zip(w.selector_slot).map(|((k, v), slot)| {
                 Fix::unsafe_(
-                    format!("add `nodeSelector: {{{}}}`", show_label(k, v)),
+                    format!("add `nodeSelector: {{{}}}`", crate::util::text::label_entry(k, v)),
                     vec![crate::fix::insert_node_selector(&w.source, &slot, k, v)],
                 )
             });
@@ -403,14 +424,6 @@ fn matching_taint(
 }
 
 /// `key: value`, an empty value quoted so it stays a string.
-fn show_label(key: &str, value: &str) -> String {
-    if value.is_empty() {
-        format!("{key}: \"\"")
-    } else {
-        format!("{key}: {value}")
-    }
-}
-
 /// The label a `nodeSelector` can select to keep the pod on the `targets` pools (the
 /// tainted pools it can run on): one every target (every node of it) carries with the same
 /// single value and none of the `others` (the untainted pools it can run on as well) may

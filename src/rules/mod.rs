@@ -17,6 +17,7 @@ pub(crate) use ctx::push;
 pub use ctx::{Aggregate, CheckFn, CrossCtx, CrossFn, Ctx, RunCtx};
 pub use selection::{Level, RuleSet, unknown_rule_message};
 
+pub use duplicate_key::META as DUPLICATE_KEY;
 pub use internal_error::META as INTERNAL_ERROR;
 pub use invalid_config::META as INVALID_CONFIG;
 pub use invalid_encoding::META as INVALID_ENCODING;

@@ -505,7 +505,7 @@ impl Linted {
                     }
                     let (k2, v2) = (k.clone(), v.clone());
                     (
-                        format!("nodeSelector `{k}: {v}`"),
+                        format!("nodeSelector `{}`", crate::util::text::label_entry(k, v)),
                         Box::new(move |p: &Pool| match p.label(&k2) {
                             Some(LabelValues::Any) => true,
                             Some(LabelValues::OneOf(vs)) => vs.iter().any(|x| **x == *v2),

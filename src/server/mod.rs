@@ -51,14 +51,55 @@ impl Default for Options {
 }
 
 /// `taintlint server`: serves one client over standard input and output until it exits.
+///
+/// Run from a terminal, or given anything but an editor's first LSP message, it says in one
+/// line what it is and where the editor set-up is documented, and fails (exit 2): before, a
+/// user who tried it by hand got `error: disconnected channel`.
 pub fn run(options: &Options) -> Result<ExitStatus, ToolError> {
+    use std::io::IsTerminal as _;
+    if std::io::stdin().is_terminal() {
+        return Err(not_an_editor("standard input is a terminal"));
+    }
     let (connection, io) = Connection::stdio();
-    let served = serve(&connection, options);
+    let started = connection.initialize_start();
+    let served = match started {
+        Ok((id, params)) => serve_initialized(&connection, id, params, options),
+        Err(_) => {
+            drop(connection);
+            return Err(not_an_editor(match io.join() {
+                // The reader stopped at something that is not a message.
+                Err(_) => {
+                    "what came on standard input is not LSP (each message starts with a \
+                     `Content-Length: N` header line and a blank line)"
+                }
+                Ok(()) => "standard input ended before the editor's `initialize` request",
+            }));
+        }
+    };
     drop(connection);
     let joined = io.join();
     served.map_err(ToolError)?;
     joined.map_err(|e| ToolError(format!("language server transport: {e}")))?;
     Ok(ExitStatus::Clean)
+}
+
+/// Where the editor set-up is documented: the guide of this version in the repository (a
+/// user of the binary alone has no `docs/`).
+pub const EDITORS_GUIDE: &str = concat!(
+    env!("CARGO_PKG_REPOSITORY"),
+    "/blob/v",
+    env!("CARGO_PKG_VERSION"),
+    "/docs/editors.md"
+);
+
+/// The one line for a user who started the server by hand (or piped something else into it).
+fn not_an_editor(why: &str) -> ToolError {
+    ToolError(format!(
+        "`taintlint server` is the language server: it speaks the Language Server Protocol \
+         (LSP) on standard input and output and is started by an editor, not by hand: {why}. \
+         To lint files, run \
+         `taintlint check`; to set up VS Code, Neovim or Helix, see \"Editors\" in {EDITORS_GUIDE}"
+    ))
 }
 
 /// A buffer as the editor has it.
@@ -88,6 +129,16 @@ enum Job {
 /// Serves one client on `connection` until it asks to exit (`Err`: the protocol broke).
 pub fn serve(connection: &Connection, options: &Options) -> Result<(), String> {
     let (id, params) = connection.initialize_start().map_err(|e| e.to_string())?;
+    serve_initialized(connection, id, params, options)
+}
+
+/// [`serve`] after the client's `initialize` request (`id`, `params`) has been read.
+fn serve_initialized(
+    connection: &Connection,
+    id: RequestId,
+    params: serde_json::Value,
+    options: &Options,
+) -> Result<(), String> {
     let params: lsp_types::InitializeParams =
         serde_json::from_value(params).map_err(|e| format!("bad initialize params: {e}"))?;
     let encoding = if params

@@ -31,6 +31,16 @@ fn input_args(root: &Path) -> Result<InputArgs, ToolError> {
     .map_err(|e| ToolError(e.to_string()))
 }
 
+/// A workspace file as linted: (name, cluster slot, pools, admission facts, its Terraform
+/// file to evaluate by directory).
+type Found = (
+    String,
+    usize,
+    Vec<NodeDecl>,
+    Vec<Fact>,
+    Option<engine::TerraformFile>,
+);
+
 /// What one config's run would know before it lints a buffer.
 pub(crate) struct Scope {
     pub(crate) opts: LintOptions,
@@ -105,13 +115,14 @@ impl Scope {
             }
         }
         let given: BTreeSet<&String> = inventory.keys().chain(cluster_inventory.keys()).collect();
-        let found: Vec<(String, usize, Vec<NodeDecl>, Vec<Fact>)> = lists
+        let found: Vec<Found> = lists
             .files
             .into_par_iter()
             .filter(|i| !given.contains(&i.name()))
             .map(|i| {
                 let name = i.name();
-                let report = engine::lint_one(i, &opts);
+                let mut report = engine::lint_one(i, &opts);
+                let terraform = report.terraform.take().map(|t| *t);
                 let facts = if engine::is_fixture(&name, &opts.roots) {
                     Vec::new()
                 } else {
@@ -119,18 +130,42 @@ impl Scope {
                 };
                 let nodes = file_decls(&opts, &name, report.nodes);
                 let slot = opts.slot_of(&name);
-                (name, slot, nodes, facts)
+                (name, slot, nodes, facts, terraform)
             })
-            .filter(|(_, _, nodes, facts)| !nodes.is_empty() || !facts.is_empty())
+            .filter(|(_, _, nodes, facts, tf)| {
+                !nodes.is_empty() || !facts.is_empty() || tf.is_some()
+            })
             .collect();
-        let mut files = BTreeMap::new();
+        let mut files: BTreeMap<String, (usize, Vec<NodeDecl>)> = BTreeMap::new();
         let mut facts = BTreeMap::new();
+        let mut terraform = Vec::new();
+        let found: Vec<(String, usize, Vec<NodeDecl>, Vec<Fact>)> = found
+            .into_iter()
+            .map(|(name, slot, nodes, f, tf)| {
+                if let Some(tf) = tf {
+                    terraform.push((name.clone(), slot, tf));
+                }
+                (name, slot, nodes, f)
+            })
+            .collect();
+        // Terraform's pools, evaluated by directory (each given to its root's first file).
+        for (name, slot, decl) in engine::workspace_pools(terraform, &opts) {
+            files
+                .entry(name)
+                .or_insert_with(|| (slot, Vec::new()))
+                .1
+                .push(decl);
+        }
         for (name, slot, nodes, f) in found {
             if !f.is_empty() {
                 facts.insert(name.clone(), (slot, f));
             }
             if !nodes.is_empty() {
-                files.insert(name, (slot, nodes));
+                files
+                    .entry(name)
+                    .or_insert_with(|| (slot, Vec::new()))
+                    .1
+                    .extend(nodes);
             }
         }
         Scope {

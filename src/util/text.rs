@@ -163,6 +163,17 @@ pub fn ceil_char(text: &str, at: usize) -> usize {
     at
 }
 
+/// `key: value` as a selector or label entry is shown to the user, an empty value as `""`
+/// (`{node-role.kubernetes.io/infra: ""}`, as YAML writes it, not `{…infra: }`). Not escaped:
+/// the caller escapes the whole line.
+pub fn label_entry(key: &str, value: &str) -> String {
+    if value.is_empty() {
+        format!("{key}: \"\"")
+    } else {
+        format!("{key}: {value}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

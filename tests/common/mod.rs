@@ -121,5 +121,6 @@ pub fn pool(name: &str, labels: &[(&str, &str)], taints: Vec<TaintSpec>, nodes: 
         nodes: nodes.iter().map(|n| (*n).to_string()).collect(),
         loc: Place::Here(loc),
         declared: false,
+        terraform: None,
     }
 }

@@ -105,6 +105,7 @@ impl Inventory {
                     max_nodes: d.max_nodes,
                     loc: d.loc,
                     declared: d.declared,
+                    terraform: d.terraform,
                 }));
                 continue;
             }
@@ -197,6 +198,7 @@ impl Inventory {
                 max_nodes: None,
                 loc: first.loc,
                 declared,
+                terraform: None,
             }));
         }
         // A group is named by a label its nodes share, which other groups may share too

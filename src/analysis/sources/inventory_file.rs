@@ -52,6 +52,7 @@ pub fn inventory_pools(pools: &Node, source: &Arc<SourceFile>) -> Vec<NodeDecl> 
             scaling: None,
             loc: loc(source, pool.get("name").map_or(pool.span, |n| n.span)),
             declared: true,
+            terraform: None,
         });
     }
     out

@@ -11,7 +11,7 @@ pub mod kueue;
 mod node;
 mod openshift;
 pub mod scaling;
-mod terraform;
+pub mod terraform;
 
 pub use inventory_file::{inventory_pools, parse_taint_spec};
 pub use terraform::{HclError, terraform_decls};
@@ -187,6 +187,7 @@ impl Decls<'_, '_> {
             scaling: None,
             loc: at,
             declared: false,
+            terraform: None,
         });
         let last = self.out.len() - 1;
         &mut self.out[last]

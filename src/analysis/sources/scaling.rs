@@ -100,6 +100,7 @@ mod tests {
                 span: Span::default(),
             }),
             declared: false,
+            terraform: None,
         })
     }
 

@@ -10,6 +10,7 @@ pub mod pod_affinity;
 pub mod pool;
 pub mod relevant;
 pub mod taints;
+pub mod terraform;
 pub mod toleration;
 pub mod workload;
 

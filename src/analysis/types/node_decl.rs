@@ -37,6 +37,8 @@ pub struct NodeDecl {
     /// `inventory:` or inline pools, a taintlint `Inventory`), not merely found among the
     /// linted files: a cross-reference against declared pools may say "error".
     pub declared: bool,
+    /// A Terraform pool's root module, module calls, address and unknown parts.
+    pub terraform: Option<std::sync::Arc<super::terraform::Provenance>>,
 }
 
 impl NodeDecl {

@@ -41,6 +41,8 @@ pub struct Pool {
     pub loc: Place,
     /// Declared by the user as part of the cluster (see [`NodeDecl::declared`](super::node_decl::NodeDecl::declared)).
     pub declared: bool,
+    /// See [`NodeDecl::terraform`](super::node_decl::NodeDecl::terraform).
+    pub terraform: Option<std::sync::Arc<super::terraform::Provenance>>,
 }
 
 impl Pool {

@@ -106,10 +106,11 @@ impl Workload {
         self.title_with('/')
     }
 
-    /// Its name with `sep` after the kind (`explain` writes `Deployment ns/web`).
+    /// Its name with `sep` after the kind (`explain` writes `Deployment/ns/web`, as `--workload`
+    /// takes it).
     pub fn title_with(&self, sep: char) -> String {
         let id = &self.object;
-        let mut s = format!("{}{sep}", id.kind);
+        let mut s = format!("{}{sep}", crate::util::text::escape(&id.kind));
         if let Some(ns) = &id.namespace {
             s.push_str(&crate::util::text::escape(ns));
             s.push('/');

@@ -51,6 +51,7 @@ fn stored_places_keep_only_their_positions() {
         scaling: None,
         loc: here(10),
         declared: false,
+        terraform: None,
     }];
     let (found, bytes) = encode_places(&nodes).expect("encoded");
     assert!(Arc::ptr_eq(&found, &source));

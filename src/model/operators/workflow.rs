@@ -72,7 +72,9 @@ pub(super) fn referenced(h: &Hook<'_, '_>, base: &str) -> Synth {
             .path(&["dag", "tasks"])
             .and_then(Node::as_seq)
             .unwrap_or_default();
-        steps.chain(tasks).any(|step| step.get("templateRef").is_some())
+        steps
+            .chain(tasks)
+            .any(|step| step.get("templateRef").is_some())
     });
     if refers {
         s.notes.push("the workflow's placement, for the pods of the templates its steps take from a WorkflowTemplate (`templateRef`) unless those write their own (argoproj/argo-workflows workflow/controller/workflowpod.go `addSchedulingConstraints`)".to_string());

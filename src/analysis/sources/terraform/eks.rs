@@ -1,13 +1,12 @@
 //! EKS: `aws_eks_node_group`, and terraform-aws-modules/eks's `eks_managed_node_groups` and
 //! `self_managed_node_groups`.
 
-use hcl_edit::Span as _;
-use hcl_edit::expr::Expression;
-use hcl_edit::structure::Body;
+use std::sync::Arc;
 
 use super::Tf;
-use super::hcl::{Ev, Pool, has_dynamic, span_of};
-use crate::analysis::types::UnknownTaints;
+use super::hcl::{Pool, field, list_items};
+use super::value::{Look, Val};
+use crate::analysis::types::terraform::Cause;
 
 /// The module's `max_size` when neither the group nor the defaults give one (`node_groups.tf`
 /// of terraform-aws-modules/terraform-aws-eks: `max_size = try(each.value.max_size,
@@ -16,40 +15,46 @@ const MODULE_MAX_SIZE: u32 = 3;
 
 /// A group's field in the EKS module: the group's own, else the defaults' (the module reads
 /// each field as `try(each.value.X, var.*_node_group_defaults.X, …)`: the group's value
-/// replaces the default, maps are not merged).
-enum Field<'x> {
-    Given(&'x Expression),
+/// replaces the default, maps are not merged; a group's `null` is its value, not the
+/// default's).
+enum Field {
+    Given(Val),
     Absent,
-    /// The defaults are not a literal object: the field may be anything.
-    Unknown,
+    /// Not known (the group or the defaults are known only in part): the field may be
+    /// anything.
+    Unknown(Cause),
 }
 
-impl<'x> Field<'x> {
-    fn expr(&self) -> Option<&'x Expression> {
+impl Field {
+    fn val(&self) -> Option<&Val> {
         match self {
-            Field::Given(e) => Some(e),
+            Field::Given(v) => Some(v),
             _ => None,
         }
     }
 }
 
-fn field<'x>(
-    ev: &'x Ev<'_>,
-    group: &'x Expression,
-    defaults: Option<&'x Expression>,
-    key: &str,
-) -> Field<'x> {
-    if let Some(e) = ev.entry(group, key) {
-        return Field::Given(e);
-    }
-    match defaults {
-        None => Field::Absent,
-        Some(d) if ev.entries(d).is_none() => Field::Unknown,
-        Some(d) => ev.entry(d, key).map_or(Field::Absent, Field::Given),
+fn look(v: &Val, key: &str) -> Option<Field> {
+    match v.look(key) {
+        Look::Present(x) if x.is_null() => Some(Field::Absent),
+        Look::Present(x) => Some(Field::Given(x.clone())),
+        Look::Unknown(c) => Some(Field::Unknown(c.clone())),
+        Look::Absent => None,
     }
 }
 
-impl Tf<'_, '_> {
+fn get(group: &Val, defaults: Option<&Val>, key: &str) -> Field {
+    if let Some(f) = look(group, key) {
+        return f;
+    }
+    match defaults {
+        None => Field::Absent,
+        Some(d) if d.is_null() => Field::Absent,
+        Some(d) => look(d, key).unwrap_or(Field::Absent),
+    }
+}
+
+impl Tf<'_> {
     /// `aws_eks_node_group`. EKS labels a managed node group's nodes with
     /// `eks.amazonaws.com/nodegroup` and `eks.amazonaws.com/capacityType` (`ON_DEMAND` unless
     /// `capacity_type = "SPOT"`), and maps the taint effects `NO_SCHEDULE`, `NO_EXECUTE`,
@@ -58,36 +63,38 @@ impl Tf<'_, '_> {
     /// <https://docs.aws.amazon.com/eks/latest/userguide/node-taints-managed-node-groups.html>,
     /// <https://docs.aws.amazon.com/eks/latest/APIReference/API_Taint.html>). Its size is
     /// `scaling_config.max_size`.
-    pub(super) fn eks_node_group(&self, body: &Body) -> Pool {
-        let ev = &self.ev;
+    pub(super) fn eks_node_group(&self, body: &Val) -> Pool {
         let mut pool = Pool::new();
         pool.extended_resource_toleration = true;
-        pool.label_map(ev, ev.attr(body, "labels"));
-        if has_dynamic(body, "labels") {
-            pool.any_label = true;
+        pool.label_map(body.get("labels"));
+        self.taint_list(&mut pool, body.get("taint"));
+        let group_name = field(body, "node_group_name");
+        if let Some(n) = &group_name {
+            pool.note_val("labels.eks.amazonaws.com/nodegroup", n);
         }
-        self.taint_blocks(&mut pool, body, "taint");
-        let group_name = ev.attr_lit(body, "node_group_name");
-        pool.provider_label("eks.amazonaws.com/nodegroup", group_name);
-        eks_capacity_and_type(
-            ev,
-            &mut pool,
-            ev.attr(body, "capacity_type"),
-            ev.attr(body, "instance_types"),
+        pool.provider_label(
+            "eks.amazonaws.com/nodegroup",
+            group_name.and_then(|n| n.text()),
         );
-        pool.max_nodes = body
-            .get_blocks("scaling_config")
-            .next()
-            .and_then(|s| ev.attr(&s.body, "max_size"))
-            .and_then(|n| ev.count(n));
+        eks_capacity_and_type(
+            &mut pool,
+            field(body, "capacity_type").as_ref(),
+            field(body, "instance_types").as_ref(),
+        );
+        let (scaling, _) = list_items(body.get("scaling_config"));
+        pool.max_nodes = scaling
+            .first()
+            .and_then(|s| field(s, "max_size"))
+            .and_then(|n| n.count());
         pool
     }
 
     /// terraform-aws-modules/eks: each key of `eks_managed_node_groups` and
     /// `self_managed_node_groups` is a node group, with the module's
     /// `eks_managed_node_group_defaults` / `self_managed_node_group_defaults` under it (see
-    /// [`Field`]).
-    pub(super) fn eks_module(&mut self, body: &Body) {
+    /// [`Field`]). A map known in part gives its known groups and one `[*]` for the others
+    /// (read from a `for` expression's template when there is one, else unknown).
+    pub(super) fn eks_module(&mut self, body: &Val) {
         for (map, defaults, managed) in [
             (
                 "eks_managed_node_groups",
@@ -100,33 +107,39 @@ impl Tf<'_, '_> {
                 false,
             ),
         ] {
-            let ev = &self.ev;
-            let Some(groups) = ev.attr(body, map).map(|g| ev.resolve(g)) else {
+            let Some(groups) = body.get(map) else {
                 continue;
             };
-            let groups = match (ev.entries(groups), groups) {
-                (Some(g), _) => g,
-                (None, Expression::Null(_)) => continue,
-                // `{ for k, v in var.groups : k => { … } }`: groups of unknown number and
-                // names, each read from the template with the loop's values unknown.
-                (None, Expression::ForExpr(f)) if f.key_expr.is_some() => {
-                    vec![(None, ev.resolve(&f.value_expr))]
+            let mut list: Vec<(Option<String>, Val)> = Vec::new();
+            match (groups.as_obj(), groups.cause()) {
+                (Some(o), _) => {
+                    list.extend(
+                        o.entries
+                            .iter()
+                            .map(|(k, v)| (Some(k.to_string()), v.clone())),
+                    );
+                    if let Some(c) = &o.more {
+                        let any = o
+                            .any
+                            .as_deref()
+                            .cloned()
+                            .unwrap_or_else(|| Val::unknown(c.clone()));
+                        let at = any.at.or(groups.at);
+                        list.push((None, any.with_at(at)));
+                    }
                 }
-                // `var.groups`, `merge(…)`, a conditional: groups that cannot be read.
-                (None, other) => vec![(None, other)],
-            };
-            let defaults = ev.attr(body, defaults);
-            let mut pools = Vec::new();
-            for (key, group) in groups {
-                let at = span_of(group.span()).or_else(|| span_of(block_span(body, map)));
-                let mut pool = if ev.entries(group).is_none() {
-                    unknown_group()
-                } else if managed {
-                    self.managed_group(key.as_deref(), group, defaults)
-                } else {
-                    self.self_managed_group(group, defaults)
+                (None, Some(c)) => list.push((None, Val::unknown(c.clone()).with_at(groups.at))),
+                _ => continue,
+            }
+            let defaults = body.get(defaults);
+            for (key, group) in list {
+                let at = group.at.or(groups.at);
+                let mut pool = match group.cause() {
+                    Some(c) => unknown_group(c),
+                    None if managed => self.managed_group(key.as_deref(), &group, defaults),
+                    None => self.self_managed_group(&group, defaults),
                 };
-                // A group whose key needs evaluation stands for any number of groups.
+                // A group whose key is not known stands for any number of groups.
                 let name = match key {
                     Some(key) => format!("{map}.{key}"),
                     None => {
@@ -134,9 +147,6 @@ impl Tf<'_, '_> {
                         format!("{map}[*]")
                     }
                 };
-                pools.push((name, pool, at));
-            }
-            for (name, pool, at) in pools {
                 self.push("Terraform module", name, pool, at);
             }
         }
@@ -149,74 +159,84 @@ impl Tf<'_, '_> {
     /// `workers_group_defaults_defaults`, with `kubelet_extra_args = ""`, "passed directly to
     /// kubelet if set. Useful for adding labels or taints", and `asg_max_size = "3"`). Named
     /// by `name`, else their index, as the module does (`count.index`).
-    fn worker_groups(&mut self, body: &Body) {
-        let ev = &self.ev;
-        let defaults = ev.attr(body, "workers_group_defaults");
-        let mut pools = Vec::new();
+    fn worker_groups(&mut self, body: &Val) {
+        let defaults = body.get("workers_group_defaults");
         for list in ["worker_groups", "worker_groups_launch_template"] {
-            let Some(groups) = ev.attr(body, list).map(|g| ev.resolve(g)) else {
+            let Some(groups) = body.get(list) else {
                 continue;
             };
-            let groups = match (groups.as_array(), groups) {
-                (Some(g), _) => g,
-                (None, Expression::Null(_)) => continue,
-                // A list that needs evaluation: groups that cannot be read.
-                (None, other) => {
-                    pools.push((format!("{list}[*]"), unknown_group(), span_of(other.span())));
+            let (items, more) = list_items(Some(groups));
+            if let Some(c) = more {
+                self.push(
+                    "Terraform module",
+                    format!("{list}[*]"),
+                    unknown_group(&c),
+                    groups.at,
+                );
+            }
+            for (i, group) in items.iter().enumerate() {
+                if group.is_null() {
                     continue;
                 }
-            };
-            for (i, group) in groups.iter().enumerate() {
-                let group = ev.resolve(group);
-                if ev.entries(group).is_none() {
-                    if !matches!(group, Expression::Null(_)) {
-                        pools.push((
-                            format!("{list}.{i}"),
-                            unknown_group(),
-                            span_of(group.span()),
-                        ));
-                    }
+                if let Some(c) = group.cause() {
+                    self.push(
+                        "Terraform module",
+                        format!("{list}.{i}"),
+                        unknown_group(c),
+                        group.at.or(groups.at),
+                    );
                     continue;
                 }
-                let get = |k: &str| field(ev, group, defaults, k);
+                let get = |k: &str| get(group, defaults, k);
                 let mut pool = Pool::new();
                 pool.extended_resource_toleration = true;
-                if !matches!(get("userdata_template_file"), Field::Absent) {
-                    pool.unknown();
+                match get("userdata_template_file") {
+                    Field::Absent => {}
+                    Field::Given(_) => {
+                        pool.unknown(&Cause::Function(Arc::from("userdata_template_file")))
+                    }
+                    Field::Unknown(c) => pool.unknown(&c),
                 }
                 for k in ["kubelet_extra_args", "bootstrap_extra_args"] {
                     match get(k) {
-                        Field::Given(e) => self.read_flags(&mut pool, ev.text(e)),
-                        Field::Unknown => pool.unknown(),
+                        Field::Given(e) => self.read_flags(&mut pool, &e),
+                        Field::Unknown(c) => pool.unknown(&c),
                         Field::Absent => {}
                     }
                 }
-                if let Some(t) = get("instance_type").expr() {
-                    pool.label("node.kubernetes.io/instance-type", ev.lit(t));
+                if let Some(t) = get("instance_type").val() {
+                    pool.label_val("node.kubernetes.io/instance-type", t);
                 }
-                pool.max_nodes = module_max_size(ev, get("asg_max_size"));
+                pool.max_nodes = module_max_size(get("asg_max_size"));
                 let name = get("name")
-                    .expr()
-                    .and_then(|n| ev.lit(n))
+                    .val()
+                    .and_then(Val::text)
                     .unwrap_or_else(|| i.to_string());
-                pools.push((format!("{list}.{name}"), pool, span_of(group.span())));
+                self.push(
+                    "Terraform module",
+                    format!("{list}.{name}"),
+                    pool,
+                    group.at.or(groups.at),
+                );
             }
-        }
-        for (name, pool, at) in pools {
-            self.push("Terraform module", name, pool, at);
         }
     }
 
-    /// The kubelet flags of user data text (`None`: it needs evaluation, so every label and
-    /// taint is unknown).
-    fn read_flags(&self, pool: &mut Pool, text: Option<String>) {
-        let Some(text) = text else {
-            pool.unknown();
+    /// The kubelet flags of user data text (unknown text: every label and taint unknown).
+    fn read_flags(&self, pool: &mut Pool, text: &Val) {
+        let Some(text) = text.text() else {
+            let c = text
+                .cause()
+                .cloned()
+                .unwrap_or_else(|| super::hcl::wrong("user data"));
+            pool.unknown(&c);
             return;
         };
         // Bottlerocket's TOML settings, or a KubeletConfiguration field: not read.
         if text.contains("settings.kubernetes") || text.contains("registerWithTaints") {
-            pool.unknown();
+            pool.unknown(&Cause::Function(Arc::from(
+                "Bottlerocket or KubeletConfiguration settings",
+            )));
         }
         let flags = kubelet_flags(&text);
         for (k, v) in flags.labels {
@@ -232,38 +252,39 @@ impl Tf<'_, '_> {
     /// followed by a random suffix unless `use_name_prefix = false`
     /// (modules/eks-managed-node-group: `node_group_name_prefix = var.use_name_prefix ?
     /// "${var.name}-" : null`), so `eks.amazonaws.com/nodegroup` is known only then.
-    fn managed_group(
-        &self,
-        key: Option<&str>,
-        group: &Expression,
-        defaults: Option<&Expression>,
-    ) -> Pool {
-        let ev = &self.ev;
-        let get = |k: &str| field(ev, group, defaults, k);
+    fn managed_group(&self, key: Option<&str>, group: &Val, defaults: Option<&Val>) -> Pool {
+        let get = |k: &str| get(group, defaults, k);
         let mut pool = Pool::new();
         pool.extended_resource_toleration = true;
         match get("labels") {
-            Field::Given(l) => pool.label_map(ev, Some(l)),
-            Field::Unknown => pool.any_label = true,
+            Field::Given(l) => pool.label_map(Some(&l)),
+            Field::Unknown(c) => pool.open_labels(&c),
             Field::Absent => {}
         }
         match get("taints") {
-            Field::Given(t) => self.taint_objects(&mut pool, Some(t)),
-            Field::Unknown => pool.unknown_taints = UnknownTaints::Any,
+            Field::Given(t) => self.taint_list(&mut pool, Some(&t)),
+            Field::Unknown(c) => pool.open_taints(&c),
             Field::Absent => {}
         }
-        let exact_name = ev.flag(get("use_name_prefix").expr(), true) == Some(false);
-        let group_name = match get("name").expr() {
-            Some(n) if exact_name => ev.lit(n),
-            None if exact_name => key.map(str::to_string),
+        let exact_name = match get("use_name_prefix") {
+            Field::Given(v) => v.as_bool() == Some(false),
+            Field::Absent => false,
+            Field::Unknown(_) => false,
+        };
+        let group_name = match get("name") {
+            Field::Given(n) if exact_name => n.text(),
+            Field::Absent if exact_name => key.map(str::to_string),
             _ => None,
         };
         pool.provider_label("eks.amazonaws.com/nodegroup", group_name);
         match get("capacity_type") {
-            Field::Unknown => pool.provider_label("eks.amazonaws.com/capacityType", None),
-            f => eks_capacity_and_type(ev, &mut pool, f.expr(), get("instance_types").expr()),
+            Field::Unknown(c) => {
+                pool.note("labels.eks.amazonaws.com/capacityType", &c);
+                pool.provider_label("eks.amazonaws.com/capacityType", None);
+            }
+            f => eks_capacity_and_type(&mut pool, f.val(), get("instance_types").val()),
         }
-        pool.max_nodes = module_max_size(ev, get("max_size"));
+        pool.max_nodes = module_max_size(get("max_size"));
         pool
     }
 
@@ -272,97 +293,102 @@ impl Tf<'_, '_> {
     /// user data: `bootstrap_extra_args` (on AL2, the arguments of `/etc/eks/bootstrap.sh`,
     /// whose `--kubelet-extra-args '--node-labels=… --register-with-taints=…'` reach the
     /// kubelet: modules/_user_data/templates/linux_user_data.tpl), or the nodeadm
-    /// `NodeConfig` of `cloudinit_pre_nodeadm` on AL2023 (`kubelet.flags`). Flags written
-    /// literally there are read; user data that needs evaluation, a user-data template file, a
-    /// launch template of the user's own, or Bottlerocket settings make the labels and taints
+    /// `NodeConfig` of `cloudinit_pre_nodeadm` on AL2023 (`kubelet.flags`). Flags known from
+    /// the files are read; user data that is not known, a user-data template file, a launch
+    /// template of the user's own, or Bottlerocket settings make the labels and taints
     /// unknown. EKS adds no label of its own to self-managed nodes.
-    fn self_managed_group(&self, group: &Expression, defaults: Option<&Expression>) -> Pool {
-        let ev = &self.ev;
-        let get = |k: &str| field(ev, group, defaults, k);
+    fn self_managed_group(&self, group: &Val, defaults: Option<&Val>) -> Pool {
+        let get = |k: &str| get(group, defaults, k);
         let mut pool = Pool::new();
         pool.extended_resource_toleration = true;
-        let own_template = ["user_data_template_path", "launch_template_id"]
-            .iter()
-            .any(|k| !matches!(get(k), Field::Absent))
-            || ev.flag(get("create_launch_template").expr(), true) != Some(true);
-        if own_template {
-            pool.unknown();
+        for k in ["user_data_template_path", "launch_template_id"] {
+            match get(k) {
+                Field::Absent => {}
+                Field::Given(_) => pool.unknown(&Cause::Function(Arc::from(k))),
+                Field::Unknown(c) => pool.unknown(&c),
+            }
+        }
+        match get("create_launch_template") {
+            Field::Given(v) if v.as_bool() == Some(true) => {}
+            Field::Absent => {}
+            Field::Given(v) => pool.unknown(
+                &v.cause()
+                    .cloned()
+                    .unwrap_or_else(|| Cause::Function(Arc::from("create_launch_template"))),
+            ),
+            Field::Unknown(c) => pool.unknown(&c),
         }
         let mut texts = Vec::new();
         for k in ["bootstrap_extra_args", "pre_bootstrap_user_data"] {
             match get(k) {
-                Field::Given(e) => texts.push(ev.text(e)),
-                Field::Unknown => texts.push(None),
+                Field::Given(e) => texts.push(e),
+                Field::Unknown(c) => texts.push(Val::unknown(c)),
                 Field::Absent => {}
             }
         }
         match get("cloudinit_pre_nodeadm") {
-            Field::Given(parts) => match ev.resolve(parts).as_array() {
-                Some(parts) => texts.extend(
-                    parts
+            Field::Given(parts) => {
+                let (items, more) = list_items(Some(&parts));
+                if let Some(c) = more {
+                    texts.push(Val::unknown(c));
+                }
+                texts.extend(
+                    items
                         .iter()
-                        .map(|p| ev.entry(p, "content").and_then(|c| ev.text(c))),
-                ),
-                None => texts.push(None),
-            },
-            Field::Unknown => texts.push(None),
+                        .map(|p| field(p, "content").unwrap_or_else(|| Val::str(""))),
+                );
+            }
+            Field::Unknown(c) => texts.push(Val::unknown(c)),
             Field::Absent => {}
         }
-        for text in texts {
+        for text in &texts {
             self.read_flags(&mut pool, text);
         }
-        if let Some(t) = get("instance_type").expr() {
-            pool.label("node.kubernetes.io/instance-type", ev.lit(t));
+        if let Some(t) = get("instance_type").val() {
+            pool.label_val("node.kubernetes.io/instance-type", t);
         }
-        pool.max_nodes = module_max_size(ev, get("max_size"));
+        pool.max_nodes = module_max_size(get("max_size"));
         pool
     }
 }
 
 /// A node group of the module that cannot be read (its value, or the map or list it is in,
-/// needs evaluation): every label and taint unknown, of unknown size. It stands for pools that
+/// is not known): every label and taint unknown, of unknown size. It stands for pools that
 /// exist but that the files do not show, so no finding rests on their absence.
-fn unknown_group() -> Pool {
+fn unknown_group(cause: &Cause) -> Pool {
     let mut pool = Pool::new();
     pool.extended_resource_toleration = true;
-    pool.unknown();
+    pool.unknown(cause);
     pool.max_nodes = None;
     pool
 }
 
-/// The span of a module argument (for a group without a span of its own).
-fn block_span(body: &Body, key: &str) -> Option<std::ops::Range<usize>> {
-    body.get_attribute(key).and_then(|a| a.span())
-}
-
 /// A module group's `max_size` (the module's default when neither the group nor the defaults
 /// give one).
-fn module_max_size(ev: &Ev<'_>, f: Field<'_>) -> Option<u32> {
+fn module_max_size(f: Field) -> Option<u32> {
     match f {
-        Field::Given(n) => ev.count(n),
+        Field::Given(n) => n.count(),
         Field::Absent => Some(MODULE_MAX_SIZE),
-        Field::Unknown => None,
+        Field::Unknown(_) => None,
     }
 }
 
 /// `capacity_type` (EKS labels nodes `eks.amazonaws.com/capacityType`, `ON_DEMAND` by default)
 /// and a single instance type (`node.kubernetes.io/instance-type`).
-pub(super) fn eks_capacity_and_type(
-    ev: &Ev<'_>,
-    pool: &mut Pool,
-    capacity: Option<&Expression>,
-    types: Option<&Expression>,
-) {
+pub(super) fn eks_capacity_and_type(pool: &mut Pool, capacity: Option<&Val>, types: Option<&Val>) {
     let capacity = match capacity {
         None => Some("ON_DEMAND".to_string()),
-        Some(c) => ev.lit(c),
+        Some(c) => {
+            pool.note_val("labels.eks.amazonaws.com/capacityType", c);
+            c.text()
+        }
     };
     pool.provider_label("eks.amazonaws.com/capacityType", capacity);
-    if let Some(a) = types.and_then(|t| ev.resolve(t).as_array())
-        && a.len() == 1
+    if let Some(s) = types.and_then(Val::as_seq)
+        && s.more.is_none()
+        && s.items.len() == 1
     {
-        let one = a.get(0).and_then(|t| ev.lit(t));
-        pool.label("node.kubernetes.io/instance-type", one);
+        pool.label_val("node.kubernetes.io/instance-type", &s.items[0]);
     }
 }
 

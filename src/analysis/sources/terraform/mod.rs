@@ -1,5 +1,6 @@
 //! Node pools in Terraform files, read with `hcl-edit` (the hcl-rs project's HCL parser, which
-//! keeps byte spans, so each pool and taint points at its `.tf` line):
+//! keeps byte spans, so each pool and taint points at its `.tf` line) and evaluated as
+//! `terraform plan` evaluates them before it talks to a provider (`eval`, `funcs`, `module`):
 //!
 //! - `aws_eks_node_group`
 //!   (<https://registry.terraform.io/providers/hashicorp/aws/latest/docs/resources/eks_node_group>);
@@ -14,151 +15,411 @@
 //!   (<https://registry.terraform.io/modules/terraform-aws-modules/eks/aws/latest>) and the
 //!   terraform-google-modules/kubernetes-engine module's `node_pools`, `node_pools_labels` and
 //!   `node_pools_taints`
-//!   (<https://registry.terraform.io/modules/terraform-google-modules/kubernetes-engine/google/latest>).
+//!   (<https://registry.terraform.io/modules/terraform-google-modules/kubernetes-engine/google/latest>);
+//! - the same resources and module calls in modules called with a local `source`, read with
+//!   each call's arguments; their pools are named by module address
+//!   (`module.nodes.aws_eks_node_group.this["gpu"]`) and located at the module's own lines.
 //!
 //! With the labels and taints each provider (or module) documents adding to the nodes, and the
-//! pool's size when its scaling limits are literal (see each module).
+//! pool's size when its scaling limits are known (see each module).
 //!
-//! **Unknown is not a mismatch.** Only literal values are read. A value that needs evaluation
-//! (`var.*`, `local.*`, a function call, a conditional, an interpolation) claims nothing: an
-//! unknown label value is "present, any value"; an unknown label *set* (`labels =
-//! var.labels`, `merge(…)`, a `dynamic` block) makes the pool's labels unknown (`any_label`: it
-//! may carry any label); a taint with an unknown part, or taints from a `dynamic` block or a
-//! variable, are left out; an unknown size is no size.
+//! **Values.** Variables (from `terraform.tfvars`, `*.auto.tfvars`, their defaults, a module
+//! call's arguments), locals, conditionals, `for` expressions, `count`/`for_each` and the usual
+//! functions are evaluated across every `.tf` file of the module's directory. A value is
+//! unknown only where it comes from outside the files (a data source, a resource attribute, a
+//! variable with no value, a module output, a function of files or time), and an unknown part
+//! stays local: an unknown label value is "present, any value", the other labels stay known;
+//! a label map known in part (`merge(var.extra, { role = "gpu" })`) keeps its known labels and
+//! may carry others; a taint with an unknown part, or taints from a `dynamic` block over an
+//! unknown collection, make the pool's taints unknown (of that key, when the key is known); an
+//! unknown size is no size. Each unknown part is recorded with its cause
+//! ([`Provenance`](crate::analysis::types::terraform::Provenance)).
 //!
-//! **`count` and `for_each`.** A resource with a literal `for_each` (a map, or `toset([…])`)
-//! is a pool per key, addressed as Terraform does (`google_container_node_pool.pools["gpu"]`),
-//! with `each.key` and `each.value` read for that key. `count = 0` declares nothing; another
-//! literal `count` is one pool standing for its identical copies (`aws_eks_node_group.x[*]`,
-//! or `[0]` for one), its size times the count. A `count` or `for_each` that needs evaluation is
-//! one pool `[*]` read once, of unknown size (there may be any number of them, or none). A
-//! module with `count` or `for_each` is read once, its pools of unknown size.
-//!
-//! **Module node groups that need evaluation** (`eks_managed_node_groups = { for k, v in
-//! var.groups : k => {…} }`, `= var.groups`, `merge(…)`, a group `= var.gpu`, a key
-//! `(var.name)`; the GKE module's `node_pools = var.pools` or an entry `local.pool`) are pools
-//! `…[*]` (or the key's) of unknown size: a `for` template is read with the loop's values
-//! unknown, anything else has every label and taint unknown. Left out, they would let the
-//! readable pools pass for the whole cluster.
+//! **`count` and `for_each`.** A resource (or module call) with a known `for_each` is a pool
+//! per key, addressed as Terraform does (`google_container_node_pool.pools["gpu"]`), with
+//! `each.key` and `each.value` for that key. `count = 0` declares nothing; another known
+//! `count` is one pool standing for its identical copies (`aws_eks_node_group.x[*]`, or `[0]`
+//! for one), its size times the count, unless the body uses `count.index` (then a pool per
+//! index, up to [`MAX_INDEXED`]). A `count` or `for_each` that is not known is one pool `[*]`
+//! read with `each`/`count.index` unknown, of unknown size (there may be any number of them,
+//! or none); a `for_each` known in part is a pool per known key and one `[*]` for the rest.
 
 mod aks;
 mod eks;
+mod eval;
+mod funcs;
 mod gke;
 mod hcl;
+mod module;
+mod parse;
+mod types;
+mod value;
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use hcl_edit::Span as _;
-use hcl_edit::expr::Expression;
 use hcl_edit::structure::{Block, Body};
 
-use self::hcl::{Each, Ev, Pool, block_label, for_each_keys, k8s_effect, span_of};
+pub use self::module::{Dir, DirFile, Loader, RootOutcome, evaluate_root, is_local};
+
+use self::eval::Cx;
+use self::hcl::{Pool, k8s_effect};
+use self::module::{Inst, Tree};
+use self::value::{At, V, Val};
 use super::loc;
-use crate::analysis::types::{NodeDecl, Place, PoolTaint, TaintSpec, UnknownTaints};
+use crate::analysis::types::terraform::{Cause, Provenance, Unknown};
+use crate::analysis::types::{NodeDecl, Place, PoolTaint, TaintSpec};
 use crate::load::{SourceFile, Span};
+
+/// A `count` whose index is used makes a pool per index up to this many; past it, one pool
+/// `[*]` with the index unknown.
+const MAX_INDEXED: u32 = 256;
 
 /// Why a Terraform file does not parse, and where.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HclError {
     pub message: String,
     pub at: usize,
+    /// Not a syntax error: the file is past one of taintlint's limits (see `parse`).
+    pub limit: bool,
 }
 
-/// The node pools declared in a Terraform file, or why it does not parse.
+/// What the per-file phase needs of a `.tf` file.
+#[derive(Debug, Default)]
+pub struct FileFacts {
+    /// Keys repeated in an object constructor: (the dropped key, the one that wins, the key).
+    pub repeats: Vec<(Span, Span, String)>,
+    /// It declares node-pool resources or calls a module (local, or one whose pools are read):
+    /// its directory must be evaluated.
+    pub evaluate: bool,
+    /// Its local module calls' `source`s.
+    pub local_sources: Vec<String>,
+}
+
+/// Parses a `.tf` file: its syntax error, or what the run needs to know of it.
+pub fn file_facts(text: &str) -> Result<FileFacts, HclError> {
+    let parsed = parse::parse(text)?;
+    let local_sources = module::local_sources(&parsed.body);
+    let evaluate = !local_sources.is_empty()
+        || parsed
+            .body
+            .blocks()
+            .any(|b| match (b.ident.as_str(), b.labels.first()) {
+                ("resource", Some(kind)) => is_pool_kind(kind.as_str()),
+                ("module", Some(_)) => matches!(
+                    b.body.get_attribute("source").map(|a| &a.value),
+                    Some(hcl_edit::expr::Expression::String(s)) if is_pool_module(s.value())
+                ),
+                _ => false,
+            });
+    Ok(FileFacts {
+        repeats: parsed.repeats,
+        evaluate,
+        local_sources,
+    })
+}
+
+/// The node pools declared in one Terraform file read alone, as a module directory of one
+/// file (no variable files, no other files of its directory): what the language server knows
+/// of an unsaved buffer, and standard input.
 pub fn terraform_decls(source: &Arc<SourceFile>) -> Result<Vec<NodeDecl>, HclError> {
-    let body = hcl_edit::parser::parse_body(&source.text).map_err(|e| HclError {
-        message: e.message().to_string(),
-        at: e.location().offset(),
-    })?;
-    let mut tf = Tf {
-        source,
-        out: Vec::new(),
-        ev: Ev::default(),
-        copies: Some(1),
+    let parsed = parse::parse(&source.text)?;
+    let name = source.name.to_string();
+    let path = match name.rfind('/') {
+        Some(i) => name[..i].to_string(),
+        None => ".".to_string(),
     };
-    for block in body.blocks() {
-        match (
-            block.ident.as_str(),
-            block_label(block, 0),
-            block_label(block, 1),
-        ) {
-            ("resource", Some(kind), Some(name)) => tf.resource(block, kind, name),
-            ("module", Some(_), _) => tf.module(block),
-            _ => {}
+    let dir = Arc::new(Dir {
+        path,
+        files: vec![DirFile {
+            source: Arc::clone(source),
+            parsed: Arc::new(parsed),
+        }],
+        tfvars: Vec::new(),
+    });
+    struct NoModules;
+    impl Loader for NoModules {
+        fn module(&mut self, _: &Dir, _: &str) -> Result<Arc<Dir>, String> {
+            Err("a file read alone".to_string())
         }
     }
-    Ok(tf.out)
+    Ok(evaluate_root(dir, &mut NoModules).decls)
 }
 
-/// One instance of a resource, as Terraform addresses it.
-struct Instance<'b> {
+/// The resource types whose instances are node pools.
+fn is_pool_kind(kind: &str) -> bool {
+    matches!(
+        kind,
+        "aws_eks_node_group"
+            | "google_container_node_pool"
+            | "google_container_cluster"
+            | "azurerm_kubernetes_cluster_node_pool"
+            | "azurerm_kubernetes_cluster"
+    )
+}
+
+/// The registry modules whose node groups are read.
+fn is_pool_module(source: &str) -> bool {
+    is_eks_module(source) || is_gke_module(source)
+}
+
+fn is_eks_module(source: &str) -> bool {
+    (source.contains("terraform-aws-modules/eks/aws") || source.contains("terraform-aws-eks"))
+        && !source.contains("//modules/")
+}
+
+fn is_gke_module(source: &str) -> bool {
+    source.contains("terraform-google-modules/kubernetes-engine/google")
+}
+
+/// One instance of a resource or module call, as Terraform addresses it.
+struct Instance {
     address: String,
-    each: Option<Each<'b>>,
+    /// `each` or `count` for it.
+    names: Vec<(Arc<str>, Val)>,
     /// How many identical copies it stands for (`None`: unknown).
     copies: Option<u32>,
+    /// Why its number is not known.
+    unknown: Vec<Unknown>,
 }
 
-/// The instances of a resource block (see the module's text on `count` and `for_each`).
-fn instances<'b>(body: &'b Body, base: String) -> Vec<Instance<'b>> {
-    let plain = Ev::default();
-    if let Some(fe) = body.get_attribute("for_each").map(|a| &a.value) {
-        return match for_each_keys(fe) {
-            Some(keys) => keys
-                .into_iter()
-                .map(|(key, value)| Instance {
-                    address: format!("{base}[\"{key}\"]"),
-                    each: Some(Each {
-                        key: Expression::from(key),
-                        value,
-                    }),
-                    copies: Some(1),
-                })
-                .collect(),
-            None => vec![Instance {
-                address: format!("{base}[*]"),
-                each: None,
-                copies: None,
-            }],
+/// The instances of a resource or module block (see the module's text on `count` and
+/// `for_each`). `indexed`: the body uses `count.index`.
+fn instances(inst: &Inst<'_>, file: u32, body: &Body, base: &str, indexed: bool) -> Vec<Instance> {
+    let mut cx = Cx::new(inst, file);
+    let each = |key: Val, value: Val| -> Vec<(Arc<str>, Val)> {
+        let mut m = BTreeMap::new();
+        m.insert(Arc::from("key"), key);
+        m.insert(Arc::from("value"), value);
+        vec![(Arc::from("each"), Val::map(m, None))]
+    };
+    let unknown_one = |what: &str, cause: Cause, names: Vec<(Arc<str>, Val)>| Instance {
+        address: format!("{base}[*]"),
+        names,
+        copies: None,
+        unknown: vec![Unknown {
+            what: what.into(),
+            cause,
+        }],
+    };
+    if let Some(fe) = body.get_attribute("for_each") {
+        let v = cx.eval(&fe.value);
+        let unknown_each = |c: &Cause| each(Val::unknown(c.clone()), Val::unknown(c.clone()));
+        let (pairs, more): (Vec<(String, Val)>, Option<Cause>) = match &v.v {
+            V::Map(o) => (
+                o.entries
+                    .iter()
+                    .map(|(k, x)| (k.to_string(), x.clone()))
+                    .collect(),
+                o.more.clone(),
+            ),
+            // A set of strings: each element is its key and value.
+            V::List(s) => {
+                let mut pairs = Vec::new();
+                let mut more = s.more.clone();
+                for x in &s.items {
+                    match (x.text(), x.cause()) {
+                        (Some(t), _) => pairs.push((t, x.clone())),
+                        (None, Some(c)) => more = Some(c.clone()),
+                        (None, None) => {}
+                    }
+                }
+                pairs.sort_by(|a, b| a.0.cmp(&b.0));
+                pairs.dedup_by(|a, b| a.0 == b.0);
+                (pairs, more)
+            }
+            V::Unknown(c) => return vec![unknown_one("for_each", c.clone(), unknown_each(c))],
+            _ => return Vec::new(),
         };
+        let mut out: Vec<Instance> = pairs
+            .into_iter()
+            .map(|(k, value)| Instance {
+                address: format!("{base}[\"{k}\"]"),
+                names: each(Val::str(&k), value),
+                copies: Some(1),
+                unknown: Vec::new(),
+            })
+            .collect();
+        if let Some(c) = more {
+            out.push(unknown_one("for_each", c.clone(), unknown_each(&c)));
+        }
+        return out;
     }
-    let Some(count) = body.get_attribute("count").map(|a| &a.value) else {
+    let Some(count) = body.get_attribute("count") else {
         return vec![Instance {
-            address: base,
-            each: None,
+            address: base.to_string(),
+            names: Vec::new(),
             copies: Some(1),
+            unknown: Vec::new(),
         }];
     };
-    let (suffix, copies) = match plain.count(count) {
-        Some(0) => return Vec::new(),
-        Some(1) => ("[0]", Some(1)),
-        Some(n) => ("[*]", Some(n)),
-        None => ("[*]", None),
+    let v = cx.eval(&count.value);
+    let index = |i: Val| -> Vec<(Arc<str>, Val)> {
+        let mut m = BTreeMap::new();
+        m.insert(Arc::from("index"), i);
+        vec![(Arc::from("count"), Val::map(m, None))]
     };
-    vec![Instance {
-        address: format!("{base}{suffix}"),
-        each: None,
-        copies,
-    }]
+    match (v.count(), v.cause()) {
+        (Some(0), _) => Vec::new(),
+        (Some(n), _) if indexed && n <= MAX_INDEXED => (0..n)
+            .map(|i| Instance {
+                address: format!("{base}[{i}]"),
+                names: index(Val::new(V::Num(f64::from(i)), None)),
+                copies: Some(1),
+                unknown: Vec::new(),
+            })
+            .collect(),
+        (Some(n), _) => {
+            let c = Cause::Limit("pools per index of a `count`");
+            vec![Instance {
+                address: if n == 1 {
+                    format!("{base}[0]")
+                } else {
+                    format!("{base}[*]")
+                },
+                names: index(if n == 1 {
+                    Val::new(V::Num(0.0), None)
+                } else {
+                    Val::unknown(c)
+                }),
+                copies: Some(n),
+                unknown: Vec::new(),
+            }]
+        }
+        (None, Some(c)) => vec![unknown_one(
+            "count",
+            c.clone(),
+            index(Val::unknown(c.clone())),
+        )],
+        (None, None) => Vec::new(),
+    }
 }
 
-struct Tf<'s, 'b> {
-    source: &'s Arc<SourceFile>,
+/// A block's body as a value: its attributes, and its blocks as lists under their type
+/// (`dynamic` blocks expanded over their `for_each`; one over an unknown collection leaves the
+/// list known only in part).
+fn body_val(cx: &mut Cx<'_>, body: &Body, at: Option<At>) -> Val {
+    block_val(cx, body, at, true)
+}
+
+fn block_val(cx: &mut Cx<'_>, body: &Body, at: Option<At>, top: bool) -> Val {
+    let mut entries: BTreeMap<Arc<str>, Val> = BTreeMap::new();
+    let mut lists: BTreeMap<Arc<str>, (Vec<Val>, Option<Cause>)> = BTreeMap::new();
+    for a in body.attributes() {
+        // The instance's own `for_each`/`count` are read once for all instances, never per
+        // instance (a map of N keys read N times would be quadratic).
+        if top
+            && matches!(
+                a.key.as_str(),
+                "for_each" | "count" | "depends_on" | "provider"
+            )
+        {
+            continue;
+        }
+        let v = cx.eval(&a.value);
+        entries.insert(Arc::from(a.key.as_str()), v);
+    }
+    for b in body.blocks() {
+        if !cx.env.meter().charge(1) {
+            break;
+        }
+        let bat = cx.at(b.span());
+        if b.ident.as_str() != "dynamic" {
+            let v = block_val(cx, &b.body, bat, false);
+            lists
+                .entry(Arc::from(b.ident.as_str()))
+                .or_default()
+                .0
+                .push(v);
+            continue;
+        }
+        let Some(kind) = b.labels.first().map(|l| l.as_str().to_string()) else {
+            continue;
+        };
+        let list = lists.entry(Arc::from(kind.as_str())).or_default();
+        let iterator: Arc<str> = match b.body.get_attribute("iterator").map(|a| &a.value) {
+            Some(hcl_edit::expr::Expression::Variable(v)) => Arc::from(v.as_str()),
+            _ => Arc::from(kind.as_str()),
+        };
+        let Some(content) = b.body.get_blocks("content").next() else {
+            continue;
+        };
+        let coll = match b.body.get_attribute("for_each") {
+            Some(fe) => cx.eval(&fe.value),
+            None => continue,
+        };
+        let (pairs, more) = match eval::iteration(&coll) {
+            Ok(x) => x,
+            Err(v) => {
+                list.1 = Some(v.cause().cloned().unwrap_or(Cause::Limit("dynamic blocks")));
+                continue;
+            }
+        };
+        if more.is_some() {
+            list.1 = more;
+        }
+        let mut made = Vec::new();
+        for (k, v) in pairs {
+            let mut m = BTreeMap::new();
+            m.insert(Arc::from("key"), k);
+            m.insert(Arc::from("value"), v);
+            cx.names.push((Arc::clone(&iterator), Val::map(m, None)));
+            let cat = cx.at(content.span()).or(bat);
+            made.push(block_val(cx, &content.body, cat, false));
+            cx.names.pop();
+        }
+        if let Some(l) = lists.get_mut(kind.as_str()) {
+            l.0.extend(made);
+        }
+    }
+    for (k, (items, more)) in lists {
+        entries.insert(k, Val::list(items, more));
+    }
+    Val::map(entries, None).with_at(at)
+}
+
+/// Where pools go as they are read: the evaluation's files, and the instance being read.
+struct Tf<'t> {
+    tree: &'t Tree,
     out: Vec<NodeDecl>,
-    /// The scope of the resource instance being read.
-    ev: Ev<'b>,
     /// How many copies the instance being read stands for.
     copies: Option<u32>,
+    /// Why the instance's number is unknown.
+    instance_unknown: Vec<Unknown>,
+    /// The module instances around it: their copies and unknowns.
+    outer: Vec<(Option<u32>, Vec<Unknown>)>,
+    /// The module instance being read (its address prefix and calls).
+    prefix: String,
+    calls: Vec<crate::analysis::types::terraform::ModuleCall>,
+    /// Where a pool without a place of its own is shown (a registry module's call).
+    fallback: Option<At>,
 }
 
-impl<'b> Tf<'_, 'b> {
-    fn place(&self, span: Span) -> Place {
-        loc(self.source, span)
+impl<'t> Tf<'t> {
+    fn new(tree: &'t Tree) -> Self {
+        Tf {
+            tree,
+            out: Vec::new(),
+            copies: Some(1),
+            instance_unknown: Vec::new(),
+            outer: Vec::new(),
+            prefix: String::new(),
+            calls: Vec::new(),
+            fallback: None,
+        }
     }
 
-    fn taint(&self, key: &str, value: &str, effect: &str, at: Option<Span>) -> PoolTaint {
+    fn place(&self, at: Option<At>) -> Option<Place> {
+        let at = at?;
+        let source = self.tree.files.get(at.file as usize)?;
+        Some(loc(source, at.span))
+    }
+
+    fn taint(&self, key: &str, value: &str, effect: &str, at: Option<At>) -> PoolTaint {
         PoolTaint {
             taint: TaintSpec::new(key, value, &k8s_effect(effect)).shared(),
-            loc: at.map(|s| self.place(s)),
+            loc: self.place(at),
             startup: false,
         }
     }
@@ -168,84 +429,91 @@ impl<'b> Tf<'_, 'b> {
         self.taint(key, value, effect, None)
     }
 
-    /// A taint block or object `{ key, value, effect }`, unless a part is unknown (then
-    /// recorded in `unknown`).
-    fn taint_fields(
-        &self,
-        key: Option<&Expression>,
-        value: Option<&Expression>,
-        effect: Option<&Expression>,
-        at: Option<Span>,
-        unknown: &mut UnknownTaints,
-    ) -> Option<PoolTaint> {
-        let ev = &self.ev;
-        let Some(key) = key.and_then(|k| ev.lit(k)) else {
-            *unknown = UnknownTaints::Any;
-            return None;
+    /// A taint object or block `{ key, value, effect }`; a part that is not known makes the
+    /// taints of its key unknown (any key's, when the key is not known).
+    fn taint_fields(&self, pool: &mut Pool, t: &Val) {
+        if let Some(c) = t.cause() {
+            pool.open_taints(c);
+            return;
+        }
+        let key = hcl::field(t, "key");
+        let Some(key) = key.as_ref().and_then(Val::text) else {
+            let c = key
+                .and_then(|k| k.cause().cloned())
+                .unwrap_or_else(|| hcl::wrong("a taint key"));
+            pool.open_taints(&c);
+            return;
         };
-        let value = match value.map(|v| ev.resolve(v)) {
-            None | Some(Expression::Null(_)) => Some(String::new()),
-            Some(v) => ev.lit(v),
+        let value = match hcl::field(t, "value") {
+            None => Some(String::new()),
+            Some(v) => {
+                pool.note_val(&format!("taints.{key}"), &v);
+                v.text()
+            }
         };
-        match (value, effect.and_then(|e| ev.lit(e))) {
-            (Some(value), Some(effect)) => Some(self.taint(&key, &value, &effect, at)),
-            _ => {
-                unknown.add_key(&key);
-                None
+        let effect = hcl::field(t, "effect");
+        if let Some(e) = &effect {
+            pool.note_val(&format!("taints.{key}"), e);
+        }
+        match (value, effect.as_ref().and_then(Val::text)) {
+            (Some(value), Some(effect)) => {
+                let taint = self.taint(&key, &value, &effect, t.at);
+                pool.taints.push(taint);
+            }
+            _ => pool.unknown_taints.add_key(&key),
+        }
+    }
+
+    /// A list (or map, as the EKS module takes it) of taint objects or blocks.
+    fn taint_list(&self, pool: &mut Pool, v: Option<&Val>) {
+        let Some(v) = v else { return };
+        if v.is_null() {
+            return;
+        }
+        let (items, more) = match (v.as_obj(), v.as_seq(), v.cause()) {
+            (Some(o), _, _) => (o.entries.values().cloned().collect(), o.more.clone()),
+            (None, Some(_), _) => hcl::list_items(Some(v)),
+            (None, None, Some(c)) => (Vec::new(), Some(c.clone())),
+            _ => (Vec::new(), Some(hcl::wrong("taints"))),
+        };
+        if let Some(c) = more {
+            pool.open_taints(&c);
+        }
+        for t in &items {
+            if !t.is_null() {
+                self.taint_fields(pool, t);
             }
         }
     }
 
-    /// `taint { … }` blocks; a `dynamic "taint"` block makes every taint unknown.
-    fn taint_blocks(&self, pool: &mut Pool, body: &Body, ident: &str) {
-        if hcl::has_dynamic(body, ident) {
-            pool.unknown_taints = UnknownTaints::Any;
-        }
-        for b in body.get_blocks(ident) {
-            let t = self.taint_fields(
-                self.ev.attr(&b.body, "key"),
-                self.ev.attr(&b.body, "value"),
-                self.ev.attr(&b.body, "effect"),
-                span_of(b.span()),
-                &mut pool.unknown_taints,
-            );
-            pool.taints.extend(t);
-        }
-    }
-
-    /// A list (or map, as the EKS module takes it) of taint objects; unknown entries are left
-    /// out (and recorded).
-    fn taint_objects(&self, pool: &mut Pool, expr: Option<&Expression>) {
-        let Some(expr) = expr else { return };
-        let ev = &self.ev;
-        let expr = ev.resolve(expr);
-        let items: Vec<&Expression> = match (expr.as_array(), ev.entries(expr)) {
-            (Some(a), _) => a.iter().map(|t| ev.resolve(t)).collect(),
-            (None, Some(e)) => e.into_iter().map(|(_, v)| v).collect(),
-            _ => {
-                pool.unknown_taints = UnknownTaints::Any;
-                return;
-            }
-        };
-        for t in items {
-            let t = self.taint_fields(
-                ev.entry(t, "key"),
-                ev.entry(t, "value"),
-                ev.entry(t, "effect"),
-                span_of(t.span()),
-                &mut pool.unknown_taints,
-            );
-            pool.taints.extend(t);
-        }
-    }
-
-    fn push(&mut self, origin: &'static str, name: String, pool: Pool, at: Option<Span>) {
+    fn push(&mut self, origin: &'static str, name: String, mut pool: Pool, at: Option<At>) {
         let mut labels = pool.labels;
         labels.shrink_to_fit();
-        let at = at.unwrap_or_default();
-        let max_nodes = match (pool.max_nodes, self.copies) {
+        let mut copies = self.copies;
+        let mut unknown = std::mem::take(&mut pool.unknown);
+        unknown.extend(self.instance_unknown.iter().cloned());
+        for (c, u) in &self.outer {
+            copies = match (copies, c) {
+                (Some(a), Some(b)) => a.checked_mul(*b),
+                _ => None,
+            };
+            unknown.extend(u.iter().cloned());
+        }
+        let max_nodes = match (pool.max_nodes, copies) {
             (Some(n), Some(c)) => n.checked_mul(c),
             _ => None,
+        };
+        unknown.sort_by(|a, b| a.what.cmp(&b.what));
+        unknown.dedup_by(|a, b| a.what == b.what);
+        let Some(loc) = self.place(at.or(self.fallback)) else {
+            return;
+        };
+        let name = format!("{}{name}", self.prefix);
+        let provenance = Provenance {
+            root: self.tree.root.clone().into(),
+            modules: self.calls.clone(),
+            address: name.clone().into(),
+            unknown,
         };
         self.out.push(NodeDecl {
             origin,
@@ -260,80 +528,75 @@ impl<'b> Tf<'_, 'b> {
             extended_resource_toleration: pool.extended_resource_toleration,
             unknown_taints: pool.unknown_taints,
             scaling: None,
-            loc: self.place(at),
+            loc,
             declared: false,
+            terraform: Some(Arc::new(provenance)),
         });
     }
 
-    fn resource(&mut self, block: &'b Block, kind: &str, name: &str) {
-        if !matches!(
-            kind,
-            "aws_eks_node_group"
-                | "google_container_node_pool"
-                | "google_container_cluster"
-                | "azurerm_kubernetes_cluster_node_pool"
-                | "azurerm_kubernetes_cluster"
-        ) {
-            return;
-        }
-        let at = span_of(block.labels.get(1).and_then(|l| l.span()));
-        for instance in instances(&block.body, format!("{kind}.{name}")) {
-            self.ev = Ev {
-                each: instance.each,
-            };
+    /// Sets the module instance whose pools are read next.
+    fn enter(&mut self, inst: &Inst<'_>) {
+        self.prefix = inst.prefix();
+        self.calls.clone_from(&inst.calls);
+    }
+
+    fn resource(&mut self, inst: &Inst<'_>, file: u32, block: &Block, kind: &str, name: &str) {
+        self.enter(inst);
+        let at = block.labels.get(1).and_then(|l| l.span()).map(|r| At {
+            file,
+            span: Span::new(r.start, r.end.max(r.start)),
+        });
+        let indexed = block.span().is_some_and(|r| {
+            self.tree
+                .files
+                .get(file as usize)
+                .and_then(|f| f.text.get(r))
+                .is_some_and(|t| t.contains("count.index"))
+        });
+        for instance in instances(inst, file, &block.body, &format!("{kind}.{name}"), indexed) {
+            let mut cx = Cx::new(inst, file);
+            cx.names = instance.names;
+            let body = body_val(&mut cx, &block.body, at);
             self.copies = instance.copies;
-            self.instance(&block.body, kind, instance.address, at);
+            self.instance_unknown = instance.unknown;
+            self.instance(inst, file, &body, kind, instance.address, at);
         }
-        self.ev = Ev::default();
         self.copies = Some(1);
+        self.instance_unknown.clear();
     }
 
     /// One instance of a node-pool resource, at `address`.
-    fn instance(&mut self, body: &Body, kind: &str, address: String, at: Option<Span>) {
+    fn instance(
+        &mut self,
+        inst: &Inst<'_>,
+        file: u32,
+        body: &Val,
+        kind: &str,
+        address: String,
+        at: Option<At>,
+    ) {
         match kind {
             "aws_eks_node_group" => {
                 let pool = self.eks_node_group(body);
                 self.push("Terraform", address, pool, at);
             }
             "google_container_node_pool" => {
-                let zones = gke::zones(&self.ev, body, None);
-                let pool = self.gke_pool(body, self.ev.attr_lit(body, "name"), zones);
+                let zones = gke::zones(body, None);
+                let name = hcl::field(body, "name").and_then(|n| n.text());
+                let wi = gke::cluster_identity(inst, file, body);
+                let pool = self.gke_pool(body, name, zones, wi);
                 self.push("Terraform", address, pool, at);
             }
-            "google_container_cluster" => {
-                // Autopilot clusters have no node pools of their own to declare.
-                if self.ev.is_true(body, "enable_autopilot") {
-                    return;
-                }
-                if !self.ev.is_true(body, "remove_default_node_pool") {
-                    let zones = gke::zones(&self.ev, body, None);
-                    let mut pool = self.gke_pool(body, Some("default-pool".to_string()), zones);
-                    // The default pool's size is the cluster's `initial_node_count` per zone.
-                    pool.max_nodes = self
-                        .ev
-                        .attr(body, "initial_node_count")
-                        .and_then(|n| self.ev.count(n))
-                        .zip(zones)
-                        .and_then(|(n, z)| n.checked_mul(z));
-                    self.push("Terraform", format!("{address}.default-pool"), pool, at);
-                }
-                for np in body.get_blocks("node_pool") {
-                    let pool_name = self.ev.attr_lit(&np.body, "name");
-                    let zones = gke::zones(&self.ev, &np.body, Some(body));
-                    let pool = self.gke_pool(&np.body, pool_name.clone(), zones);
-                    let shown = pool_name.unwrap_or_else(|| "node_pool".to_string());
-                    let np_at = span_of(np.span()).or(at);
-                    self.push("Terraform", format!("{address}.{shown}"), pool, np_at);
-                }
-            }
+            "google_container_cluster" => self.gke_cluster(body, &address, at),
             "azurerm_kubernetes_cluster_node_pool" => {
                 let pool = self.aks_pool(body);
                 self.push("Terraform", address, pool, at);
             }
             "azurerm_kubernetes_cluster" => {
-                for np in body.get_blocks("default_node_pool") {
-                    let pool = self.aks_pool(&np.body);
-                    let np_at = span_of(np.ident.span()).or(at);
+                let (pools, _) = hcl::list_items(body.get("default_node_pool"));
+                for np in pools {
+                    let pool = self.aks_pool(&np);
+                    let np_at = np.at.or(at);
                     self.push(
                         "Terraform",
                         format!("{address}.default_node_pool"),
@@ -346,30 +609,29 @@ impl<'b> Tf<'_, 'b> {
         }
     }
 
-    fn module(&mut self, block: &'b Block) {
-        let body = &block.body;
-        let Some(source) = self.ev.attr_lit(body, "source") else {
-            return;
-        };
-        // A module that is not created declares nothing; `for_each` or an unknown `count` on
-        // a module makes its pools' number unknown (each is read once).
-        match body
-            .get_attribute("count")
-            .map(|a| Ev::default().count(&a.value))
-        {
-            Some(Some(0)) => return,
-            Some(Some(n)) => self.copies = Some(n),
-            Some(None) => self.copies = None,
-            None if body.get_attribute("for_each").is_some() => self.copies = None,
-            None => {}
+    /// A registry module's pools (its arguments evaluated).
+    fn registry_module(
+        &mut self,
+        inst: &Inst<'_>,
+        file: u32,
+        source: &str,
+        args: &std::collections::HashMap<String, Val>,
+        block: &Block,
+    ) {
+        self.enter(inst);
+        let mut entries = BTreeMap::new();
+        entries.extend(args.iter().map(|(k, v)| (Arc::from(k.as_str()), v.clone())));
+        self.fallback = block.labels.first().and_then(|l| l.span()).map(|r| At {
+            file,
+            span: Span::new(r.start, r.end.max(r.start)),
+        });
+        let body = Val::map(entries, None);
+        if is_eks_module(source) {
+            self.eks_module(&body);
+        } else if is_gke_module(source) {
+            self.gke_module(&body);
         }
-        if source.contains("terraform-aws-modules/eks/aws") || source.contains("terraform-aws-eks")
-        {
-            self.eks_module(body);
-        } else if source.contains("terraform-google-modules/kubernetes-engine/google") {
-            self.gke_module(body);
-        }
-        self.copies = Some(1);
+        self.fallback = None;
     }
 }
 

@@ -1,5 +1,5 @@
 use super::*;
-use crate::analysis::types::LabelValues;
+use crate::analysis::types::{LabelValues, UnknownTaints};
 
 fn decls(text: &str) -> Vec<NodeDecl> {
     let source = SourceFile::new(Arc::from("main.tf"), text.to_string());
@@ -357,8 +357,8 @@ resource "google_container_node_pool" "unknown" {
     assert_eq!(
         names,
         [
-            r#"aws_eks_node_group.groups["gpu"]"#,
             r#"aws_eks_node_group.groups["batch"]"#,
+            r#"aws_eks_node_group.groups["gpu"]"#,
             r#"aws_eks_node_group.set["a"]"#,
             r#"aws_eks_node_group.set["b"]"#,
             "aws_eks_node_group.copies[*]",
@@ -367,20 +367,21 @@ resource "google_container_node_pool" "unknown" {
             "google_container_node_pool.unknown[*]",
         ]
     );
-    assert_eq!(taints(&d[0]), ["dedicated=gpu:NoExecute"]);
-    assert_eq!(taints(&d[1]), ["dedicated=batch:NoSchedule"]);
-    assert_eq!(label(&d[0], "workload"), Some(LabelValues::one("gpu")));
-    // `each.value.team` names no field of the literal value: unknown, any value.
-    assert_eq!(label(&d[0], "team"), Some(LabelValues::Any));
+    // Instances in Terraform's order of their keys.
+    assert_eq!(taints(&d[1]), ["dedicated=gpu:NoExecute"]);
+    assert_eq!(taints(&d[0]), ["dedicated=batch:NoSchedule"]);
+    assert_eq!(label(&d[1], "workload"), Some(LabelValues::one("gpu")));
+    // `each.value.team` names no field of the value: Terraform rejects it, unknown.
+    assert_eq!(label(&d[1], "team"), Some(LabelValues::Any));
     assert_eq!(
-        label(&d[1], "eks.amazonaws.com/nodegroup"),
+        label(&d[0], "eks.amazonaws.com/nodegroup"),
         Some(LabelValues::one("batch"))
     );
     assert_eq!(
         label(&d[3], "eks.amazonaws.com/nodegroup"),
         Some(LabelValues::one("b"))
     );
-    assert_eq!((d[0].max_nodes, d[1].max_nodes), (Some(2), Some(8)));
+    assert_eq!((d[0].max_nodes, d[1].max_nodes), (Some(8), Some(2)));
     assert_eq!(d[4].max_nodes, Some(6));
     assert_eq!(d[6].max_nodes, None);
     assert_eq!(
@@ -633,7 +634,10 @@ module "gke2" {
             "eks_managed_node_groups.fixed",
             "eks_managed_node_groups.gpu",
             "eks_managed_node_groups[*]",
+            // `merge(local.base, { a = {} })`: `a` is known, other groups may come from
+            // `local.base`.
             "eks_managed_node_groups[*]",
+            "eks_managed_node_groups.a",
             "worker_groups[*]",
             "worker_groups_launch_template.lt",
             "worker_groups_launch_template.1",
@@ -657,6 +661,7 @@ module "gke2" {
             None,
             None,
             None,
+            Some(3),
             None,
             Some(2),
             None,
@@ -673,7 +678,7 @@ module "gke2" {
     assert!(template.unknown_taints.may_have("dedicated"));
     assert!(!template.unknown_taints.may_have("other"));
     // A group, or a map of groups, that needs evaluation: anything.
-    for i in [1, 3, 5, 6, 8, 9, 11] {
+    for i in [1, 3, 5, 7, 9, 10, 12] {
         assert!(d[i].any_label, "{}", d[i].name);
         assert_eq!(d[i].unknown_taints, UnknownTaints::Any, "{}", d[i].name);
         assert!(d[i].taints.is_empty(), "{}", d[i].name);
@@ -730,4 +735,497 @@ module "none" {
     assert_eq!(taints(&d[0]), ["gpu=true:NoSchedule"]);
     assert!(d[0].any_label);
     assert!(d[1].any_label && d[1].unknown_taints == UnknownTaints::Any);
+}
+
+/// A module directory of several files (and variable files), evaluated as a root, with local
+/// modules from `modules` (by path).
+fn dir_decls(
+    files: &[(&str, &str)],
+    tfvars: &[(&str, &str)],
+    modules: &[(&str, &[(&str, &str)])],
+) -> Vec<NodeDecl> {
+    fn dir(path: &str, files: &[(&str, &str)]) -> Dir {
+        Dir {
+            path: path.to_string(),
+            files: files
+                .iter()
+                .map(|(name, text)| {
+                    let source = SourceFile::new(
+                        Arc::from(format!("{path}/{name}").as_str()),
+                        text.to_string(),
+                    );
+                    DirFile::parse(source).expect("parses")
+                })
+                .collect(),
+            tfvars: Vec::new(),
+        }
+    }
+    struct Mods(Vec<(String, Arc<Dir>)>);
+    impl Loader for Mods {
+        fn module(&mut self, from: &Dir, source: &str) -> Result<Arc<Dir>, String> {
+            let mut parts: Vec<&str> = from.path.split('/').collect();
+            for p in source.split('/') {
+                match p {
+                    "." | "" => {}
+                    ".." => {
+                        parts.pop();
+                    }
+                    p => parts.push(p),
+                }
+            }
+            let path = parts.join("/");
+            self.0
+                .iter()
+                .find(|(p, _)| *p == path)
+                .map(|(_, d)| Arc::clone(d))
+                .ok_or_else(|| format!("no module at {path}"))
+        }
+    }
+    let mut root = dir("root", files);
+    root.tfvars = tfvars
+        .iter()
+        .map(|(name, text)| {
+            SourceFile::new(Arc::from(format!("root/{name}").as_str()), text.to_string())
+        })
+        .collect();
+    let mut mods = Mods(
+        modules
+            .iter()
+            .map(|(path, files)| (path.to_string(), Arc::new(dir(path, files))))
+            .collect(),
+    );
+    evaluate_root(Arc::new(root), &mut mods).decls
+}
+
+fn names(d: &[NodeDecl]) -> Vec<&str> {
+    d.iter().map(|d| d.name.as_str()).collect()
+}
+
+fn by_name<'a>(d: &'a [NodeDecl], name: &str) -> &'a NodeDecl {
+    d.iter()
+        .find(|d| d.name == name)
+        .unwrap_or_else(|| panic!("no pool {name} in {:?}", names(d)))
+}
+
+/// The data-on-eks pattern across files: default groups in `locals`, merged with a variable
+/// whose default is `{}`, a conditional group, a `for` over a map from `*.auto.tfvars.json`,
+/// a label from `terraform.tfvars` and a taint value from a variable default.
+#[test]
+fn values_across_the_files_of_a_directory() {
+    let d = dir_decls(
+        &[
+            (
+                "variables.tf",
+                r#"variable "managed_node_groups" {
+  type    = any
+  default = {}
+}
+variable "gpu" {
+  default = false
+}
+variable "taint_value" {
+  default = "batch"
+}
+variable "team" {}
+variable "spot" {
+  type = map(object({ size = string, labels = optional(map(string), {}) }))
+  default = {}
+}"#,
+            ),
+            (
+                "main.tf",
+                r#"locals {
+  defaults = {
+    core = {
+      labels = { NodeGroupType = "core", team = var.team }
+    }
+    batch = {
+      labels = { NodeGroupType = lower("BATCH") }
+      taints = { dedicated = { key = "dedicated", value = var.taint_value, effect = "NO_SCHEDULE" } }
+    }
+  }
+  gpu = var.gpu ? { gpu = { labels = { NodeGroupType = "gpu" } } } : {}
+  spot = { for k, v in var.spot : "spot-${k}" => {
+    instance_types = [v.size]
+    labels         = merge(v.labels, { NodeGroupType = "spot" })
+  } }
+}
+module "eks" {
+  source                  = "terraform-aws-modules/eks/aws"
+  eks_managed_node_groups = merge(local.defaults, local.gpu, local.spot, var.managed_node_groups)
+}"#,
+            ),
+        ],
+        &[
+            ("terraform.tfvars", "team = \"data\"\n"),
+            (
+                "spot.auto.tfvars.json",
+                r#"{"spot": {"crawl": {"size": "m6a.large", "labels": {"tier": "crawl"}}}}"#,
+            ),
+        ],
+        &[],
+    );
+    assert_eq!(
+        names(&d),
+        [
+            "eks_managed_node_groups.core",
+            "eks_managed_node_groups.batch",
+            "eks_managed_node_groups.spot-crawl",
+        ]
+    );
+    let core = by_name(&d, "eks_managed_node_groups.core");
+    assert_eq!(label(core, "NodeGroupType"), Some(LabelValues::one("core")));
+    assert_eq!(label(core, "team"), Some(LabelValues::one("data")));
+    assert!(!core.any_label && core.unknown_taints == UnknownTaints::None);
+    let batch = by_name(&d, "eks_managed_node_groups.batch");
+    assert_eq!(
+        label(batch, "NodeGroupType"),
+        Some(LabelValues::one("batch"))
+    );
+    assert_eq!(taints(batch), ["dedicated=batch:NoSchedule"]);
+    let spot = by_name(&d, "eks_managed_node_groups.spot-crawl");
+    assert_eq!(label(spot, "tier"), Some(LabelValues::one("crawl")));
+    assert_eq!(label(spot, "NodeGroupType"), Some(LabelValues::one("spot")));
+    assert_eq!(
+        label(spot, "node.kubernetes.io/instance-type"),
+        Some(LabelValues::one("m6a.large"))
+    );
+    // Each pool says where it comes from, and located where its group is written.
+    let tf = core.terraform.as_ref().expect("provenance");
+    assert_eq!(&*tf.root, "root");
+    assert!(tf.modules.is_empty() && tf.unknown.is_empty());
+    let Place::Here(loc) = &core.loc else {
+        panic!()
+    };
+    assert_eq!(&*loc.source.name, "root/main.tf");
+}
+
+/// An unknown piece stays local: one unknown label value, one unknown map merged before known
+/// labels, an unknown list of taints beside known ones.
+#[test]
+fn unknown_parts_stay_local() {
+    let d = decls(
+        r#"variable "extra" {}
+variable "team" {}
+variable "more_taints" {}
+resource "aws_eks_node_group" "a" {
+  node_group_name = "a"
+  labels = merge(var.extra, { role = "gpu", team = var.team })
+  dynamic "taint" {
+    for_each = concat([{ key = "gpu", value = "true", effect = "NO_SCHEDULE" }], var.more_taints)
+    content {
+      key    = taint.value.key
+      value  = taint.value.value
+      effect = taint.value.effect
+    }
+  }
+}
+resource "aws_eks_node_group" "b" {
+  node_group_name = "b"
+  labels = merge({ role = "web" }, var.extra)
+}"#,
+    );
+    let a = &d[0];
+    // The known label is known, the unknown one is "any value", others may exist.
+    assert_eq!(label(a, "role"), Some(LabelValues::one("gpu")));
+    assert_eq!(label(a, "team"), Some(LabelValues::Any));
+    assert!(a.any_label);
+    // The known taint is read; the unknown ones may be anything.
+    assert_eq!(taints(a), ["gpu=true:NoSchedule"]);
+    assert_eq!(a.unknown_taints, UnknownTaints::Any);
+    let tf = a.terraform.as_ref().expect("provenance");
+    let what: Vec<&str> = tf.unknown.iter().map(|u| &*u.what).collect();
+    assert!(
+        what.contains(&"labels") && what.contains(&"labels.team"),
+        "{what:?}"
+    );
+    assert!(tf.unknown.iter().all(|u| matches!(
+        &u.cause,
+        crate::analysis::types::terraform::Cause::Variable(_)
+    )));
+    // A map merged after the known labels may replace them: present, value unknown.
+    let b = &d[1];
+    assert_eq!(label(b, "role"), Some(LabelValues::Any));
+    assert!(b.any_label);
+}
+
+/// Modules with a local `source`: read with each call's arguments (one instance per
+/// `for_each` key), their pools named by module address and located at the module's lines; a
+/// module calling itself is read once; a module the loader refuses declares nothing.
+#[test]
+fn local_modules_with_their_inputs() {
+    let d = dir_decls(
+        &[(
+            "main.tf",
+            r#"module "np" {
+  source   = "./modules/np"
+  for_each = { gpu = "g5.xlarge", web = "m6i.large" }
+  name     = each.key
+  instance = each.value
+}
+module "self" {
+  source = "./modules/loop"
+}
+module "outside" {
+  source = "../../elsewhere"
+}"#,
+        )],
+        &[],
+        &[
+            (
+                "root/modules/np",
+                &[(
+                    "main.tf",
+                    r#"variable "name" {}
+variable "instance" {}
+variable "max" {
+  default = 3
+}
+resource "aws_eks_node_group" "this" {
+  node_group_name = var.name
+  instance_types  = [var.instance]
+  labels          = { workload = var.name }
+  scaling_config {
+    max_size = var.max
+  }
+}"#,
+                )],
+            ),
+            (
+                "root/modules/loop",
+                &[(
+                    "main.tf",
+                    r#"module "again" {
+  source = "../loop"
+}
+resource "aws_eks_node_group" "x" {
+  node_group_name = "x"
+}"#,
+                )],
+            ),
+        ],
+    );
+    assert_eq!(
+        names(&d),
+        [
+            // In the order of their files.
+            "module.self.aws_eks_node_group.x",
+            r#"module.np["gpu"].aws_eks_node_group.this"#,
+            r#"module.np["web"].aws_eks_node_group.this"#,
+        ]
+    );
+    let gpu = &d[1];
+    assert_eq!(label(gpu, "workload"), Some(LabelValues::one("gpu")));
+    assert_eq!(
+        label(gpu, "node.kubernetes.io/instance-type"),
+        Some(LabelValues::one("g5.xlarge"))
+    );
+    assert_eq!(gpu.max_nodes, Some(3));
+    let Place::Here(loc) = &gpu.loc else { panic!() };
+    assert_eq!(&*loc.source.name, "root/modules/np/main.tf");
+    let tf = gpu.terraform.as_ref().expect("provenance");
+    assert_eq!(tf.module_path(), r#"module.np["gpu"]"#);
+    assert_eq!(&*tf.modules[0].source, "./modules/np");
+}
+
+/// GKE: inline `node_pool` blocks mean no default pool; Workload Identity on the cluster gives
+/// its pools (and a separate node pool in it) the metadata-server label unless they set
+/// `GCE_METADATA`; a pool whose cluster is not in the files may or may not have it.
+#[test]
+fn gke_inline_pools_and_workload_identity() {
+    let d = decls(
+        r#"resource "google_container_cluster" "c" {
+  workload_identity_config {
+    workload_pool = "p.svc.id.goog"
+  }
+  node_pool {
+    name = "a"
+  }
+  node_pool {
+    name = "b"
+    node_config {
+      workload_metadata_config {
+        mode = "GCE_METADATA"
+      }
+    }
+  }
+}
+resource "google_container_node_pool" "sep" {
+  name    = "sep"
+  cluster = google_container_cluster.c.id
+}
+resource "google_container_node_pool" "elsewhere" {
+  name    = "elsewhere"
+  cluster = var.cluster
+}
+resource "google_container_cluster" "plain" {
+  node_config {
+    workload_metadata_config {
+      mode = "GKE_METADATA"
+    }
+  }
+}"#,
+    );
+    assert_eq!(
+        names(&d),
+        [
+            "google_container_cluster.c.a",
+            "google_container_cluster.c.b",
+            "google_container_node_pool.sep",
+            "google_container_node_pool.elsewhere",
+            "google_container_cluster.plain.default-pool",
+        ]
+    );
+    let wi = "iam.gke.io/gke-metadata-server-enabled";
+    assert_eq!(label(&d[0], wi), Some(LabelValues::one("true")));
+    assert_eq!(label(&d[1], wi), None);
+    assert_eq!(label(&d[2], wi), Some(LabelValues::one("true")));
+    assert_eq!(label(&d[3], wi), Some(LabelValues::Any));
+    assert_eq!(label(&d[4], wi), Some(LabelValues::one("true")));
+}
+
+/// A key repeated in an object keeps the last value (the file is read); a `for` expression's
+/// repeated key is Terraform's error: its value is not known.
+#[test]
+fn repeated_keys() {
+    let d = decls(
+        r#"resource "aws_eks_node_group" "a" {
+  node_group_name = "a"
+  labels = {
+    tier = "one"
+    zone = "a"
+    tier = "two"
+  }
+}
+resource "aws_eks_node_group" "b" {
+  node_group_name = "b"
+  labels = { for k in ["x", "x"] : "k" => k }
+}"#,
+    );
+    assert_eq!(label(&d[0], "tier"), Some(LabelValues::one("two")));
+    assert_eq!(label(&d[0], "zone"), Some(LabelValues::one("a")));
+    assert!(d[1].any_label);
+    let tf = d[1].terraform.as_ref().expect("provenance");
+    assert!(matches!(
+        tf.unknown[0].cause,
+        crate::analysis::types::terraform::Cause::Invalid(_)
+    ));
+}
+
+/// The functions node-pool code uses.
+#[test]
+fn functions() {
+    let d = decls(
+        r#"locals {
+  m    = { a = "1", b = "2" }
+  l    = ["x", "y", "x"]
+}
+resource "aws_eks_node_group" "f" {
+  node_group_name = format("%s-%d", "np", 3)
+  labels = {
+    lookup    = lookup(local.m, "a", "none")
+    lookupd   = lookup(local.m, "z", "none")
+    try       = try(local.m.z, "fallback")
+    can       = can(local.m.z) ? "yes" : "no"
+    coalesce  = coalesce("", null, "c")
+    keys      = join(",", keys(local.m))
+    values    = join(",", values(local.m))
+    distinct  = join(",", distinct(local.l))
+    toset     = length(toset(local.l))
+    flatten   = length(flatten([["a"], ["b", ["c"]]]))
+    contains  = contains(local.l, "y")
+    split     = element(split("-", "p-q-r"), 1)
+    replace   = replace("a.b.c", ".", "_")
+    upper     = upper("up")
+    zipmap    = zipmap(["k"], ["v"]).k
+    json      = jsonencode({ a = 1 })
+    concat    = length(concat(local.l, ["z"]))
+    regex     = replace("abc", "/b/", "x")
+    cond      = length(local.l) > 2 ? "many" : "few"
+    tmpl      = "%{ for x in distinct(local.l) }${x}%{ endfor }"
+  }
+}"#,
+    );
+    let f = &d[0];
+    let want = [
+        ("lookup", "1"),
+        ("lookupd", "none"),
+        ("try", "fallback"),
+        ("can", "no"),
+        ("coalesce", "c"),
+        ("keys", "a,b"),
+        ("values", "1,2"),
+        ("distinct", "x,y"),
+        ("toset", "2"),
+        ("flatten", "3"),
+        ("contains", "true"),
+        ("split", "q"),
+        ("replace", "a_b_c"),
+        ("upper", "UP"),
+        ("zipmap", "v"),
+        ("json", "{\"a\":1}"),
+        ("concat", "4"),
+        ("cond", "many"),
+        ("tmpl", "xy"),
+        ("eks.amazonaws.com/nodegroup", "np-3"),
+    ];
+    for (k, v) in want {
+        assert_eq!(label(f, k), Some(LabelValues::one(v)), "{k}");
+    }
+    // A regular expression is not evaluated.
+    assert_eq!(label(f, "regex"), Some(LabelValues::Any));
+}
+
+/// Hostile input (issue 36, row 5): a literal `for_each` map of 200,000 entries. hcl-edit's
+/// parse of one object costs the square of its keys; past `MAX_OBJECT_KEYS` the file is refused
+/// after a linear scan (a clear error, its pools not read); up to it, every key is a pool.
+#[test]
+fn a_large_literal_for_each_map() {
+    let map = |n: usize| {
+        let mut text = String::from("resource \"aws_eks_node_group\" \"g\" {\n  for_each = {\n");
+        for i in 0..n {
+            text.push_str(&format!("    k{i} = {{ t = \"v{i}\" }}\n"));
+        }
+        text.push_str("  }\n  node_group_name = each.key\n  labels = { t = each.value.t }\n}\n");
+        text
+    };
+    let source = SourceFile::new(Arc::from("big.tf"), map(200_000));
+    let e = terraform_decls(&source).expect_err("refused");
+    assert!(
+        e.limit && e.message.contains("200000 keys"),
+        "{}",
+        e.message
+    );
+    assert_eq!(&source.text[e.at..e.at + 1], "{");
+    let n = parse::MAX_OBJECT_KEYS;
+    let d = decls(&map(n));
+    assert_eq!(d.len(), n);
+    let last = format!("aws_eks_node_group.g[\"k{}\"]", n - 1);
+    let last = d.iter().find(|d| d.name == last).expect("last key");
+    assert_eq!(
+        label(last, "t"),
+        Some(LabelValues::one(&format!("v{}", n - 1)))
+    );
+}
+
+/// Evaluation is bounded: a chain of locals doubling a string stops at the string limit, a
+/// chain of locals referring to each other in a cycle is unknown, never a hang or a crash.
+#[test]
+fn evaluation_is_bounded() {
+    let mut text = String::from("locals {\n  s0 = \"xxxxxxxxxxxxxxxx\"\n");
+    for i in 1..80 {
+        text.push_str(&format!(
+            "  s{i} = \"${{local.s{}}}${{local.s{}}}\"\n",
+            i - 1,
+            i - 1
+        ));
+    }
+    text.push_str("  c1 = local.c2\n  c2 = local.c1\n}\n");
+    text.push_str("resource \"aws_eks_node_group\" \"g\" {\n  node_group_name = local.s79\n  labels = { c = local.c1 }\n}\n");
+    let d = decls(&text);
+    assert_eq!(
+        label(&d[0], "eks.amazonaws.com/nodegroup"),
+        Some(LabelValues::Any)
+    );
+    assert_eq!(label(&d[0], "c"), Some(LabelValues::Any));
 }

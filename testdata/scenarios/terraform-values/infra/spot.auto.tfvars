@@ -1,0 +1,3 @@
+spot_pools = {
+  crawl = { instance = "m6a.large", labels = { tier = "crawl" } }
+}
