@@ -4,8 +4,8 @@
 //! rule: `valid.yaml` must produce no finding; in `invalid.yaml` the findings must be exactly
 //! those marked on their line with `# expect: <rule>` (`# expect: a, b` for two). The matrix
 //! of each valid cluster and the findings of each invalid one are snapshotted. The docs' table
-//! of kinds and roles (see [`TABLE_FILE`]) must be the registry's:
-//! `TAINTLINT_BLESS=1 cargo test --test operators` rewrites it.
+//! of kinds and roles (see [`TABLE_FILE`]) and the README's compact one must be the
+//! registry's: `TAINTLINT_BLESS=1 cargo test --test operators` rewrites them.
 
 #![allow(clippy::unwrap_used)] // tests may unwrap
 
@@ -15,11 +15,16 @@ use std::path::{Path, PathBuf};
 mod common;
 use common::cli::taintlint;
 
-use taintlint::model::operators::{CATALOGUE, docs_table, entries, read};
+use taintlint::model::operators::{CATALOGUE, docs_table, entries, read, readme_table};
 
 /// Where the table of supported kinds and roles is, between [`TABLE_START`] and
 /// [`TABLE_END`].
-const TABLE_FILE: &str = "docs-pending/operators.md";
+const TABLE_FILE: &str = "docs/operators.md";
+/// The README's compact table, between its own markers.
+const README_START: &str = "<!-- operators-readme:start -->";
+const README_END: &str = "<!-- operators-readme:end -->";
+/// Where the `workload-kinds:` declaration with roles is documented.
+const CONFIG_DOCS: &str = "docs/configuration.md";
 const TABLE_START: &str = "<!-- operators-table:start -->";
 const TABLE_END: &str = "<!-- operators-table:end -->";
 
@@ -161,53 +166,73 @@ fn snapshots() {
     }
 }
 
-fn table_region(text: &str) -> Option<(usize, usize)> {
-    let start = text.find(TABLE_START)? + TABLE_START.len();
-    let end = text[start..].find(TABLE_END)? + start;
+fn region(text: &str, start_marker: &str, end_marker: &str) -> Option<(usize, usize)> {
+    let start = text.find(start_marker)? + start_marker.len();
+    let end = text[start..].find(end_marker)? + start;
     Some((start, end))
 }
 
-#[test]
-fn the_docs_table_is_the_catalogue() {
-    let path = root().join(TABLE_FILE);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{TABLE_FILE}: {e}"));
-    let (start, end) = table_region(&text)
-        .unwrap_or_else(|| panic!("{TABLE_FILE}: no {TABLE_START} … {TABLE_END}"));
-    let want = format!("\n{}", docs_table());
+/// Checks (or, with `TAINTLINT_BLESS=1`, rewrites) `file`'s text between two markers; then
+/// every kind of the catalogue must be named in the file.
+fn check_generated(file: &str, start_marker: &str, end_marker: &str, want: &str) {
+    let path = root().join(file);
+    let mut text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{file}: {e}"));
+    let (start, end) = region(&text, start_marker, end_marker)
+        .unwrap_or_else(|| panic!("{file}: no {start_marker} … {end_marker}"));
+    let want = format!("\n{want}");
     if text[start..end] != want {
         if std::env::var_os("TAINTLINT_BLESS").is_some() {
-            let mut new = text.clone();
-            new.replace_range(start..end, &want);
-            std::fs::write(&path, new).unwrap();
+            text.replace_range(start..end, &want);
+            std::fs::write(&path, &text).unwrap();
         } else {
             panic!(
-                "{TABLE_FILE}: the operators table is not the catalogue's; run with TAINTLINT_BLESS=1:\n{want}"
+                "{file}: the operators table is not the catalogue's; run with TAINTLINT_BLESS=1:\n{want}"
             );
         }
     }
-    // Every kind and every role is in it.
     for e in entries() {
         assert!(
             text.contains(&format!("`{}`", e.kind.kind)),
-            "{}",
+            "{file}: {}",
             e.kind.kind
         );
     }
 }
 
-/// The docs show a `workload-kinds:` declaration with roles that the config reads.
 #[test]
-fn the_docs_example_declaration_reads() {
-    let text = std::fs::read_to_string(root().join(TABLE_FILE)).unwrap();
-    let start = text
-        .find("```yaml\nworkload-kinds:")
-        .expect("a workload-kinds example");
-    let body = &text[start + "```yaml\n".len()..];
-    let body = &body[..body.find("```").unwrap()];
-    let cfg =
-        taintlint::config::parse(".taintlint.yaml", body.to_string(), Path::new(".")).unwrap();
-    let problems: Vec<&str> = cfg.findings.iter().map(|f| f.message.as_str()).collect();
-    assert!(problems.is_empty(), "{problems:?}");
-    assert!(!cfg.workload_kinds.is_empty());
-    assert!(cfg.workload_kinds.iter().all(|k| !k.roles.is_empty()));
+fn the_docs_table_is_the_catalogue() {
+    check_generated(TABLE_FILE, TABLE_START, TABLE_END, &docs_table());
+}
+
+#[test]
+fn the_readme_table_is_the_catalogue() {
+    check_generated("README.md", README_START, README_END, &readme_table());
+}
+
+/// Every `workload-kinds:` example of the config's docs reads without a mistake, and one
+/// declares named roles.
+#[test]
+fn the_docs_example_declarations_read() {
+    let text = std::fs::read_to_string(root().join(CONFIG_DOCS)).unwrap();
+    let mut named_roles = false;
+    let mut examples = 0;
+    for (start, _) in text.match_indices("```yaml\nworkload-kinds:") {
+        let body = &text[start + "```yaml\n".len()..];
+        let body = &body[..body.find("```").unwrap()];
+        let cfg =
+            taintlint::config::parse(".taintlint.yaml", body.to_string(), Path::new(".")).unwrap();
+        let problems: Vec<&str> = cfg.findings.iter().map(|f| f.message.as_str()).collect();
+        assert!(problems.is_empty(), "{body}: {problems:?}");
+        assert!(!cfg.workload_kinds.is_empty(), "{body}");
+        named_roles |= cfg
+            .workload_kinds
+            .iter()
+            .any(|k| k.roles.len() > 1 && k.roles.iter().all(|r| !r.name.is_empty()));
+        examples += 1;
+    }
+    assert!(
+        examples >= 2,
+        "{CONFIG_DOCS}: {examples} workload-kinds examples"
+    );
+    assert!(named_roles, "{CONFIG_DOCS}: no example with named roles");
 }

@@ -5,8 +5,9 @@
 //! syntax of the config (see `model::roles`), and what no field says is worked out by the
 //! kind's `synth` function.
 //!
-//! `docs-pending/operators.md` lists the kinds and roles in one table; `tests/operators.rs`
-//! keeps it, this registry and `testdata/operators/<kind>/` in step.
+//! `docs/operators.md` lists the kinds and roles in one table ([`docs_table`]), the README in a
+//! compact one ([`readme_table`]); `tests/operators.rs` keeps both, this registry and
+//! `testdata/operators/<kind>/` in step.
 
 use std::sync::OnceLock;
 
@@ -237,6 +238,79 @@ pub fn docs_table() -> String {
     let mut out = String::from(
         "| kind | API group | operator (declaration) | pod roles: where each is read, how many pods |\n|---|---|---|---|\n",
     );
+    for (_, row) in rows {
+        out.push_str(&row);
+        out.push('\n');
+    }
+    out
+}
+
+/// The README's table: each kind, its operator and its pod roles, each with how many pods it
+/// makes (one per node, a replica count, a fixed number).
+pub fn readme_table() -> String {
+    use crate::settings::Pods;
+    let mut rows: Vec<(String, String)> = Vec::new();
+    for e in entries() {
+        let roles: Vec<String> = e
+            .kind
+            .roles
+            .iter()
+            .map(|r| {
+                let name = if r.name.is_empty() { "pods" } else { &r.name };
+                let count = match &r.pods {
+                    Pods::PerNode => Some("one per node".to_string()),
+                    Pods::Replicas {
+                        path: Some(_),
+                        default: Some(d),
+                    } => Some(format!("replicas, {d} by default")),
+                    Pods::Replicas {
+                        path: Some(_),
+                        default: None,
+                    } => Some("replicas".to_string()),
+                    Pods::Replicas {
+                        path: None,
+                        default: Some(d),
+                    } => Some(d.to_string()),
+                    _ => None,
+                };
+                // A role per item or entry: which list or map.
+                let segments: Vec<&str> = r.at.split('.').collect();
+                let each = segments.iter().enumerate().find_map(|(i, seg)| {
+                    seg.strip_suffix("[*]").or_else(|| {
+                        (*seg == "*")
+                            .then(|| i.checked_sub(1).map(|p| segments[p]))
+                            .flatten()
+                    })
+                });
+                let notes: Vec<String> = each
+                    .map(|list| format!("each of `{list}`"))
+                    .into_iter()
+                    .chain(count)
+                    .collect();
+                if notes.is_empty() {
+                    name.to_string()
+                } else {
+                    format!("{name} ({})", notes.join("; "))
+                }
+            })
+            .collect();
+        let group = e
+            .kind
+            .api_version
+            .strip_suffix("/*")
+            .unwrap_or(&e.kind.api_version);
+        rows.push((
+            format!("{}.{group}", e.kind.kind),
+            format!(
+                "| `{}` | `{group}` | {} | {} |",
+                e.kind.kind,
+                e.operator.project,
+                roles.join(", ")
+            ),
+        ));
+    }
+    rows.sort();
+    let mut out = String::from("| kind | API group | operator | pod roles |\n|---|---|---|---|\n");
     for (_, row) in rows {
         out.push_str(&row);
         out.push('\n');
