@@ -22,27 +22,7 @@ pub(super) static OPERATOR: Operator = Operator {
         "argoproj/argo-workflows pkg/apis/workflow/v1alpha1/workflow_types.go",
         "argoproj/argo-workflows workflow/controller/workflowpod.go",
     ],
-    declaration: r#"
-kind: CronWorkflow
-apiVersion: argoproj.io/*
-roles:
-  - name: template
-    at: spec.workflowSpec.templates[*]
-    namedBy: name
-    if: [container, script, containerSet, resource]
-    tolerations: [/spec.workflowSpec.tolerations, /spec.workflowSpec.templateDefaults.tolerations, tolerations]
-    nodeSelector: [/spec.workflowSpec.nodeSelector, /spec.workflowSpec.templateDefaults.nodeSelector, nodeSelector]
-    affinity: [/spec.workflowSpec.affinity, /spec.workflowSpec.templateDefaults.affinity, affinity]
-    priorityClassName: [/spec.workflowSpec.podPriorityClassName, /spec.workflowSpec.templateDefaults.priorityClassName, priorityClassName]
-    resources: [container.resources, script.resources]
-    containers: [containerSet.containers, initContainers, sidecars]
-  - name: referenced templates
-    at: spec.workflowSpec
-    tolerations: [/spec.workflowSpec.tolerations, /spec.workflowSpec.templateDefaults.tolerations]
-    nodeSelector: [/spec.workflowSpec.nodeSelector, /spec.workflowSpec.templateDefaults.nodeSelector]
-    affinity: [/spec.workflowSpec.affinity, /spec.workflowSpec.templateDefaults.affinity]
-    priorityClassName: [/spec.workflowSpec.podPriorityClassName, /spec.workflowSpec.templateDefaults.priorityClassName]
-"#,
+    declaration: argo_workflow!("CronWorkflow", "spec.workflowSpec"),
     synth: Some(synth),
 };
 

@@ -8,16 +8,6 @@ pub(super) static OPERATOR: Operator = Operator {
     id: "jax-job",
     project: "Kubeflow",
     sources: &["kubeflow/training-operator pkg/apis/kubeflow.org/v1"],
-    declaration: r#"
-kind: JAXJob
-apiVersion: kubeflow.org/*
-roles:
-  - name: ""
-    at: spec.jaxReplicaSpecs.*
-    if: template.spec
-    podSpec: template.spec
-    replicas: replicas
-    defaultReplicas: 1
-"#,
+    declaration: kubeflow_job!("JAXJob", "jaxReplicaSpecs"),
     synth: None,
 };

@@ -17,6 +17,85 @@ use crate::settings::{PlainToleration, WorkloadKind};
 use super::roles::{Hook, SynthFn, parse_kind};
 use super::scheduling::{Need, Synth};
 
+/// The declaration of a Kubeflow training job: each replica type of `spec.<field>` (`Master`,
+/// `Worker`, …) is a role, `replicas` pods (1 when unset) placed by its `template`
+/// (kubeflow/training-operator pkg/apis/kubeflow.org/v1 `ReplicaSpec`).
+macro_rules! kubeflow_job {
+    ($kind:literal, $field:literal) => {
+        concat!(
+            "\nkind: ",
+            $kind,
+            "\napiVersion: kubeflow.org/*\nroles:\n  - name: \"\"\n    at: spec.",
+            $field,
+            ".*\n    if: template.spec\n    podSpec: template.spec\n    replicas: replicas\n    defaultReplicas: 1\n"
+        )
+    };
+}
+
+/// The declaration of an Argo workflow whose `WorkflowSpec` is at `$spec` (see `workflow.rs`):
+/// a role per template that runs a pod, and the pods of templates taken by `templateRef`.
+macro_rules! argo_workflow {
+    ($kind:literal, $spec:literal) => {
+        concat!(
+            "\nkind: ",
+            $kind,
+            "\napiVersion: argoproj.io/*\nroles:\n",
+            "  - name: template\n",
+            "    at: ",
+            $spec,
+            ".templates[*]\n",
+            "    namedBy: name\n",
+            "    if: [container, script, containerSet, resource]\n",
+            "    tolerations: [/",
+            $spec,
+            ".tolerations, /",
+            $spec,
+            ".templateDefaults.tolerations, tolerations]\n",
+            "    nodeSelector: [/",
+            $spec,
+            ".nodeSelector, /",
+            $spec,
+            ".templateDefaults.nodeSelector, nodeSelector]\n",
+            "    affinity: [/",
+            $spec,
+            ".affinity, /",
+            $spec,
+            ".templateDefaults.affinity, affinity]\n",
+            "    priorityClassName: [/",
+            $spec,
+            ".podPriorityClassName, /",
+            $spec,
+            ".templateDefaults.priorityClassName, priorityClassName]\n",
+            "    resources: [container.resources, script.resources]\n",
+            "    containers: [containerSet.containers, initContainers, sidecars]\n",
+            "  - name: referenced templates\n",
+            "    at: ",
+            $spec,
+            "\n",
+            "    tolerations: [/",
+            $spec,
+            ".tolerations, /",
+            $spec,
+            ".templateDefaults.tolerations]\n",
+            "    nodeSelector: [/",
+            $spec,
+            ".nodeSelector, /",
+            $spec,
+            ".templateDefaults.nodeSelector]\n",
+            "    affinity: [/",
+            $spec,
+            ".affinity, /",
+            $spec,
+            ".templateDefaults.affinity]\n",
+            "    priorityClassName: [/",
+            $spec,
+            ".podPriorityClassName, /",
+            $spec,
+            ".templateDefaults.priorityClassName]\n",
+        )
+    };
+}
+
 mod alertmanager;
 mod ceph_cluster;
 mod cluster_log_forwarder;

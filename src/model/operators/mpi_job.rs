@@ -8,16 +8,6 @@ pub(super) static OPERATOR: Operator = Operator {
     id: "mpi-job",
     project: "Kubeflow",
     sources: &["kubeflow/mpi-operator pkg/apis/kubeflow/v2beta1/types.go"],
-    declaration: r#"
-kind: MPIJob
-apiVersion: kubeflow.org/*
-roles:
-  - name: ""
-    at: spec.mpiReplicaSpecs.*
-    if: template.spec
-    podSpec: template.spec
-    replicas: replicas
-    defaultReplicas: 1
-"#,
+    declaration: kubeflow_job!("MPIJob", "mpiReplicaSpecs"),
     synth: None,
 };

@@ -8,16 +8,6 @@ pub(super) static OPERATOR: Operator = Operator {
     id: "paddle-job",
     project: "Kubeflow",
     sources: &["kubeflow/training-operator pkg/apis/kubeflow.org/v1"],
-    declaration: r#"
-kind: PaddleJob
-apiVersion: kubeflow.org/*
-roles:
-  - name: ""
-    at: spec.paddleReplicaSpecs.*
-    if: template.spec
-    podSpec: template.spec
-    replicas: replicas
-    defaultReplicas: 1
-"#,
+    declaration: kubeflow_job!("PaddleJob", "paddleReplicaSpecs"),
     synth: None,
 };

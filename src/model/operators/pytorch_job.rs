@@ -8,16 +8,6 @@ pub(super) static OPERATOR: Operator = Operator {
     id: "pytorch-job",
     project: "Kubeflow",
     sources: &["kubeflow/training-operator pkg/apis/kubeflow.org/v1"],
-    declaration: r#"
-kind: PyTorchJob
-apiVersion: kubeflow.org/*
-roles:
-  - name: ""
-    at: spec.pytorchReplicaSpecs.*
-    if: template.spec
-    podSpec: template.spec
-    replicas: replicas
-    defaultReplicas: 1
-"#,
+    declaration: kubeflow_job!("PyTorchJob", "pytorchReplicaSpecs"),
     synth: None,
 };

@@ -21,27 +21,7 @@ pub(super) static OPERATOR: Operator = Operator {
         "argoproj/argo-workflows pkg/apis/workflow/v1alpha1/workflow_types.go",
         "argoproj/argo-workflows workflow/controller/workflowpod.go",
     ],
-    declaration: r#"
-kind: Workflow
-apiVersion: argoproj.io/*
-roles:
-  - name: template
-    at: spec.templates[*]
-    namedBy: name
-    if: [container, script, containerSet, resource]
-    tolerations: [/spec.tolerations, /spec.templateDefaults.tolerations, tolerations]
-    nodeSelector: [/spec.nodeSelector, /spec.templateDefaults.nodeSelector, nodeSelector]
-    affinity: [/spec.affinity, /spec.templateDefaults.affinity, affinity]
-    priorityClassName: [/spec.podPriorityClassName, /spec.templateDefaults.priorityClassName, priorityClassName]
-    resources: [container.resources, script.resources]
-    containers: [containerSet.containers, initContainers, sidecars]
-  - name: referenced templates
-    at: spec
-    tolerations: [/spec.tolerations, /spec.templateDefaults.tolerations]
-    nodeSelector: [/spec.nodeSelector, /spec.templateDefaults.nodeSelector]
-    affinity: [/spec.affinity, /spec.templateDefaults.affinity]
-    priorityClassName: [/spec.podPriorityClassName, /spec.templateDefaults.priorityClassName]
-"#,
+    declaration: argo_workflow!("Workflow", "spec"),
     synth: Some(synth),
 };
 

@@ -8,16 +8,6 @@ pub(super) static OPERATOR: Operator = Operator {
     id: "xgboost-job",
     project: "Kubeflow",
     sources: &["kubeflow/training-operator pkg/apis/kubeflow.org/v1"],
-    declaration: r#"
-kind: XGBoostJob
-apiVersion: kubeflow.org/*
-roles:
-  - name: ""
-    at: spec.xgbReplicaSpecs.*
-    if: template.spec
-    podSpec: template.spec
-    replicas: replicas
-    defaultReplicas: 1
-"#,
+    declaration: kubeflow_job!("XGBoostJob", "xgbReplicaSpecs"),
     synth: None,
 };
