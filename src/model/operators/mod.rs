@@ -120,6 +120,7 @@ mod knative_service;
 mod leader_worker_set;
 mod mpi_job;
 mod mx_job;
+mod opentelemetry_collector;
 mod paddle_job;
 mod pipeline_run;
 mod prometheus;
@@ -177,6 +178,7 @@ pub static CATALOGUE: &[&Operator] = &[
     &leader_worker_set::OPERATOR,
     &mpi_job::OPERATOR,
     &mx_job::OPERATOR,
+    &opentelemetry_collector::OPERATOR,
     &paddle_job::OPERATOR,
     &pipeline_run::OPERATOR,
     &prometheus::OPERATOR,
