@@ -159,8 +159,26 @@ fn snapshots() {
         let valid = format!("testdata/operators/{id}/valid.yaml");
         let matrix = taintlint(&["matrix", &valid, "--isolated"]).run();
         let (_, invalid) = findings(&format!("testdata/operators/{id}/invalid.yaml"));
+        // `explain` of every role of the first resource of the kind in the valid cluster.
+        let op = CATALOGUE.iter().find(|o| o.id == id).unwrap();
+        let kind = read(op.declaration).unwrap().kind;
+        let text = std::fs::read_to_string(root().join(&valid)).unwrap();
+        let line = text
+            .lines()
+            .position(|l| l == format!("kind: {kind}"))
+            .unwrap_or_else(|| panic!("{valid}: no `kind: {kind}` line"))
+            + 1;
+        let at = format!("{valid}:{line}");
+        let explain = taintlint(&["explain", "--isolated", "--at", &at, &valid]).run();
+        assert!(
+            explain.stdout.contains(&format!("{kind}/")),
+            "{at}: {}{}",
+            explain.stdout,
+            explain.stderr
+        );
         insta::with_settings!({ snapshot_suffix => id }, {
             insta::assert_snapshot!("valid_matrix", matrix.stdout);
+            insta::assert_snapshot!("valid_explain", explain.stdout);
             insta::assert_snapshot!("invalid_findings", invalid);
         });
     }
