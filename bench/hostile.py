@@ -34,15 +34,47 @@ The classes:
   alias-default    the same, in the default mode
   tf-for-each      a Terraform node group whose literal `for_each` map has N entries (issue 36,
                    row 5: 40,000 took 16 s, 200,000 over 120 s); a pool per entry
+
+Issue 36's classes (a hostile pull request's files; each generator writes a folder with its
+own `.taintlint.yaml` where the case needs one, and the run reads that config):
+  dup-tolerations  one Pod with N identical tolerations: N-1 `shadowed-toleration` findings,
+                   each with a fix (`fix::remove_item` checked the whole list per finding)
+  dup-tolerations-fix
+                   the same with `--fix --unsafe-fixes` (the fixes are planned and applied
+                   in one pass; the file is rewritten, so it is generated again each run)
+  policy-glob      8 tolerations whose keys are N bytes of `a` against a `policies:` glob
+                   of 1,000 `a` and a `b` between stars (the old matcher backtracked at every
+                   position of the key: pattern x key)
+  star-glob        a `per-file-ignores` glob of N `*` (globset panicked compiling it: exit
+                   101); now an `invalid-config` finding at the glob, the files still linted
+  server-long-line the language server given one buffer, a minified one-line JSON Pod with
+                   N tolerations: the time from opening it to its diagnostics (positions were
+                   counted from the line's start for each one)
+  ns-tolerations   a Namespace whose PodTolerationRestriction default tolerations and allow
+                   list hold N distinct tolerations each (under the API server's 256 KiB
+                   annotation limit), and 40 Pods in it: the merge into each pod was pairwise
+  ns-tolerations-over
+                   the same over the limit (20,000: 1.9 MB took 12 s for one pod): now one
+                   `invalid-namespace-scheduling-annotation` with the API server's message
+  distinct-pools   N Nodes each with a label and a taint of its own, N Deployments each
+                   selecting one and tolerating its taint with the wrong value (4,000: 97 s,
+                   growing as n^2.5): N `unschedulable-workload`
+  lsp-length       the language server sent `Content-Length: N` and a few bytes: it must
+                   refuse the message without allocating N bytes and exit cleanly
 """
 import argparse
+import json
 import os
 import re
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 
+import gen_xref
 import measure
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -178,7 +210,6 @@ def gen_alias(path, n):
             f.write("---\n" + doc)
 
 
-# name: (generator, (half, full), unit, extra arguments)
 def gen_tf_for_each(path, n):
     with open(path, "w") as f:
         f.write('resource "aws_eks_node_group" "g" {\n  for_each = {\n')
@@ -188,6 +219,161 @@ def gen_tf_for_each(path, n):
         f.write("  scaling_config {\n    max_size = each.value.max\n  }\n}\n")
 
 
+def gen_ns_tolerations(path, n, pods=40):
+    """A Namespace whose default tolerations and allow list are N distinct tolerations each
+    (PodTolerationRestriction on), and `pods` Pods in it."""
+    in_folder(path, "admission-plugins: [PodTolerationRestriction]\n")
+    entries = ",".join('{"key":"example.com/k%05d","operator":"Exists"}' % i for i in range(n))
+    added = ('{"key":"node.kubernetes.io/not-ready","operator":"Exists"},'
+             '{"key":"node.kubernetes.io/unreachable","operator":"Exists"}')
+    with open(os.path.join(path, "namespace.yaml"), "w") as f:
+        f.write("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: big\n  annotations:\n"
+                f"    scheduler.alpha.kubernetes.io/defaultTolerations: '[{entries}]'\n"
+                f"    scheduler.alpha.kubernetes.io/tolerationsWhitelist: '[{added},{entries}]'\n")
+        for i in range(pods):
+            f.write(f"---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p{i}\n  namespace: big\n"
+                    "spec:\n  containers: [{name: c, image: nginx:1.27}]\n  nodeSelector: {pool: p}\n"
+                    f"  tolerations:\n    - {{key: example.com/k{i * 7 % max(n, 1):05d}, operator: Exists}}\n")
+
+
+def gen_distinct_pools(path, n):
+    """Issue 36 row 6: N Nodes, each its own label and taint, and N Pods (Deployments) each
+    selecting one and tolerating its taint with the wrong value (bench/gen_xref.py)."""
+    in_folder(path, "{}\n")
+    gen_xref.generate_distinct(path, n, n, False, False)
+
+
+def gen_dup_tolerations(path, n):
+    with open(path, "w") as f:
+        f.write(pod_head("duplicate-tolerations"))
+        f.write("  tolerations:\n")
+        f.write("    - {key: dedicated, operator: Equal, value: gpu, effect: NoSchedule}\n" * n)
+
+
+def in_folder(path, config):
+    """Makes `path` a folder holding `config` as its `.taintlint.yaml` (and a `.git`, so it
+    is a repository): the run then reads that config."""
+    os.makedirs(os.path.join(path, ".git"), exist_ok=True)
+    with open(os.path.join(path, ".taintlint.yaml"), "w") as f:
+        f.write(config)
+
+
+def gen_policy_glob(path, key_bytes):
+    in_folder(path, "policies:\n  - taint: \"*" + "a" * 1000 + "b*\"\n    namespaces: [\"*" + "a" * 1000 + "b*\"]\n")
+    with open(os.path.join(path, "pod.yaml"), "w") as f:
+        f.write(pod_head("long-keys"))
+        f.write("  tolerations:\n")
+        for i in range(8):
+            f.write(f"    - {{key: {'a' * key_bytes}b{i}, operator: Exists, effect: NoSchedule}}\n")
+
+
+def gen_star_glob(path, n):
+    # An explicit key (`? …`): YAML allows an implicit key of at most 1,024 characters.
+    in_folder(path, "per-file-ignores:\n  ? \"" + "*" * n + "\"\n  : [shadowed-toleration]\n")
+    with open(os.path.join(path, "pod.yaml"), "w") as f:
+        f.write(pod_head("p"))
+
+
+def one_line_pod(n):
+    tolerations = ",".join(
+        '{"key":"k%d","operator":"Equal","value":"v","effect":"NoSchedule"}' % i for i in range(n)
+    )
+    return (
+        '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"long-line"},"spec":{"containers":'
+        '[{"name":"c","image":"nginx:1.27"}],"tolerations":[' + tolerations + "]}}\n"
+    )
+
+
+def gen_server_long_line(path, n):
+    os.makedirs(os.path.join(path, ".git"), exist_ok=True)
+    with open(os.path.join(path, "pod.json"), "w") as f:
+        f.write(one_line_pod(n))
+
+
+def lsp_frame(msg):
+    body = json.dumps(msg).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def lsp_read(stream):
+    """One message from the server, or None at the end of its output."""
+    length = None
+    while True:
+        line = stream.readline()
+        if not line:
+            return None
+        line = line.strip()
+        if not line:
+            break
+        if line.lower().startswith(b"content-length:"):
+            length = int(line.split(b":")[1])
+    return json.loads(stream.read(length))
+
+
+def run_server(binary, folder, timeout, mem_limit):
+    """Opens the folder's pod.json in `taintlint server`; the time until its diagnostics."""
+    text = open(os.path.join(folder, "pod.json")).read()
+    uri = "file://" + os.path.join(folder, "pod.json")
+    init = {"processId": None, "rootUri": "file://" + folder, "capabilities": {}}
+    stdin = lsp_frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init})
+    stdin += lsp_frame({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+    stdin += lsp_frame({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+        "textDocument": {"uri": uri, "languageId": "json", "version": 1, "text": text}}})
+    p = subprocess.Popen([binary, "server", "--debounce-ms", "0"], cwd=folder,
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                         preexec_fn=mem_limit)
+    start = time.monotonic()
+    p.stdin.write(stdin)
+    p.stdin.flush()
+    result = {}
+
+    def read():
+        while True:
+            m = lsp_read(p.stdout)
+            if m is None:
+                return
+            if m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri:
+                result["at"] = time.monotonic()
+                result["n"] = len(m["params"]["diagnostics"])
+                return
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(timeout)
+    secs = result["at"] - start if "at" in result else None
+    rss = None
+    try:
+        with open(f"/proc/{p.pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM"):
+                    rss = int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    p.kill()
+    p.wait()
+    if secs is None:
+        return None, rss, None, "timeout"
+    return secs, rss, result["n"], "diagnostics published"
+
+
+def run_lsp_length(binary, length, timeout, mem_limit):
+    """Sends `Content-Length: length` and a short body; the exit code and peak memory."""
+    init = lsp_frame({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                      "params": {"processId": None, "rootUri": None, "capabilities": {}}})
+    cmd = [binary, "server"]
+    with tempfile.TemporaryFile() as stdin:
+        stdin.write(init + b"Content-Length: %d\r\n\r\n{\"jsonrpc\":\"2.0\"}" % length)
+        stdin.seek(0)
+        r = measure.run(cmd, timeout=timeout, preexec_fn=mem_limit, stdin=stdin)
+    if r.timed_out:
+        return None, None, None, "timeout"
+    err = r.stderr.decode(errors="replace").strip().splitlines()
+    note = f"exit {r.code}" + (f": {err[-1][:80]}" if err else "")
+    return r.seconds, r.rss_mb, None, note
+
+
+# name: (generator, (half, full), unit, extra arguments); a generator whose class name is in
+# FOLDERS writes a folder (with its config), not a file.
 CLASSES = {
     "tolerations": (gen_tolerations, (50_000, 100_000), "tolerations", []),
     "map-keys": (gen_map_keys, (50_000, 100_000), "keys", []),
@@ -201,19 +387,33 @@ CLASSES = {
     "alias-full": (gen_alias, (500, 1_000), "documents", ["--full-parse"]),
     "alias-default": (gen_alias, (2_500, 5_000), "documents", []),
     "tf-for-each": (gen_tf_for_each, (40_000, 200_000), "entries", []),
+    "dup-tolerations": (gen_dup_tolerations, (125_000, 250_000), "tolerations", []),
+    "dup-tolerations-fix": (gen_dup_tolerations, (125_000, 250_000), "tolerations", ["--fix", "--unsafe-fixes"]),
+    "ns-tolerations": (gen_ns_tolerations, (1_250, 2_500), "tolerations", []),
+    "ns-tolerations-over": (gen_ns_tolerations, (5_000, 20_000), "tolerations", []),
+    "distinct-pools": (gen_distinct_pools, (2_000, 4_000), "pools x pods", []),
+    "policy-glob": (gen_policy_glob, (100_000, 200_000), "bytes a key", []),
+    "star-glob": (gen_star_glob, (50_000, 100_000), "stars", []),
+    "server-long-line": (gen_server_long_line, (10_000, 20_000), "tolerations", []),
+    "lsp-length": (None, (8_000_000_000, 18446744073709551615), "bytes", []),
 }
 
 # The file name's extension, when not `.yaml`.
 EXTENSION = {"tf-for-each": ".tf"}
+FOLDERS = {"policy-glob", "star-glob", "server-long-line", "ns-tolerations", "ns-tolerations-over",
+           "distinct-pools"}
+#: Classes that talk to `taintlint server` instead of running `check`.
+SERVER = {"server-long-line": run_server, "lsp-length": run_lsp_length}
+#: Classes whose input changes when linted (`--fix`): generated again for every run.
+REWRITTEN = {"dup-tolerations-fix"}
 
 
-def run(binary, path, extra, timeout, mem_limit):
-    def limit():
-        if mem_limit:
-            resource.setrlimit(resource.RLIMIT_AS, (mem_limit, mem_limit))
-
-    cmd = [binary, "check", path, "--format", "json", "--isolated"] + extra
-    r = measure.run(cmd, timeout=timeout, preexec_fn=limit, capture=True)
+def run(binary, path, extra, timeout, limit, folder=False):
+    # A folder holds its own config (read as a pull request's would be); a file is linted
+    # alone.
+    cmd = [binary, "check", "." if folder else path, "--format", "json"]
+    cmd += ([] if folder else ["--isolated"]) + extra
+    r = measure.run(cmd, timeout=timeout, preexec_fn=limit, capture=True, cwd=path if folder else None)
     if r.timed_out:
         return None, None, None, "timeout"
     status = "ok"
@@ -224,6 +424,13 @@ def run(binary, path, extra, timeout, mem_limit):
     rules = sorted(set(re.findall(r'"rule": ?"([a-z-]+)"', stdout)))
     note = status if status != "ok" else ", ".join(rules[:4]) + (" ..." if len(rules) > 4 else "")
     return r.seconds, r.rss_mb, findings, note
+
+
+def du(path):
+    """Bytes of a file, or of the files in a folder."""
+    if os.path.isfile(path):
+        return os.path.getsize(path)
+    return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs)
 
 
 def main():
@@ -246,6 +453,11 @@ def main():
         if n not in CLASSES:
             sys.exit(f"unknown class {n}; classes: {', '.join(CLASSES)}")
     mem_limit = int(args.mem_limit_gb * (1 << 30)) if args.mem_limit_gb else 0
+
+    def limit():
+        if mem_limit:
+            resource.setrlimit(resource.RLIMIT_AS, (mem_limit, mem_limit))
+
     tmp = None
     if args.workdir:
         work = args.workdir
@@ -257,16 +469,22 @@ def main():
     print(f"|---|---:|---:|---:|---:|---:|---|")
     for name in names:
         gen, (half, full), unit, extra = CLASSES[name]
-        if args.quick:
+        if args.quick and name != "lsp-length":
             half, full = (round(x / 1000, 4) if unit == "MB" else max(1, x // 1000)
                           for x in (half, full))
         sizes = {"both": (half, full), "half": (half,), "full": (full,)}[args.sizes]
         for size in sizes:
-            path = os.path.join(work, f"{name}-{size}{EXTENSION.get(name, '.yaml')}")
-            if not os.path.exists(path) or not args.workdir:
+            folder = name in FOLDERS
+            path = os.path.join(work, f"{name}-{size}" + ("" if folder else EXTENSION.get(name, ".yaml")))
+            fresh = not args.workdir or name in REWRITTEN or not os.path.exists(path)
+            if gen and fresh:
                 gen(path, size)
-            mb = os.path.getsize(path) / 1e6
-            secs, rss, findings, note = run(binary, path, extra, args.timeout, mem_limit)
+            mb = du(path) / 1e6 if gen else 0
+            if name in SERVER:
+                secs, rss, findings, note = SERVER[name](
+                    binary, path if gen else size, args.timeout, limit)
+            else:
+                secs, rss, findings, note = run(binary, path, extra, args.timeout, limit, folder)
             t = f"{secs:.2f} s" if secs is not None else f">{args.timeout:.0f} s"
             m = f"{rss:.0f} MB" if rss is not None else "?"
             shown = f"{size:,}" if isinstance(size, int) else f"{size}"
@@ -275,8 +493,8 @@ def main():
                 f"{findings if findings is not None else '?'} | {note} |",
                 flush=True,
             )
-            if not args.workdir:
-                os.remove(path)
+            if gen and not args.workdir:
+                shutil.rmtree(path) if folder else os.remove(path)
     if tmp:
         tmp.cleanup()
 

@@ -24,12 +24,14 @@ class Result:
         self.stderr = stderr
 
 
-def run(cmd, timeout=None, preexec_fn=None, capture=False, env=None):
-    """Runs `cmd`, killing it after `timeout` seconds; its output is read (and kept with
-    `capture`, else the stdout is thrown away) while it runs."""
+def run(cmd, timeout=None, preexec_fn=None, capture=False, env=None, cwd=None, stdin=None):
+    """Runs `cmd` (in `cwd`, reading `stdin`: a file, or nothing), killing it after `timeout`
+    seconds; its output is read (and kept with `capture`, else the stdout is thrown away)
+    while it runs."""
     t = time.monotonic()
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE if capture else subprocess.DEVNULL,
-                         stderr=subprocess.PIPE, preexec_fn=preexec_fn, env=env)
+                         stderr=subprocess.PIPE, preexec_fn=preexec_fn, env=env, cwd=cwd,
+                         stdin=stdin if stdin is not None else subprocess.DEVNULL)
     out = {"stdout": b"", "stderr": b""}
 
     def drain(name, stream):

@@ -109,6 +109,14 @@ pub enum ConfigError {
         /// What the file holds instead: `a list`, `a string`.
         found: &'static str,
     },
+    /// A setting that cannot be used and cannot be left out either: an `exclude` glob that
+    /// does not compile (linting without it would lint what the author meant to exclude).
+    Invalid {
+        name: String,
+        line: usize,
+        column: usize,
+        reason: String,
+    },
 }
 
 impl std::fmt::Display for ConfigError {
@@ -128,6 +136,12 @@ impl std::fmt::Display for ConfigError {
                     "config {name}:{line}:{column} is not valid YAML: {reason}"
                 )
             }
+            ConfigError::Invalid {
+                name,
+                line,
+                column,
+                reason,
+            } => write!(f, "config {name}:{line}:{column}: {reason}"),
             ConfigError::NotAMapping { name, found } => {
                 write!(
                     f,
@@ -197,7 +211,21 @@ pub fn parse(name: &str, text: String, dir: &Path) -> Result<Config, ConfigError
         let key = k.text().unwrap_or("");
         match key {
             "rules" => cfg.rules = v.rules(val),
-            "exclude" => cfg.exclude = v.strings(val, "exclude"),
+            "exclude" => {
+                cfg.exclude = v.strings(val, "exclude");
+                for item in val.as_seq().unwrap_or_default() {
+                    let Some(glob) = item.text() else { continue };
+                    if let Err(e) = crate::util::glob::PathGlobs::one(glob) {
+                        let p = source.position(item.span.start);
+                        return Err(ConfigError::Invalid {
+                            name: name.to_string(),
+                            line: p.line,
+                            column: p.column,
+                            reason: format!("`exclude`: {e}"),
+                        });
+                    }
+                }
+            }
             "per-file-ignores" => cfg.per_file_ignores = v.per_file_ignores(val),
             "dedicated-exempt-keys" => {
                 cfg.dedicated_exempt_keys = v.strings(val, "dedicated-exempt-keys");
@@ -394,8 +422,8 @@ impl Validator<'_> {
         let mut out = Vec::new();
         for (k, v) in node.as_map().unwrap_or_default() {
             let Some(glob) = k.text() else { continue };
-            if globset::Glob::new(glob).is_err() {
-                self.error(k.span, format!("invalid glob `{glob}`"));
+            if let Err(e) = crate::util::glob::PathGlobs::one(glob) {
+                self.error(k.span, e.to_string());
                 continue;
             }
             let names: Vec<String> = match (v.as_seq(), v.text()) {
@@ -467,11 +495,12 @@ impl Validator<'_> {
             match item.get("paths") {
                 Some(list) if list.as_seq().is_some() => {
                     for p in list.as_seq().unwrap_or_default() {
-                        match p.text() {
-                            Some(glob) if globset::Glob::new(glob).is_ok() => {
+                        match p.text().map(|g| (g, crate::util::glob::PathGlobs::one(g))) {
+                            Some((glob, Ok(_))) => {
                                 paths.push((glob.to_string(), p.span));
                             }
-                            _ => self.error(p.span, "not a valid glob".to_string()),
+                            Some((_, Err(e))) => self.error(p.span, e.to_string()),
+                            None => self.error(p.span, "not a valid glob".to_string()),
                         }
                     }
                 }
@@ -552,6 +581,17 @@ impl Validator<'_> {
                 );
                 continue;
             };
+            if let Err(why) = crate::util::glob::check_length(taint) {
+                let at = item.get("taint").map_or(item.span, |n| n.span);
+                self.error(
+                    at,
+                    format!(
+                        "policy glob {} is not used: {why}",
+                        crate::util::glob::shown(taint)
+                    ),
+                );
+                continue;
+            }
             for (k, _) in item.as_map().unwrap_or_default() {
                 if !matches!(k.text(), Some("taint" | "namespaces" | "workloads")) {
                     self.error(
@@ -565,11 +605,11 @@ impl Validator<'_> {
             }
             let namespaces = item
                 .get("namespaces")
-                .map(|n| self.strings(n, "namespaces"))
+                .map(|n| self.key_globs(n, "namespaces"))
                 .unwrap_or_default();
             let workloads = item
                 .get("workloads")
-                .map(|n| self.strings(n, "workloads"))
+                .map(|n| self.key_globs(n, "workloads"))
                 .unwrap_or_default();
             out.push(Policy {
                 taint: taint.to_string(),
@@ -580,6 +620,32 @@ impl Validator<'_> {
                     span: item.span,
                 }),
             });
+        }
+        out
+    }
+
+    /// A list of key globs (`namespaces`, `workloads` of a policy): each at most
+    /// `util::glob::MAX_GLOB_BYTES` long, a longer one reported and left out.
+    fn key_globs(&mut self, node: &Node, key: &str) -> Vec<String> {
+        let globs = self.strings(node, key);
+        // `strings` keeps the scalar items, in order: pair each with its item for its place.
+        let items = node
+            .as_seq()
+            .unwrap_or_default()
+            .iter()
+            .filter(|i| i.as_scalar().is_some() && i.text().is_some());
+        let mut out = Vec::with_capacity(globs.len());
+        for (glob, item) in globs.into_iter().zip(items) {
+            match crate::util::glob::check_length(&glob) {
+                Ok(()) => out.push(glob),
+                Err(why) => self.error(
+                    item.span,
+                    format!(
+                        "`{key}` glob {} is not used: {why}",
+                        crate::util::glob::shown(&glob)
+                    ),
+                ),
+            }
         }
         out
     }
@@ -712,7 +778,7 @@ impl Config {
     /// A record of which `per-file-ignores` globs the linted files match, filled as files
     /// come (a streamed run keeps no list of its files).
     pub fn glob_usage(&self) -> GlobUsage {
-        let matcher = |glob: &str| globset::Glob::new(glob).ok().map(|g| g.compile_matcher());
+        let matcher = |glob: &str| crate::util::glob::PathGlobs::one(glob).ok();
         GlobUsage {
             globs: self
                 .per_file_ignores
@@ -801,9 +867,12 @@ impl Config {
 pub struct GlobUsage {
     /// Each glob's matcher (`None`: it does not compile, reported elsewhere) and whether a
     /// file matched it.
-    globs: Vec<(Option<globset::GlobMatcher>, std::sync::atomic::AtomicBool)>,
+    globs: Vec<(
+        Option<crate::util::glob::PathGlobs>,
+        std::sync::atomic::AtomicBool,
+    )>,
     /// Each cluster's path globs.
-    claims: Vec<Vec<globset::GlobMatcher>>,
+    claims: Vec<Vec<crate::util::glob::PathGlobs>>,
     /// Files claimed by two clusters: (file, first cluster, second cluster).
     twice: std::sync::Mutex<Vec<(String, usize, usize)>>,
 }
@@ -819,7 +888,7 @@ impl GlobUsage {
         for (m, matched) in &self.globs {
             if let Some(m) = m
                 && !matched.load(std::sync::atomic::Ordering::Relaxed)
-                && path_matches(m, file)
+                && m.matches(file)
             {
                 matched.store(true, std::sync::atomic::Ordering::Relaxed);
             }
@@ -829,7 +898,7 @@ impl GlobUsage {
                 .claims
                 .iter()
                 .enumerate()
-                .filter(|(_, globs)| globs.iter().any(|m| path_matches(m, file)))
+                .filter(|(_, globs)| globs.iter().any(|m| m.matches(file)))
                 .map(|(i, _)| i);
             if let (Some(first), Some(second)) = (claimed.next(), claimed.next()) {
                 self.twice
@@ -839,14 +908,4 @@ impl GlobUsage {
             }
         }
     }
-}
-
-/// A glob matches a path, or any suffix of it (so `charts/**` matches `./charts/x.yaml`).
-pub fn path_matches(m: &globset::GlobMatcher, path: &str) -> bool {
-    let p = path.strip_prefix("./").unwrap_or(path);
-    if m.is_match(p) {
-        return true;
-    }
-    let parts: Vec<&str> = p.split('/').collect();
-    (1..parts.len()).any(|i| m.is_match(parts[i..].join("/")))
 }

@@ -223,43 +223,74 @@ fn flow_removal(
     }
 }
 
-/// Removes item `index` of the sequence `seq`: its whole lines in block style, `, item` in
-/// flow style. Anchored or aliased items are refused.
-pub fn remove_item(src: &SourceFile, seq: &Node, index: usize) -> Option<Edit> {
-    let items = seq.as_seq()?;
-    let item = items.get(index)?;
-    if item.span.is_empty()
-        || item.span.start < seq.span.start
-        || item.span.end > seq.span.end
-        || items
+/// The items of one sequence, checked once, any of which can then be removed: a list of
+/// 250,000 duplicate tolerations has 249,999 removals, and checking the whole list for each
+/// made them quadratic.
+pub struct SeqItems<'a> {
+    src: &'a SourceFile,
+    seq: &'a Node,
+    items: &'a [Node],
+    flow: bool,
+}
+
+impl<'a> SeqItems<'a> {
+    /// `None` when no item of `seq` can be removed: not a sequence, or items that are not
+    /// written in order (an alias's span points at its anchor elsewhere).
+    pub fn new(src: &'a SourceFile, seq: &'a Node) -> Option<Self> {
+        let items = seq.as_seq()?;
+        if items
             .windows(2)
             .any(|w| w[1].span.start < w[0].span.end.max(w[0].span.start + 1))
-    {
-        return None;
-    }
-    if is_flow(src, seq) {
-        let span = flow_removal(
+        {
+            return None;
+        }
+        Some(SeqItems {
             src,
-            index,
-            items.len(),
-            |j| items[j].span.start,
-            |j| items[j].span.end,
-        )?;
-        return Some(Edit::new(src, span, ""));
+            seq,
+            items,
+            flow: is_flow(src, seq),
+        })
     }
-    let start = line_start(src, item.span.start);
-    if !is_item_prefix(between(src, start, item.span.start)?) {
-        return None;
+
+    /// Removes item `index`: its whole lines in block style, `, item` in flow style.
+    /// Anchored or aliased items are refused.
+    pub fn remove(&self, index: usize) -> Option<Edit> {
+        let (src, seq, items) = (self.src, self.seq, self.items);
+        let item = items.get(index)?;
+        if item.span.is_empty() || item.span.start < seq.span.start || item.span.end > seq.span.end
+        {
+            return None;
+        }
+        if self.flow {
+            let span = flow_removal(
+                src,
+                index,
+                items.len(),
+                |j| items[j].span.start,
+                |j| items[j].span.end,
+            )?;
+            return Some(Edit::new(src, span, ""));
+        }
+        let start = line_start(src, item.span.start);
+        if !is_item_prefix(between(src, start, item.span.start)?) {
+            return None;
+        }
+        // A block scalar's span can end after its line break: refuse rather than guess.
+        if matches!(
+            bytes(src).get(item.span.end.checked_sub(1)?),
+            Some(b'\n' | b'\r')
+        ) {
+            return None;
+        }
+        let end = rest_of_line_is_free(src, item.span.end)?;
+        Some(Edit::new(src, Span::new(start, end), ""))
     }
-    // A block scalar's span can end after its line break: refuse rather than guess.
-    if matches!(
-        bytes(src).get(item.span.end.checked_sub(1)?),
-        Some(b'\n' | b'\r')
-    ) {
-        return None;
-    }
-    let end = rest_of_line_is_free(src, item.span.end)?;
-    Some(Edit::new(src, Span::new(start, end), ""))
+}
+
+/// Removes item `index` of the sequence `seq` (see [`SeqItems::remove`]; to remove several,
+/// make one [`SeqItems`]).
+pub fn remove_item(src: &SourceFile, seq: &Node, index: usize) -> Option<Edit> {
+    SeqItems::new(src, seq)?.remove(index)
 }
 
 /// Inserts `nodeSelector:\n  <key>: <value>` at `slot`, at the spec's own indentation,
@@ -300,7 +331,8 @@ fn overlaps(a: Span, b: Span) -> bool {
 /// The edits `apply` takes from `fixes`, sorted by position, and the number of fixes they
 /// come from: every fix whose edits are valid (in range, on character boundaries) and
 /// overlap no edit taken before, in order of position. A fix identical to one already taken
-/// (the same finding reached through an alias) counts once.
+/// (the same finding reached through an alias) counts once. In n log n: the taken edits are
+/// kept ordered, and each new edit is compared with its neighbours there only.
 pub fn plan<'a>(text: &str, fixes: &[&'a Fix]) -> (Vec<&'a Edit>, usize) {
     let mut order: Vec<&Fix> = fixes
         .iter()
@@ -308,10 +340,11 @@ pub fn plan<'a>(text: &str, fixes: &[&'a Fix]) -> (Vec<&'a Edit>, usize) {
         .filter(|f| !f.edits.is_empty())
         .collect();
     order.sort_by_key(|f| f.edits.iter().map(|e| (e.span.start, e.span.end)).min());
-    let mut taken: Vec<&Edit> = Vec::new();
-    let mut taken_fixes: Vec<&Fix> = Vec::new();
+    let mut taken = Taken::default();
+    let mut taken_fixes: std::collections::HashSet<&[Edit]> = std::collections::HashSet::new();
+    let mut count = 0;
     for fix in order {
-        if taken_fixes.iter().any(|t| t.edits == fix.edits) {
+        if taken_fixes.contains(fix.edits.as_slice()) {
             continue;
         }
         let valid = fix.edits.iter().all(|e| {
@@ -320,17 +353,59 @@ pub fn plan<'a>(text: &str, fixes: &[&'a Fix]) -> (Vec<&'a Edit>, usize) {
                 && text.is_char_boundary(e.span.start)
                 && text.is_char_boundary(e.span.end)
         });
-        let conflict = fix.edits.iter().enumerate().any(|(i, e)| {
-            taken.iter().any(|t| overlaps(t.span, e.span))
-                || fix.edits[i + 1..].iter().any(|o| overlaps(o.span, e.span))
-        });
-        if valid && !conflict {
-            taken.extend(&fix.edits);
-            taken_fixes.push(fix);
+        if !valid || fix.edits.iter().any(|e| taken.conflicts(e.span)) || self_overlaps(fix) {
+            continue;
         }
+        for e in &fix.edits {
+            taken.insert(e);
+        }
+        taken_fixes.insert(&fix.edits);
+        count += 1;
     }
-    taken.sort_by_key(|e| (e.span.start, e.span.end));
-    (taken, taken_fixes.len())
+    (taken.into_sorted(), count)
+}
+
+/// Whether two edits of one fix overlap each other.
+fn self_overlaps(fix: &Fix) -> bool {
+    let mut seen = Taken::default();
+    fix.edits.iter().any(|e| {
+        let conflict = seen.conflicts(e.span);
+        seen.insert(e);
+        conflict
+    })
+}
+
+/// The edits taken so far, by (start, end): no two of them [`overlaps`], so their ends
+/// grow with their starts, and a new span can meet only the last ones starting at or before
+/// its end.
+#[derive(Default)]
+struct Taken<'a> {
+    edits: std::collections::BTreeMap<(usize, usize), &'a Edit>,
+}
+
+impl<'a> Taken<'a> {
+    fn conflicts(&self, span: Span) -> bool {
+        // Every taken edit starting at or before `span.end`, latest first: once one ends
+        // before `span` starts (and is not an insertion at its start), no earlier one can
+        // reach it.
+        for (&(start, end), _) in self.edits.range(..=(span.end, usize::MAX)).rev() {
+            if overlaps(Span::new(start, end), span) {
+                return true;
+            }
+            if end < span.start {
+                return false;
+            }
+        }
+        false
+    }
+
+    fn insert(&mut self, e: &'a Edit) {
+        self.edits.insert((e.span.start, e.span.end), e);
+    }
+
+    fn into_sorted(self) -> Vec<&'a Edit> {
+        self.edits.into_values().collect()
+    }
 }
 
 /// Applies the fixes `plan` takes to `text`: the new text and the number of fixes applied.
@@ -463,6 +538,96 @@ mod tests {
         let (k, v) = r.entry("b").expect("b");
         let e2 = replace_scalar(&s, k, v, "Exists").expect("b");
         assert_eq!(run(text, vec![e, e2]), "a: 'Exists'\nb: Exists\n");
+    }
+
+    /// `plan` as it was: every fix compared with every fix taken before (quadratic).
+    fn pairwise_plan<'a>(text: &str, fixes: &[&'a Fix]) -> (Vec<&'a Edit>, usize) {
+        let mut order: Vec<&Fix> = fixes
+            .iter()
+            .copied()
+            .filter(|f| !f.edits.is_empty())
+            .collect();
+        order.sort_by_key(|f| f.edits.iter().map(|e| (e.span.start, e.span.end)).min());
+        let mut taken: Vec<&Edit> = Vec::new();
+        let mut taken_fixes: Vec<&Fix> = Vec::new();
+        for fix in order {
+            if taken_fixes.iter().any(|t| t.edits == fix.edits) {
+                continue;
+            }
+            let valid = fix.edits.iter().all(|e| {
+                e.span.start <= e.span.end
+                    && e.span.end <= text.len()
+                    && text.is_char_boundary(e.span.start)
+                    && text.is_char_boundary(e.span.end)
+            });
+            let conflict = fix.edits.iter().enumerate().any(|(i, e)| {
+                taken.iter().any(|t| overlaps(t.span, e.span))
+                    || fix.edits[i + 1..].iter().any(|o| overlaps(o.span, e.span))
+            });
+            if valid && !conflict {
+                taken.extend(&fix.edits);
+                taken_fixes.push(fix);
+            }
+        }
+        taken.sort_by_key(|e| (e.span.start, e.span.end));
+        (taken, taken_fixes.len())
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+
+        /// The ordered plan takes the fixes the pairwise one took: insertions, touching and
+        /// nested spans, duplicates, edits past the end, several edits per fix.
+        #[test]
+        fn plan_is_the_pairwise_plan(
+            fixes in proptest::collection::vec(
+                proptest::collection::vec((0usize..24, 0usize..5, 0usize..2), 1..4),
+                0..12,
+            )
+        ) {
+            let text = "abcdefghij\u{e9}klmnopqrs";
+            let s = src(text);
+            let fixes: Vec<Fix> = fixes
+                .iter()
+                .map(|edits| {
+                    Fix::safe(
+                        "t",
+                        edits
+                            .iter()
+                            .map(|&(start, len, r)| {
+                                Edit::new(&s, Span::new(start, start + len), ["", "x"][r])
+                            })
+                            .collect(),
+                    )
+                })
+                .collect();
+            let refs: Vec<&Fix> = fixes.iter().collect();
+            let (a, n) = plan(text, &refs);
+            let (b, m) = pairwise_plan(text, &refs);
+            proptest::prop_assert_eq!(n, m);
+            proptest::prop_assert_eq!(a, b);
+        }
+    }
+
+    /// 250,000 duplicate items (the case): one edit each but the first, planned
+    /// and applied in one pass.
+    #[test]
+    fn removing_many_items_keeps_the_first() {
+        let mut text = String::from("l:\n");
+        for _ in 0..250_000 {
+            text.push_str("  - key: a\n    operator: Exists\n");
+        }
+        let s = src(&text);
+        let r = root(&text);
+        let l = r.get("l").expect("l");
+        let items = SeqItems::new(&s, l).expect("items");
+        let fixes: Vec<Fix> = (1..250_000)
+            .map(|i| Fix::safe("t", vec![items.remove(i).expect("edit")]))
+            .collect();
+        let refs: Vec<&Fix> = fixes.iter().collect();
+        let (fixed, n) = apply(&text, &refs);
+        assert_eq!(n, 249_999);
+        assert_eq!(fixed, "l:\n  - key: a\n    operator: Exists\n");
     }
 
     #[test]

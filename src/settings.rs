@@ -178,31 +178,10 @@ pub struct RoleDecl {
     pub pods: Pods,
 }
 
-/// A tiny glob: `*` matches any run of characters (including `/`), `?` one character.
+/// A tiny glob: `*` matches any run of characters (including `/`), `?` one character. Linear
+/// in the text (`util::glob::key_match`).
 pub fn glob_match(pattern: &str, text: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let t: Vec<char> = text.chars().collect();
-    let (mut pi, mut ti, mut star, mut mark) = (0usize, 0usize, None::<usize>, 0usize);
-    while ti < t.len() {
-        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
-            pi += 1;
-            ti += 1;
-        } else if pi < p.len() && p[pi] == '*' {
-            star = Some(pi);
-            pi += 1;
-            mark = ti;
-        } else if let Some(sp) = star {
-            pi = sp + 1;
-            mark += 1;
-            ti = mark;
-        } else {
-            return false;
-        }
-    }
-    while pi < p.len() && p[pi] == '*' {
-        pi += 1;
-    }
-    pi == p.len()
+    crate::util::glob::key_match(pattern, text)
 }
 
 impl Settings {

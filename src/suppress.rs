@@ -55,6 +55,22 @@ pub fn scan_comments(source: &Arc<SourceFile>) -> Vec<Suppression> {
         })
         .filter(|l| !l.is_empty())
         .collect();
+    // For each line, the first line at or after it that is neither blank nor a comment (a
+    // directive alone on its line applies there): one pass from the end, made when the first
+    // such directive needs it.
+    let mut next_code: Option<Vec<usize>> = None;
+    let code_from = |lines: &[&str]| -> Vec<usize> {
+        let mut next = vec![lines.len(); lines.len() + 1];
+        for i in (0..lines.len()).rev() {
+            let t = lines[i].trim();
+            next[i] = if !t.is_empty() && !t.starts_with('#') {
+                i
+            } else {
+                next[i + 1]
+            };
+        }
+        next
+    };
     for (idx, raw) in lines.iter().enumerate() {
         let line_start = offset;
         offset += raw.len();
@@ -99,14 +115,13 @@ pub fn scan_comments(source: &Arc<SourceFile>) -> Vec<Suppression> {
         let scope = if file_wide {
             Scope::File
         } else if alone {
-            // The next line that is neither blank nor a comment.
-            let target = lines[idx + 1..]
-                .iter()
-                .position(|l| {
-                    let t = l.trim();
-                    !t.is_empty() && !t.starts_with('#')
-                })
-                .map_or(idx + 2, |p| idx + 2 + p);
+            // The next line that is neither blank nor a comment (1-based); past the end, the
+            // line after this one.
+            let next = next_code.get_or_insert_with(|| code_from(&lines));
+            let target = match next.get(idx + 1) {
+                Some(&n) if n < lines.len() => n + 1,
+                _ => idx + 2,
+            };
             Scope::Line(target)
         } else {
             Scope::Line(idx + 1)
@@ -175,17 +190,91 @@ fn applies(s: &Suppression, f: &Finding) -> bool {
     }
 }
 
+/// The suppressions of one file, by what they apply to: a finding is compared with those of
+/// its line, its file and the objects around it, not with every suppression of its file (a
+/// file may hold a hundred thousand of each).
+#[derive(Default)]
+struct FileSuppressions {
+    file: Vec<usize>,
+    lines: std::collections::HashMap<usize, Vec<usize>>,
+    /// Object suppressions by span, sorted by start, with the furthest end up to each.
+    objects: Vec<(Span, usize)>,
+    reach: Vec<usize>,
+}
+
+impl FileSuppressions {
+    fn add(&mut self, i: usize, s: &Suppression) {
+        match &s.scope {
+            Scope::File => self.file.push(i),
+            Scope::Line(l) => self.lines.entry(*l).or_default().push(i),
+            Scope::Object(span) => self.objects.push((*span, i)),
+        }
+    }
+
+    fn seal(&mut self) {
+        // Sorted by start, then by index: the suppressions of one place keep their order.
+        self.objects.sort_by_key(|&(span, i)| (span.start, i));
+        let mut furthest = 0;
+        self.reach = self
+            .objects
+            .iter()
+            .map(|(span, _)| {
+                furthest = furthest.max(span.end);
+                furthest
+            })
+            .collect();
+    }
+
+    /// The suppressions that may apply to a finding on `line` starting at `at`, in the
+    /// order they were found.
+    fn candidates(&self, line: usize, at: Option<usize>) -> Vec<usize> {
+        let mut out: Vec<usize> = self.file.clone();
+        out.extend(self.lines.get(&line).into_iter().flatten().copied());
+        if let Some(at) = at {
+            // Objects starting at or before `at`, latest first, while one of them may still
+            // reach it.
+            let before = self.objects.partition_point(|(span, _)| span.start <= at);
+            for j in (0..before).rev() {
+                if self.reach[j] < at {
+                    break;
+                }
+                if self.objects[j].0.end >= at {
+                    out.push(self.objects[j].1);
+                }
+            }
+        }
+        out.sort_unstable();
+        out
+    }
+}
+
 /// Drops suppressed findings and reports suppressions that suppressed nothing.
 pub fn apply(findings: &mut Vec<Finding>, suppressions: &mut [Suppression], enabled: &RuleSet) {
     // A suppression only applies in its own file: look up the file's, not every one.
-    let mut by_file: std::collections::HashMap<Arc<str>, Vec<usize>> =
+    let mut by_file: std::collections::HashMap<Arc<str>, FileSuppressions> =
         std::collections::HashMap::new();
     for (i, s) in suppressions.iter().enumerate() {
         by_file
             .entry(Arc::clone(&s.source.name))
             .or_default()
-            .push(i);
+            .add(i, s);
     }
+    by_file.values_mut().for_each(FileSuppressions::seal);
+    // A long list of rule names is looked up, not read through, for each finding.
+    let named: std::collections::HashMap<usize, std::collections::HashMap<String, Vec<usize>>> =
+        suppressions
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.rules.len() > 16)
+            .map(|(i, s)| {
+                let mut by_name: std::collections::HashMap<String, Vec<usize>> =
+                    std::collections::HashMap::new();
+                for (j, (name, _)) in s.rules.iter().enumerate() {
+                    by_name.entry(name.clone()).or_default().push(j);
+                }
+                (i, by_name)
+            })
+            .collect();
     findings.retain(|f| {
         if f.rule == rules::UNUSED_SUPPRESSION.name {
             return true;
@@ -193,8 +282,9 @@ pub fn apply(findings: &mut Vec<Finding>, suppressions: &mut [Suppression], enab
         let Some(mine) = f.source.as_ref().and_then(|src| by_file.get(&src.name)) else {
             return true;
         };
+        let at = f.primary.as_ref().map(|l| l.span.start);
         let mut suppressed = false;
-        for &i in mine {
+        for i in mine.candidates(f.range().0.line, at) {
             let Some(s) = suppressions.get_mut(i) else {
                 continue;
             };
@@ -205,10 +295,20 @@ pub fn apply(findings: &mut Vec<Finding>, suppressions: &mut [Suppression], enab
                 s.used_any = true;
                 suppressed = true;
             }
-            for (i, (name, _)) in s.rules.iter().enumerate() {
-                if name == f.rule {
-                    s.used[i] = true;
-                    suppressed = true;
+            match named.get(&i) {
+                Some(by_name) => {
+                    for &j in by_name.get(f.rule).into_iter().flatten() {
+                        s.used[j] = true;
+                        suppressed = true;
+                    }
+                }
+                None => {
+                    for (j, (name, _)) in s.rules.iter().enumerate() {
+                        if name == f.rule {
+                            s.used[j] = true;
+                            suppressed = true;
+                        }
+                    }
                 }
             }
         }
@@ -282,6 +382,81 @@ mod tests {
         assert_eq!(src.slice(s[0].rules[1].1), "r2");
         assert_eq!(s[1].scope, Scope::Line(4));
         assert_eq!(s[2].scope, Scope::File);
+    }
+
+    /// 100,000 directives alone on their lines, one after the other, all for the line after
+    /// them (each used to scan the rest of the file for it); one finding there uses them all.
+    #[test]
+    fn a_hundred_thousand_directives_in_a_row() {
+        let mut text = "# taintlint: ignore[r]\n".repeat(100_000);
+        text.push_str("\na: 1 # taintlint: ignore[s]\n");
+        let src = SourceFile::new("x.yaml", text.clone());
+        let mut suppressions = scan_comments(&src);
+        assert_eq!(suppressions.len(), 100_001);
+        assert!(
+            suppressions[..100_000]
+                .iter()
+                .all(|s| s.scope == Scope::Line(100_002))
+        );
+        let at = text.find("a: 1").expect("line");
+        let mut findings = vec![
+            Finding::new("r", Severity::Error, "m")
+                .primary(Span::new(at, at + 1), "here")
+                .in_file(&src),
+        ];
+        apply(&mut findings, &mut suppressions, &RuleSet::defaults());
+        assert!(findings.iter().all(|f| f.rule == "unused-suppression"));
+        assert!(suppressions[..100_000].iter().all(|s| s.used[0]));
+        assert!(!suppressions[100_000].used[0]);
+    }
+
+    /// Object suppressions, nested and side by side, and a long rule list: each finding is
+    /// suppressed by exactly the objects around it.
+    #[test]
+    fn object_scopes_are_found_by_position() {
+        let src = SourceFile::new("x.yaml", "x".repeat(100));
+        let object = |start: usize, end: usize, rules: &[&str]| Suppression {
+            source: Arc::clone(&src),
+            scope: Scope::Object(Span::new(start, end)),
+            rules: rules
+                .iter()
+                .map(|r| ((*r).to_string(), Span::default()))
+                .collect(),
+            span: Span::default(),
+            used: vec![false; rules.len()],
+            used_any: false,
+        };
+        let many: Vec<String> = (0..40).map(|i| format!("r{i}")).collect();
+        let many: Vec<&str> = many.iter().map(String::as_str).collect();
+        let mut suppressions = vec![
+            object(0, 90, &["a"]),
+            object(10, 20, &["b"]),
+            object(30, 40, &many),
+            object(50, 60, &["a"]),
+        ];
+        let finding = |rule: &'static str, at: usize| {
+            Finding::new(rule, Severity::Error, "m")
+                .primary(Span::new(at, at + 1), "here")
+                .in_file(&src)
+        };
+        let mut findings = vec![
+            finding("a", 15),
+            finding("b", 15),
+            finding("b", 25),
+            finding("r39", 35),
+            finding("r39", 45),
+            finding("a", 95),
+        ];
+        apply(&mut findings, &mut suppressions, &RuleSet::defaults());
+        let left: Vec<(&str, usize)> = findings
+            .iter()
+            .filter(|f| f.rule != "unused-suppression")
+            .map(|f| (f.rule, f.primary.as_ref().map_or(0, |l| l.span.start)))
+            .collect();
+        assert_eq!(left, [("b", 25), ("r39", 45), ("a", 95)]);
+        assert!(suppressions[0].used[0] && suppressions[1].used[0]);
+        assert!(suppressions[2].used[39] && !suppressions[2].used[0]);
+        assert!(!suppressions[3].used[0]);
     }
 
     #[test]

@@ -289,36 +289,130 @@ fn fix_writes_only_plain_files_of_the_repository_and_keeps_owner_and_mode() {
 
 // --- What reaches a terminal or a CI log ---
 
-/// Manifests whose names, keys, values, node names and file name carry workflow commands,
-/// terminal sequences and line separators.
-fn hostile_site() -> Site {
-    let s = site();
-    let evil = "x\\n::add-mask::tok\\r::warning file=a::pwn\\e]52;c;ZXZpbA==\\a\\e[2K\\u2028::stop-commands::t\\u202e";
-    let text = format!(
-        "apiVersion: v1\nkind: Node\nmetadata:\n  name: \"node-{evil}\"\nspec:\n  taints:\n  - {{key: \"dedicated{evil}\", value: \"v{evil}\", effect: NoSchedule}}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: \"web{evil}\"\n  namespace: \"ns{evil}\"\nspec:\n  template:\n    spec:\n      nodeSelector: {{\"k{evil}\": \"v{evil}\"}}\n      tolerations:\n      - key: \"dedicated{evil}\"\n        operator: Exists\n        value: \"v{evil}\"\n      - key: \"dedicatex{evil}\"\n        operator: Equal\n        value: \"v{evil}\"\n        effect: NoSchedule\n      containers: [{{name: a, image: b}}]\n"
-    );
-    std::fs::write(s.repo.join("hostile.yaml"), &text).unwrap();
-    // A file name with a line break and an escape in it.
-    std::fs::write(s.repo.join("name\n::error::x\u{1b}[2K.yaml"), &text).unwrap();
-    // Raw control characters in the text itself (go-yaml refuses them: a syntax error with a
-    // snippet of the line).
-    std::fs::write(
-        s.repo.join("raw.yaml"),
-        "kind: Pod\nmetadata: {name: a}\nspec:\n  tolerations:\n  - key: k\u{1b}]52;c;aGk=\u{7}\u{85}::add-mask::t\n",
-    )
-    .unwrap();
-    s
+/// `text` as the inside of a YAML double-quoted scalar: printable ASCII as it is, the rest
+/// as `\uXXXX` escapes (the loader gets the hostile characters themselves).
+fn yaml_escaped(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        match c {
+            '"' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            ' '..='~' => out.push(c),
+            c => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+        }
+    }
+    out
 }
 
+/// One file per string of the shared hostile table (`util::text::HOSTILE`), named with it,
+/// whose Node and Deployment carry it in names, namespaces, label keys and values, taint and
+/// toleration keys and values, and an effect: every kind of finding quotes it. Also a file of
+/// raw control characters (go-yaml refuses them: a syntax error with a snippet of the line).
+fn hostile_site() -> (Site, Vec<String>) {
+    let s = site();
+    let mut names = Vec::new();
+    for (i, h) in taintlint::util::text::HOSTILE.iter().enumerate() {
+        let e = yaml_escaped(h);
+        let text = format!(
+            "apiVersion: v1\nkind: Node\nmetadata:\n  name: \"node-{e}\"\n  labels: {{\"pool{e}\": \"gpu{e}\"}}\nspec:\n  taints:\n  - {{key: \"dedicated{e}\", value: \"v{e}\", effect: NoSchedule}}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: \"ns{e}\"\nspec:\n  template:\n    spec:\n      nodeSelector: {{\"pool{e}\": \"gpu{e}x\"}}\n      tolerations:\n      - key: \"dedicated{e}\"\n        operator: Exists\n        value: \"v{e}\"\n      - key: \"dedicatex{e}\"\n        operator: Equal\n        value: \"v{e}\"\n        effect: \"NoSchedul{e}\"\n      containers: [{{name: a, image: b}}]\n"
+        );
+        // A file name holds anything but NUL and `/`.
+        let name = if h.contains(['\0', '/']) {
+            format!("f{i:02}.yaml")
+        } else {
+            format!("f{i:02}-{h}.yaml")
+        };
+        std::fs::write(s.repo.join(&name), &text).unwrap();
+        names.push(name);
+    }
+    std::fs::write(
+        s.repo.join("raw.yaml"),
+        "kind: Pod\nmetadata: {name: a}\nspec:\n  tolerations:\n  - key: k\u{1b}]52;c;aGk=\u{7}\u{85}::add-mask::t\u{202e}\u{2028}\n",
+    )
+    .unwrap();
+    (s, names)
+}
+
+/// Every format and view, each string of the shared hostile table in file names and values:
+/// no output holds a character a terminal or CI log acts on, no line a runner reads as a
+/// command (GitHub annotations: every line is one of taintlint's own), and the machine
+/// formats still read back the file names exactly.
 #[test]
 fn no_format_lets_the_input_start_a_line_or_drive_the_terminal() {
-    let s = hostile_site();
-    for format in ["human", "concise", "markdown", "json", "sarif"] {
+    let (s, names) = hostile_site();
+    for format in [
+        "human", "concise", "markdown", "json", "sarif", "github", "junit", "gitlab", "rdjson",
+    ] {
         let r = s.run_contained(&["check", ".", "--isolated", "--format", format]);
         assert_eq!(r.code, 1, "{format}: {}", r.stderr);
-        assert!(r.stdout.contains("hostile.yaml"), "{format}");
-        assert_inert(format, &r.stdout);
-        assert_inert(format, &r.stderr);
+        assert!(r.stdout.contains("f00"), "{format}");
+        assert_inert(&format!("{format} stderr"), &r.stderr);
+        for c in r.stdout.chars() {
+            assert!(
+                c == '\n' || c == '\t' || !taintlint::util::text::is_unsafe(c),
+                "{format}: holds {c:?}"
+            );
+        }
+        for line in r.stdout.split('\n') {
+            let t = line.trim_start();
+            if format == "github" {
+                // Annotations are commands by design: each line is one, and nothing else is.
+                assert!(
+                    line.is_empty()
+                        || ["::error ", "::warning ", "::notice "]
+                            .iter()
+                            .any(|p| line.starts_with(p)),
+                    "{line}"
+                );
+                let (props, _) = line
+                    .split_once("::")
+                    .map_or(("", ""), |(_, r)| r.split_once("::").unwrap_or((r, "")));
+                assert!(!props.contains(':'), "a property holds a raw `:`: {line}");
+            } else {
+                assert!(
+                    !t.starts_with("::"),
+                    "{format}: a line starts a command: {line:?}"
+                );
+            }
+        }
+        // Where each machine format lists its findings, and each finding's file.
+        let places = match format {
+            "json" => Some(("/findings", "/file")),
+            "gitlab" => Some(("", "/location/path")),
+            "rdjson" => Some(("/diagnostics", "/location/path")),
+            "sarif" => Some((
+                "/runs/0/results",
+                "/locations/0/physicalLocation/artifactLocation/uri",
+            )),
+            _ => None,
+        };
+        let files: Vec<String> = places.map_or_else(Vec::new, |(list, file)| {
+            let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+            v.pointer(list)
+                .and_then(|l| l.as_array())
+                .unwrap()
+                .iter()
+                .map(|f| {
+                    f.pointer(file)
+                        .and_then(|f| f.as_str())
+                        .unwrap()
+                        .to_string()
+                })
+                .collect()
+        });
+        if format != "sarif" && !files.is_empty() {
+            // Every hostile file has findings, named exactly.
+            for name in &names {
+                assert!(
+                    files
+                        .iter()
+                        .any(|f| f.strip_prefix("./").unwrap_or(f) == name),
+                    "{format}: no finding names {name:?}"
+                );
+            }
+        }
         if format == "markdown" {
             for bad in ["<img", "<!--", "**", "@", "<a "] {
                 assert!(!r.stdout.contains(bad), "markdown holds {bad}");
@@ -337,22 +431,17 @@ fn no_format_lets_the_input_start_a_line_or_drive_the_terminal() {
             assert!(n >= 4, "{}", r.stdout);
         }
     }
-    // GitHub annotations are commands by design: each line is one, and nothing else is.
-    let r = s.run(&["check", ".", "--isolated", "--format", "github"]);
-    for line in r.stdout.lines() {
-        assert!(
-            ["::error ", "::warning ", "::notice "]
-                .iter()
-                .any(|p| line.starts_with(p))
-                || !line.trim_start().starts_with("::"),
-            "{line}"
-        );
-    }
     for view in [
         &["explain", ".", "--isolated", "--workload", "Deployment/web"][..],
         &["matrix", ".", "--isolated"],
     ] {
         let r = s.run_contained(view);
+        assert!(
+            r.stdout.contains("web"),
+            "{view:?}: {}{}",
+            r.stdout,
+            r.stderr
+        );
         assert_inert("explain/matrix", &r.stdout);
         assert_inert("explain/matrix", &r.stderr);
     }

@@ -570,6 +570,203 @@ fn half_a_line_keeps_the_last_good_pools() {
     c.notify("exit", Value::Null);
 }
 
+// --- Issue 36: a hostile pull request opened in the editor ---
+
+/// Starts a session on `root` and opens `name` with `text`; its first diagnostics.
+fn open(c: &mut Client, root: &std::path::Path, name: &str, text: &str) -> (String, Vec<Value>) {
+    let root_uri = url::Url::from_directory_path(root).unwrap().to_string();
+    c.request(
+        "initialize",
+        json!({"processId": null, "rootUri": root_uri, "capabilities": {}}),
+    );
+    c.notify("initialized", json!({}));
+    let uri = url::Url::from_file_path(root.join(name))
+        .unwrap()
+        .to_string();
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": text}}),
+    );
+    let diags = c.diagnostics(&uri, Some(1));
+    (uri, diags)
+}
+
+/// Row 7: a minified one-line JSON Pod of 20,000 tolerations (1 MB): positions were counted
+/// from the line's start for each of its 20,000 diagnostics (98 s); they are published, each
+/// at its toleration's column in UTF-16 units (a two-unit emoji in the name before them).
+#[test]
+fn a_one_megabyte_line_is_linted_with_its_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir(root.join(".git")).unwrap();
+    let tolerations: Vec<String> = (0..20_000)
+        .map(|i| format!(r#"{{"key":"example.com/key-{i}","operator":"Exists","value":"v"}}"#))
+        .collect();
+    let text = format!(
+        r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"p","annotations":{{"a":"😀"}}}},"spec":{{"containers":[{{"name":"c","image":"i"}}],"tolerations":[{}]}}}}"#,
+        tolerations.join(",")
+    );
+    assert!(text.len() > 1_000_000);
+    let mut c = Client::start(root);
+    let (_, diags) = open(&mut c, root, "pod.json", &text);
+    let values: Vec<&Value> = diags
+        .iter()
+        .filter(|d| d["code"] == "toleration-exists-with-value")
+        .collect();
+    assert_eq!(values.len(), 20_000);
+    // The last one's value, counted in UTF-16 units (the emoji is two, one char).
+    let last = text.rfind(r#""value":"v""#).unwrap() + r#""value":"#.len();
+    let units = text[..last].chars().map(char::len_utf16).sum::<usize>();
+    let starts: Vec<u64> = values
+        .iter()
+        .map(|d| d["range"]["start"]["character"].as_u64().unwrap())
+        .collect();
+    assert_eq!(*starts.iter().max().unwrap(), units as u64);
+    assert!(values.iter().all(|d| d["range"]["start"]["line"] == 0));
+    assert!(c.request("shutdown", Value::Null).is_null());
+    c.notify("exit", Value::Null);
+}
+
+/// Row 8: a workspace whose config has a `per-file-ignores` glob of 100,000 `*` (globset
+/// panicked compiling it and the worker died: nothing published). The worker lints the
+/// buffer, and the editor is told why the glob is not used.
+#[test]
+fn a_glob_that_cannot_compile_does_not_stop_the_worker() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir(root.join(".git")).unwrap();
+    std::fs::write(
+        root.join(".taintlint.yaml"),
+        format!(
+            "per-file-ignores:\n  ? \"{}\"\n  : [toleration-exists-with-value]\n",
+            "*".repeat(100_000)
+        ),
+    )
+    .unwrap();
+    std::fs::write(root.join("deploy.yaml"), DEPLOY).unwrap();
+    let mut c = Client::start(root);
+    let (_, diags) = open(&mut c, root, "deploy.yaml", DEPLOY);
+    assert!(
+        codes(&diags).contains(&"toleration-exists-with-value@12".to_string()),
+        "{diags:?}"
+    );
+    let shown = c.wait_for(|m| m["method"] == "window/showMessage");
+    let text = shown["params"]["message"].as_str().unwrap();
+    assert!(
+        text.contains(".taintlint.yaml:2:") && text.contains("at most 1024"),
+        "{text}"
+    );
+    assert!(text.len() < 400, "{text}");
+    // An `exclude` glob that cannot compile: the config is not used, and the editor says so.
+    std::fs::write(
+        root.join(".taintlint.yaml"),
+        format!("exclude: [\"{}\"]\n", "*".repeat(100_000)),
+    )
+    .unwrap();
+    c.notify("workspace/didChangeWatchedFiles", json!({"changes": []}));
+    let shown = c.wait_for(|m| {
+        m["method"] == "window/showMessage"
+            && m["params"]["message"]
+                .as_str()
+                .is_some_and(|t| t.contains("exclude"))
+    });
+    assert!(
+        shown["params"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("default config"),
+        "{shown}"
+    );
+    assert!(c.request("shutdown", Value::Null).is_null());
+    c.notify("exit", Value::Null);
+}
+
+/// Row 9: a committed link to a folder outside the repository, and a buffer opened through
+/// it. The outside folder's `.taintlint.yaml` and the `inventory:` it names are not read (the
+/// config was read, and its pools shown, when only the last component was checked); the
+/// repository's own config still is, and the editor is told why the other was not.
+#[test]
+fn a_linked_folder_cannot_lend_its_config() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    let outside = dir.path().join("outside");
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(
+        outside.join(".taintlint.yaml"),
+        "inventory: [nodes.yaml]\nrules: {toleration-exists-with-value: off}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        outside.join("nodes.yaml"),
+        "apiVersion: v1\nkind: Node\nmetadata: {name: outside-secret-node}\nspec:\n  taints: [{key: nvidia.com/gpu, value: present, effect: NoSchedule}]\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(&outside, root.join("linked")).unwrap();
+    std::fs::write(root.join(".taintlint.yaml"), CONFIG).unwrap();
+    let mut c = Client::start(&root);
+    let (_, diags) = open(&mut c, &root, "linked/deploy.yaml", DEPLOY);
+    let all = serde_json::to_string(&diags).unwrap();
+    assert!(!all.contains("outside-secret-node"), "{all}");
+    // The outside config would have turned this rule off.
+    assert!(
+        codes(&diags).contains(&"toleration-exists-with-value@12".to_string()),
+        "{diags:?}"
+    );
+    let shown = c.wait_for(|m| m["method"] == "window/showMessage");
+    let text = shown["params"]["message"].as_str().unwrap();
+    assert!(text.contains("outside the repository"), "{text}");
+    assert!(c.request("shutdown", Value::Null).is_null());
+    c.notify("exit", Value::Null);
+}
+
+/// Row 12: `Content-Length: 18446744073709551615` panicked in the transport, `8000000000`
+/// zero-filled gigabytes. Both now end the session cleanly: exit status 2 and the reason on
+/// standard error, at once (the input ends long before the length).
+#[test]
+fn absurd_message_lengths_end_the_session_cleanly() {
+    for length in ["18446744073709551615", "8000000000", "-1", "1e9"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_taintlint"))
+            .arg("server")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let init = serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"processId": null, "rootUri": null, "capabilities": {}}}))
+        .unwrap();
+        write!(stdin, "Content-Length: {}\r\n\r\n", init.len()).unwrap();
+        stdin.write_all(&init).unwrap();
+        write!(
+            stdin,
+            "Content-Length: {length}\r\n\r\n{{\"jsonrpc\":\"2.0\"}}"
+        )
+        .unwrap();
+        drop(stdin);
+        let deadline = Instant::now() + WAIT;
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{length}: the server did not end"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(status.code(), Some(2), "{length}: {stderr}");
+        assert!(!stderr.contains("internal error"), "{length}: {stderr}");
+        assert!(
+            stderr.contains("language server input"),
+            "{length}: {stderr}"
+        );
+    }
+}
+
 /// Issue 39: started by hand (from a terminal) or fed anything but an editor's LSP messages,
 /// the server says in one line what it is, what to run instead and where the editor set-up is
 /// documented, writes nothing on standard output (the protocol's channel), and exits 2.

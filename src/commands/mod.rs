@@ -139,7 +139,7 @@ pub fn load_config(input: &InputArgs) -> Result<Config, ToolError> {
     if input.config.is_none()
         && let Some(p) = &path
     {
-        refuse_outside_link(p)?;
+        refuse_outside_link(p, std::path::Path::new("."))?;
     }
     match path {
         Some(p) => config::load(&p).map_err(|e| ToolError(e.to_string())),
@@ -147,49 +147,81 @@ pub fn load_config(input: &InputArgs) -> Result<Config, ToolError> {
     }
 }
 
-/// The config `check` would use for a file in `dir` when run there without `--config`: the
-/// first `.taintlint.yaml` (or its other names) from `dir` up, refused when it is a link out
-/// of the repository (the language server's per-file config). Named without the `..` the
-/// discovery walked up with, as the editor names the file.
-pub fn config_for(dir: &std::path::Path) -> Result<Config, ToolError> {
-    match config::discover(dir) {
+/// Where the config `check` would use for a file in `dir` is, when run there without
+/// `--config`: the first `.taintlint.yaml` (or its other names) from `dir` up, walking up
+/// the path as it is written (a linked folder's `..` is not where its link is), named as the
+/// editor names files. `None`: there is none.
+pub fn config_path_for(dir: &std::path::Path) -> Option<std::path::PathBuf> {
+    let dir = lexical(dir);
+    dir.ancestors().find_map(|d| {
+        config::FILE_NAMES
+            .iter()
+            .map(|name| d.join(name))
+            .find(|p| p.is_file())
+    })
+}
+
+/// The config for a file in `dir` (see [`config_path_for`]), refused when it lies in the
+/// repository of `workspace` only through a link out of it (the language server's per-file
+/// config: a committed link to a folder outside, opened in the editor).
+pub fn config_for(dir: &std::path::Path, workspace: &std::path::Path) -> Result<Config, ToolError> {
+    match config_path_for(dir) {
         Some(p) => {
-            refuse_outside_link(&p)?;
-            let mut named = std::path::PathBuf::new();
-            for c in p.components() {
-                match c {
-                    std::path::Component::ParentDir if named.pop() => {}
-                    std::path::Component::CurDir => {}
-                    c => named.push(c),
-                }
-            }
-            config::load(&named).map_err(|e| ToolError(e.to_string()))
+            refuse_outside_link(&p, workspace)?;
+            config::load(&p).map_err(|e| ToolError(e.to_string()))
         }
         None => Ok(Config::default()),
     }
 }
 
-/// A discovered config that is a symbolic link to a file outside its repository is not read:
-/// the checkout would make taintlint read (and quote, in findings) a file of the machine's.
-/// `--config` names such a file on purpose.
-fn refuse_outside_link(path: &std::path::Path) -> Result<(), ToolError> {
-    if !std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+/// `path` made absolute (from the working directory) with `.` and `..` resolved as written,
+/// not through links.
+fn lexical(path: &std::path::Path) -> std::path::PathBuf {
+    let absolute = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().map_or_else(|_| path.to_path_buf(), |d| d.join(path))
+    };
+    let mut out = std::path::PathBuf::new();
+    for c in absolute.components() {
+        match c {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A discovered config inside the checkout must really be there: every component of its
+/// path below the repository root (the git work tree holding `anchor`, the working directory
+/// or the editor's workspace folder, else `anchor` itself) is the checkout's, so a link
+/// among them — the config file, or any folder above it — that leads outside the repository
+/// makes it unreadable (taintlint would read, and quote in findings, a file of the
+/// machine's). A config above the repository, found walking up from it, is the machine's
+/// own and is read. `--config` names such a file on purpose.
+fn refuse_outside_link(path: &std::path::Path, anchor: &std::path::Path) -> Result<(), ToolError> {
+    let anchor = lexical(anchor);
+    let repo = anchor
+        .ancestors()
+        .find(|d| std::fs::symlink_metadata(d.join(".git")).is_ok())
+        .unwrap_or(&anchor);
+    let written = lexical(path);
+    if !written.starts_with(repo) {
         return Ok(());
     }
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."));
-    let inside = match (config::repository_root(dir), std::fs::canonicalize(path)) {
-        (Some(root), Ok(target)) => target.starts_with(root),
+    let inside = match (std::fs::canonicalize(repo), std::fs::canonicalize(&written)) {
+        (Ok(root), Ok(target)) => target.starts_with(root),
         _ => false,
     };
     if inside {
         Ok(())
     } else {
         Err(ToolError(format!(
-            "config {} is a symbolic link to a file outside the repository; it was not read (name it with --config to read it, or --isolated to use none)",
-            path.display()
+            "config {} leads outside the repository through a symbolic link (it or a folder above it); it was not read (name it with --config to read it, or --isolated to use none)",
+            crate::util::text::escape(&path.display().to_string())
         )))
     }
 }
@@ -265,17 +297,17 @@ pub fn options_from_config(
         .iter()
         .map(|c| crate::engine::Cluster {
             name: c.name.as_str().into(),
-            paths: c
-                .paths
-                .iter()
-                .filter_map(|(g, _)| Some(globset::Glob::new(g).ok()?.compile_matcher()))
-                .collect(),
+            // The config kept only globs that compile (the others are findings).
+            paths: crate::util::glob::PathGlobs::new(
+                &c.paths.iter().map(|(g, _)| g.as_str()).collect::<Vec<_>>(),
+            )
+            .unwrap_or_else(|_| crate::util::glob::PathGlobs::none()),
         })
         .collect();
     let per_file_ignores = cfg
         .per_file_ignores
         .iter()
-        .filter_map(|(g, r, _)| Some((globset::Glob::new(g).ok()?.compile_matcher(), r.clone())))
+        .filter_map(|(g, r, _)| Some((crate::util::glob::PathGlobs::one(g).ok()?, r.clone())))
         .collect();
     Ok(LintOptions {
         rules,

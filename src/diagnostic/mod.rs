@@ -92,7 +92,7 @@ impl Applicability {
 
 /// One byte-range replacement in a file's text. The positions are those of `span` in the
 /// text the finding was made from (kept here because a lite source cannot compute them).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Edit {
     pub span: Span,
     pub replacement: String,

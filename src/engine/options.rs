@@ -24,7 +24,7 @@ pub struct LintOptions {
     /// Mistakes found in the config file.
     pub config_findings: Vec<Finding>,
     /// `per-file-ignores`: (glob, rules).
-    pub per_file_ignores: Vec<(globset::GlobMatcher, Vec<String>)>,
+    pub per_file_ignores: Vec<(crate::util::glob::PathGlobs, Vec<String>)>,
     /// Skip documents whose kind cannot hold scheduling fields without parsing them
     /// (`load::prescan`); off with `--full-parse`.
     pub fast: bool,
@@ -50,7 +50,7 @@ pub struct LintOptions {
 #[derive(Clone, Debug)]
 pub struct Cluster {
     pub name: std::sync::Arc<str>,
-    pub paths: Vec<globset::GlobMatcher>,
+    pub paths: crate::util::glob::PathGlobs,
 }
 
 impl LintOptions {
@@ -64,7 +64,7 @@ impl LintOptions {
     pub fn slot_of(&self, file: &str) -> usize {
         self.clusters
             .iter()
-            .position(|c| c.paths.iter().any(|m| crate::config::path_matches(m, file)))
+            .position(|c| c.paths.matches(file))
             .unwrap_or(self.clusters.len())
     }
 
@@ -87,10 +87,23 @@ impl LintOptions {
         if self.per_file_ignores.is_empty() {
             return;
         }
+        // The rules ignored in each file, worked out once per file (not per finding: a file
+        // may have hundreds of thousands).
+        let mut ignored: std::collections::HashMap<
+            std::sync::Arc<str>,
+            std::collections::HashSet<&str>,
+        > = std::collections::HashMap::new();
         findings.retain(|f| {
-            !self.per_file_ignores.iter().any(|(m, rules)| {
-                rules.iter().any(|r| r == f.rule) && crate::config::path_matches(m, &f.file)
-            })
+            let rules = ignored
+                .entry(std::sync::Arc::clone(&f.file))
+                .or_insert_with(|| {
+                    self.per_file_ignores
+                        .iter()
+                        .filter(|(m, _)| m.matches(&f.file))
+                        .flat_map(|(_, rules)| rules.iter().map(String::as_str))
+                        .collect()
+                });
+            !rules.contains(f.rule)
         });
     }
 }

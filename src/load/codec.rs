@@ -18,10 +18,18 @@ use crate::load::SourceFile;
 use crate::load::source::Packed;
 
 thread_local! {
-    /// The sources met while encoding one record.
-    static ENCODING: RefCell<Option<Vec<Arc<SourceFile>>>> = const { RefCell::new(None) };
+    /// The sources met while encoding one record, with the index of each by its address (a
+    /// record may name thousands of files: found by lookup, not by a search of the table).
+    static ENCODING: RefCell<Option<Table>> = const { RefCell::new(None) };
     /// The sources of the record being decoded.
     static DECODING: RefCell<Option<Vec<Arc<SourceFile>>>> = const { RefCell::new(None) };
+}
+
+/// The sources of a record being encoded, in order, and where each is.
+#[derive(Default)]
+struct Table {
+    sources: Vec<Arc<SourceFile>>,
+    at: std::collections::HashMap<*const SourceFile, usize>,
 }
 
 /// The index of `source` in the record's table (added on first sight).
@@ -32,13 +40,11 @@ fn source_index(source: &Arc<SourceFile>) -> Result<u32, &'static str> {
     ENCODING.with(|table| {
         let mut table = table.borrow_mut();
         let table = table.as_mut().ok_or("no record is being encoded")?;
-        let at = match table.iter().position(|s| Arc::ptr_eq(s, source)) {
-            Some(at) => at,
-            None => {
-                table.push(Arc::clone(source));
-                table.len() - 1
-            }
-        };
+        let next = table.sources.len();
+        let at = *table.at.entry(Arc::as_ptr(source)).or_insert(next);
+        if at == next {
+            table.sources.push(Arc::clone(source));
+        }
         u32::try_from(at).map_err(|_| "too many sources in one record")
     })
 }
@@ -95,9 +101,12 @@ pub mod opt_source {
 
 /// Encodes one record; `Err` when it cannot be spilled (a source with its text).
 pub fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, String> {
-    ENCODING.with(|t| *t.borrow_mut() = Some(Vec::new()));
+    ENCODING.with(|t| *t.borrow_mut() = Some(Table::default()));
     let body = postcard::to_stdvec(value);
-    let sources = ENCODING.with(|t| t.borrow_mut().take()).unwrap_or_default();
+    let sources = ENCODING
+        .with(|t| t.borrow_mut().take())
+        .unwrap_or_default()
+        .sources;
     let body = body.map_err(|e| e.to_string())?;
     let table: Vec<(&Arc<str>, &[Packed])> = sources
         .iter()

@@ -725,11 +725,14 @@ pub(super) fn join_quoted_lines(
 /// original (`yaml_parser_scan_flow_scalar`): blanks at the end and the start of a line are
 /// dropped, a line break becomes a space, and each empty line after it a line feed.
 pub(super) fn refold_quoted(stream: &mut Stream, quoted: &[(usize, String)]) {
-    fn walk(n: &mut Node, quoted: &[(usize, String)]) {
+    /// The mended scalars by where they start (the first of one place, as a search would
+    /// find): looked up per scalar, not searched.
+    type ByStart<'a> = std::collections::HashMap<usize, &'a str>;
+    fn walk(n: &mut Node, quoted: &ByStart<'_>) {
         match &mut n.value {
             Value::Scalar(s) => {
                 if matches!(s.style, Style::SingleQuoted | Style::DoubleQuoted)
-                    && let Some((_, raw)) = quoted.iter().find(|(at, _)| *at == n.span.start)
+                    && let Some(raw) = quoted.get(&n.span.start)
                 {
                     s.text = fold_flow(raw, s.style == Style::SingleQuoted).into_boxed_str();
                 }
@@ -744,8 +747,12 @@ pub(super) fn refold_quoted(stream: &mut Stream, quoted: &[(usize, String)]) {
     if quoted.is_empty() {
         return;
     }
+    let mut by_start = ByStart::with_capacity(quoted.len());
+    for (at, raw) in quoted {
+        by_start.entry(*at).or_insert(raw.as_str());
+    }
     for root in stream.documents.iter_mut().filter_map(|d| d.root.as_mut()) {
-        walk(root, quoted);
+        walk(root, &by_start);
     }
 }
 

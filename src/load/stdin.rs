@@ -148,10 +148,11 @@ pub fn outside_sources(text: &str) -> Vec<String> {
     if !text.contains("# Source: ") {
         return out;
     }
+    let mut seen = std::collections::HashSet::new();
     for line in text.lines() {
         if let Some(src) = line.strip_prefix("# Source: ") {
             let src = src.trim();
-            if !src.is_empty() && !in_repository(src) && !out.iter().any(|o| o == src) {
+            if !src.is_empty() && !in_repository(src) && seen.insert(src) {
                 out.push(src.to_string());
             }
         }

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use globset::{Glob, GlobSet, GlobSetBuilder};
+use crate::util::glob::PathGlobs;
 use walkdir::WalkDir;
 
 /// Folders never descended into.
@@ -37,8 +37,8 @@ pub const DEFAULT_INCLUDE: &[&str] = &[
 
 #[derive(Clone, Debug)]
 pub struct WalkOptions {
-    pub include: GlobSet,
-    pub exclude: GlobSet,
+    pub include: PathGlobs,
+    pub exclude: PathGlobs,
     pub follow_links: bool,
 }
 
@@ -55,8 +55,8 @@ impl WalkOptions {
             include.to_vec()
         };
         Ok(WalkOptions {
-            include: build_set(&include)?,
-            exclude: build_set(exclude)?,
+            include: PathGlobs::new(&include)?,
+            exclude: PathGlobs::new(exclude)?,
             follow_links,
         })
     }
@@ -64,33 +64,19 @@ impl WalkOptions {
     /// Whether a path is excluded by the user (`--exclude`, the config's `exclude`): a file
     /// so excluded is not linted even when named.
     pub fn excluded(&self, path: &Path) -> bool {
-        matches_set(&self.exclude, path)
+        self.exclude.matches_path(path)
     }
 
     fn included(&self, path: &Path) -> bool {
-        matches_set(&self.include, path)
+        self.include.matches_path(path)
     }
-}
-
-fn build_set(globs: &[String]) -> Result<GlobSet, WalkError> {
-    let mut b = GlobSetBuilder::new();
-    for g in globs {
-        let glob = Glob::new(g).map_err(|e| WalkError::Glob {
-            glob: g.clone(),
-            message: e.to_string(),
-        })?;
-        b.add(glob);
-    }
-    b.build().map_err(|e| WalkError::GlobSet(e.to_string()))
 }
 
 /// Why a walk cannot start.
 #[derive(Debug)]
 pub enum WalkError {
-    /// An `--include`/`--exclude` (or configured `exclude`) glob that does not parse.
-    Glob { glob: String, message: String },
-    /// The globs together could not be compiled.
-    GlobSet(String),
+    /// An `--include`/`--exclude` (or configured `exclude`) glob that cannot be used.
+    Glob(crate::util::glob::GlobError),
     /// A path given to lint that cannot be opened.
     Path { path: PathBuf, reason: String },
 }
@@ -98,13 +84,7 @@ pub enum WalkError {
 impl std::fmt::Display for WalkError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            WalkError::Glob { glob, message } => write!(
-                f,
-                "invalid glob `{}`: {}",
-                crate::util::text::escape(glob),
-                crate::util::text::escape(message)
-            ),
-            WalkError::GlobSet(message) => f.write_str(message),
+            WalkError::Glob(e) => e.fmt(f),
             WalkError::Path { path, reason } => write!(
                 f,
                 "{}: {reason}",
@@ -116,21 +96,10 @@ impl std::fmt::Display for WalkError {
 
 impl std::error::Error for WalkError {}
 
-/// A glob matches the whole path, any suffix of it, or the file name, so `*.yaml`,
-/// `vendor/**` and `charts/x/values.yaml` all do what a user expects.
-fn matches_set(set: &GlobSet, path: &Path) -> bool {
-    if set.is_empty() {
-        return false;
+impl From<crate::util::glob::GlobError> for WalkError {
+    fn from(e: crate::util::glob::GlobError) -> Self {
+        WalkError::Glob(e)
     }
-    if set.is_match(path) {
-        return true;
-    }
-    let stripped = path.strip_prefix("./").unwrap_or(path);
-    let comps: Vec<_> = stripped.components().collect();
-    (0..comps.len()).any(|i| {
-        let sub: PathBuf = comps[i..].iter().collect();
-        set.is_match(&sub)
-    })
 }
 
 /// One file to lint, or a problem met while walking.

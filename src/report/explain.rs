@@ -487,6 +487,8 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
     let rejected = order.iter().filter(|&&p| !fits[p].is_empty()).count();
     let grouped = rejected > GROUP_OVER;
     let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    // (why, name) already listed: each name once per reason, found without a search.
+    let mut named: std::collections::HashSet<(&str, String)> = std::collections::HashSet::new();
     for p in order {
         let (pool, reasons) = (&pools[p], &fits[p]);
         let intended = miss.as_ref().is_some_and(|m| m.pool == p);
@@ -518,13 +520,11 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
                     pool.title(),
                 ),
             };
-            match groups.iter_mut().find(|(w, _)| w == why) {
-                Some((_, names)) => {
-                    if !names.contains(&name) {
-                        names.push(name);
-                    }
+            if named.insert((why, name.clone())) {
+                match groups.iter_mut().find(|(w, _)| w == why) {
+                    Some((_, names)) => names.push(name),
+                    None => groups.push((why.to_string(), vec![name])),
                 }
-                None => groups.push((why.to_string(), vec![name])),
             }
             continue;
         }

@@ -6,7 +6,9 @@
 //! `location.lines.begin`. The fingerprint is the SARIF one (rule, file, object and field
 //! path, no line numbers), so GitLab tracks a finding across commits that move it; GitLab
 //! shows only the first of several issues with one fingerprint, so a repeat within a report
-//! gets `-2`, `-3`… appended (findings are sorted, so the suffixes are stable).
+//! gets `-2`, `-3`… appended (findings are sorted, so the suffixes are stable). Strings are
+//! written as the JSON format writes them (`report::safe_json`): no control character, line
+//! separator or bidi control of the input raw.
 
 use std::collections::HashMap;
 use std::io::{self, Write};
@@ -97,7 +99,7 @@ pub(super) fn write(findings: &dyn FindingSource, out: &mut dyn Write) -> io::Re
         };
         out.write_all(if first { b"\n  " } else { b",\n  " })?;
         first = false;
-        serde_json::to_writer(&mut *out, &issue).map_err(io::Error::other)
+        super::safe_json::write_compact(&mut *out, &issue)
     })?;
     out.write_all(if first { b"]\n" } else { b"\n]\n" })
 }

@@ -9,7 +9,10 @@
 //!
 //! Every text from the input is escaped for XML 1.0: the five markup characters, line breaks
 //! and tabs in attributes (which a parser would otherwise fold into spaces), and the control
-//! characters XML 1.0 forbids even as character references, written as `\u{1B}`-style text.
+//! characters XML 1.0 forbids even as character references, written as `\u{1B}`-style text;
+//! the other characters `util::text` calls unsafe (DEL, the C1 controls, U+2028/U+2029, the
+//! bidi controls) are character references, so a report printed on a terminal or in a CI log
+//! holds none of them raw, and an XML reader still reads the same text.
 
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -36,9 +39,10 @@ pub fn escape(s: &str) -> String {
             '\0'..='\u{1F}' | '\u{FFFE}' | '\u{FFFF}' => {
                 let _ = write!(out, "\\u{{{:X}}}", u32::from(c));
             }
-            // Allowed but "discouraged" (DEL and the C1 controls): as references, so no
-            // terminal acts on them when the report is printed.
-            '\u{7F}'..='\u{9F}' => {
+            // Allowed but "discouraged" (DEL and the C1 controls), line separators and bidi
+            // controls: as references, so no terminal acts on them when the report is
+            // printed.
+            c if crate::util::text::is_unsafe(c) => {
                 let _ = write!(out, "&#x{:X};", u32::from(c));
             }
             c => out.push(c),
@@ -170,6 +174,21 @@ mod tests {
         );
         assert_eq!(escape("\u{1b}[31m\0x"), "\\u{1B}[31m\\u{0}x");
         assert_eq!(escape("\u{7f}\u{85}\u{ffff}é"), "&#x7F;&#x85;\\u{FFFF}é");
+        assert_eq!(escape("\u{2028}\u{202e}"), "&#x2028;&#x202E;");
+    }
+
+    /// No hostile string leaves a character XML forbids or a terminal acts on, and each
+    /// reads back (references decoded) as itself where XML can hold it.
+    #[test]
+    fn hostile_text_is_inert_xml() {
+        for h in crate::util::text::HOSTILE {
+            let e = escape(h);
+            assert!(
+                !e.chars().any(crate::util::text::is_unsafe),
+                "{h:?} -> {e:?}"
+            );
+            assert!(!e.contains(['<', '>', '"', '\'']), "{h:?} -> {e:?}");
+        }
     }
 
     #[test]

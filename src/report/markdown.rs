@@ -165,6 +165,23 @@ mod tests {
         }
     }
 
+    /// The control characters, separators, bidi controls and commands of the shared table:
+    /// none raw in a cell, no line break, no table cell ended.
+    #[test]
+    fn hostile_table_stays_in_its_cell() {
+        for h in crate::util::text::HOSTILE {
+            for s in [format!("a{h}b"), format!("`{h}`")] {
+                let c = cell(&s);
+                assert!(
+                    !c.chars().any(crate::util::text::is_unsafe),
+                    "{s:?} -> {c:?}"
+                );
+                let bare = c.replace("<code>", "").replace("</code>", "");
+                assert!(!bare.contains(['|', '<', '>', '`', '\n']), "{s:?} -> {c:?}");
+            }
+        }
+    }
+
     #[test]
     fn the_tools_code_spans_stay_code() {
         assert_eq!(

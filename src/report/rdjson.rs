@@ -6,7 +6,9 @@
 //! its ranges end exclusively, as taintlint's do. Byte columns need the line's text: a file
 //! whose text the run did not keep is read back (once per file, findings come sorted by
 //! file); when it cannot be, the diagnostic names lines only and offers no suggestion rather
-//! than a column that may be wrong.
+//! than a column that may be wrong. Strings are written as the JSON format writes them
+//! (`report::safe_json`): no control character, line separator or bidi control of the input
+//! raw.
 
 use std::io::{self, Write};
 use std::sync::Arc;
@@ -210,6 +212,6 @@ pub(super) fn write(findings: &dyn FindingSource, out: &mut dyn Write) -> io::Re
         source: SOURCE,
         diagnostics: Diagnostics(findings),
     };
-    serde_json::to_writer_pretty(&mut *out, &doc).map_err(io::Error::other)?;
+    super::safe_json::write(&mut *out, &doc)?;
     writeln!(out)
 }

@@ -1,4 +1,5 @@
-//! JSON as serde_json writes it, pretty, with one difference: the characters
+//! The JSON escaping of every JSON output (`json`, `sarif`, `gitlab`, `rdjson`): JSON as
+//! serde_json writes it, pretty or compact, with one difference: the characters
 //! `crate::util::text::is_unsafe` names that JSON lets through raw (DEL, the C1 controls with
 //! NEL and the 8-bit CSI among them, U+2028/U+2029, the bidi overrides) are written as
 //! `\uXXXX` escapes too. Still the same JSON for any reader; on a terminal or in a CI log, no
@@ -7,7 +8,7 @@
 use std::io::{self, Write};
 
 use serde::Serialize;
-use serde_json::ser::{Formatter, PrettyFormatter};
+use serde_json::ser::{CompactFormatter, Formatter, PrettyFormatter};
 
 /// Writes `value` as pretty JSON with every unsafe character escaped.
 pub(super) fn write<T: Serialize>(out: &mut dyn Write, value: &T) -> io::Result<()> {
@@ -15,19 +16,46 @@ pub(super) fn write<T: Serialize>(out: &mut dyn Write, value: &T) -> io::Result<
     value.serialize(&mut ser).map_err(io::Error::other)
 }
 
-struct Safe<'a>(PrettyFormatter<'a>);
+/// Writes `value` as compact JSON (one line) with every unsafe character escaped.
+pub(super) fn write_compact<T: Serialize>(out: &mut dyn Write, value: &T) -> io::Result<()> {
+    let mut ser = serde_json::Serializer::with_formatter(out, Safe(CompactFormatter));
+    value.serialize(&mut ser).map_err(io::Error::other)
+}
 
-impl Formatter for Safe<'_> {
+/// The first character of `text` that `util::text::is_unsafe` names, and where. Reads
+/// bytes: every such character is a control byte, DEL, or starts with 0xC2 (C1 controls),
+/// 0xD8 (U+061C) or 0xE2 (U+2028, U+202A, U+2066…), so plain text is passed over without
+/// decoding it (a report of half a million findings is mostly ASCII).
+fn first_unsafe(text: &str) -> Option<(usize, char)> {
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    while let Some(i) = bytes[from..]
+        .iter()
+        .position(|&b| b < 0x20 || matches!(b, 0x7f | 0xC2 | 0xD8 | 0xE2))
+    {
+        let at = from + i;
+        // `at` starts a character: the bytes looked for never continue one.
+        let c = text[at..].chars().next()?;
+        if crate::util::text::is_unsafe(c) {
+            return Some((at, c));
+        }
+        from = at + c.len_utf8();
+    }
+    None
+}
+
+/// A formatter that writes what `F` writes, but with the unsafe characters of strings
+/// escaped.
+struct Safe<F>(F);
+
+impl<F: Formatter> Formatter for Safe<F> {
     fn write_string_fragment<W: ?Sized + Write>(
         &mut self,
         writer: &mut W,
         fragment: &str,
     ) -> io::Result<()> {
         let mut rest = fragment;
-        while let Some((at, c)) = rest
-            .char_indices()
-            .find(|&(_, c)| crate::util::text::is_unsafe(c))
-        {
+        while let Some((at, c)) = first_unsafe(rest) {
             writer.write_all(&rest.as_bytes()[..at])?;
             write!(writer, "\\u{:04x}", u32::from(c))?;
             rest = &rest[at + c.len_utf8()..];
@@ -97,5 +125,32 @@ mod tests {
                 .replace('\u{7f}', "\\u007f")
                 .replace('\u{202e}', "\\u202e")
         );
+    }
+
+    /// Each hostile string, pretty and compact: no raw unsafe character, and the same value
+    /// read back.
+    #[test]
+    fn hostile_strings_round_trip_escaped() {
+        for h in crate::util::text::HOSTILE {
+            let v = serde_json::json!({"k": h, h.to_string(): [h]});
+            for compact in [false, true] {
+                let mut out = Vec::new();
+                if compact {
+                    super::write_compact(&mut out, &v).expect("write");
+                } else {
+                    super::write(&mut out, &v).expect("write");
+                }
+                let text = String::from_utf8(out).expect("utf-8");
+                assert!(
+                    !text
+                        .chars()
+                        .any(|c| crate::util::text::is_unsafe(c) && c != '\n'),
+                    "{h:?}: {text}"
+                );
+                assert_eq!(compact, !text.contains('\n'));
+                let back: serde_json::Value = serde_json::from_str(&text).expect("json");
+                assert_eq!(back, v);
+            }
+        }
     }
 }

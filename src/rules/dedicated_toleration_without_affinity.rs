@@ -127,7 +127,16 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         if spec.requests_devices() {
             continue;
         }
+        // Once per spec, not per toleration.
+        let preferred: std::collections::HashSet<&str> =
+            spec.preferred_keys().into_iter().collect();
+        // A toleration repeated word for word is one door, said once (the copies are
+        // `shadowed-toleration`'s): a list of 250,000 copies is one finding here, not 250,000.
+        let mut said = std::collections::HashSet::new();
         for tol in &spec.tolerations {
+            if !said.insert((tol.key(), tol.operator(), tol.value(), tol.effect())) {
+                continue;
+            }
             let key = tol.key();
             // What found pools must have to take this over: the taint this toleration
             // tolerates (`key=value` for `Equal`), not merely its key — `dedicated=kafka` on
@@ -173,7 +182,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             };
             // The documented "prefer these nodes" pattern: tolerate the taint and prefer the
             // nodes with preferred node affinity on the same key. Deliberate; worth knowing.
-            if spec.preferred_keys().contains(&key) {
+            if preferred.contains(key) {
                 out.push(
                     META.finding_at(
                         Severity::Info,
@@ -212,13 +221,34 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     }
 }
 
-/// Can two pools be nodes of one cluster, as far as their Terraform root modules say? Pools of
-/// two different root modules are made by two `terraform apply`s: as found pools, they are not
-/// evidence of one cluster. Pools not from Terraform (or not both) may be.
-fn same_terraform_root(a: &crate::analysis::types::Pool, b: &crate::analysis::types::Pool) -> bool {
-    match (&a.terraform, &b.terraform) {
-        (Some(x), Some(y)) => x.root == y.root,
-        _ => true,
+/// The Terraform root modules of the pools a toleration matches, for asking in one lookup
+/// whether another pool is of the same `terraform apply` (a pool read from no Terraform is of
+/// every root).
+struct TaintedRoots<'a> {
+    any: bool,
+    roots: std::collections::HashSet<&'a str>,
+}
+
+impl<'a> TaintedRoots<'a> {
+    fn of(tainted: impl Iterator<Item = &'a crate::analysis::types::Pool>) -> Self {
+        let mut any = false;
+        let mut roots = std::collections::HashSet::new();
+        for pool in tainted {
+            match &pool.terraform {
+                Some(t) => {
+                    roots.insert(&*t.root);
+                }
+                None => any = true,
+            }
+        }
+        TaintedRoots { any, roots }
+    }
+
+    fn admits(&self, pool: &crate::analysis::types::Pool) -> bool {
+        match &pool.terraform {
+            Some(t) => self.any || self.roots.contains(&*t.root),
+            None => self.any || !self.roots.is_empty(),
+        }
     }
 }
 
@@ -249,6 +279,10 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         {
             continue;
         }
+        // The keys of its preferred node affinity, looked up per toleration.
+        let preferred: std::collections::HashSet<&str> =
+            w.preferred.iter().map(|k| &**k).collect();
+        let mut said = std::collections::HashSet::new();
         for t in w.tolerations.iter().filter(|t| t.written()) {
             if t.key.is_empty()
                 || is_exempt(&t.key)
@@ -262,22 +296,47 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                 .iter()
                 .map(|x| format!("{}:{x}", x.len()))
                 .collect::<String>();
+            // A toleration repeated word for word is said once (as in the heuristic).
+            if !said.insert(key.clone()) {
+                continue;
+            }
             let answer = ctx.eval.memo.get_or(META.name, fits, &key, || {
-                // Pools with a taint this toleration tolerates: only those with its key.
+                // Pools with a taint this toleration tolerates: only those with its key (and
+                // its value, for `Equal`); a pool's taints of one key are listed together.
                 let mut tainted: Vec<(usize, usize)> = Vec::new();
-                for &(p, _) in ctx.inventory.taint_indices(&t.key) {
-                    if tainted.iter().any(|(q, _)| *q == p) {
+                let with_key = match &*t.operator {
+                    "" | "Equal" => ctx.inventory.taint_indices_with(&t.key, &t.value),
+                    _ => ctx.inventory.taint_indices(&t.key),
+                };
+                let mut last = None;
+                for &(p, _) in with_key {
+                    if last == Some(p) {
                         continue;
                     }
+                    last = Some(p);
                     if let Some(ti) = matching_taint(&pools[p], t, gate) {
                         tainted.push((p, ti));
                     }
                 }
                 let &(dp, dt) = tainted.first()?;
+                let roots = TaintedRoots::of(tainted.iter().map(|&(q, _)| &*pools[q]));
+                let tainted_pools: std::collections::HashSet<usize> =
+                    tainted.iter().map(|(p, _)| *p).collect();
+                // The pools that admit the pod, in order: those of the classes that do.
+                let classes = fits.classes();
+                let mut admitting: Vec<usize> = fits
+                    .admitting_classes()
+                    .flat_map(|c| classes.members.get(c).into_iter().flatten())
+                    .map(|&p| p as usize)
+                    .collect();
+                admitting.sort_unstable();
                 // Each name once: same-named pools are alternatives.
+                let titles = ctx.inventory.titles();
                 let mut others: Vec<String> = Vec::new();
+                let mut named: std::collections::HashSet<u32> = std::collections::HashSet::new();
                 let mut other_pools: Vec<usize> = Vec::new();
-                for (p, pool) in pools.iter().enumerate() {
+                for p in admitting {
+                    let Some(pool) = pools.get(p) else { continue };
                     // A pool whose labels or taints are unknown (Terraform values known at
                     // plan time) admits the pod only maybe: no claim rests on it.
                     let known = !pool.any_label
@@ -285,19 +344,13 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                     // A pool of another Terraform root module than every tainted pool's is
                     // another cluster's (a repository of several tutorials, each its own
                     // `terraform apply`): no evidence of where this pod lands beside them.
-                    let same_cluster = ctx.inventory.declared()
-                        || tainted
-                            .iter()
-                            .any(|(q, _)| same_terraform_root(&pools[*q], pool));
-                    if known
-                        && same_cluster
-                        && fits.admits(p)
-                        && !tainted.iter().any(|(q, _)| *q == p)
-                    {
+                    let same_cluster = ctx.inventory.declared() || roots.admits(pool);
+                    if known && same_cluster && !tainted_pools.contains(&p) {
                         other_pools.push(p);
-                        let title = pool.title();
-                        if !others.contains(&title) {
-                            others.push(title);
+                        if let (Some(&id), Some(title)) = (titles.id.get(p), titles.text.get(p))
+                            && named.insert(id)
+                        {
+                            others.push(title.clone());
                         }
                     }
                 }
@@ -311,10 +364,12 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                 // Where the help sends the pod: the pools with the taint it can run on (each
                 // name once), or the first pool with the taint.
                 let mut there: Vec<String> = Vec::new();
+                let mut named: std::collections::HashSet<u32> = std::collections::HashSet::new();
                 for &p in &targets {
-                    let title = pools[p].title();
-                    if !there.contains(&title) {
-                        there.push(title);
+                    if let (Some(&id), Some(title)) = (titles.id.get(p), titles.text.get(p))
+                        && named.insert(id)
+                    {
+                        there.push(title.clone());
                     }
                 }
                 let there = match there.len() {
@@ -346,9 +401,7 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             let labels = dedicated.all_labels();
             // Soft placement: preferred node affinity on the taint's key or on a label of the
             // dedicated pool.
-            let soft = w.preferred.iter().any(|k| {
-                **k == *t.key || labels.iter().any(|(l, _)| **l == **k)
-            });
+            let soft = preferred.contains(&*t.key) || labels.iter().any(|(l, _)| preferred.contains(&**l));
             let help = match &label {
                 Some((k, v)) => format!(
                     "to keep the pod on {there}, add `nodeSelector: {{{}}}` (or the equivalent required node affinity)",

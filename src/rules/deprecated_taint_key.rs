@@ -5,6 +5,7 @@ use crate::diagnostic::{Applicability, Finding, Severity};
 use crate::load::yaml::Node;
 
 use super::{Category, Ctx, Rule, RuleMeta, tolerations};
+use crate::model::PodSpec;
 
 pub static META: RuleMeta = RuleMeta {
     name: "deprecated-taint-key",
@@ -37,12 +38,22 @@ pub const DEPRECATED: &[(&str, &str, &str)] = &[
 ];
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
+    // The keys a spec tolerates, gathered once per spec (when it has a deprecated one): not
+    // a pass over its tolerations for each deprecated toleration.
+    let mut keys: Option<(*const PodSpec<'_>, std::collections::HashSet<&str>)> = None;
     for (spec, tol) in tolerations::each(ctx) {
         let Some((old, new, why)) = DEPRECATED.iter().find(|(k, _, _)| *k == tol.key()) else {
             continue;
         };
         let Some(field) = tol.key else { continue };
-        let has_current = spec.tolerations.iter().any(|t| t.key() == *new);
+        let spec_keys = match &mut keys {
+            Some((s, k)) if std::ptr::eq(*s, spec) => k,
+            _ => {
+                let k = spec.tolerations.iter().map(|t| t.key()).collect();
+                &mut keys.insert((std::ptr::from_ref(spec), k)).1
+            }
+        };
+        let has_current = spec_keys.contains(new);
         let help = if has_current {
             format!(
                 "`{new}` is tolerated too; keep `{old}` only while clusters older than that still run this workload"

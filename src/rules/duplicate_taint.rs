@@ -25,13 +25,14 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         .filter(|l| matches!(l.origin, TaintOrigin::Karpenter { .. }))
         .flat_map(|l| l.taints.iter())
         .collect();
-    for (i, t) in karpenter.iter().enumerate() {
-        let Some(first) = karpenter[..i]
-            .iter()
-            .find(|p| p.key() == t.key() && p.effect() == t.effect())
-        else {
+    // The first taint of each (key, effect), found by lookup: a list of 100,000 taints is
+    // not compared pair by pair.
+    let mut firsts = std::collections::HashMap::new();
+    for &t in &karpenter {
+        let first: &Taint<'_> = firsts.entry((t.key(), t.effect())).or_insert(t);
+        if std::ptr::eq(first, t) {
             continue;
-        };
+        }
         out.push(
             META.finding(format!(
                     "duplicate taint Key/Effect pair {}={}; Karpenter rejects the NodePool",
@@ -49,13 +50,12 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         if matches!(list.origin, TaintOrigin::Karpenter { .. }) {
             continue;
         }
-        for (i, t) in list.taints.iter().enumerate() {
-            let Some(first) = list.taints[..i]
-                .iter()
-                .find(|p| p.key() == t.key() && p.effect() == t.effect())
-            else {
+        let mut firsts = std::collections::HashMap::new();
+        for t in &list.taints {
+            let first = *firsts.entry((t.key(), t.effect())).or_insert(t);
+            if std::ptr::eq(first, t) {
                 continue;
-            };
+            }
             let f = META.finding(format!(
                     "duplicate taint `{}:{}`; taints must be unique by key and effect",
                     t.key(),

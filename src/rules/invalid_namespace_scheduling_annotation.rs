@@ -11,6 +11,10 @@
 //! the plugin is on.
 
 use crate::analysis::judgements::admission::{Plugin, facts, json, merge, openshift};
+use crate::analysis::semantics::validation::{
+    TOTAL_ANNOTATION_SIZE_LIMIT, annotations_too_long,
+};
+use crate::load::yaml::Node;
 use crate::diagnostic::{Finding, Severity};
 
 use super::{Category, Ctx, Rule, RuleMeta};
@@ -35,12 +39,14 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         return;
     };
     let admission = &ctx.settings.admission;
+    // Over the API server's size limit, the Namespace itself is refused (and no annotation
+    // is read, however long): one finding, on the first annotation a plugin that is on reads.
+    if facts::annotations_too_long(annotations) {
+        too_long(ctx, annotations, out);
+        return;
+    }
     for key in facts::ANNOTATIONS {
-        let plugin = match key {
-            facts::NODE_SELECTOR => Plugin::PodNodeSelector,
-            facts::OPENSHIFT_NODE_SELECTOR => Plugin::OpenShiftProjectNodeSelector,
-            _ => Plugin::PodTolerationRestriction,
-        };
+        let plugin = plugin_of(key);
         if !admission.on(plugin) {
             continue;
         }
@@ -86,4 +92,39 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             .api_error(error),
         );
     }
+}
+
+/// The plugin that reads an annotation of [`facts::ANNOTATIONS`].
+fn plugin_of(key: &str) -> Plugin {
+    match key {
+        facts::NODE_SELECTOR => Plugin::PodNodeSelector,
+        facts::OPENSHIFT_NODE_SELECTOR => Plugin::OpenShiftProjectNodeSelector,
+        _ => Plugin::PodTolerationRestriction,
+    }
+}
+
+/// The Namespace's annotations are over `TotalAnnotationSizeLimitB`: reported when a plugin
+/// that is on reads one of them (the API server's own validation error, the same for every
+/// object, is what the plugin never gets past).
+fn too_long(ctx: &Ctx<'_>, annotations: &Node, out: &mut Vec<Finding>) {
+    let admission = &ctx.settings.admission;
+    let Some((key, plugin, k, v)) = facts::ANNOTATIONS.iter().find_map(|&key| {
+        let plugin = plugin_of(key);
+        let (k, v) = annotations.entry(key)?;
+        admission.on(plugin).then_some((key, plugin, k, v))
+    }) else {
+        return;
+    };
+    let size = facts::annotations_bytes(annotations);
+    let error = annotations_too_long();
+    out.push(
+        META.finding(format!(
+            "this Namespace's annotations take more than the API server's limit of {TOTAL_ANNOTATION_SIZE_LIMIT} bytes (256 KiB, keys and values together): it refuses the Namespace, so the {} admission plugin never reads `{key}`: {error}",
+            plugin.name()
+        ))
+        .primary(v.span, "this value")
+        .secondary(k.span, format!("annotations of {size} bytes"))
+        .help("keep the annotation short: list the few tolerations or labels the namespace's pods need (kubectl apply's `last-applied-configuration` annotation counts too)")
+        .api_error(error),
+    );
 }

@@ -173,21 +173,26 @@ impl Terms<'_> {
                 exprs.extend(matching.iter().map(|(_, k)| *k).filter(|k| has(k)));
                 exprs.extend(mismatching.iter().map(|(_, k)| *k).filter(|k| has(k)));
             }
-            let mut seen: Vec<&str> = labels;
+            // Looked up per key (lists of thousands of keys were compared pair by pair).
+            let last: std::collections::HashMap<&str, usize> =
+                matching.iter().enumerate().map(|(i, (_, k))| (*k, i)).collect();
+            let mut seen: std::collections::HashSet<&str> = labels.into_iter().collect();
             for key in exprs {
                 // The server remembers a key's last index in `matchLabelKeys`; its path is
                 // the term's, indexed (`…[0][1]`), as upstream writes it.
-                if let Some(i) = matching.iter().rposition(|(_, k)| *k == key)
-                    && seen.contains(&key)
+                if let Some(&i) = last.get(key)
+                    && seen.contains(key)
                 {
                     let p = format!("{tp}[{i}]");
                     also_in_selector(r, matching[i].0.span, key, &p);
                 }
-                seen.push(key);
+                seen.insert(key);
             }
         }
+        let mismatched: std::collections::HashSet<&str> =
+            mismatching.iter().map(|(_, k)| *k).collect();
         for (i, (node, key)) in matching.iter().enumerate() {
-            if mismatching.iter().any(|(_, k)| k == key) {
+            if mismatched.contains(key) {
                 let p = format!("{}[{i}]", join(tp, "matchLabelKeys"));
                 r.add(Problem {
                     span: node.span,

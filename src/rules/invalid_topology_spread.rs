@@ -34,16 +34,34 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             continue;
         }
         let base = spec.field_path("topologySpreadConstraints");
+        // Whether a later constraint has the same {topologyKey, whenUnsatisfiable}: one pass
+        // from the end, not a pass over the rest for each.
+        let mut later = std::collections::HashSet::new();
+        let mut repeated = vec![false; list.len()];
+        for (i, c) in list.iter().enumerate().rev() {
+            if c.as_map().is_some() {
+                let own = (
+                    text_of(c.entry("topologyKey").map(|(_, v)| v)).unwrap_or(""),
+                    text_of(c.entry("whenUnsatisfiable").map(|(_, v)| v)).unwrap_or(""),
+                );
+                repeated[i] = later.contains(&own);
+                later.insert((
+                    text_of(c.get("topologyKey")).unwrap_or(""),
+                    text_of(c.get("whenUnsatisfiable")).unwrap_or(""),
+                ));
+            }
+        }
         for (i, c) in list.iter().enumerate() {
             // (An item that is not a mapping is a decode error: `yaml-type-mismatch`.)
             if c.as_map().is_some() {
-                check_constraint(&mut r, c, &format!("{base}[{i}]"), &list[i + 1..]);
+                check_constraint(&mut r, c, &format!("{base}[{i}]"), repeated[i]);
             }
         }
     }
 }
 
-fn check_constraint(r: &mut Reporter<'_, '_>, c: &Node, p: &str, rest: &[Node]) {
+/// Checks one constraint; `repeated`: a later one has its {topologyKey, whenUnsatisfiable}.
+fn check_constraint(r: &mut Reporter<'_, '_>, c: &Node, p: &str, repeated: bool) {
     // maxSkew: > 0.
     let skew_node = c.get("maxSkew");
     if let Some(skew) = int_of(skew_node)
@@ -96,12 +114,7 @@ fn check_constraint(r: &mut Reporter<'_, '_>, c: &Node, p: &str, rest: &[Node]) 
         );
     }
     // {topologyKey, whenUnsatisfiable}: once.
-    let same = |o: &Node| {
-        o.as_map().is_some()
-            && text_of(o.get("topologyKey")).unwrap_or("") == key
-            && text_of(o.get("whenUnsatisfiable")).unwrap_or("") == when
-    };
-    if rest.iter().any(same) {
+    if repeated {
         let dp = join(p, "{topologyKey, whenUnsatisfiable}");
         r.add(Problem {
             span: key_entry.map_or(c.span, |(k, _)| k.span),

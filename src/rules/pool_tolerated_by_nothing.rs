@@ -50,8 +50,14 @@ impl Usage {
                 self.add_bound(ctx.inventory, n);
             }
             if self.seen.insert(std::sync::Arc::as_ptr(fits) as usize) {
-                for (p, u) in self.used.iter_mut().enumerate() {
-                    *u |= fits.admits(p);
+                // The pools of the classes that admit it.
+                let classes = fits.classes();
+                for c in fits.admitting_classes() {
+                    for &p in classes.members.get(c).into_iter().flatten() {
+                        if let Some(u) = self.used.get_mut(p as usize) {
+                            *u = true;
+                        }
+                    }
                 }
             }
         }

@@ -21,6 +21,10 @@ pub static RULE: Rule = Rule::new(&META).cross(check);
 pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
     let gate = ctx.settings.comparison_operators;
     for w in ctx.workloads {
+        // Whether another toleration of the pod tolerates a taint, once per distinct taint
+        // (not once per toleration and pool: thousands of each made it cubic).
+        let mut covered: std::collections::HashMap<std::sync::Arc<_>, bool> =
+            std::collections::HashMap::new();
         for t in w.tolerations.iter().filter(|t| t.written()) {
             if t.effect.is_empty() || t.key.is_empty() {
                 continue;
@@ -28,8 +32,20 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             // The same toleration without its effect: what it would match by key and value.
             let mut loose = t.tol();
             loose.effect = "";
-            let mut seen = Vec::new();
-            for (pool, pt) in ctx.inventory.taints_with_key(&t.key) {
+            let mut seen = std::collections::HashSet::new();
+            // `Equal` matches its value only: the taints of that key and value.
+            let taints: Box<dyn Iterator<Item = (usize, usize)>> = match &*t.operator {
+                "" | "Equal" => Box::new(
+                    ctx.inventory
+                        .taint_indices_with(&t.key, &t.value)
+                        .iter()
+                        .copied(),
+                ),
+                _ => Box::new(ctx.inventory.taint_indices(&t.key).iter().copied()),
+            };
+            for (p, ti) in taints {
+                let pool = &*ctx.inventory.pools[p];
+                let pt = &pool.taints[ti];
                 if *pt.taint.effect == *t.effect || pt.startup {
                     continue;
                 }
@@ -38,13 +54,15 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                     continue;
                 }
                 // Another toleration of the pod may cover this taint.
-                if first_tolerating(&w.tolerations, &pt.taint, gate).is_some() {
+                let other = *covered
+                    .entry(std::sync::Arc::clone(&pt.taint))
+                    .or_insert_with(|| first_tolerating(&w.tolerations, &pt.taint, gate).is_some());
+                if other {
                     continue;
                 }
-                if seen.contains(&pt.taint) {
+                if !seen.insert(&pt.taint) {
                     continue;
                 }
-                seen.push(pt.taint.clone());
                 let consequence = match &*pt.taint.effect {
                     "NoExecute" => "the taint still keeps the pod off these nodes and evicts it",
                     "NoSchedule" => "the taint still keeps the pod off these nodes",

@@ -35,7 +35,6 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
     let gate = ctx.settings.comparison_operators;
     // Keyed by effect too: the nearest taint prefers the toleration's effect.
     let mut memo: HashMap<(&str, &str, &str, &str), Option<Nearest<'_>>> = HashMap::new();
-    let mut keys: Option<Vec<&str>> = None;
     for w in ctx.workloads {
         // An operator's tolerations are not the author's to fix.
         for t in w.tolerations.iter().filter(|t| t.written()) {
@@ -51,8 +50,8 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             let answer = *memo
                 .entry((&*t.key, &*t.operator, &*t.value, &*t.effect))
                 .or_insert_with(|| {
-                    let unknown = ctx.inventory.pools.iter().any(|p| p.unknown_taints.may_have(&t.key));
-                    if unknown { None } else { lookup(ctx, t, gate, &mut keys) }
+                    let unknown = ctx.inventory.may_have_unknown_taint(&t.key);
+                    if unknown { None } else { lookup(ctx, t, gate) }
                 });
             let Some(nearest) = answer else {
                 continue;
@@ -126,20 +125,20 @@ fn one_scalar_fix(
 }
 
 /// `None` when the toleration matches a taint; otherwise the nearest taint, if any is close.
-fn lookup<'a>(
-    ctx: &CrossCtx<'a>,
-    t: &WorkloadToleration,
-    gate: bool,
-    keys: &mut Option<Vec<&'a str>>,
-) -> Option<Nearest<'a>> {
+fn lookup<'a>(ctx: &CrossCtx<'a>, t: &WorkloadToleration, gate: bool) -> Option<Nearest<'a>> {
     // Matching by key and value is enough here: a wrong effect is
     // `toleration-effect-mismatch`'s finding.
     let mut loose = t.tol();
     loose.effect = "";
-    let matched = ctx.inventory.taints_with_key(&t.key).any(|(_, pt)| {
+    // `Equal` matches the taints of its key and value only.
+    let candidates = match &*t.operator {
+        "" | "Equal" => ctx.inventory.taint_indices_with(&t.key, &t.value),
+        _ => ctx.inventory.taint_indices(&t.key),
+    };
+    let matched = candidates.iter().any(|&(p, i)| {
         tolerates(
             &loose,
-            &pt.taint.taint_ref(),
+            &ctx.inventory.pools[p].taints[i].taint.taint_ref(),
             gate,
         )
     });
@@ -153,25 +152,24 @@ fn lookup<'a>(
         return slip_of_found(ctx, t).map(Some);
     }
     // Did-you-mean: the nearest taint key, if close (a taint with the same key but another
-    // value is nearest of all).
-    let lower = t.key.to_ascii_lowercase();
-    let nearest_key = keys
-        .get_or_insert_with(|| ctx.inventory.taint_keys())
-        .iter()
-        .map(|k| (edit_distance(&lower, &k.to_ascii_lowercase()), *k))
-        .filter(|(d, k)| *d <= 3.max(k.len() / 5))
-        .min();
+    // value is nearest of all); of keys as near, the first in order.
+    let nearest_key = ctx
+        .inventory
+        .nearest_taint_keys(&t.key, |len| 3.max(len / 5))
+        .and_then(|(_, keys)| keys.first().copied());
     // Among the key's taints, the one whose value is nearest (a case or one-letter typo), then
     // one with the toleration's effect.
-    let value = t.value.to_ascii_lowercase();
-    Some(nearest_key.and_then(|(_, k)| {
-        ctx.inventory.taints_with_key(k).min_by_key(|(_, pt)| {
-            (
-                edit_distance(&value, &pt.taint.value.to_ascii_lowercase()),
-                !t.effect.is_empty() && *t.effect != *pt.taint.effect,
-                &pt.taint,
-            )
-        })
+    Some(nearest_key.and_then(|k| {
+        let (_, places) = ctx.inventory.nearest_taint_values(k, &t.value)?;
+        places
+            .into_iter()
+            .filter_map(|i| ctx.inventory.taint_at(k, i))
+            .min_by_key(|(_, pt)| {
+                (
+                    !t.effect.is_empty() && *t.effect != *pt.taint.effect,
+                    &pt.taint,
+                )
+            })
     }))
 }
 
@@ -197,16 +195,16 @@ fn slip_of_found<'a>(ctx: &CrossCtx<'a>, t: &WorkloadToleration) -> Option<(&'a 
         }
         // The key of a found taint with another value (or none, `operator: Equal` alone):
         // a near miss of what the pools declare, the most similar value first.
-        let value = t.value.to_ascii_lowercase();
-        for (pool, pt) in ctx.inventory.taints_with_key(&t.key) {
-            consider(
-                edit_distance(&value, &pt.taint.value.to_ascii_lowercase()),
-                pool,
-                pt,
-            );
+        let (d, places) = ctx.inventory.nearest_taint_values(&t.key, &t.value)?;
+        for i in places {
+            if let Some((pool, pt)) = ctx.inventory.taint_at(&t.key, i) {
+                consider(d, pool, pt);
+            }
         }
     } else {
-        for key in ctx.inventory.taint_keys() {
+        // A slip is at most two edits apart (in lowercase): only the keys that near are
+        // compared, in key order.
+        for (key, _) in ctx.inventory.taint_keys_within(&t.key, 2) {
             let Some(d) = slip(&t.key, key) else { continue };
             for (pool, pt) in ctx.inventory.taints_with_key(key) {
                 // The rest must match: a slip is one mistake.

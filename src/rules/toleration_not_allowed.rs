@@ -26,26 +26,37 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     let id = &ctx.object.id;
     let ns = id.namespace.as_deref().unwrap_or("default");
     let workload = format!("{}/{ns}/{}", id.kind, id.name.as_deref().unwrap_or(""));
+    // Whether each policy allows this object, worked out when first needed: the namespace
+    // and workload are the object's, whatever the toleration.
+    let mut allows: Vec<Option<bool>> = vec![None; policies.len()];
+    // The policies that apply to a key, once per distinct key.
+    let mut by_key: std::collections::HashMap<&str, Vec<usize>> = std::collections::HashMap::new();
     for (_, tol) in tolerations::each(ctx) {
         let key = tol.key();
         // `taint: "*"` is the tolerate-everything toleration (empty key); other values are
         // globs over keys. Every policy that applies is consulted: one that allows is enough.
-        let applicable: Vec<_> = policies
-            .iter()
-            .filter(|p| {
-                if p.taint == "*" {
-                    key.is_empty()
-                } else {
-                    !key.is_empty() && glob_match(&p.taint, key)
-                }
-            })
-            .collect();
+        let indices = by_key.entry(key).or_insert_with(|| {
+            (0..policies.len())
+                .filter(|&i| {
+                    let p = &policies[i];
+                    if p.taint == "*" {
+                        key.is_empty()
+                    } else {
+                        !key.is_empty() && glob_match(&p.taint, key)
+                    }
+                })
+                .collect()
+        });
+        let applicable: Vec<_> = indices.iter().map(|&i| &policies[i]).collect();
         let Some(policy) = applicable.first() else {
             continue;
         };
-        let allowed = applicable.iter().any(|p| {
-            p.namespaces.iter().any(|g| glob_match(g, ns))
-                || p.workloads.iter().any(|g| glob_match(g, &workload))
+        let allowed = indices.iter().any(|&i| {
+            *allows[i].get_or_insert_with(|| {
+                let p = &policies[i];
+                p.namespaces.iter().any(|g| glob_match(g, ns))
+                    || p.workloads.iter().any(|g| glob_match(g, &workload))
+            })
         });
         if allowed {
             continue;

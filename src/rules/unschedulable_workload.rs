@@ -2,12 +2,13 @@
 //! the scheduler's shape (`0/3 node pools can run this pod: ...`), and related locations
 //! point at each blocking taint or label.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use crate::analysis::judgements::evidence::{self, Aim, LabelMiss};
 use crate::analysis::judgements::near_miss::{Block, describe as describe_near_miss, near_miss};
 use crate::analysis::sources::inventory::Inventory;
-use crate::analysis::judgements::schedule::{PoolClasses, Reason};
+use crate::analysis::judgements::schedule::{Judged, PoolClasses, Reason};
 use crate::diagnostic::{Edit, Finding, Fix, Related, Severity};
 
 use super::{Category, CrossCtx, Rule, RuleMeta};
@@ -42,7 +43,7 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             match ctx
                 .eval
                 .memo
-                .get_or(META.name, fits, "aim", || evidence::aim(ctx.inventory, w))
+                .get_or(META.name, fits, "aim", || evidence::aim(ctx.inventory, w, fits))
             {
                 Aim::Elsewhere => continue,
                 Aim::Selected | Aim::Tolerated => None,
@@ -61,7 +62,7 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             None => miss.as_ref().map(|(_, m)| m.pool),
         };
         let (detail, total, selector_only, related) = ctx.eval.memo.get_or(META.name, fits, "", || {
-            describe(ctx.inventory, &ctx.eval.classes, w, fits, intended)
+            describe(ctx, w, fits, intended)
         });
         let (diagnosis, fix) = match (&label_miss, &miss) {
             (Some(m), _) => (describe_label_miss(ctx.inventory, m), None),
@@ -194,64 +195,65 @@ const RELATED_POOLS: usize = 3;
 /// this many they are counted together (`40 have an untolerated taint`).
 const LISTED_TAINTS: usize = 3;
 
-/// The scheduler-style detail, whether only selectors failed, and the related locations.
-/// Every pool of a class fails alike (see `PoolClasses`): the first failing filter is found
-/// once per class, on its first pool, and counted for all of its pools.
-fn describe(
+/// What blocks the pools, counted as the scheduler counts nodes (each pool once, by its first
+/// failing filter: NodeUnschedulable, then TaintToleration, then NodeAffinity), each name once
+/// (pools with one name — the same NodePool in two files — are alternatives, counted by their
+/// first pool), and the first few pools of each rank (0 the intended pool, 1 a pool the
+/// selector admits, 2 the others) with what blocks them, in inventory order.
+#[derive(Debug, Default, PartialEq)]
+struct Tally {
+    /// Pools per untolerated taint (by the number of its scheduler form, see
+    /// `PoolClasses::phrases`), the forms with at least one pool: all of them when there are
+    /// at most [`LISTED_TAINTS`], else none (then `distinct_taints` and `by_taints` say).
+    listed: Vec<(u32, usize)>,
+    distinct_taints: usize,
+    by_taints: usize,
+    selector: usize,
+    cordoned: usize,
+    /// (pool, class, first failing filter), at most [`RELATED_POOLS`] per rank.
+    named: [Vec<(usize, usize, Reason)>; 3],
+    ranked: [usize; 3],
+}
+
+/// [`Tally`] by a pass over every pool.
+fn tally_by_pools(
     inventory: &Inventory,
     classes: &PoolClasses,
-    w: &crate::analysis::types::Workload,
-    fits: &crate::analysis::judgements::schedule::Verdicts,
+    judged: &Judged<'_>,
     intended: Option<usize>,
-) -> (String, usize, bool, Vec<Related>) {
-    let pools = &inventory.pools;
-    // Per class: the first failing filter (a taint given by its place among the blocking
-    // ones, with its scheduler form), and whether the pod's selector admits the class's pools.
-    let mut first: Vec<Option<(First, Option<String>, bool)>> = Vec::with_capacity(classes.len());
-    for &rep in &classes.reps {
-        let Some(pool) = pools.get(rep) else {
-            first.push(None);
-            continue;
-        };
-        let reasons = fits.reasons(w, pool);
-        let selected = !reasons.contains(&Reason::Selector);
-        // The scheduler stops at a node's first failing filter (NodeUnschedulable, then
-        // TaintToleration, then NodeAffinity), so each pool counts once.
-        let reason = reasons
-            .iter()
-            .find(|r| matches!(r, Reason::Unschedulable))
-            .or_else(|| reasons.iter().find(|r| matches!(r, Reason::Taint(_))))
-            .or_else(|| reasons.first());
-        let found = match reason {
-            Some(Reason::Taint(i)) => pool
-                .blocking_taints()
-                .position(|(j, _)| j == *i)
-                .map(|k| (First::Taint(k), Some(pool.taints[*i].taint.scheduler_form()))),
-            Some(Reason::Selector) => Some((First::Selector, None)),
-            Some(Reason::Unschedulable) => Some((First::Unschedulable, None)),
-            None => None,
-        };
-        first.push(found.map(|(f, phrase)| (f, phrase, selected)));
-    }
-    // Pools with one name (the same NodePool in two files, two copies of a node group) are
-    // alternatives, not two pools: each name counts once, by its first pool, and is named once.
-    let mut seen: HashSet<String> = HashSet::new();
-    let mut taints: BTreeMap<&str, usize> = BTreeMap::new();
-    let (mut selector, mut cordoned) = (0usize, 0usize);
-    // (rank, pool, what blocks it): rank 0 the intended pool, 1 a pool the selector admits.
-    let mut named: Vec<(u8, usize, First)> = Vec::new();
-    for (p, pool) in pools.iter().enumerate() {
-        if !seen.insert(pool.title()) {
+) -> Tally {
+    // Per class: the first failing filter, and whether the pod's selector admits the class's
+    // pools.
+    let first: Vec<Option<(Reason, bool)>> = (0..classes.len())
+        .map(|c| judged.first(c).map(|r| (r, judged.selected(c))))
+        .collect();
+    let titles = inventory.titles();
+    let mut per_phrase = vec![0usize; classes.phrases.len()];
+    let mut taints: Vec<u32> = Vec::new();
+    let mut t = Tally::default();
+    for (p, c) in classes.of.iter().enumerate() {
+        let c = *c as usize;
+        if !titles.first.get(p).copied().unwrap_or(false) {
             continue;
         }
-        let Some(Some((f, phrase, selected))) = first.get(classes.class(p)) else {
+        let Some(Some((reason, selected))) = first.get(c) else {
             continue;
         };
-        match (f, phrase) {
-            (First::Taint(_), Some(phrase)) => *taints.entry(phrase.as_str()).or_default() += 1,
-            (First::Taint(_), None) => {}
-            (First::Selector, _) => selector += 1,
-            (First::Unschedulable, _) => cordoned += 1,
+        match reason {
+            Reason::Taint(i) => {
+                if let Some((id, n)) = classes
+                    .phrase(c, *i)
+                    .and_then(|id| Some((id, per_phrase.get_mut(id as usize)?)))
+                {
+                    if *n == 0 {
+                        taints.push(id);
+                    }
+                    *n += 1;
+                    t.by_taints += 1;
+                }
+            }
+            Reason::Selector => t.selector += 1,
+            Reason::Unschedulable => t.cordoned += 1,
         }
         let rank = if intended == Some(p) {
             0
@@ -260,23 +262,291 @@ fn describe(
         } else {
             2
         };
-        named.push((rank, p, *f));
+        t.ranked[rank] += 1;
+        if t.named[rank].len() < RELATED_POOLS {
+            t.named[rank].push((p, c, reason.clone()));
+        }
     }
-    // Stable: pools keep their inventory order within a rank.
-    named.sort_by_key(|(rank, _, _)| *rank);
+    t.distinct_taints = taints.len();
+    if taints.len() <= LISTED_TAINTS {
+        t.listed = taints
+            .into_iter()
+            .filter_map(|id| Some((id, *per_phrase.get(id as usize)?)))
+            .collect();
+        t.listed.sort_unstable();
+    }
+    t
+}
+
+/// What blocks the pools of the classes no toleration and no selection of the pod singles
+/// out (see `Judged`), counted once per run for each way a pod can leave their taints and
+/// cordon untolerated: the pools counted per first failing filter of their class.
+#[derive(Debug, Default)]
+struct Baseline {
+    per_phrase: HashMap<u32, usize>,
+    by_taints: usize,
+    cordoned: usize,
+    /// Pools without a blocking filter but the selector.
+    rest: usize,
+}
+
+/// Pools counted (the first of each name) per class.
+fn counted_per_class(inventory: &Inventory, classes: &PoolClasses) -> Arc<Vec<usize>> {
+    let titles = inventory.titles();
+    let mut n = vec![0usize; classes.len()];
+    for (p, &c) in classes.of.iter().enumerate() {
+        if titles.first.get(p).copied().unwrap_or(false)
+            && let Some(x) = n.get_mut(c as usize)
+        {
+            *x += 1;
+        }
+    }
+    Arc::new(n)
+}
+
+/// A class's first failing filter by its baseline (see [`Baseline`]): `None` for one whose
+/// only filter left is the selector.
+fn baseline_first(classes: &PoolClasses, c: usize, variant: usize, cordon_ok: bool) -> Option<Reason> {
+    if classes.cordoned(c) && !cordon_ok {
+        return Some(Reason::Unschedulable);
+    }
+    classes.baseline_first(c, variant).map(Reason::Taint)
+}
+
+/// [`Tally`] from the run's [`Baseline`] for the pod's way of leaving taints untolerated,
+/// corrected by the few classes its selection and tolerations single out: no pass over the
+/// pools but for the first few of each rank. `None` when the classes not singled out do not
+/// fail alike (see `Judged::baseline_key`).
+fn tally_by_classes(
+    ctx: &CrossCtx<'_>,
+    fits: &Arc<crate::analysis::judgements::schedule::Verdicts>,
+    judged: &Judged<'_>,
+    intended: Option<usize>,
+) -> Option<Tally> {
+    let (variant, cordon_ok, selects) = judged.baseline_key()?;
+    let inventory = ctx.inventory;
+    let classes = fits.classes();
+    let titles = inventory.titles();
+    let counted = ctx
+        .eval
+        .memo
+        .get_run(META.name, "counted per class", || counted_per_class(inventory, classes));
+    let base = ctx.eval.memo.get_run(
+        META.name,
+        &format!("baseline {variant} {cordon_ok}"),
+        || {
+            let mut b = Baseline::default();
+            for (c, &n) in counted.iter().enumerate() {
+                if n == 0 {
+                    continue;
+                }
+                match baseline_first(classes, c, variant, cordon_ok) {
+                    Some(Reason::Unschedulable) => b.cordoned += n,
+                    Some(Reason::Taint(i)) => {
+                        if let Some(id) = classes.phrase(c, i) {
+                            *b.per_phrase.entry(id).or_default() += n;
+                            b.by_taints += n;
+                        }
+                    }
+                    _ => b.rest += n,
+                }
+            }
+            Arc::new(b)
+        },
+    );
+    let mut t = Tally::default();
+    let mut delta: BTreeMap<u32, i64> = BTreeMap::new();
+    let (mut by_taints, mut cordoned, mut rest) =
+        (base.by_taints as i64, base.cordoned as i64, base.rest as i64);
+    let (mut selector_exact, mut selected_failing) = (0i64, 0usize);
+    let mut selected_classes: Vec<usize> = Vec::new();
+    for c in judged.exact_classes() {
+        let n = counted.get(c).copied().unwrap_or(0);
+        if n == 0 {
+            continue;
+        }
+        let n_i = n as i64;
+        match baseline_first(classes, c, variant, cordon_ok) {
+            Some(Reason::Unschedulable) => cordoned -= n_i,
+            Some(Reason::Taint(i)) => {
+                if let Some(id) = classes.phrase(c, i) {
+                    *delta.entry(id).or_default() -= n_i;
+                    by_taints -= n_i;
+                }
+            }
+            _ => rest -= n_i,
+        }
+        let first = judged.first(c);
+        match &first {
+            Some(Reason::Unschedulable) => cordoned += n_i,
+            Some(Reason::Taint(i)) => {
+                if let Some(id) = classes.phrase(c, *i) {
+                    *delta.entry(id).or_default() += n_i;
+                    by_taints += n_i;
+                }
+            }
+            Some(Reason::Selector) => selector_exact += n_i,
+            None => {}
+        }
+        if selects && first.is_some() && judged.selected(c) {
+            selected_failing += n;
+            selected_classes.push(c);
+        }
+    }
+    let count = |x: i64| usize::try_from(x).unwrap_or(0);
+    t.by_taints = count(by_taints);
+    t.cordoned = count(cordoned);
+    t.selector = count(selector_exact + if selects { rest } else { 0 });
+    // The forms with pools: the baseline's, with the corrections.
+    let changed = |id: u32| -> (usize, usize) {
+        let before = base.per_phrase.get(&id).copied().unwrap_or(0);
+        let after = count(before as i64 + delta.get(&id).copied().unwrap_or(0));
+        (before, after)
+    };
+    let mut distinct = base.per_phrase.len();
+    for &id in delta.keys() {
+        let (before, after) = changed(id);
+        if before > 0 && after == 0 {
+            distinct -= 1;
+        } else if before == 0 && after > 0 {
+            distinct += 1;
+        }
+    }
+    t.distinct_taints = distinct;
+    if distinct <= LISTED_TAINTS {
+        let mut ids: Vec<u32> = base.per_phrase.keys().chain(delta.keys()).copied().collect();
+        ids.sort_unstable();
+        ids.dedup();
+        t.listed = ids
+            .into_iter()
+            .map(|id| (id, changed(id).1))
+            .filter(|(_, n)| *n > 0)
+            .collect();
+    }
+    // The ranks: the intended pool; the pools of the classes the selector admits (every
+    // class, for a pod that selects nothing); the others.
+    let failing = |p: usize| {
+        classes
+            .of
+            .get(p)
+            .and_then(|&c| judged.first(c as usize).map(|r| (c as usize, r)))
+    };
+    let total = t.by_taints + t.cordoned + t.selector;
+    let intended_named = intended.filter(|&p| {
+        titles.first.get(p).copied().unwrap_or(false) && failing(p).is_some()
+    });
+    if let Some(p) = intended_named
+        && let Some((c, r)) = failing(p)
+    {
+        t.ranked[0] = 1;
+        t.named[0].push((p, c, r));
+    }
+    let in_selected = |p: usize| {
+        !selects
+            || classes
+                .of
+                .get(p)
+                .is_some_and(|&c| selected_classes.binary_search(&(c as usize)).is_ok())
+    };
+    t.ranked[1] = if selects {
+        selected_failing - usize::from(intended_named.is_some_and(in_selected))
+    } else {
+        total - t.ranked[0]
+    };
+    t.ranked[2] = total - t.ranked[0] - t.ranked[1];
+    // The first pools of ranks 1 and 2, in inventory order.
+    let mut first_of = |rank: usize, candidates: &mut dyn Iterator<Item = usize>| {
+        for p in candidates {
+            if t.named[rank].len() >= RELATED_POOLS {
+                break;
+            }
+            if Some(p) == intended || !titles.first.get(p).copied().unwrap_or(false) {
+                continue;
+            }
+            if (rank == 1) != in_selected(p) {
+                continue;
+            }
+            if let Some((c, r)) = failing(p) {
+                t.named[rank].push((p, c, r));
+            }
+        }
+    };
+    if selects {
+        // The selected classes' pools: a few counted ones of each, in order.
+        let mut pools: Vec<usize> = selected_classes
+            .iter()
+            .flat_map(|&c| {
+                classes
+                    .members
+                    .get(c)
+                    .into_iter()
+                    .flatten()
+                    .map(|&p| p as usize)
+                    .filter(|&p| titles.first.get(p).copied().unwrap_or(false) && Some(p) != intended)
+                    .take(RELATED_POOLS)
+            })
+            .collect();
+        pools.sort_unstable();
+        first_of(1, &mut pools.into_iter());
+    } else {
+        first_of(1, &mut (0..classes.of.len()));
+    }
+    if t.ranked[0] + t.ranked[1] == 0 {
+        first_of(2, &mut (0..classes.of.len()));
+    }
+    Some(t)
+}
+
+/// The scheduler-style detail, whether only selectors failed, and the related locations.
+/// Every pool of a class fails alike (see `PoolClasses`): the first failing filter is found
+/// once per class (`Judged`: exactly on the classes the pod's selection and tolerations
+/// single out, by the class's baseline on the others), and counted from the run's baseline
+/// corrected by those classes ([`tally_by_classes`]), or by a pass over the pools.
+fn describe(
+    ctx: &CrossCtx<'_>,
+    w: &crate::analysis::types::Workload,
+    fits: &Arc<crate::analysis::judgements::schedule::Verdicts>,
+    intended: Option<usize>,
+) -> (String, usize, bool, Vec<Related>) {
+    let inventory = ctx.inventory;
+    let classes = fits.classes();
+    let pools = &inventory.pools;
+    let judged = fits.judge(w, pools);
+    let titles = inventory.titles();
+    let t = tally_by_classes(ctx, fits, &judged, intended)
+        .unwrap_or_else(|| tally_by_pools(inventory, classes, &judged, intended));
+    let Tally {
+        listed,
+        distinct_taints,
+        by_taints,
+        selector,
+        cordoned,
+        named,
+        ranked,
+    } = t;
+    let total_named: usize = ranked.iter().sum();
     // Pools the pod neither selects nor nearly fits are named only when there are no others.
-    let relevant = match named.iter().filter(|(rank, _, _)| *rank < 2).count() {
-        0 => named.len(),
+    let relevant = match ranked[0] + ranked[1] {
+        0 => total_named,
         n => n,
     };
     let shown = relevant.min(RELATED_POOLS);
-    let more = named.len() - shown;
+    let more = total_named - shown;
     let mut related = Vec::new();
-    for &(_, p, f) in named.iter().take(shown) {
-        let Some(pool) = pools.get(p) else { continue };
-        let title = pool.title();
-        let (loc, note) = match f {
-            First::Taint(k) => {
+    for (p, c, reason) in named.iter().flatten().take(shown) {
+        let Some(pool) = pools.get(*p) else { continue };
+        let title = titles.text.get(*p).cloned().unwrap_or_else(|| pool.title());
+        let (loc, note) = match reason {
+            Reason::Taint(i) => {
+                // The taint's place among the blocking ones of the class, on this pool.
+                let Some(k) = classes
+                    .reps
+                    .get(*c)
+                    .and_then(|&r| pools.get(r))
+                    .and_then(|rep| rep.blocking_taints().position(|(j, _)| j == *i))
+                else {
+                    continue;
+                };
                 let Some((_, t)) = pool.blocking_taints().nth(k) else {
                     continue;
                 };
@@ -285,8 +555,8 @@ fn describe(
                     format!("taint `{}` of {title}", t.taint.display()),
                 )
             }
-            First::Selector => (Some(&pool.loc), format!("{title} has no matching labels")),
-            First::Unschedulable => (Some(&pool.loc), format!("{title} is cordoned")),
+            Reason::Selector => (Some(&pool.loc), format!("{title} has no matching labels")),
+            Reason::Unschedulable => (Some(&pool.loc), format!("{title} is cordoned")),
         };
         if let Some(loc) = loc.and_then(|p| inventory.loc(p)) {
             related.push(Related {
@@ -302,7 +572,7 @@ fn describe(
         last.message.push_str(&format!(
             " (and {more} more pool{}{}: see `taintlint explain`)",
             if more == 1 { "" } else { "s" },
-            if shown == relevant && relevant < named.len() {
+            if shown == relevant && relevant < total_named {
                 " this pod does not select"
             } else {
                 ""
@@ -313,8 +583,12 @@ fn describe(
     // are few, one part for all of them beyond that.
     // (count, the phrase it sorts by, the text)
     let mut parts: Vec<(usize, String, String)> = Vec::new();
-    if taints.len() <= LISTED_TAINTS {
-        for (phrase, n) in &taints {
+    if distinct_taints <= LISTED_TAINTS {
+        let listed: BTreeMap<&str, usize> = listed
+            .iter()
+            .filter_map(|&(id, n)| Some((classes.phrases.get(id as usize)?.as_str(), n)))
+            .collect();
+        for (phrase, n) in &listed {
             let verb = if *n == 1 { "has" } else { "have" };
             parts.push((
                 *n,
@@ -323,12 +597,12 @@ fn describe(
             ));
         }
     } else {
-        let n: usize = taints.values().sum();
+        let n = by_taints;
         let verb = if n == 1 { "has" } else { "have" };
         parts.push((
             n,
             "untolerated taint".to_string(),
-            format!("{n} {verb} an untolerated taint ({} different taints)", taints.len()),
+            format!("{n} {verb} an untolerated taint ({distinct_taints} different taints)"),
         ));
     }
     if selector > 0 {
@@ -354,20 +628,55 @@ fn describe(
         ));
     }
     parts.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    let selector_only = taints.is_empty() && cordoned == 0;
+    let selector_only = distinct_taints == 0 && cordoned == 0;
     let detail = parts
         .into_iter()
         .map(|(_, _, p)| p)
         .collect::<Vec<_>>()
         .join(", ");
-    (detail, seen.len(), selector_only, related)
+    (detail, titles.distinct, selector_only, related)
 }
 
-/// The first filter that rejects the pods of a class of pools.
-#[derive(Clone, Copy)]
-enum First {
-    /// The k-th blocking taint.
-    Taint(usize),
-    Selector,
-    Unschedulable,
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::judgements::schedule::Evaluator;
+    use crate::analysis::types::Relevant;
+    use crate::settings::Settings;
+
+    /// The tally from the run's baseline is the tally of a pass over the pools, on generated
+    /// inventories, for every pod no pool admits and every pool as the intended one.
+    #[test]
+    fn tally_by_classes_is_tally_by_pools() {
+        let mut compared = 0;
+        for (yaml, inv, ws) in crate::analysis::judgements::schedule::tests::generated(300) {
+            let settings = Settings::default();
+            let evaluator = Evaluator::new(&inv, &Relevant::of(&ws), &settings);
+            let eval = evaluator.evaluate(&ws);
+            let ctx = CrossCtx {
+                inventory: &inv,
+                workloads: &ws,
+                eval: &eval,
+                settings: &settings,
+                kueue: &crate::analysis::types::kueue::NO_KUEUE,
+            };
+            for (w, fits) in ws.iter().zip(&eval.fits) {
+                let judged = fits.judge(w, &inv.pools);
+                for intended in std::iter::once(None).chain((0..inv.pools.len()).map(Some)) {
+                    let Some(quick) = tally_by_classes(&ctx, fits, &judged, intended) else {
+                        continue;
+                    };
+                    let mut slow = tally_by_pools(&inv, fits.classes(), &judged, intended);
+                    // The others are named only when there is no pool of ranks 0 and 1.
+                    if slow.ranked[0] + slow.ranked[1] > 0 {
+                        slow.named[2].clear();
+                    }
+                    assert_eq!(quick, slow, "intended {intended:?}:\n{yaml}");
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared > 5000, "{compared}");
+    }
 }

@@ -139,11 +139,12 @@ pub(crate) fn lint(
     };
     let mut diagnostics = Vec::new();
     let mut repairs = Vec::new();
+    let mut others = Indexes::default();
     for f in findings
         .iter()
         .filter(|f| *f.file == *name && f.rule != crate::rules::POOL_TOLERATED_BY_NOTHING.name)
     {
-        let d = diagnostic(f, &text, (&name, uri));
+        let d = diagnostic(f, &text, (&name, uri), &mut others);
         repairs.push(Repair {
             diagnostic: d.clone(),
             rule: f.rule,
@@ -174,9 +175,14 @@ fn severity(s: Severity) -> DiagnosticSeverity {
     }
 }
 
+/// The line indexes of the other files findings point into, each built once per lint (a
+/// buffer may have thousands of findings related to one other file).
+#[derive(Default)]
+struct Indexes(std::collections::HashMap<Arc<str>, LineIndex>);
+
 /// The range of `span` in a source other than the buffer: exact with its text, else from
 /// its recorded line and column.
-fn range_in(source: &SourceFile, span: Span, encoding: Encoding) -> Range {
+fn range_in(source: &SourceFile, span: Span, encoding: Encoding, indexes: &mut Indexes) -> Range {
     if source.is_lite() {
         let p = |o| {
             let p = source.position(o);
@@ -187,7 +193,10 @@ fn range_in(source: &SourceFile, span: Span, encoding: Encoding) -> Range {
         };
         return Range::new(p(span.start), p(span.end));
     }
-    let index = LineIndex::new(&source.text, encoding);
+    let index = indexes
+        .0
+        .entry(Arc::clone(&source.name))
+        .or_insert_with(|| LineIndex::new(&source.text, encoding));
     Range::new(
         index.position(&source.text, span.start),
         index.position(&source.text, span.end.max(span.start)),
@@ -198,7 +207,7 @@ fn encoding_of(text: &Text) -> Encoding {
     text.index.encoding()
 }
 
-fn diagnostic(f: &Finding, text: &Text, buffer: (&str, &Url)) -> Diagnostic {
+fn diagnostic(f: &Finding, text: &Text, buffer: (&str, &Url), others: &mut Indexes) -> Diagnostic {
     let range = f
         .primary
         .as_ref()
@@ -215,7 +224,7 @@ fn diagnostic(f: &Finding, text: &Text, buffer: (&str, &Url)) -> Diagnostic {
             let range = if *r.source.name == *buffer.0 {
                 text.range(r.span)
             } else {
-                range_in(&r.source, r.span, encoding_of(text))
+                range_in(&r.source, r.span, encoding_of(text), others)
             };
             Some(DiagnosticRelatedInformation {
                 location: Location::new(uri, range),
@@ -353,12 +362,13 @@ impl Linted {
     pub(crate) fn finish(&self, uri: &Url) {
         let name = name_of(uri);
         let mut targets = Vec::new();
+        let mut others = Indexes::default();
         if let Some(view) = &self.view {
             for (i, w) in view.workloads.iter().enumerate() {
                 if *w.source.name != *name {
                     continue;
                 }
-                self.tolerations(view, i, w, (&name, uri), &mut targets);
+                self.tolerations(view, i, w, (&name, uri), &mut others, &mut targets);
                 self.selectors(view, i, w, &mut targets);
             }
         }
@@ -387,6 +397,7 @@ impl Linted {
         i: usize,
         w: &Workload,
         buffer: (&str, &Url),
+        others: &mut Indexes,
         out: &mut Vec<Target>,
     ) {
         let pools = &view.inventory.pools;
@@ -449,7 +460,12 @@ impl Linted {
                         let range = if *loc.source.name == *buffer.0 {
                             self.analysis.text.range(loc.span)
                         } else {
-                            range_in(&loc.source, loc.span, self.analysis.text.index.encoding())
+                            range_in(
+                                &loc.source,
+                                loc.span,
+                                self.analysis.text.index.encoding(),
+                                others,
+                            )
                         };
                         definitions.push(Location::new(uri, range));
                     }

@@ -13,6 +13,7 @@
 mod analyze;
 mod position;
 mod scan;
+mod transport;
 mod workspace;
 
 use std::collections::{BTreeMap, HashMap};
@@ -60,7 +61,7 @@ pub fn run(options: &Options) -> Result<ExitStatus, ToolError> {
     if std::io::stdin().is_terminal() {
         return Err(not_an_editor("standard input is a terminal"));
     }
-    let (connection, io) = Connection::stdio();
+    let (connection, io) = transport::stdio();
     let started = connection.initialize_start();
     let served = match started {
         Ok((id, params)) => serve_initialized(&connection, id, params, options),
@@ -77,9 +78,9 @@ pub fn run(options: &Options) -> Result<ExitStatus, ToolError> {
         }
     };
     drop(connection);
-    let joined = io.join();
+    // A broken input first: it is why the session ended.
+    io.join().map_err(|e| ToolError(e.to_string()))?;
     served.map_err(ToolError)?;
-    joined.map_err(|e| ToolError(format!("language server transport: {e}")))?;
     Ok(ExitStatus::Clean)
 }
 
@@ -471,7 +472,19 @@ impl Worker {
         let t = Instant::now();
         let root = self.workspace.root.clone();
         let mut problems = Vec::new();
-        let declarations = self.workspace.scope(&root, &mut problems).declarations();
+        // A workspace the worker cannot read (a bug) must not end it: buffers are still
+        // linted, each on its own.
+        let declarations = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.workspace.scope(&root, &mut problems).declarations()
+        }))
+        .unwrap_or_else(|_| {
+            self.workspace.clear();
+            problems.push(
+                "taintlint: reading the workspace crashed; this is a bug in taintlint, please report it. Open files are linted on their own"
+                    .to_string(),
+            );
+            0
+        });
         self.log(&format!(
             "taintlint: workspace read in {} ms ({declarations} node declarations)",
             t.elapsed().as_millis()

@@ -62,10 +62,33 @@ impl Scope {
     /// What cannot be read is said in `problems` and left out: an unusable config lints
     /// with the defaults, an unwalkable workspace with no other file's pools.
     pub(crate) fn build(root: &Path, dir: &Path, problems: &mut Vec<String>) -> Scope {
-        let cfg = commands::config_for(dir).unwrap_or_else(|e| {
+        let cfg = commands::config_for(dir, root).unwrap_or_else(|e| {
             problems.push(format!("taintlint: {e}; linting with the default config"));
             crate::config::Config::default()
         });
+        // The config's mistakes are findings on the config file, which the editor may not
+        // have open: its errors are shown (a glob that cannot compile, a policy glob too
+        // long…), a few of them.
+        let errors: Vec<String> = cfg
+            .findings
+            .iter()
+            .filter(|f| f.severity == crate::diagnostic::Severity::Error)
+            .map(|f| {
+                let (at, _) = f.range();
+                format!(
+                    "taintlint: {}:{}:{}: {}",
+                    f.file, at.line, at.column, f.message
+                )
+            })
+            .collect();
+        const SHOWN: usize = 3;
+        problems.extend(errors.iter().take(SHOWN).cloned());
+        if errors.len() > SHOWN {
+            problems.push(format!(
+                "taintlint: and {} more errors in the config",
+                errors.len() - SHOWN
+            ));
+        }
         let input = input_args(root);
         // The buffers' diagnostics are the CLI's, so its options, with every finding kept.
         let opts = match &input {
@@ -279,7 +302,7 @@ impl Workspace {
     /// The scope of a file in `dir`, built now if it is not yet; what could not be read
     /// while building it goes to `problems`.
     pub(crate) fn scope(&mut self, dir: &Path, problems: &mut Vec<String>) -> &Scope {
-        let key = crate::config::discover(dir).map(|p| std::fs::canonicalize(&p).unwrap_or(p));
+        let key = commands::config_path_for(dir);
         let root = self.root.clone();
         self.scopes
             .entry(key)

@@ -1,12 +1,16 @@
 //! Small helpers shared by rules and the CLI.
 
 pub mod fs;
+pub mod glob;
+pub mod nearest;
 pub mod text;
+
+/// Texts longer than this (in bytes) are not compared letter by letter (see [`edit_distance`]).
+const LONGEST: usize = 512;
 
 /// Levenshtein distance, for did-you-mean suggestions. Texts longer than any Kubernetes name
 /// (hostile input) are not compared letter by letter: their distance is the longer length.
 pub fn edit_distance(a: &str, b: &str) -> usize {
-    const LONGEST: usize = 512;
     if a.len() > LONGEST || b.len() > LONGEST {
         return if a == b {
             0

@@ -11,6 +11,117 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
+/// The hostile strings every output format is tested with — the single table of them: the
+/// unit tests of this module and of each reporter (`report::*`), and `tests/security.rs`,
+/// which puts each in a file name and in values and runs every format and view. Each C0
+/// control, DEL and each C1 control alone; terminal sequences (OSC 52 clipboard writes, OSC 8
+/// links, CSI erase and cursor moves, 8-bit CSI, BEL); every bidi control; the line and
+/// paragraph separators and NEL; workflow commands at a line start, after a line break, and
+/// percent-encoded for GitHub's decoder.
+pub const HOSTILE: &[&str] = &[
+    "\u{0}",
+    "\u{1}",
+    "\u{2}",
+    "\u{3}",
+    "\u{4}",
+    "\u{5}",
+    "\u{6}",
+    "\u{7}",
+    "\u{8}",
+    "\u{9}",
+    "\u{a}",
+    "\u{b}",
+    "\u{c}",
+    "\u{d}",
+    "\u{e}",
+    "\u{f}",
+    "\u{10}",
+    "\u{11}",
+    "\u{12}",
+    "\u{13}",
+    "\u{14}",
+    "\u{15}",
+    "\u{16}",
+    "\u{17}",
+    "\u{18}",
+    "\u{19}",
+    "\u{1a}",
+    "\u{1b}",
+    "\u{1c}",
+    "\u{1d}",
+    "\u{1e}",
+    "\u{1f}",
+    "\u{7f}",
+    "\u{80}",
+    "\u{81}",
+    "\u{82}",
+    "\u{83}",
+    "\u{84}",
+    "\u{85}",
+    "\u{86}",
+    "\u{87}",
+    "\u{88}",
+    "\u{89}",
+    "\u{8a}",
+    "\u{8b}",
+    "\u{8c}",
+    "\u{8d}",
+    "\u{8e}",
+    "\u{8f}",
+    "\u{90}",
+    "\u{91}",
+    "\u{92}",
+    "\u{93}",
+    "\u{94}",
+    "\u{95}",
+    "\u{96}",
+    "\u{97}",
+    "\u{98}",
+    "\u{99}",
+    "\u{9a}",
+    "\u{9b}",
+    "\u{9c}",
+    "\u{9d}",
+    "\u{9e}",
+    "\u{9f}",
+    // OSC 52: write "evil" to the clipboard (BEL and ST terminated).
+    "\u{1b}]52;c;ZXZpbA==\u{7}",
+    "\u{1b}]52;c;ZXZpbA==\u{1b}\\",
+    // OSC 8: a link whose text hides where it goes.
+    "\u{1b}]8;;https://evil.example/\u{1b}\\docs\u{1b}]8;;\u{1b}\\",
+    // CSI: erase the line, move up, colour; the 8-bit CSI; a title change.
+    "\u{1b}[2K\u{1b}[1A\u{1b}[31mok\u{1b}[0m",
+    "\u{9b}2K\u{9b}1A",
+    "\u{1b}]0;title\u{7}",
+    // Bidi controls (CVE-2021-42574), alone and as a Trojan Source reordering.
+    "\u{61c}",
+    "\u{200e}",
+    "\u{200f}",
+    "\u{202a}",
+    "\u{202b}",
+    "\u{202c}",
+    "\u{202d}",
+    "\u{202e}",
+    "\u{2066}",
+    "\u{2067}",
+    "\u{2068}",
+    "\u{2069}",
+    "admin\u{202e}\u{2066}// not\u{2069}\u{2066}",
+    // Line breaks of Unicode, YAML 1.1 and some viewers.
+    "a\u{2028}b",
+    "a\u{2029}b",
+    "a\u{85}b",
+    // Workflow commands: at the start, after each kind of line break, percent-encoded.
+    "::add-mask::secret",
+    "x\n::error file=a.yaml::pwned",
+    "x\r::warning::pwned",
+    "x\r\n::stop-commands::token",
+    "x\u{2028}::error::pwned",
+    "x\u{85}##[error]pwned",
+    "x%0A::error::pwned%0D%25",
+    "x\n##vso[task.setvariable variable=a]b",
+];
+
 /// Whether `c` must not reach a terminal or a CI log as it is (tab may: it starts nothing).
 pub fn is_unsafe(c: char) -> bool {
     matches!(c,
@@ -37,6 +148,12 @@ fn has_unsafe(text: &str) -> bool {
 /// `\u{…}`. One line of text stays one line.
 pub fn escape(text: &str) -> Cow<'_, str> {
     escape_but(text, |_| false)
+}
+
+/// [`escape`] but LF, with no line guarded: for a format that encodes line breaks itself
+/// (GitHub's workflow commands write `%0A`), whose input text was put in through [`escape`].
+pub fn escape_but_lf(text: &str) -> Cow<'_, str> {
+    escape_but(text, |c| c == '\n')
 }
 
 /// [`escape`] for a text the tool breaks into lines itself: its `\n` stay line breaks, every
@@ -183,6 +300,25 @@ mod tests {
         for t in ["", "toleration `a=b:NoSchedule`", "tab\there", "日本語 ä é"] {
             assert!(matches!(escape(t), Cow::Borrowed(_)), "{t}");
             assert!(matches!(visible_same_length(t), Cow::Borrowed(_)), "{t}");
+        }
+    }
+
+    /// Every string of the table escapes to one line of safe text, with no line starting a
+    /// command, and the same-length view keeps only the line breaks.
+    #[test]
+    fn the_hostile_table_is_inert() {
+        for h in HOSTILE {
+            for t in [h.to_string(), format!("a{h}b"), format!("{h}{h}")] {
+                let e = escape(&t);
+                assert!(!e.chars().any(is_unsafe), "{t:?} -> {e:?}");
+                let k = escape_keep_lines(&t);
+                assert!(!k.chars().any(|c| is_unsafe(c) && c != '\n'), "{t:?}");
+                for line in k.split('\n') {
+                    assert!(!line.trim_start().starts_with("::"), "{t:?}: {line:?}");
+                }
+                let v = visible_same_length(&t);
+                assert!(!v.chars().any(|c| is_unsafe(c) && !matches!(c, '\n' | '\r')));
+            }
         }
     }
 

@@ -27,7 +27,7 @@
 
 use crate::util::edit_distance;
 
-use super::schedule::selector_matches;
+use super::schedule::{PoolClasses, Verdicts, selector_matches};
 use crate::analysis::semantics::matching::tolerates;
 use crate::analysis::semantics::well_known::is_well_known_key;
 use crate::analysis::sources::inventory::Inventory;
@@ -128,7 +128,10 @@ fn positive(w: &Workload) -> impl Iterator<Item = (&str, Vec<&str>, &str)> {
 
 /// Where the pod aims, against found pools (see the module's text). A declared inventory
 /// never asks: it is the whole cluster.
-pub fn aim(inventory: &Inventory, w: &Workload) -> Aim {
+///
+/// `fits` are the workload's verdicts: their classes of pools (every pool of a class has the
+/// same labels on the keys workloads select) and their index narrow the pools looked at.
+pub fn aim(inventory: &Inventory, w: &Workload, fits: &Verdicts) -> Aim {
     // A hard topology spread key no pool has names a topology the found pools do not
     // describe; one they have pins the pod to the pools with it (PodTopologySpread filters
     // nodes without the key).
@@ -145,7 +148,22 @@ pub fn aim(inventory: &Inventory, w: &Workload) -> Aim {
     if !aims {
         return Aim::Elsewhere;
     }
-    if inventory.pools.iter().any(|p| selector_matches(w, p)) {
+    let classes = fits.classes();
+    let reps = |list: Vec<u32>| -> Vec<usize> {
+        list.into_iter()
+            .filter_map(|c| classes.reps.get(c as usize).copied())
+            .collect()
+    };
+    let candidates = match classes.index.selected(w) {
+        Some(list) => reps(list),
+        None => classes.reps.clone(),
+    };
+    if candidates.iter().any(|&p| {
+        inventory
+            .pools
+            .get(p)
+            .is_some_and(|pool| selector_matches(w, pool))
+    }) {
         return Aim::Selected;
     }
     // Another value of a label found pools declare is no evidence (`NodeGroupType: core`
@@ -153,7 +171,7 @@ pub fn aim(inventory: &Inventory, w: &Workload) -> Aim {
     // a slip of one of their values is.
     // a slip of one of their values is. So is a pod that tolerates a taint of theirs (key and
     // value): it is meant for those nodes, and its selector keeps it off them.
-    match closest_by_labels(inventory, w) {
+    match closest_by_labels(inventory, w, classes) {
         Some(miss) if miss.is_slip() => Aim::Slip(miss),
         _ if tolerates_found_taint(inventory, w) => Aim::Tolerated,
         _ => Aim::Elsewhere,
@@ -178,11 +196,39 @@ fn tolerates_found_taint(inventory: &Inventory, w: &Workload) -> bool {
 
 /// The found pool whose labels miss the pod's nodeSelector/`In` requirements by one value
 /// only, the most similar value first (then inventory order): a pool named like the wanted
-/// value (`inf2.8xlarge` for `inf2.48xlarge`) before one that is merely first.
-fn closest_by_labels(inventory: &Inventory, w: &Workload) -> Option<LabelMiss> {
+/// value (`inf2.8xlarge` for `inf2.48xlarge`) before one that is merely first. Pools of a
+/// class have the same labels on the keys workloads select: each class is looked at once, by
+/// its first pool; a selection of one `In` requirement asks the classes' values of its key
+/// for the nearest ones (`PoolClasses::nearest_label_values`) instead of comparing them all.
+fn closest_by_labels(
+    inventory: &Inventory,
+    w: &Workload,
+    classes: &PoolClasses,
+) -> Option<LabelMiss> {
+    let pools = &inventory.pools;
+    let miss_of = |c: usize| {
+        let p = *classes.reps.get(c)?;
+        one_miss(pools.get(p)?, p, w)
+    };
+    let reqs: Vec<(&str, Vec<&str>, &str)> = positive(w).collect();
+    if let [(key, values, "In")] = reqs.as_slice() {
+        // The classes nearest to some wanted value, at the smallest distance of all.
+        if let Some((d, list)) = classes.nearest_label_values_of(pools, key, values) {
+            // The first of them (in class order: the order of their first pools) that misses
+            // by that value is the one; a class that holds the selection misses by nothing.
+            if let Some((_, miss)) = list
+                .into_iter()
+                .filter_map(|c| miss_of(c as usize))
+                .find(|(found, _)| *found == d)
+            {
+                return Some(miss);
+            }
+        }
+        // Nothing near (or only pools the selection holds on): every class, as below.
+    }
     let mut best: Option<(usize, LabelMiss)> = None;
-    for (p, pool) in inventory.pools.iter().enumerate() {
-        let Some((d, miss)) = one_miss(pool, p, w) else {
+    for c in 0..classes.len() {
+        let Some((d, miss)) = miss_of(c) else {
             continue;
         };
         if best.as_ref().is_none_or(|(bd, _)| d < *bd) {
@@ -244,22 +290,31 @@ fn one_miss(pool: &Pool, p: usize, w: &Workload) -> Option<(usize, LabelMiss)> {
 /// (0 when it matches or has any value; the wanted value's length when the pool lacks the
 /// key). The near-miss hint ranks pools by it: `inf2.8xlarge` for `inf2.48xlarge`, not `c5`.
 pub fn label_distance(pool: &Pool, w: &Workload) -> usize {
-    positive(w)
-        .filter(|(_, _, op)| *op == "In")
-        .map(|(key, values, _)| match pool.label(key) {
-            Some(LabelValues::Any) => 0,
-            Some(LabelValues::OneOf(has)) => values
-                .iter()
-                .flat_map(|v| {
-                    has.iter().map(move |h| {
-                        edit_distance(&v.to_ascii_lowercase(), &h.to_ascii_lowercase())
-                    })
-                })
-                .min()
-                .unwrap_or(0),
+    in_requirements(w)
+        .map(|(key, values)| match pool.label_ref(key) {
             None => values.iter().map(|v| v.len()).max().unwrap_or(0),
+            Some(label) => match label.values() {
+                None => 0,
+                Some(has) => has
+                    .flat_map(|h| {
+                        let h = h.to_ascii_lowercase();
+                        values
+                            .iter()
+                            .map(move |v| edit_distance(&v.to_ascii_lowercase(), &h))
+                    })
+                    .min()
+                    .unwrap_or(0),
+            },
         })
         .sum()
+}
+
+/// The pod's nodeSelector pairs and required `In` expressions, as (key, wanted values): what
+/// [`label_distance`] measures.
+pub fn in_requirements(w: &Workload) -> impl Iterator<Item = (&str, Vec<&str>)> {
+    positive(w)
+        .filter(|(_, _, op)| *op == "In")
+        .map(|(key, values, _)| (key, values))
 }
 
 #[cfg(test)]

@@ -39,45 +39,90 @@ pub enum Block {
 
 /// The near miss of a workload that no pool admits (`None` when some pool does, or there are
 /// none).
+///
+/// Every pool of a class scores alike (its labels on the keys workloads select, its blocking
+/// taints, its cordon), so classes are scored, not pools; the reasons come from the verdicts'
+/// [`Judged`](super::schedule::Judged), and the label distance is worked out only for the
+/// classes that can win (those the selector admits, else those with a taint the pod tolerates
+/// by key, else all).
 pub fn near_miss(inventory: &Inventory, w: &Workload, fits: &Verdicts) -> Option<NearMiss> {
     if fits.any() {
         return None;
     }
+    let pools = &inventory.pools;
+    let classes = fits.classes();
+    let judged = fits.judge(w, pools);
     // A pod with no nodeSelector and no required node affinity selects every pool: it is
     // "meant for" one only when that pool is strictly the closest.
     let selects = !w.node_selector.is_empty() || w.terms.is_some();
     // Closest first: a pool the selector admits, then one with a taint whose key the pod
     // tolerates (it was written for that pool), then the labels most like the ones it selects
     // (`ML` for `ml`: the pool `check` names too), then the fewest reasons against it.
-    type Score = (bool, bool, usize, usize);
-    let mut best: Option<(Score, usize, Vec<Reason>)> = None;
-    let mut tied = false;
-    for (p, pool) in inventory.pools.iter().enumerate() {
-        let reasons = fits.reasons(w, pool);
-        let selected = selects && !reasons.contains(&Reason::Selector);
-        let tolerated = pool
-            .blocking_taints()
-            .any(|(_, t)| w.tolerations.iter().any(|tol| *tol.key == *t.taint.key));
-        let like = usize::MAX - super::evidence::label_distance(pool, w);
-        let score = (selected, tolerated, like, usize::MAX - reasons.len());
-        let order = match &best {
-            None => std::cmp::Ordering::Greater,
-            Some((s, _, _)) => score.cmp(s),
+    let tolerated = classes
+        .index
+        .with_taint_keys(w.tolerations.iter().map(|t| &*t.key));
+    let is_tolerated =
+        |c: usize| u32::try_from(c).is_ok_and(|c| tolerated.binary_search(&c).is_ok());
+    let selected: Vec<usize> = if selects {
+        judged.selected_classes()
+    } else {
+        Vec::new()
+    };
+    let selected_none = selected.is_empty();
+    let tier: Vec<usize> = if !selected.is_empty() {
+        selected
+    } else if !tolerated.is_empty() {
+        tolerated.iter().map(|&c| c as usize).collect()
+    } else {
+        (0..classes.len()).collect()
+    };
+    // (tolerated, likeness, fewest reasons) of each class of the tier, in class order (the
+    // order of their first pools).
+    type Score = (bool, usize, usize);
+    let mut best: Option<(Score, usize)> = None;
+    let mut tied_pools = 0usize;
+    let third = selected_none && tolerated.is_empty();
+    let nearest = if third {
+        nearest_by_one_value(pools, classes, w)
+    } else {
+        None
+    };
+    let likeness = |c: usize| -> Option<usize> {
+        let pool = classes.reps.get(c).and_then(|&r| pools.get(r))?;
+        let distance = match &nearest {
+            // A class whose value is not among the nearest is farther than they are.
+            Some((key, d, near)) => match pool.label_ref(key).map(|l| l.values().is_some()) {
+                Some(true) if near.binary_search(&u32::try_from(c).ok()?).is_err() => return None,
+                Some(true) => *d,
+                _ => super::evidence::label_distance(pool, w),
+            },
+            None => super::evidence::label_distance(pool, w),
         };
-        match order {
-            std::cmp::Ordering::Greater => {
-                best = Some((score, p, reasons));
-                tied = false;
+        Some(usize::MAX - distance)
+    };
+    for c in tier {
+        let Some(like) = likeness(c) else {
+            continue;
+        };
+        let score = (is_tolerated(c), like, usize::MAX - judged.count(c));
+        let size = classes.sizes.get(c).copied().unwrap_or(0);
+        match &best {
+            Some((s, _)) if score < *s => {}
+            Some((s, _)) if score == *s => tied_pools += size,
+            _ => {
+                best = Some((score, c));
+                tied_pools = size;
             }
-            std::cmp::Ordering::Equal => tied = true,
-            std::cmp::Ordering::Less => {}
         }
     }
-    let ((selected, ..), p, reasons) = best?;
-    if tied && !selects {
+    let (_, c) = best?;
+    if tied_pools > 1 && !selects {
         return None;
     }
-    let pool = inventory.pools.get(p)?;
+    let p = *classes.reps.get(c)?;
+    let pool = pools.get(p)?;
+    let reasons = judged.reasons(c);
+    let selected = selects && !reasons.contains(&Reason::Selector);
     let blocks = reasons
         .iter()
         .map(|r| match r {
@@ -94,6 +139,24 @@ pub fn near_miss(inventory: &Inventory, w: &Workload, fits: &Verdicts) -> Option
         selected,
         blocks,
     })
+}
+
+/// When the pod's selection has one `In` requirement (a nodeSelector of one pair, say): its
+/// key, the smallest edit distance from a wanted value to a value classes carry under it, and
+/// those classes (sorted). Every other class with a value of the key is farther; one without
+/// the key, or with any value, is measured as `evidence::label_distance` measures it.
+fn nearest_by_one_value<'a>(
+    pools: &[Box<crate::analysis::types::Pool>],
+    classes: &super::schedule::PoolClasses,
+    w: &'a Workload,
+) -> Option<(&'a str, usize, Vec<u32>)> {
+    let mut ins = super::evidence::in_requirements(w);
+    let (key, values) = ins.next()?;
+    if ins.next().is_some() {
+        return None;
+    }
+    let (d, list) = classes.nearest_label_values_of(pools, key, &values)?;
+    Some((key, d, list))
 }
 
 /// What the workload's tolerations come closest to for this taint.

@@ -289,6 +289,25 @@ pub fn named_value(s: &str, settings: &Settings) -> String {
     }
 }
 
+/// `TotalAnnotationSizeLimitB` (apimachinery `pkg/api/validation/objectmeta.go`): the most
+/// bytes an object's annotations may take, keys and values together.
+pub const TOTAL_ANNOTATION_SIZE_LIMIT: usize = 256 * (1 << 10);
+
+/// `ValidateAnnotationsSize`: the sum of the lengths of every annotation key and value.
+pub fn annotations_size<'a>(entries: impl IntoIterator<Item = (&'a str, &'a str)>) -> usize {
+    entries
+        .into_iter()
+        .map(|(k, v)| k.len().saturating_add(v.len()))
+        .fold(0, usize::saturating_add)
+}
+
+/// What the API server answers for annotations over [`TOTAL_ANNOTATION_SIZE_LIMIT`]
+/// (`ValidateAnnotations`: `field.TooLong(fldPath, "", TotalAnnotationSizeLimitB)` under
+/// `metadata.annotations`).
+pub fn annotations_too_long() -> String {
+    format!("metadata.annotations: Too long: must have at most {TOTAL_ANNOTATION_SIZE_LIMIT} bytes")
+}
+
 /// Field-error renderers (`field.Error.Error()`).
 pub fn invalid(path: &str, bad: &str, detail: &str) -> String {
     format!("{path}: Invalid value: {bad}: {detail}")

@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use crate::load::{Loc, SourceFile};
+use crate::util::nearest::Folded;
 
 use crate::analysis::semantics::well_known::{is_transient_taint, is_well_known_label};
 use crate::analysis::types::{
@@ -34,6 +35,35 @@ pub struct Inventory {
     label_keys: std::sync::OnceLock<std::collections::HashSet<Arc<str>>>,
     /// [`Inventory::closed`], worked out once.
     closed: std::sync::OnceLock<bool>,
+    /// [`Inventory::taint_indices_with`]' index, built once.
+    by_key_value: std::sync::OnceLock<ByKeyValue>,
+    /// [`Inventory::titles`], worked out once.
+    titles: std::sync::OnceLock<Titles>,
+    /// [`Inventory::nearest_taint_keys`]' index, built once.
+    key_words: std::sync::OnceLock<(Vec<String>, Folded)>,
+    /// [`Inventory::nearest_taint_values`]' indexes, one per taint key asked about.
+    value_words: std::sync::Mutex<HashMap<String, Arc<Folded>>>,
+    /// Keys of taints some pool may have but does not show (see `UnknownTaints`), and whether
+    /// a pool may have taints of any key.
+    unknown_taint_keys: std::sync::OnceLock<(std::collections::HashSet<Arc<str>>, bool)>,
+}
+
+/// (pool, taint) indices by taint key, then value.
+type ByKeyValue = HashMap<String, HashMap<String, Vec<(usize, usize)>>>;
+
+/// How messages name the pools (`Pool::title`), worked out once for the run: pools with one
+/// name (the same NodePool in two files, two copies of a node group) are alternatives, and
+/// messages count and name each name once, by its first pool.
+#[derive(Debug, Default)]
+pub struct Titles {
+    /// Each pool's title.
+    pub text: Vec<String>,
+    /// Each pool's title's number (the order of first appearance).
+    pub id: Vec<u32>,
+    /// Is the pool the first with its title?
+    pub first: Vec<bool>,
+    /// Distinct titles.
+    pub distinct: usize,
 }
 
 /// Where the sources of [`Place::Stored`] places are read back from: the run's store, which
@@ -250,6 +280,11 @@ impl Inventory {
             found_in: std::sync::OnceLock::new(),
             label_keys: std::sync::OnceLock::new(),
             closed: std::sync::OnceLock::new(),
+            titles: std::sync::OnceLock::new(),
+            by_key_value: std::sync::OnceLock::new(),
+            key_words: std::sync::OnceLock::new(),
+            value_words: std::sync::Mutex::new(HashMap::new()),
+            unknown_taint_keys: std::sync::OnceLock::new(),
         }
     }
 
@@ -379,6 +414,122 @@ impl Inventory {
         })
     }
 
+    /// May some pool have a taint with this key that it does not show (a Terraform value or
+    /// `dynamic` block; see `UnknownTaints::may_have`)? Worked out once for every key.
+    pub fn may_have_unknown_taint(&self, key: &str) -> bool {
+        let (keys, any) = self.unknown_taint_keys.get_or_init(|| {
+            let mut keys = std::collections::HashSet::new();
+            let mut any = false;
+            for p in &self.pools {
+                match &p.unknown_taints {
+                    UnknownTaints::None => {}
+                    UnknownTaints::Keys(k) => keys.extend(k.iter().cloned()),
+                    UnknownTaints::Any => any = true,
+                }
+            }
+            (keys, any)
+        });
+        *any || keys.contains(key)
+    }
+
+    /// The taint keys nearest to `query` (compared in lowercase, by edit distance) among those
+    /// within `bound(len)` edits of it (`len`: the key's length): the distance and the keys,
+    /// sorted. See `util::nearest` for the cost (and its bound on hostile input).
+    pub fn nearest_taint_keys(
+        &self,
+        query: &str,
+        bound: impl Fn(usize) -> usize,
+    ) -> Option<(usize, Vec<&str>)> {
+        let (keys, words) = self.key_words();
+        let (d, places) = words.nearest(query, bound)?;
+        Some((
+            d,
+            places
+                .into_iter()
+                .filter_map(|i| keys.get(i).map(String::as_str))
+                .collect(),
+        ))
+    }
+
+    /// The sorted taint keys, indexed (built once).
+    fn key_words(&self) -> &(Vec<String>, Folded) {
+        self.key_words.get_or_init(|| {
+            let keys: Vec<String> = self.taint_keys().into_iter().map(str::to_string).collect();
+            let words = Folded::new(keys.iter().map(String::as_str));
+            (keys, words)
+        })
+    }
+
+    /// The taint keys within `cap` edits of `query` (compared in lowercase), with their
+    /// distances, sorted by key.
+    pub fn taint_keys_within(&self, query: &str, cap: usize) -> Vec<(&str, usize)> {
+        let (keys, words) = self.key_words();
+        let mut out: Vec<(&str, usize)> = words
+            .within(query, cap)
+            .into_iter()
+            .filter_map(|(i, d)| Some((keys.get(i)?.as_str(), d)))
+            .collect();
+        out.sort_unstable();
+        out
+    }
+
+    /// The taints with key `key` whose values are nearest to `value` (compared in lowercase,
+    /// by edit distance): the distance and the taints' places in [`Inventory::taints_with_key`]
+    /// order, sorted.
+    pub fn nearest_taint_values(&self, key: &str, value: &str) -> Option<(usize, Vec<usize>)> {
+        let indices = self.taint_indices(key);
+        let values = || {
+            indices
+                .iter()
+                .map(|&(p, t)| &*self.pools[p].taints[t].taint.value)
+        };
+        // A few taints are compared one by one; more are indexed, once per key.
+        const INDEXED: usize = 16;
+        let value = value.to_ascii_lowercase();
+        if indices.len() <= INDEXED {
+            let mut best: Option<(usize, Vec<usize>)> = None;
+            for (i, v) in values().enumerate() {
+                let d = crate::util::edit_distance(&value, &v.to_ascii_lowercase());
+                match &mut best {
+                    Some((b, list)) if d == *b => list.push(i),
+                    Some((b, _)) if d > *b => {}
+                    _ => best = Some((d, vec![i])),
+                }
+            }
+            return best;
+        }
+        let words = {
+            let mut cache = self
+                .value_words
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            Arc::clone(
+                cache
+                    .entry(key.to_string())
+                    .or_insert_with(|| Arc::new(Folded::new(values()))),
+            )
+        };
+        words.nearest(&value, |_| usize::MAX)
+    }
+
+    /// The pools' titles (see [`Titles`]).
+    pub fn titles(&self) -> &Titles {
+        self.titles.get_or_init(|| {
+            let mut t = Titles::default();
+            let mut ids: HashMap<String, u32> = HashMap::new();
+            for pool in &self.pools {
+                let title = pool.title();
+                let next = u32::try_from(ids.len()).unwrap_or(u32::MAX);
+                let id = *ids.entry(title.clone()).or_insert(next);
+                t.first.push(id == next);
+                t.id.push(id);
+                t.text.push(title);
+            }
+            t.distinct = ids.len();
+            t
+        })
+    }
+
     /// Did the user declare (some of) these pools as the cluster's? Otherwise they are only
     /// the pools found among the linted files, which may be a part of the cluster (node groups
     /// made by Terraform or a cloud CLI are not in any manifest).
@@ -409,6 +560,36 @@ impl Inventory {
     /// (pool, taint) indices of the taints with this key.
     pub fn taint_indices(&self, key: &str) -> &[(usize, usize)] {
         self.by_key.get(key).map_or(&[], Vec::as_slice)
+    }
+
+    /// The `i`-th taint with this key (in [`Inventory::taints_with_key`] order), with its pool.
+    pub fn taint_at(&self, key: &str, i: usize) -> Option<(&Pool, &PoolTaint)> {
+        let &(p, t) = self.taint_indices(key).get(i)?;
+        let pool = self.pools.get(p)?;
+        Some((&**pool, pool.taints.get(t)?))
+    }
+
+    /// (pool, taint) indices of the taints with this key and value (built once for every key
+    /// and value).
+    pub fn taint_indices_with(&self, key: &str, value: &str) -> &[(usize, usize)] {
+        self.by_key_value
+            .get_or_init(|| {
+                // In pool order within each (key, value), as `taint_indices` lists them.
+                let mut map: ByKeyValue = HashMap::new();
+                for (p, pool) in self.pools.iter().enumerate() {
+                    for (t, taint) in pool.taints.iter().enumerate() {
+                        map.entry(taint.taint.key.to_string())
+                            .or_default()
+                            .entry(taint.taint.value.to_string())
+                            .or_default()
+                            .push((p, t));
+                    }
+                }
+                map
+            })
+            .get(key)
+            .and_then(|by_value| by_value.get(value))
+            .map_or(&[], Vec::as_slice)
     }
 
     /// Distinct taint keys, sorted, for did-you-mean.

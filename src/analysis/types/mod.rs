@@ -17,7 +17,7 @@ pub mod workload;
 pub use labels::{LabelValues, Labels};
 pub use node_decl::{NodeDecl, Scaling};
 pub use place::Place;
-pub use pool::{POOL_NAME_LABELS, Pool, self_labels};
+pub use pool::{LabelRef, POOL_NAME_LABELS, Pool, self_labels};
 pub use relevant::Relevant;
 pub use taints::{PoolTaint, TaintSpec, UnknownTaints};
 pub use toleration::{Scalars, WorkloadToleration};

@@ -65,6 +65,20 @@ impl Pool {
         })
     }
 
+    /// [`Pool::label`] without copying the values.
+    pub fn label_ref(&self, key: &str) -> Option<LabelRef<'_>> {
+        if self_labels(self.origin).contains(&key) {
+            return Some(LabelRef::Name(&self.name));
+        }
+        match self.labels.get(key) {
+            Some(LabelValues::Any) => Some(LabelRef::Any),
+            Some(LabelValues::OneOf(vs)) => Some(LabelRef::OneOf(vs)),
+            None if self.open_labels && is_well_known_label(key) => Some(LabelRef::Any),
+            None if self.any_label => Some(LabelRef::Any),
+            None => None,
+        }
+    }
+
     pub fn label(&self, key: &str) -> Option<LabelValues> {
         if self_labels(self.origin).contains(&key) {
             // Not interned: pool names are many and each is looked up rarely.
@@ -105,6 +119,37 @@ impl Pool {
             0 => format!("{} `{name}`", self.origin),
             1 => format!("node `{name}`"),
             n => format!("`{name}` ({n} nodes)"),
+        }
+    }
+}
+
+/// What a pool's nodes carry under one label key, borrowed (see [`Pool::label_ref`]).
+#[derive(Clone, Copy, Debug)]
+pub enum LabelRef<'a> {
+    /// Present, with a value the declaration does not fix.
+    Any,
+    /// Present, with one of these values.
+    OneOf(&'a [Arc<str>]),
+    /// Present, with the pool's name as its value (see [`self_labels`]).
+    Name(&'a str),
+}
+
+impl<'a> LabelRef<'a> {
+    /// The values, when known (`None` for [`LabelRef::Any`]).
+    pub fn values(self) -> Option<impl Iterator<Item = &'a str>> {
+        let (list, name): (&'a [Arc<str>], Option<&'a str>) = match self {
+            LabelRef::Any => return None,
+            LabelRef::OneOf(vs) => (vs, None),
+            LabelRef::Name(n) => (&[], Some(n)),
+        };
+        Some(list.iter().map(|v| &**v).chain(name))
+    }
+
+    /// Does a node of the pool carry this value (any value, for [`LabelRef::Any`])?
+    pub fn admits(self, value: &str) -> bool {
+        match self.values() {
+            None => true,
+            Some(mut vs) => vs.any(|v| v == value),
         }
     }
 }

@@ -2,6 +2,7 @@
 //! annotations) and RuntimeClasses (their `scheduling`), gathered file by file like the node
 //! pools. Most files have neither: then nothing is kept.
 
+use crate::analysis::semantics::validation::{TOTAL_ANNOTATION_SIZE_LIMIT, annotations_size};
 use crate::analysis::types::WorkloadToleration;
 use crate::load::yaml::Node;
 use crate::model::Object;
@@ -32,6 +33,9 @@ pub const ANNOTATIONS: [&str; 4] = [
 pub struct NamespaceFacts {
     pub name: String,
     pub annotations: [Option<String>; 4],
+    /// Every annotation's key and value together are over the API server's limit
+    /// (`TotalAnnotationSizeLimitB`): it refuses the Namespace, so no plugin reads them.
+    pub too_long: bool,
 }
 
 /// A RuntimeClass of the linted files with a `scheduling` section.
@@ -61,6 +65,31 @@ fn name_of(object: &Object<'_>) -> Option<String> {
     object.id.name.clone().filter(|n| !n.is_empty())
 }
 
+/// The bytes an object's annotations take as the API server counts them
+/// (`ValidateAnnotationsSize`); of a key written twice, the last counts.
+pub fn annotations_bytes(annotations: &Node) -> usize {
+    let Some(entries) = annotations.as_map() else {
+        return 0;
+    };
+    let mut last: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
+    for (k, v) in entries {
+        let Some(key) = k.text() else { continue };
+        let value = if v.is_null() {
+            ""
+        } else {
+            v.text().unwrap_or("")
+        };
+        last.insert(key, value);
+    }
+    annotations_size(last)
+}
+
+/// The Namespace's annotations take more bytes than the API server allows: it refuses the
+/// object.
+pub fn annotations_too_long(annotations: &Node) -> bool {
+    annotations_bytes(annotations) > TOTAL_ANNOTATION_SIZE_LIMIT
+}
+
 fn namespace(object: &Object<'_>) -> Option<Fact> {
     let name = name_of(object)?;
     let annotations = object.annotations?;
@@ -74,13 +103,18 @@ fn namespace(object: &Object<'_>) -> Option<Fact> {
             }
         });
     }
-    values
-        .iter()
-        .any(Option::is_some)
-        .then_some(Fact::Namespace(NamespaceFacts {
+    values.iter().any(Option::is_some).then(|| {
+        let too_long = annotations_too_long(annotations);
+        if too_long {
+            // Not read: the API server refuses the Namespace before any plugin sees it.
+            values = Default::default();
+        }
+        Fact::Namespace(NamespaceFacts {
             name,
             annotations: values,
-        }))
+            too_long,
+        })
+    })
 }
 
 fn runtime_class(object: &Object<'_>) -> Option<Fact> {

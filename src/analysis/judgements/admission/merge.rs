@@ -4,7 +4,8 @@
 //! and node selectors written as annotation strings (`labels.ConvertSelectorToLabelsMap`,
 //! `labels.Conflicts`, `labels.Merge` in apimachinery's `pkg/labels/labels.go`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use crate::analysis::semantics::validation::{
     go_quote, invalid, label_key_errors, label_value_errors,
@@ -49,26 +50,177 @@ pub fn is_superset(ss: &WorkloadToleration, t: &WorkloadToleration) -> bool {
     }
 }
 
+/// A toleration compared as `apiequality.Semantic.DeepEqual` compares it: every field,
+/// `tolerationSeconds` included.
+pub type Ident<'a> = (&'a str, &'a str, &'a str, &'a str, Option<i64>);
+
+pub fn ident(t: &WorkloadToleration) -> Ident<'_> {
+    (&t.key, &t.operator, &t.value, &t.effect, t.seconds)
+}
+
+/// Tolerations of one `Exists` (key, effect) or one `Equal` (key, effect, value): what
+/// [`is_superset`] asks of a candidate superset beyond those fields is its `tolerationSeconds`
+/// (only when its effect is `NoExecute`), so that is what a slot keeps.
+#[derive(Default)]
+struct Slot {
+    total: usize,
+    /// Members without `tolerationSeconds`.
+    unlimited: usize,
+    /// The longest `tolerationSeconds` of a member, and how many members have it.
+    longest: Option<(i64, usize)>,
+}
+
+impl Slot {
+    fn add(&mut self, seconds: Option<i64>) {
+        self.total += 1;
+        match (seconds, self.longest) {
+            (None, _) => self.unlimited += 1,
+            (Some(s), Some((l, n))) if s == l => self.longest = Some((l, n + 1)),
+            (Some(s), Some((l, _))) if s < l => {}
+            (Some(s), _) => self.longest = Some((s, 1)),
+        }
+    }
+
+    /// Does a member other than `copies` exact copies of `t` cover `t`? (The members agree with
+    /// `t` on key, effect, operator and value as far as [`is_superset`] asks; `no_execute`:
+    /// the slot's effect is `NoExecute`, so `tolerationSeconds` counts.)
+    fn covers(&self, t: &WorkloadToleration, no_execute: bool, copies: usize) -> bool {
+        if !no_execute {
+            return self.total > copies;
+        }
+        match t.seconds {
+            // Only a member without a limit covers a toleration without one (and the copies
+            // of `t` are among those).
+            None => self.unlimited > copies,
+            // A longer limit covers it; an equal one too, and the copies of `t` have that one.
+            Some(s) => match self.longest {
+                Some((l, _)) if l > s => true,
+                Some((l, n)) if l == s => self.unlimited + n > copies,
+                _ => self.unlimited > 0,
+            },
+        }
+    }
+}
+
+/// Tolerations indexed for `merge.IsSuperset` questions: which of them covers a toleration is
+/// a few hash lookups (the superset must have the toleration's key or the empty key with
+/// `Exists`, its effect or none, and for `Equal` its value), not a scan of the list.
+#[derive(Default)]
+pub struct Supersets<'a> {
+    /// `Exists` tolerations by (key, effect).
+    exists: HashMap<(&'a str, &'a str), Slot>,
+    /// `Equal` (or empty operator) tolerations by (key, effect, value).
+    equal: HashMap<(&'a str, &'a str, &'a str), Slot>,
+    /// Every toleration, by all its fields: a toleration covers an exact copy of itself
+    /// whatever its operator.
+    copies: HashMap<Ident<'a>, usize>,
+}
+
+impl<'a> Supersets<'a> {
+    pub fn new(list: impl IntoIterator<Item = &'a WorkloadToleration>) -> Self {
+        let mut s = Supersets::default();
+        for t in list {
+            s.insert(t);
+        }
+        s
+    }
+
+    pub fn insert(&mut self, t: &'a WorkloadToleration) {
+        *self.copies.entry(ident(t)).or_default() += 1;
+        match &*t.operator {
+            "Exists" => self
+                .exists
+                .entry((&t.key, &t.effect))
+                .or_default()
+                .add(t.seconds),
+            "Equal" | "" => self
+                .equal
+                .entry((&t.key, &t.effect, &t.value))
+                .or_default()
+                .add(t.seconds),
+            // Any other operator covers nothing but its exact copies.
+            _ => {}
+        }
+    }
+
+    fn copies(&self, t: &WorkloadToleration) -> usize {
+        self.copies.get(&ident(t)).copied().unwrap_or(0)
+    }
+
+    /// Does one of them cover `t` (`is_superset(one, t)`), an exact copy of `t` included?
+    pub fn cover(&self, t: &WorkloadToleration) -> bool {
+        self.copies(t) > 0 || self.structural(t, 0)
+    }
+
+    /// Does one of them that is not an exact copy of `t` cover it?
+    pub fn cover_other(&self, t: &WorkloadToleration) -> bool {
+        self.structural(t, self.copies(t))
+    }
+
+    /// A member covers `t` by the rules of [`is_superset`] past its first test (equality),
+    /// not counting `copies` exact copies of `t`, which sit in `t`'s own slot.
+    fn structural(&self, t: &WorkloadToleration, copies: usize) -> bool {
+        let (key, effect) = (&*t.key, &*t.effect);
+        // A superset has the key, or the empty key with `Exists`; the effect, or none.
+        let keys: &[&str] = if key.is_empty() { &[""] } else { &[key, ""] };
+        let effects: &[&str] = if effect.is_empty() {
+            &[""]
+        } else {
+            &[effect, ""]
+        };
+        for &k in keys {
+            for &e in effects {
+                let own = k == key && e == effect;
+                let no_execute = e == "NoExecute";
+                if let Some(slot) = self.exists.get(&(k, e)) {
+                    let c = if own && &*t.operator == "Exists" {
+                        copies
+                    } else {
+                        0
+                    };
+                    if slot.covers(t, no_execute, c) {
+                        return true;
+                    }
+                }
+                // `Equal` covers only `Equal` with its value (and only under its own key).
+                if k == key
+                    && &*t.operator == "Equal"
+                    && let Some(slot) = self.equal.get(&(k, e, &*t.value))
+                {
+                    let c = if own { copies } else { 0 };
+                    if slot.covers(t, no_execute, c) {
+                        return true;
+                    }
+                }
+            }
+        }
+        false
+    }
+}
+
 /// `merge.DoTolerationsMerge(first, second)` (`tolerations.MergeTolerations`): both lists in
 /// order, without a toleration another one of them already covers (of two equal ones the
-/// first stays).
+/// first stays). Upstream compares every pair; this gives the same list with an index
+/// ([`Supersets`]) in two passes: backwards, which tolerations a later, different one covers
+/// (upstream's second test); forwards, which of the others one kept before covers (its first).
 pub fn merge(
     first: &[WorkloadToleration],
     second: &[WorkloadToleration],
 ) -> Vec<WorkloadToleration> {
     let all: Vec<&WorkloadToleration> = first.iter().chain(second).collect();
-    let mut merged: Vec<WorkloadToleration> = Vec::with_capacity(all.len());
-    for (i, t) in all.iter().enumerate() {
-        if merged.iter().any(|t2| is_superset(t2, t)) {
+    let mut later = Supersets::default();
+    let mut covered_later = vec![false; all.len()];
+    for (i, t) in all.iter().enumerate().rev() {
+        covered_later[i] = later.cover_other(t);
+        later.insert(t);
+    }
+    let mut kept = Supersets::default();
+    let mut merged: Vec<WorkloadToleration> = Vec::new();
+    for (t, covered) in all.iter().zip(covered_later) {
+        if covered || kept.cover(t) {
             continue;
         }
-        if all
-            .iter()
-            .skip(i + 1)
-            .any(|t2| !same(t, t2) && is_superset(t2, t))
-        {
-            continue;
-        }
+        kept.insert(t);
         merged.push((*t).clone());
     }
     merged
@@ -76,12 +228,7 @@ pub fn merge(
 
 /// `tolerations.VerifyAgainstWhitelist`: every toleration is covered by one of the list's.
 pub fn allowed_by(tolerations: &[WorkloadToleration], whitelist: &[WorkloadToleration]) -> bool {
-    if whitelist.is_empty() || tolerations.is_empty() {
-        return true;
-    }
-    tolerations
-        .iter()
-        .all(|t| whitelist.iter().any(|w| is_superset(w, t)))
+    whitelist.is_empty() || first_not_allowed(tolerations, whitelist).is_none()
 }
 
 /// The first toleration `tolerations` has that no entry of `whitelist` covers (for messages).
@@ -89,9 +236,8 @@ pub fn first_not_allowed<'a>(
     tolerations: &'a [WorkloadToleration],
     whitelist: &[WorkloadToleration],
 ) -> Option<&'a WorkloadToleration> {
-    tolerations
-        .iter()
-        .find(|t| !whitelist.iter().any(|w| is_superset(w, t)))
+    let index = Supersets::new(whitelist);
+    tolerations.iter().find(|t| !index.cover(t))
 }
 
 /// `helper.AddOrUpdateTolerationInPod`: a toleration with the same key, operator, value and
@@ -118,6 +264,38 @@ pub fn add_or_update(tolerations: &mut Vec<WorkloadToleration>, tol: WorkloadTol
         tolerations.push(tol);
     }
     true
+}
+
+/// [`add_or_update`] for each of `added` in turn, with the list's tolerations indexed by the
+/// fields `Toleration.MatchToleration` compares (a scan per addition would be quadratic).
+pub fn add_or_update_all(
+    tolerations: &mut Vec<WorkloadToleration>,
+    added: Vec<WorkloadToleration>,
+) {
+    type Match = (Arc<str>, Arc<str>, Arc<str>, Arc<str>);
+    let fields = |t: &WorkloadToleration| -> Match {
+        (
+            t.key.clone(),
+            t.operator.clone(),
+            t.value.clone(),
+            t.effect.clone(),
+        )
+    };
+    let mut at: HashMap<Match, Vec<usize>> = HashMap::new();
+    for (i, t) in tolerations.iter().enumerate() {
+        at.entry(fields(t)).or_default().push(i);
+    }
+    for tol in added {
+        let matching = at.entry(fields(&tol)).or_default();
+        if matching.is_empty() {
+            matching.push(tolerations.len());
+            tolerations.push(tol);
+        } else if !matching.iter().any(|&i| same(&tolerations[i], &tol)) {
+            for &i in matching.iter() {
+                tolerations[i] = tol.clone();
+            }
+        }
+    }
 }
 
 /// A node selector as the plugins keep it: key to value, in key order.
@@ -261,6 +439,80 @@ mod tests {
         let short = [tol("n", "Exists", "", "NoExecute", Some(10))];
         let long = [tol("n", "Exists", "", "NoExecute", Some(300))];
         assert_eq!(shown(&merge(&short, &long)), ["n:NoExecute/300"]);
+    }
+
+    /// Upstream's `DoTolerationsMerge`, pair by pair: what [`merge`] must give.
+    fn pairwise_merge(
+        first: &[WorkloadToleration],
+        second: &[WorkloadToleration],
+    ) -> Vec<WorkloadToleration> {
+        let all: Vec<&WorkloadToleration> = first.iter().chain(second).collect();
+        let mut merged: Vec<WorkloadToleration> = Vec::new();
+        for (i, t) in all.iter().enumerate() {
+            if merged.iter().any(|t2| is_superset(t2, t)) {
+                continue;
+            }
+            if all
+                .iter()
+                .skip(i + 1)
+                .any(|t2| !same(t, t2) && is_superset(t2, t))
+            {
+                continue;
+            }
+            merged.push((*t).clone());
+        }
+        merged
+    }
+
+    /// Lists drawn from few keys, operators, values, effects and seconds (so that covers,
+    /// copies and near-copies are frequent), merged with the index and pair by pair.
+    #[test]
+    fn merge_is_the_pairwise_merge() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let keys = ["", "a", "b"];
+        let ops = ["Exists", "Equal", "", "Lt"];
+        let values = ["", "x", "y"];
+        let effects = ["", "NoSchedule", "NoExecute", "PreferNoSchedule"];
+        let seconds = [None, Some(0), Some(10), Some(300)];
+        for round in 0..4000 {
+            let mut list = |len: usize| -> Vec<WorkloadToleration> {
+                (0..len)
+                    .map(|_| {
+                        tol(
+                            keys[next(keys.len())],
+                            ops[next(ops.len())],
+                            values[next(values.len())],
+                            effects[next(effects.len())],
+                            seconds[next(seconds.len())],
+                        )
+                    })
+                    .collect()
+            };
+            let (a, b) = (list(round % 9), list(round % 7));
+            assert_eq!(
+                shown(&merge(&a, &b)),
+                shown(&pairwise_merge(&a, &b)),
+                "{:?} + {:?}",
+                shown(&a),
+                shown(&b)
+            );
+            for t in a.iter().chain(&b) {
+                let expected = b.iter().find(|w| is_superset(w, t)).is_some();
+                assert_eq!(
+                    Supersets::new(&b).cover(t),
+                    expected,
+                    "{} in {:?}",
+                    t.display(),
+                    shown(&b)
+                );
+            }
+        }
     }
 
     #[test]

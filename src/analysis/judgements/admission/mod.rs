@@ -73,6 +73,10 @@ fn configured(list: &Option<Vec<PlainToleration>>) -> Option<Vec<WorkloadTolerat
 
 /// A Namespace as the plugins read it.
 struct Namespace {
+    /// The API server refuses the Namespace (its annotations are over the size limit): the
+    /// plugins never read it, and the cluster's own namespace of that name (if any) is not
+    /// known, as for a Namespace the files do not have.
+    refused: bool,
     node_selector: Option<Result<Selector, String>>,
     openshift: Option<Result<Selector, String>>,
     defaults: Option<Result<Vec<WorkloadToleration>, String>>,
@@ -110,6 +114,7 @@ impl Admission {
                     namespaces.entry(ns.name.clone()).or_insert_with(|| {
                         let [sel, defaults, whitelist, openshift] = ns.annotations;
                         Namespace {
+                            refused: ns.too_long,
                             node_selector: sel.map(|s| merge::parse_selector(&s, settings)),
                             openshift: openshift.map(|s| openshift::parse(&s, settings)),
                             defaults: defaults.map(|s| tolerations_annotation(&s)),
@@ -203,6 +208,7 @@ impl Admission {
                 .namespace
                 .as_deref()
                 .and_then(|n| self.namespaces.get(n).map(|ns| (n, ns)))
+                .filter(|(_, ns)| !ns.refused)
         } else {
             None
         };

@@ -1,7 +1,7 @@
 //! The plugins' steps, in the API server's order (see the module above): each takes the pod
 //! on its way (`Run`) and changes it, or refuses it with the plugin's own message.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 
 use super::merge::{self, Selector};
 use super::{
@@ -176,9 +176,13 @@ impl Admission {
             Some(Err(e)) => return Err(namespace_error(plugin, e, false)),
             None => (self.whitelist.as_deref().unwrap_or_default(), "cluster"),
         };
-        if whitelist.is_empty() || merge::allowed_by(&run.tolerations, whitelist) {
+        let refused = match whitelist.is_empty() {
+            true => None,
+            false => merge::first_not_allowed(&run.tolerations, whitelist),
+        };
+        let Some(refused) = refused else {
             return Ok(());
-        }
+        };
         let message = format!(
             "pod tolerations (possibly merged with namespace default tolerations) conflict with its {scope} whitelist"
         );
@@ -188,10 +192,7 @@ impl Admission {
             message,
             about_selector: false,
             namespace_error: false,
-            detail: merge::first_not_allowed(&run.tolerations, whitelist)
-                .map_or_else(String::new, |t| {
-                    format!("`{}` is not in the {scope}'s allow list", shown(t))
-                }),
+            detail: format!("`{}` is not in the {scope}'s allow list", shown(refused)),
         })
     }
 }
@@ -278,10 +279,11 @@ fn extended_resource_toleration(run: &mut Run<'_>) {
         .filter(|r| is_extended_resource_name(r))
         .collect();
     let mut list = run.tolerations.clone();
-    for name in names {
-        let tol = run.placed(toleration(name, "NoSchedule"));
-        merge::add_or_update(&mut list, tol);
-    }
+    let added: Vec<WorkloadToleration> = names
+        .into_iter()
+        .map(|name| run.placed(toleration(name, "NoSchedule")))
+        .collect();
+    merge::add_or_update_all(&mut list, added);
     run.record_tolerations(plugin, list);
 }
 
@@ -346,8 +348,9 @@ impl Run<'_> {
 
     /// `sel` under the pod's selector (`labels.Merge(sel, pod)`: the pod's values win).
     fn merge_selector(&mut self, plugin: &str, sel: &Selector) {
+        let own: HashSet<String> = self.selector.iter().map(|(k, _)| k.clone()).collect();
         for (k, v) in sel {
-            if !self.selector.iter().any(|(pk, _)| pk == k) {
+            if !own.contains(k) {
                 self.selector.push((k.clone(), v.clone()));
                 self.changes.push(Change {
                     plugin: plugin.to_string(),
@@ -361,8 +364,10 @@ impl Run<'_> {
 
     /// Takes `list` as the pod's tolerations, noting what `plugin` added and dropped.
     fn record_tolerations(&mut self, plugin: &str, list: Vec<WorkloadToleration>) {
+        let before: HashSet<merge::Ident<'_>> = self.tolerations.iter().map(merge::ident).collect();
+        let after: HashSet<merge::Ident<'_>> = list.iter().map(merge::ident).collect();
         for t in &list {
-            if !self.tolerations.iter().any(|o| merge::same(o, t)) {
+            if !before.contains(&merge::ident(t)) {
                 self.changes.push(Change {
                     plugin: plugin.to_string(),
                     action: "added".to_string(),
@@ -371,7 +376,7 @@ impl Run<'_> {
             }
         }
         for t in &self.tolerations {
-            if !list.iter().any(|n| merge::same(n, t)) {
+            if !after.contains(&merge::ident(t)) {
                 self.changes.push(Change {
                     plugin: plugin.to_string(),
                     action: "dropped".to_string(),
@@ -379,6 +384,7 @@ impl Run<'_> {
                 });
             }
         }
+        drop((before, after));
         self.tolerations = list;
     }
 }
