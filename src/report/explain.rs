@@ -102,16 +102,9 @@ fn terraform_pools(outcome: &Outcome, s: &mut String) {
 const GROUP_OVER: usize = 8;
 
 /// The workload as `--workload` names it: `Kind/namespace/name`, or `Kind/name` when it has no
-/// namespace (escaped for the terminal).
+/// namespace, then an operator's pod role (`Kafka/ns/c broker pods`), escaped for the terminal.
 fn describe(w: &Workload) -> String {
-    let id = &w.object;
-    let mut s = format!("{}/", id.kind);
-    if let Some(ns) = &id.namespace {
-        s.push_str(ns);
-        s.push('/');
-    }
-    s.push_str(id.name.as_deref().unwrap_or("<unnamed>"));
-    crate::util::text::escape(&s).into_owned()
+    w.title_with('/')
 }
 
 /// Which workloads the user means: `--workload KIND/NS/NAME`, `--at FILE:LINE`, or the only
@@ -348,7 +341,9 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
         } else {
             n < w.tolerations.len()
         };
-        let from = if own {
+        let from = if own && !t.written() {
+            "added by the operator".to_string()
+        } else if own {
             let p = w.source.position(t.span.start);
             format!("{}:{}", w.source.name, p.line)
         } else if let Some(plugin) = added_by(w, t) {
@@ -450,6 +445,13 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
             s,
             "  nodeName: {node} — the scheduler is bypassed; the kubelet checks only NoExecute taints and node affinity"
         );
+    }
+
+    if !w.operator_notes.is_empty() {
+        let _ = writeln!(s, "\nSet by the operator:");
+        for note in &w.operator_notes {
+            let _ = writeln!(s, "  {}", crate::util::text::escape(note));
+        }
     }
 
     pod_to_pod(outcome, i, s);

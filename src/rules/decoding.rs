@@ -157,6 +157,17 @@ static AFFINITY_CUSTOM: Struct = Struct {
     closed: false,
 };
 
+/// A list of tolerations.
+const TOLERATIONS: Ty = Ty::List(&Ty::Struct(&TOLERATION), "[]v1.Toleration");
+
+/// A `metav1.LabelSelector` an operator reads as a node selector (`matchExpressions` are not
+/// modelled).
+static LABEL_SELECTOR: Struct = Struct {
+    name: "LabelSelector",
+    fields: &[("matchLabels", Ty::StrMap), ("matchExpressions", Ty::Any)],
+    closed: true,
+};
+
 static POD_SPEC_CUSTOM: Struct = Struct {
     name: "PodSpec",
     fields: &[
@@ -539,21 +550,36 @@ pub(crate) fn walk<'a>(object: &'a Object<'a>) -> Vec<Problem<'a>> {
             }
         }
         _ => {
+            use crate::model::Typed;
             for spec in &object.pod_specs {
-                let s: &'static Struct = if !spec.builtin {
-                    &POD_SPEC_CUSTOM
-                } else if spec.path == "scheduling" {
-                    &SCHEDULING
-                } else {
-                    &POD_SPEC
-                };
-                // Go's dotted path drops list indices.
-                let dotted = strip_indices(&spec.path);
-                let at = At::Root {
-                    path: &spec.path,
-                    dotted: &dotted,
-                };
-                w.fields(spec.node, s, at);
+                for written in &spec.written {
+                    let part = &written.part;
+                    // Go's dotted path drops list indices.
+                    let dotted = strip_indices(&part.path);
+                    let at = At::Root {
+                        path: &part.path,
+                        dotted: &dotted,
+                    };
+                    let whole = match written.typed {
+                        Typed::PodSpec | Typed::OperatorPodSpec => Some(&POD_SPEC),
+                        Typed::CustomPodSpec => Some(&POD_SPEC_CUSTOM),
+                        Typed::Scheduling => Some(&SCHEDULING),
+                        _ => None,
+                    };
+                    if let Some(s) = whole {
+                        w.fields(part.value, s, at);
+                        continue;
+                    }
+                    let ty = match written.typed {
+                        Typed::Tolerations => TOLERATIONS,
+                        Typed::NodeSelector => Ty::StrMap,
+                        Typed::LabelSelector => Ty::Struct(&LABEL_SELECTOR),
+                        Typed::Affinity => Ty::Struct(&AFFINITY),
+                        Typed::NodeAffinity => Ty::Struct(&NODE_AFFINITY),
+                        _ => continue,
+                    };
+                    w.value((Some(part.key), part.value), ty, "PodSpec", at, at);
+                }
             }
         }
     }

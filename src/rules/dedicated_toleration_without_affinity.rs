@@ -113,7 +113,9 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     }
     for spec in &ctx.object.pod_specs {
         // A patch's base may select the nodes.
+        // An operator's node agent runs on every node it may, as a DaemonSet does.
         if is_node_agent_path(&spec.path)
+            || spec.per_node()
             || spec.is_pinned()
             || runs_anywhere(spec)
             || spec.is_fragment()
@@ -170,6 +172,13 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 "this spec".to_string()
             } else {
                 format!("`{}`", spec.path)
+            };
+            // An operator's pods are pinned where the operator reads node selection: a pod's
+            // nodeSelector map there only when it reads one beside the tolerations.
+            let selector = if spec.role.is_some() && !spec.selector_here {
+                format!("required node affinity `{{key: {key}, operator: Exists}}` (or the node selector the operator reads)")
+            } else {
+                selector
             };
             // The documented "prefer these nodes" pattern: tolerate the taint and prefer the
             // nodes with preferred node affinity on the same key. Deliberate; worth knowing.
@@ -274,7 +283,7 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         let preferred: std::collections::HashSet<&str> =
             w.preferred.iter().map(|k| &**k).collect();
         let mut said = std::collections::HashSet::new();
-        for t in &w.tolerations {
+        for t in w.tolerations.iter().filter(|t| t.written()) {
             if t.key.is_empty()
                 || is_exempt(&t.key)
                 || is_configured_exempt(&t.key, &ctx.settings.dedicated_exempt_keys)

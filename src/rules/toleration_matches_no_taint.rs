@@ -36,7 +36,8 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
     // Keyed by effect too: the nearest taint prefers the toleration's effect.
     let mut memo: HashMap<(&str, &str, &str, &str), Option<Nearest<'_>>> = HashMap::new();
     for w in ctx.workloads {
-        for t in &w.tolerations {
+        // An operator's tolerations are not the author's to fix.
+        for t in w.tolerations.iter().filter(|t| t.written()) {
             if t.key.is_empty() || is_well_known_key(&t.key) {
                 continue;
             }

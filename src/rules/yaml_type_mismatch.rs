@@ -40,12 +40,15 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 go_type,
             } => {
                 let text = node.text().unwrap_or("");
+                // A map's key may hold dots (`cloud.google.com/gke-accelerator-count`): the
+                // field is named by its key node, not by the path's last segment.
+                let name = key.and_then(Node::text).unwrap_or_else(|| last(&path));
                 let (message, help) = match go_type {
                     "string" => (
                         format!(
                             "{}, but `{}` must be a string",
                             describe(&resolved, text, json),
-                            last(&path)
+                            name
                         ),
                         if node.as_scalar().is_some() {
                             format!("quote it: `\"{text}\"`")
@@ -56,7 +59,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                     "int64" | "int32" => (
                         format!(
                             "`{}` must be an integer, but this is {}",
-                            last(&path),
+                            name,
                             match &resolved {
                                 Resolved::Str => format!("the string `{text}`"),
                                 Resolved::Float(_) => format!("the fraction {text}"),

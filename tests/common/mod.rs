@@ -61,6 +61,8 @@ pub fn workload(tolerations: Vec<WorkloadToleration>) -> Workload {
         }),
         kind: "Pod".into(),
         daemonset: false,
+        role: None,
+        operator_notes: Box::default(),
         source: source(),
         anchor: Span::default(),
         object_span: Span::default(),
