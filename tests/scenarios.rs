@@ -24,6 +24,12 @@ const SCENARIOS: &[&str] = &[
     "admission-runtimeclass",
     "affinity",
     "capi-sizes",
+    "cluster-eks-owned",
+    "cluster-eksctl-apps",
+    "cluster-folders",
+    "cluster-inventory-merge",
+    "cluster-inventory-terraform",
+    "cluster-merge-unknown",
     "clusters",
     "comparison-operators",
     "cordoned",
@@ -128,6 +134,74 @@ fn snapshots() {
         insta::with_settings!({snapshot_suffix => *name, prepend_module_to_snapshot => false}, {
             insta::assert_snapshot!("scenario", format!("exit code: {code}\n{json}"));
         });
+    }
+}
+
+/// Evidence of a cluster (`sources::clusters`): a value of a label key every pool of the
+/// cluster the files define sets, and a taint key none has, are judged; keys no pool sets, a
+/// pod pinned to a dedicated pool made elsewhere, and well-known labels are not.
+#[test]
+fn a_defined_cluster_judges_the_keys_its_pools_own() {
+    let all = findings(&run("cluster-eks-owned").1);
+    let renamed = about(&all, "unschedulable-workload", "renamed-value");
+    assert_eq!(renamed.len(), 1, "{all:#?}");
+    assert_eq!(renamed[0]["severity"], "warning");
+    let help = renamed[0]["help"].as_str().unwrap();
+    assert!(
+        help.contains("`NodeGroupType`")
+            && help.contains("`SparkComputeOptimized` (NodePool `compute`)"),
+        "{help}"
+    );
+    assert_eq!(
+        about(&all, "toleration-matches-no-taint", "stale-toleration").len(),
+        1
+    );
+    for quiet in [
+        "spark-ok",
+        "unmentioned-key",
+        "dedicated-elsewhere",
+        "instance-type",
+    ] {
+        assert!(
+            all.iter().all(|f| f["object"]["name"] != quiet),
+            "{quiet}: {all:#?}"
+        );
+    }
+    // The cluster of clusters/prod judges its own files, not dev's.
+    let all = findings(&run("cluster-folders").1);
+    let billing: Vec<&str> = all
+        .iter()
+        .filter(|f| f["rule"] == "unschedulable-workload")
+        .map(|f| f["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        billing,
+        ["testdata/scenarios/cluster-folders/clusters/prod/apps.yaml"]
+    );
+}
+
+/// Unknown is local: `merge(local.groups, var.extra)` keeps the known groups with their labels
+/// and taints, and the `[*]` pool for what the variable may add absorbs no judgement of a key
+/// the shown groups own, found in the tree or given with `--inventory`.
+#[test]
+fn a_merge_with_an_unknown_part_keeps_the_known_groups() {
+    for (scenario, severity) in [
+        ("cluster-merge-unknown", "warning"),
+        ("cluster-inventory-merge", "error"),
+    ] {
+        let all = findings(&run(scenario).1);
+        let renamed = about(&all, "unschedulable-workload", "renamed");
+        assert_eq!(renamed.len(), 1, "{scenario}: {all:#?}");
+        assert_eq!(renamed[0]["severity"], severity);
+        assert_eq!(
+            about(&all, "toleration-matches-no-taint", "stale-toleration").len(),
+            1,
+            "{scenario}: {all:#?}"
+        );
+        assert!(
+            all.iter().all(|f| f["object"]["name"] != "spark-ok"),
+            "{scenario}: {all:#?}"
+        );
     }
 }
 
@@ -899,10 +973,16 @@ fn terraform_aks_node_pools() {
         "{all:#?}"
     );
     // `agentpool: usr` is another value of a label found pools declare, not a slip of theirs
-    // (too short to tell, issue 27): said only when the pools are declared.
+    // (too short to tell, issue 27); but the Terraform root creates the cluster and every
+    // pool of it sets `agentpool` (issue 38): a warning naming the pools' values.
+    let web = about(&all, "unschedulable-workload", "web");
+    assert_eq!(web.len(), 1, "{all:#?}");
+    assert_eq!(web[0]["severity"], "warning");
     assert!(
-        about(&all, "unschedulable-workload", "web").is_empty(),
-        "{all:#?}"
+        web[0]["help"]
+            .as_str()
+            .unwrap()
+            .contains("`user` (Terraform `azurerm_kubernetes_cluster_node_pool.user`)")
     );
     let declared = declared_run("terraform-aks");
     assert_eq!(

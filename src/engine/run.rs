@@ -91,6 +91,11 @@ pub struct Spilled {
     /// boxed: the inventory moves them out one by one, so they are not held twice while it is
     /// built).
     nodes: Vec<(usize, Option<usize>, Box<NodeDecl>)>,
+    /// The folder each node declaration's file is in (a Terraform pool's: its root module's),
+    /// by input number, for the clusters inferred from the files (`sources::clusters`).
+    homes: std::collections::HashMap<usize, Arc<str>>,
+    /// What defines a cluster among the default cluster's files (`sources::clusters`).
+    anchors: Vec<crate::analysis::sources::clusters::Anchor>,
     /// The stored source of each file with node declarations (see `Place::Stored`).
     places: Vec<Slot>,
     /// The label sets of the node declarations: copies of a template share one.
@@ -132,6 +137,8 @@ pub fn lint_spilled(
         store: Store::new(),
         index: Index::new(budget),
         nodes: Vec::new(),
+        homes: std::collections::HashMap::new(),
+        anchors: Vec::new(),
         places: Vec::new(),
         label_sets: std::collections::HashSet::new(),
         relevant: Relevant::default(),
@@ -257,6 +264,32 @@ pub fn lint_spilled(
                 store_places(&mut nodes, &source, s.store.put(&bytes), &mut s.places);
             }
             s.terraform.extend(terraform);
+            // The clusters the default cluster's files define (see `sources::clusters`).
+            if !inventory_only && !fixture && cluster == Some(opts.clusters.len()) {
+                use crate::analysis::sources::clusters::{
+                    Anchor, AnchorKind, clusters_folder, dir_of,
+                };
+                if let Some(folder) = clusters_folder(&name) {
+                    s.anchors.push(Anchor {
+                        kind: AnchorKind::ClustersFolder,
+                        dir: folder.to_string(),
+                        path: folder.to_string(),
+                    });
+                }
+                if nodes.iter().any(|n| n.origin.starts_with("eksctl")) {
+                    s.anchors.push(Anchor {
+                        kind: AnchorKind::Eksctl,
+                        dir: dir_of(&name).to_string(),
+                        path: name.to_string(),
+                    });
+                }
+            }
+            if !nodes.is_empty() {
+                s.homes.insert(
+                    index,
+                    crate::analysis::sources::clusters::dir_of(&name).into(),
+                );
+            }
             for mut n in nodes {
                 n.labels = std::mem::take(&mut n.labels).share(&mut s.label_sets);
                 s.nodes.push((index, cluster, Box::new(n)));
@@ -297,7 +330,14 @@ pub fn lint_spilled(
         .into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let t = std::time::Instant::now();
-    let pools = super::terraform::evaluate(std::mem::take(&mut spilled.terraform), opts);
+    let (pools, roots) = super::terraform::evaluate(std::mem::take(&mut spilled.terraform), opts);
+    spilled.anchors.extend(roots.into_iter().map(|dir| {
+        crate::analysis::sources::clusters::Anchor {
+            kind: crate::analysis::sources::clusters::AnchorKind::Terraform,
+            path: dir.clone(),
+            dir,
+        }
+    }));
     add_terraform_pools(&mut spilled, pools);
     super::timing("Terraform evaluation", t.elapsed());
     spilled
@@ -592,6 +632,8 @@ pub fn finish_spilled(
         places,
         kueue,
         charts,
+        homes,
+        anchors,
         ..
     } = spilled;
     // The inventory reads its stored places back from the store while the files are worked
@@ -599,6 +641,7 @@ pub fn finish_spilled(
     let store = Arc::new(store);
     drop(label_sets);
     nodes.sort_by_key(|(i, _, _)| *i);
+    let (stacks, definition) = inferred_cluster(&nodes, &homes, anchors, opts.clusters.len());
     // Each cluster's declarations, in input order: its own files', then those given for every
     // cluster (`--inventory`, the config's pools). A configured cluster is declared by its
     // entry in the config.
@@ -634,6 +677,13 @@ pub fn finish_spilled(
             }
             declared += decls.len();
             let mut inventory = Inventory::build_for(decls, &relevant);
+            if s == opts.clusters.len() {
+                if let Some(def) = &definition {
+                    inventory.set_cluster(def.clone());
+                } else if let Some(stacks) = &stacks {
+                    inventory.set_stacks(Arc::clone(stacks));
+                }
+            }
             inventory.set_places(Box::new(StoredSources {
                 store: Arc::clone(&store),
                 files: places.clone(),
@@ -783,6 +833,53 @@ pub fn finish_spilled(
         })
     });
     Ok((out, view))
+}
+
+/// The cluster the default cluster's files define, when they define one and every pool
+/// found among them lies in it (see `sources::clusters`): one anchor's stack holds them all.
+/// Pools given for every cluster (`--inventory`, the config's) do not count: they are
+/// declared. Pools of several stacks make no definition (each stack would need its own
+/// inventory).
+fn inferred_cluster(
+    nodes: &[(usize, Option<usize>, Box<NodeDecl>)],
+    homes: &std::collections::HashMap<usize, Arc<str>>,
+    anchors: Vec<crate::analysis::sources::clusters::Anchor>,
+    default: usize,
+) -> (
+    Option<Arc<crate::analysis::sources::clusters::Stacks>>,
+    Option<crate::analysis::sources::clusters::ClusterDef>,
+) {
+    use crate::analysis::sources::clusters::{ClusterDef, Stacks};
+    if anchors.is_empty() {
+        return (None, None);
+    }
+    let stacks = Arc::new(Stacks::infer(anchors));
+    // The one stack every found pool lies in; `None` when some lies in none, or they lie in
+    // several.
+    let mut one: Option<Option<usize>> = None;
+    for (index, scope, n) in nodes {
+        if *scope != Some(default) || n.declared {
+            continue;
+        }
+        let home = match &n.terraform {
+            Some(p) => ClusterDef::home(&p.root),
+            None => homes.get(index).map_or("", |h| &**h),
+        };
+        let here = stacks.of_dir(home);
+        match one {
+            None => one = Some(here),
+            Some(s) if s != here => one = Some(None),
+            Some(_) => {}
+        }
+    }
+    let def = one
+        .flatten()
+        .filter(|&s| stacks.get(s).and_then(|st| st.anchor()).is_some())
+        .map(|stack| ClusterDef {
+            stacks: Arc::clone(&stacks),
+            stack,
+        });
+    (Some(stacks), def)
 }
 
 /// A cross-reference against pools merely found among the linted files is not sure enough to

@@ -65,6 +65,7 @@ pub(super) fn lint(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
                 kept: Kept::Text(Arc::clone(source)),
                 evaluate: facts.evaluate,
                 local_sources: facts.local_sources,
+                creates_cluster: facts.creates_cluster,
             }));
         }
         Err(e) if e.limit && opts.rules.is_enabled(rules::YAML_TOO_COMPLEX.name) => {
@@ -107,6 +108,8 @@ pub struct TerraformFile {
     pub evaluate: bool,
     /// Its local module calls' `source`s.
     pub local_sources: Vec<String>,
+    /// It creates a cluster (see `sources::clusters`).
+    pub creates_cluster: bool,
 }
 
 /// What is kept of a `.tf` file until its directory is evaluated. Most `.tf` files sit in
@@ -185,6 +188,7 @@ pub fn workspace_pools(
         })
         .collect();
     evaluate(inputs, opts)
+        .0
         .into_iter()
         .filter_map(|p| {
             let (name, slot) = names.get(p.index)?.clone();
@@ -259,10 +263,14 @@ impl Group {
 /// outside the linted paths) is read from the disk inside the repository; never through a
 /// symbolic link unless `--follow-links`, never outside the repository (its git work tree,
 /// else the linted path).
-pub(super) fn evaluate(inputs: Vec<TfInput>, opts: &LintOptions) -> Vec<TfPool> {
+///
+/// With the pools come the roots that create a cluster (in their own files or in a linted
+/// local module they reach): the anchors of `sources::clusters`, as the run names folders
+/// (`""` for the top).
+pub(super) fn evaluate(inputs: Vec<TfInput>, opts: &LintOptions) -> (Vec<TfPool>, Vec<String>) {
     use std::collections::{BTreeMap, HashSet};
     if !inputs.iter().any(|i| i.file.evaluate) {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
     // By directory, the inventory's apart (per cluster they were given for).
     let mut groups: BTreeMap<(bool, Option<usize>, String), Vec<TfInput>> = BTreeMap::new();
@@ -295,14 +303,32 @@ pub(super) fn evaluate(inputs: Vec<TfInput>, opts: &LintOptions) -> Vec<TfPool> 
         }
     }
     // Each root with a loader of its own, in parallel; the pools in the roots' order.
-    let run = |g: &Group| -> (Vec<TfPool>, Vec<String>) {
+    // The linted directories that create a cluster.
+    let creating: HashSet<&str> = groups
+        .iter()
+        .filter(|g| {
+            !g.fixture()
+                && g.inputs
+                    .iter()
+                    .any(|i| i.file.creates_cluster && !i.inventory_only)
+        })
+        .map(|g| g.dir.as_str())
+        .collect();
+    let run = |g: &Group| -> (Vec<TfPool>, Vec<String>, bool) {
         let mut loader = DiskLoader::new(&groups, opts);
         let Some(dir) = loader.root(g) else {
-            return (Vec::new(), Vec::new());
+            return (Vec::new(), Vec::new(), false);
         };
         let outcome = crate::analysis::sources::terraform::evaluate_root(dir, &mut loader);
+        // Only the default cluster's files infer clusters (`clusters:` in the config wins).
+        let creates = !g.fixture()
+            && g.inputs
+                .iter()
+                .all(|i| !i.inventory_only && i.cluster == Some(opts.clusters.len()))
+            && (creating.contains(g.dir.as_str())
+                || outcome.dirs.iter().any(|d| creating.contains(d.as_str())));
         let Some(first) = g.inputs.iter().min_by_key(|i| i.index) else {
-            return (Vec::new(), outcome.dirs);
+            return (Vec::new(), outcome.dirs, creates);
         };
         let fixture = g.fixture();
         let mut out = Vec::new();
@@ -319,7 +345,7 @@ pub(super) fn evaluate(inputs: Vec<TfInput>, opts: &LintOptions) -> Vec<TfPool> 
                 decl,
             });
         }
-        (out, outcome.dirs)
+        (out, outcome.dirs, creates)
     };
     use rayon::prelude::*;
     // Roots first, then what no root reached.
@@ -327,14 +353,33 @@ pub(super) fn evaluate(inputs: Vec<TfInput>, opts: &LintOptions) -> Vec<TfPool> 
         .iter()
         .filter(|g| g.evaluate() && !called.contains(&g.dir))
         .collect();
-    let done: Vec<(Vec<TfPool>, Vec<String>)> = roots.par_iter().map(|g| run(g)).collect();
-    let reached: HashSet<String> = done.iter().flat_map(|(_, d)| d.iter().cloned()).collect();
+    let done: Vec<(Vec<TfPool>, Vec<String>, bool)> = roots.par_iter().map(|g| run(g)).collect();
+    let reached: HashSet<String> = done
+        .iter()
+        .flat_map(|(_, d, _)| d.iter().cloned())
+        .collect();
     let rest: Vec<&Group> = groups
         .iter()
         .filter(|g| g.evaluate() && called.contains(&g.dir) && !reached.contains(&g.dir))
         .collect();
-    let more: Vec<(Vec<TfPool>, Vec<String>)> = rest.par_iter().map(|g| run(g)).collect();
-    done.into_iter().chain(more).flat_map(|(p, _)| p).collect()
+    let more: Vec<(Vec<TfPool>, Vec<String>, bool)> = rest.par_iter().map(|g| run(g)).collect();
+    let mut anchors = Vec::new();
+    let mut pools = Vec::new();
+    for (g, (p, _, creates)) in roots
+        .iter()
+        .chain(rest.iter())
+        .zip(done.into_iter().chain(more))
+    {
+        if creates {
+            anchors.push(if g.dir == "." {
+                String::new()
+            } else {
+                g.dir.clone()
+            });
+        }
+        pools.extend(p);
+    }
+    (pools, anchors)
 }
 
 /// Reads module directories: from the run's inputs when it has them, else from the disk,

@@ -25,6 +25,47 @@ pub fn render(outcome: &Outcome, chosen: &[usize], gate: bool) -> String {
     text
 }
 
+/// Which cluster the file `name` is judged in, and why, when the files define one (see
+/// `sources::clusters`); `None` when they define none (the pools are found ones, as ever).
+pub fn cluster_line(inventory: &Inventory, name: &str) -> Option<String> {
+    let Some(def) = inventory.cluster() else {
+        let stacks = inventory.stacks()?;
+        let names: Vec<String> = stacks
+            .stacks
+            .iter()
+            .map(|s| format!("`{}`", crate::util::text::escape(&s.name())))
+            .collect();
+        let this = match stacks.of(name).and_then(|i| stacks.get(i)) {
+            Some(s) => format!(
+                "this file lies in `{}`'s ({})",
+                crate::util::text::escape(&s.name()),
+                s.why()
+            ),
+            None => "this file lies in none of them".to_string(),
+        };
+        return Some(format!(
+            "none inferred: the files define {} cluster{} ({}) and {this}; the found pools do not all lie in one, so they are judged together as found in the linted files",
+            names.len(),
+            if names.len() == 1 { "" } else { "s" },
+            names.join(", ")
+        ));
+    };
+    let stack = def.stack()?;
+    Some(if def.holds(name) {
+        format!(
+            "{}; {}; for the label keys all its pools set, they are the whole cluster",
+            def.describe(),
+            stack.why()
+        )
+    } else {
+        format!(
+            "none inferred: this file lies outside `{}/`, the folder of {}; the pools are judged as found in the linted files",
+            crate::util::text::escape(&stack.root),
+            def.describe()
+        )
+    })
+}
+
 /// The Terraform pools as evaluated: each with its labels and taints, where it comes from,
 /// and what is not known of it (and why).
 fn terraform_pools(outcome: &Outcome, s: &mut String) {
@@ -478,6 +519,9 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
     order.extend(0..pools.len());
     order.retain(|&p| titles.insert(pools[p].title()));
     let ok = order.iter().filter(|&&p| fits[p].is_empty()).count();
+    if let Some(line) = cluster_line(&outcome.inventory, &w.source.name) {
+        let _ = writeln!(s, "\nCluster: {line}");
+    }
     let _ = writeln!(s, "\nNode pools: {ok} of {} can run this pod", order.len());
     if let Some(m) = &miss
         && let Some(d) = crate::analysis::judgements::near_miss::describe(&outcome.inventory, w, m)

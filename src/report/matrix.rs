@@ -142,6 +142,7 @@ fn json(o: &Outcome, kueue: Option<&[String]>) -> String {
                 "origin": p.origin,
                 "nodes": &*p.nodes,
                 "taints": p.taints.iter().map(|t| t.taint.display()).collect::<Vec<_>>(),
+                "cluster": o.inventory.cluster().map(|c| c.describe()),
             })
         })
         .collect();
@@ -179,6 +180,7 @@ fn json(o: &Outcome, kueue: Option<&[String]>) -> String {
                 "line": line,
                 "admission": admission_json(w),
                 "pools": verdicts,
+                "cluster": super::explain::cluster_line(&o.inventory, &w.source.name),
             });
             if let (Some(cell), Some(map)) = (
                 kueue.and_then(|k| k.get(i)).filter(|c| !c.is_empty()),
@@ -274,6 +276,48 @@ fn table(o: &Outcome, kueue: Option<&[String]>) -> String {
         s.push('\n');
         s.push_str(NO_POOLS);
     }
+    s.push_str(&clusters_note(o));
+    s
+}
+
+/// Which cluster the pools and each workload are judged in, when the files define one (see
+/// `sources::clusters`): the pools are its pools; the workloads of files outside its folder
+/// are named. Empty when the files define none.
+fn clusters_note(o: &Outcome) -> String {
+    let Some(def) = o.inventory.cluster() else {
+        let Some(stacks) = o.inventory.stacks() else {
+            return String::new();
+        };
+        let names: Vec<String> = stacks
+            .stacks
+            .iter()
+            .map(|s| format!("`{}` ({})", crate::util::text::escape(&s.name()), s.why()))
+            .collect();
+        return format!(
+            "\nClusters: the files define {}; the pools above do not all lie in one, so they are judged together as found in the linted files.\n",
+            names.join("; ")
+        );
+    };
+    let mut s = format!(
+        "\nCluster: {}; every pool above is its pool.\n",
+        def.stack().map_or_else(
+            || def.describe(),
+            |st| format!("{}; {}", def.describe(), st.why())
+        )
+    );
+    let outside: Vec<usize> = (0..o.workloads.len())
+        .filter(|&i| !def.holds(&o.workloads[i].source.name))
+        .collect();
+    if outside.is_empty() {
+        s.push_str("Every workload above belongs to it.\n");
+    } else {
+        s.push_str(
+            "Workloads outside it (judged against the pools as found in the linted files):\n",
+        );
+        for i in outside {
+            s.push_str(&format!("  {}\n", workload_name(o, i)));
+        }
+    }
     s
 }
 
@@ -312,6 +356,7 @@ fn markdown(o: &Outcome, kueue: Option<&[String]>) -> String {
         }
         s.push('\n');
     }
+    s.push_str(&clusters_note(o));
     s
 }
 

@@ -35,7 +35,10 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
     let gate = ctx.settings.comparison_operators;
     // Keyed by effect too: the nearest taint prefers the toleration's effect.
     let mut memo: HashMap<(&str, &str, &str, &str), Option<Nearest<'_>>> = HashMap::new();
-    for w in ctx.workloads {
+    for (w, fits) in ctx.workloads.iter().zip(&ctx.eval.fits) {
+        // In a cluster the files define, a pod that lands on its pools tolerates for nothing
+        // a taint key none of them has (`evidence::lands_on_cluster`); asked once per pod.
+        let mut lands: Option<bool> = None;
         // An operator's tolerations are not the author's to fix.
         for t in w.tolerations.iter().filter(|t| t.written()) {
             if t.key.is_empty() || is_well_known_key(&t.key) {
@@ -53,16 +56,34 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                     let unknown = ctx.inventory.may_have_unknown_taint(&t.key);
                     if unknown { None } else { lookup(ctx, t, gate) }
                 });
-            let Some(nearest) = answer else {
+            // A declared inventory whose only unknown taints are those of groups the files
+            // do not show (`Pool::stands_for_unknown_groups`) proves the key absent too.
+            let declared_absent = ctx.inventory.closed()
+                && ctx.inventory.may_have_unknown_taint(&t.key);
+            let absent = answer.is_none()
+                && !ctx.inventory.has_taint_key(&t.key)
+                && !ctx.inventory.shown_may_have_unknown_taint(&t.key)
+                && (declared_absent
+                    || !ctx.inventory.closed() && *lands.get_or_insert_with(|| {
+                    // The file decides the cluster; the signature (the memo's key) the rest.
+                    ctx.inventory.cluster_of(&w.source.name).is_some()
+                        && ctx.eval.memo.get_or(META.name, fits, "lands", || {
+                            evidence::lands_on_cluster(ctx.inventory, w, fits)
+                        })
+                }));
+            let cluster = ctx.inventory.cluster().filter(|_| absent);
+            let Some(nearest) = answer.or(absent.then_some(None)) else {
                 continue;
             };
             let mut f = META.finding(format!(
                     "toleration `{}` matches no taint of {}",
                     t.display(),
                     if ctx.inventory.declared() {
-                        "any known node pool"
+                        "any known node pool".to_string()
+                    } else if let Some(def) = cluster {
+                        format!("any node pool of {}", def.describe())
                     } else {
-                        "the node pools found in the linted files"
+                        "the node pools found in the linted files".to_string()
                     }
                 ),
             )
@@ -85,6 +106,13 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                             message: format!("taint `{}`", pt.taint.display()),
                         });
                     }
+                }
+                None if cluster.is_some() => {
+                    f = f.help(format!(
+                        "no pool of the cluster has a taint with key `{}` (its pools were found in {}), and this pod runs on them: remove the toleration, or taint the pool it is meant for",
+                        crate::util::text::escape(&t.key),
+                        ctx.inventory.found_in()
+                    ));
                 }
                 None if ctx.inventory.declared() => {
                     f = f.help("no pool has this taint: remove the toleration, or pass the inventory that declares it (`--inventory`)");

@@ -31,13 +31,34 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
     }
     for (w, fits) in ctx.workloads.iter().zip(&ctx.eval.fits) {
         // Pods bound with nodeName bypass the scheduler (see the nodename rules).
-        if w.node_name.is_some() || fits.any() {
+        if w.node_name.is_some() {
             continue;
+        }
+        // Admitted only by pools that stand for groups the files do not show: in a cluster
+        // the files define, what the shown pools prove about owned keys still holds.
+        let mut only_unknown = false;
+        if fits.any() {
+            only_unknown = (ctx.inventory.closed()
+                || ctx.inventory.cluster_of(&w.source.name).is_some())
+                && evidence::only_unknown_groups_admit(ctx.inventory, fits);
+            if !only_unknown {
+                continue;
+            }
         }
         // Pools merely found in the tree judge only a pod whose selection aims at them
         // (`analysis::judgements::evidence`): one meant for nodes described elsewhere (a GKE label, a
         // pool made by Terraform, general nodes) is not theirs to judge.
-        let label_miss = if ctx.inventory.closed() {
+        // In a cluster the files define, a value of a label key its pools own that none of
+        // them has is evidence too (`evidence::owned_miss`).
+        let mut owned = None;
+        let label_miss = if only_unknown {
+            // Only what the shown pools own is evidence against such a pool.
+            match evidence::owned_miss(ctx.inventory, w) {
+                Some(m) => owned = Some(m),
+                None => continue,
+            }
+            None
+        } else if ctx.inventory.closed() {
             None
         } else {
             match ctx
@@ -45,7 +66,13 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                 .memo
                 .get_or(META.name, fits, "aim", || evidence::aim(ctx.inventory, w, fits))
             {
-                Aim::Elsewhere => continue,
+                Aim::Elsewhere => match evidence::owned_miss(ctx.inventory, w) {
+                    Some(m) => {
+                        owned = Some(m);
+                        None
+                    }
+                    None => continue,
+                },
                 Aim::Selected | Aim::Tolerated => None,
                 Aim::Slip(miss) => Some(miss),
             }
@@ -65,6 +92,10 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             describe(ctx, w, fits, intended)
         });
         let (diagnosis, fix) = match (&label_miss, &miss) {
+            _ if owned.is_some() => (
+                owned.as_ref().map(|m| describe_owned_miss(ctx.inventory, m)),
+                None,
+            ),
             (Some(m), _) => (describe_label_miss(ctx.inventory, m), None),
             (None, Some((text, m))) => (Some(text.clone()), near_miss_fix(ctx, w, m)),
             (None, None) => (None, None),
@@ -81,9 +112,11 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         let mut f = META.finding(format!(
                 "0/{total} node pools{} can run this pod: {detail}",
                 if ctx.inventory.declared() {
-                    ""
+                    String::new()
+                } else if let Some(def) = owned.as_ref().and_then(|_| ctx.inventory.cluster()) {
+                    format!(" of {}", def.describe())
                 } else {
-                    " found in the linted files"
+                    " found in the linted files".to_string()
                 }
             ),
         )
@@ -97,8 +130,11 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             },
             // A pod whose selector picks a pool found here is meant for that pool, not for
             // one made elsewhere.
-            if ctx.inventory.declared()
+            if only_unknown {
+                unknown_groups_note(ctx.inventory)
+            } else if ctx.inventory.declared()
                 || label_miss.is_some()
+                || owned.is_some()
                 || miss.as_ref().is_some_and(|(_, m)| m.selected)
             {
                 String::new()
@@ -139,6 +175,55 @@ fn admitted_selector(w: &crate::analysis::types::Workload) -> String {
         "; after admission its nodeSelector is {{{}}} ({})",
         sel.join(", "),
         plugins.join(", ")
+    )
+}
+
+/// `; …[*] may add groups the files do not show: …`, for a pod only such pools admit.
+fn unknown_groups_note(inventory: &Inventory) -> String {
+    let names: Vec<String> = inventory
+        .pools
+        .iter()
+        .filter(|p| p.stands_for_unknown_groups())
+        .map(|p| p.title())
+        .collect();
+    format!(
+        "; {} may add groups the files do not show (values from outside them): they may not exist and are not counted",
+        names.join(", ")
+    )
+}
+
+/// The pools' values shown in a help, at most; the rest are counted.
+const SHOWN_VALUES: usize = 6;
+
+/// The help for a pod that requires a value of a label key every pool of the defined cluster
+/// sets, none to that value: a near miss naming the pools and their values.
+fn describe_owned_miss(inventory: &Inventory, miss: &evidence::OwnedMiss) -> String {
+    let esc = |s: &str| crate::util::text::escape(s).into_owned();
+    let shown: Vec<String> = miss
+        .values
+        .values
+        .iter()
+        .take(SHOWN_VALUES)
+        .map(|(v, p)| {
+            let title = inventory.pools.get(*p).map(|p| p.title()).unwrap_or_default();
+            format!("`{}` ({title})", esc(v))
+        })
+        .collect();
+    let more = miss.values.values.len().saturating_sub(SHOWN_VALUES);
+    let wanted: Vec<String> = miss.wanted.iter().map(|v| format!("`{}`", esc(v))).collect();
+    format!(
+        "every pool of {} sets `{}`, none to {}: they have {}{}; fix the value, or add the pool that has it",
+        inventory
+            .cluster()
+            .map_or_else(|| "the cluster".to_string(), |c| c.describe()),
+        esc(&miss.key),
+        wanted.join(" or "),
+        shown.join(", "),
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        }
     )
 }
 

@@ -20,6 +20,18 @@
 //!   the key of a found taint with another value (or none), or a key one slip from a found
 //!   taint's key (differing in case, or by an edit or two).
 //!
+//! - against the pools of a cluster the files define (`sources::clusters`: a Terraform root
+//!   that creates it, an eksctl `ClusterConfig`, a `clusters/<name>/` folder, with the pools
+//!   found beside them), a label key every pool sets to a known value, other than a
+//!   well-known one (instance type, zone, capacity type), is *owned*: a pod of
+//!   that cluster's files requiring a value of it that no pool has cannot run on the cluster
+//!   ([`owned_miss`]); and a pod that lands on the cluster's pools (it selects nothing, or a
+//!   label its pools declare that is not a well-known one) tolerates for nothing a taint key
+//!   no pool has ([`lands_on_cluster`]). A pod that tolerates a taint key no pool of the
+//!   cluster has while selecting a value none has is pinned to a dedicated pool made
+//!   outside these files: neither is judged. Keys no pool sets stay unjudged, and a pool
+//!   whose value of the key is not known keeps the key open.
+//!
 //! The cross-reference rules that judge a pod by what no pool offers (`unschedulable-workload`,
 //! `toleration-matches-no-taint`) ask this module, whatever the source of the pools
 //! (manifests, eksctl, Karpenter, Terraform): a new pool source adds pools, never findings
@@ -29,7 +41,7 @@ use crate::util::edit_distance;
 
 use super::schedule::{PoolClasses, Verdicts, selector_matches};
 use crate::analysis::semantics::matching::tolerates;
-use crate::analysis::semantics::well_known::is_well_known_key;
+use crate::analysis::semantics::well_known::{is_well_known_key, is_well_known_label};
 use crate::analysis::sources::inventory::Inventory;
 use crate::analysis::types::workload::Workload;
 use crate::analysis::types::{LabelValues, Pool};
@@ -176,6 +188,135 @@ pub fn aim(inventory: &Inventory, w: &Workload, fits: &Verdicts) -> Aim {
         _ if tolerates_found_taint(inventory, w) => Aim::Tolerated,
         _ => Aim::Elsewhere,
     }
+}
+
+/// A value of an owned label key (see the module's text) that no pool of the defined cluster
+/// has, with the pools' values.
+#[derive(Clone, Debug)]
+pub struct OwnedMiss {
+    pub key: String,
+    /// The values the pod accepts.
+    pub wanted: Vec<String>,
+    /// The pools' values, each with the first pool that has it.
+    pub values: std::sync::Arc<crate::analysis::sources::inventory::OwnedLabel>,
+}
+
+/// The first requirement of the pod (its nodeSelector, then a single required term's `In`
+/// expressions) on a label key the defined cluster's pools (or a declared inventory's) own
+/// that none of their values satisfies; `None` outside a defined cluster, for a pod pinned to a dedicated pool made
+/// elsewhere (see the module's text), or when every owned key is satisfied.
+pub fn owned_miss(inventory: &Inventory, w: &Workload) -> Option<OwnedMiss> {
+    // A declared inventory is the whole cluster too.
+    if !inventory.closed() {
+        inventory.cluster_of(&w.source.name)?;
+    }
+    if tolerates_absent_taint(inventory, w) {
+        return None;
+    }
+    let selector = w.node_selector.iter().map(|(k, v)| (&**k, vec![&**v]));
+    // Several terms are alternatives: only a single one is a requirement.
+    let term = match w.terms.as_deref() {
+        Some([one]) => Some(one),
+        _ => None,
+    };
+    let terms = term
+        .into_iter()
+        .flat_map(|t| t.expressions.iter())
+        .filter(|r| r.operator == "In")
+        .map(|r| {
+            (
+                r.key.as_str(),
+                r.values.iter().map(String::as_str).collect::<Vec<&str>>(),
+            )
+        });
+    for (key, wanted) in selector.chain(terms) {
+        // A well-known label (instance type, zone, capacity type) is the platform's, not a
+        // name the cluster's pools give themselves: a pod requiring another value of it may
+        // be written for another cloud or a pool of another kind.
+        if is_well_known_label(key) || is_every_node_label(key) {
+            continue;
+        }
+        let Some(owned) = inventory.owned_label(key) else {
+            continue;
+        };
+        if owned
+            .values
+            .iter()
+            .any(|(v, _)| wanted.iter().any(|w| **v == **w))
+        {
+            continue;
+        }
+        return Some(OwnedMiss {
+            key: key.to_string(),
+            wanted: wanted.iter().map(|v| (*v).to_string()).collect(),
+            values: owned,
+        });
+    }
+    None
+}
+
+/// Does the pod tolerate a taint key (a user's, not a well-known one) that no pool has and
+/// no pool may have unseen?
+fn tolerates_absent_taint(inventory: &Inventory, w: &Workload) -> bool {
+    w.tolerations.iter().any(|t| {
+        !t.key.is_empty()
+            && !is_well_known_key(&t.key)
+            && !inventory.has_taint_key(&t.key)
+            && !inventory.shown_may_have_unknown_taint(&t.key)
+    })
+}
+
+/// Do only pools that stand for groups the files do not show admit the workload
+/// (`Pool::stands_for_unknown_groups`)? Then, in a cluster the files define, what the shown
+/// pools prove still holds: such a pool may not exist, and absorbs no judgement.
+pub fn only_unknown_groups_admit(inventory: &Inventory, fits: &Verdicts) -> bool {
+    let classes = fits.classes();
+    let mut any = false;
+    for c in fits.admitting_classes() {
+        any = true;
+        let unknown = classes
+            .reps
+            .get(c)
+            .and_then(|&p| inventory.pools.get(p))
+            .is_some_and(|p| p.stands_for_unknown_groups());
+        if !unknown {
+            return false;
+        }
+    }
+    any
+}
+
+/// Does the pod land on the defined cluster's pools (see the module's text): it belongs to
+/// the cluster's files, its selector admits one of its pools, and it selects nothing or a
+/// label a pool declares that is not a well-known one (an instance type or a zone alone may
+/// name machines of a pool made elsewhere)?
+pub fn lands_on_cluster(inventory: &Inventory, w: &Workload, fits: &Verdicts) -> bool {
+    if inventory.cluster_of(&w.source.name).is_none() {
+        return false;
+    }
+    let mut keys = positive(w).map(|(k, _, _)| k).peekable();
+    let selects_nothing = keys.peek().is_none() && w.spread_keys.is_empty();
+    let aims = selects_nothing
+        || positive(w).any(|(k, _, _)| {
+            inventory.declares_label(k) && !is_well_known_label(k) && !is_every_node_label(k)
+        });
+    if !aims {
+        return false;
+    }
+    let classes = fits.classes();
+    let candidates = match classes.index.selected(w) {
+        Some(list) => list
+            .into_iter()
+            .filter_map(|c| classes.reps.get(c as usize).copied())
+            .collect(),
+        None => classes.reps.clone(),
+    };
+    candidates.iter().any(|&p| {
+        inventory
+            .pools
+            .get(p)
+            .is_some_and(|pool| selector_matches(w, pool))
+    })
 }
 
 /// Does the pod tolerate a taint of a found pool (its key and value), one of a user's own

@@ -46,6 +46,23 @@ pub struct Inventory {
     /// Keys of taints some pool may have but does not show (see `UnknownTaints`), and whether
     /// a pool may have taints of any key.
     unknown_taint_keys: std::sync::OnceLock<(std::collections::HashSet<Arc<str>>, bool)>,
+    /// [`Inventory::shown_may_have_unknown_taint`]'s keys, worked out once.
+    shown_unknown_taint_keys: std::sync::OnceLock<(std::collections::HashSet<Arc<str>>, bool)>,
+    /// The cluster the files define, when every pool lies in it (see `sources::clusters`).
+    cluster: Option<super::clusters::ClusterDef>,
+    /// The clusters the files define, when their pools are not all in one (see
+    /// [`Inventory::stacks`]).
+    stacks: Option<Arc<super::clusters::Stacks>>,
+    /// [`Inventory::owned_label`]'s answers, one per label key asked about.
+    owned: std::sync::Mutex<HashMap<String, Option<Arc<OwnedLabel>>>>,
+}
+
+/// A label key every pool of a defined cluster sets, with a known value (see
+/// [`Inventory::owned_label`]).
+#[derive(Debug)]
+pub struct OwnedLabel {
+    /// The distinct values, each with the first pool that has it, in pool order.
+    pub values: Vec<(Arc<str>, usize)>,
 }
 
 /// (pool, taint) indices by taint key, then value.
@@ -285,7 +302,86 @@ impl Inventory {
             key_words: std::sync::OnceLock::new(),
             value_words: std::sync::Mutex::new(HashMap::new()),
             unknown_taint_keys: std::sync::OnceLock::new(),
+            shown_unknown_taint_keys: std::sync::OnceLock::new(),
+            cluster: None,
+            stacks: None,
+            owned: std::sync::Mutex::new(HashMap::new()),
         }
+    }
+
+    /// These pools are every pool of a cluster the files define.
+    pub fn set_cluster(&mut self, def: super::clusters::ClusterDef) {
+        self.cluster = Some(def);
+    }
+
+    /// The clusters the files define when the pools are not all of one of them: shown by
+    /// `explain` and `matrix`, not judged with (one inventory per inferred cluster is not
+    /// built).
+    pub fn set_stacks(&mut self, stacks: Arc<super::clusters::Stacks>) {
+        self.stacks = Some(stacks);
+    }
+
+    /// See [`Inventory::set_stacks`].
+    pub fn stacks(&self) -> Option<&super::clusters::Stacks> {
+        self.stacks.as_deref()
+    }
+
+    /// The cluster the files define, when these pools are all of it (see
+    /// `sources::clusters`).
+    pub fn cluster(&self) -> Option<&super::clusters::ClusterDef> {
+        self.cluster.as_ref()
+    }
+
+    /// The cluster the files define, when the file `name` belongs to it: its workloads are
+    /// judged against these pools as the whole cluster for the keys they own.
+    pub fn cluster_of(&self, name: &str) -> Option<&super::clusters::ClusterDef> {
+        self.cluster.as_ref().filter(|c| c.holds(name))
+    }
+
+    /// A label key the pools *own*: every pool sets it itself, to a known value (a pool whose
+    /// value is not known — a Terraform value, a template's well-known label — or that may
+    /// carry any label keeps the key open). Worked out once per key.
+    pub fn owned_label(&self, key: &str) -> Option<Arc<OwnedLabel>> {
+        let mut cache = self
+            .owned
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(answer) = cache.get(key) {
+            return answer.clone();
+        }
+        let mut values: Vec<(Arc<str>, usize)> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut owned = false;
+        for (p, pool) in self.pools.iter().enumerate() {
+            // Groups the files do not show prove nothing either way (unknown is local).
+            if pool.stands_for_unknown_groups() {
+                continue;
+            }
+            owned = true;
+            let Some(label) = pool.label_ref(key) else {
+                owned = false;
+                break;
+            };
+            let Some(vs) = label.values() else {
+                owned = false;
+                break;
+            };
+            let mut any = false;
+            for v in vs {
+                any = true;
+                if seen.insert(v.to_string()) {
+                    values.push((Arc::from(v), p));
+                }
+            }
+            if !any {
+                owned = false;
+                break;
+            }
+        }
+        let owned = owned && !values.is_empty();
+        let answer = owned.then(|| Arc::new(OwnedLabel { values }));
+        cache.insert(key.to_string(), answer.clone());
+        answer
     }
 
     /// Where the stored places of the pools are to be read back from.
@@ -412,6 +508,25 @@ impl Inventory {
                 }
             }
         })
+    }
+
+    /// [`Inventory::may_have_unknown_taint`] of the pools the files show, leaving out those
+    /// that stand for groups the files do not show (`Pool::stands_for_unknown_groups`): what a
+    /// cluster the files define proves about taint keys (see `analysis::judgements::evidence`).
+    pub fn shown_may_have_unknown_taint(&self, key: &str) -> bool {
+        let (keys, any) = self.shown_unknown_taint_keys.get_or_init(|| {
+            let mut keys = std::collections::HashSet::new();
+            let mut any = false;
+            for p in self.pools.iter().filter(|p| !p.stands_for_unknown_groups()) {
+                match &p.unknown_taints {
+                    UnknownTaints::None => {}
+                    UnknownTaints::Keys(k) => keys.extend(k.iter().cloned()),
+                    UnknownTaints::Any => any = true,
+                }
+            }
+            (keys, any)
+        });
+        *any || keys.contains(key)
     }
 
     /// May some pool have a taint with this key that it does not show (a Terraform value or

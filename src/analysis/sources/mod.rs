@@ -2,6 +2,7 @@
 //! into node declarations. [`node_decls`] picks the format by kind and API group.
 
 mod capi;
+pub mod clusters;
 mod eksctl;
 pub mod inventory;
 mod inventory_file;

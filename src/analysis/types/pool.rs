@@ -56,6 +56,15 @@ impl Pool {
         }
     }
 
+    /// Does it stand for node groups the files do not show: the instances of a Terraform
+    /// `for_each`, `count` or node-group map known only in part (`eks_managed_node_groups[*]`)?
+    /// Such a pool may not exist at all; what it may carry is unknown.
+    pub fn stands_for_unknown_groups(&self) -> bool {
+        self.terraform
+            .as_ref()
+            .is_some_and(|t| t.address.ends_with("[*]"))
+    }
+
     /// Taints that filter pods (NoSchedule/NoExecute, not startup, not transient).
     pub fn blocking_taints(&self) -> impl Iterator<Item = (usize, &PoolTaint)> {
         self.taints.iter().enumerate().filter(|(_, t)| {

@@ -300,12 +300,12 @@ fn workload(object: &Object<'_>, spec: &PodSpec<'_>, source: &Arc<SourceFile>) -
             }),
     );
     let terms = with_spread_keys(with_spread_keys(terms, &added), &spread).map(intern_terms);
-    // Where to point when the whole workload is meant: its tolerations, or the operator's
-    // role, or its kind.
+    // Where to point when the whole workload is meant: its tolerations, or its kind — an
+    // operator's role too (the message names the role), as for a built-in workload, so a
+    // finding stays where earlier builds and their users' baselines and suppressions put it.
     let anchor = spec
         .tolerations_list
         .map(|f| f.key.span)
-        .or_else(|| spec.role.as_ref().and_then(|r| r.at))
         .unwrap_or(kind_span);
     let selector_span = spec
         .node_selectors

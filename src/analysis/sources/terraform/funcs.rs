@@ -662,10 +662,11 @@ fn title(s: &str) -> String {
     out
 }
 
-/// `merge(maps…)`: later maps win. An unknown map (or one known only in part) may hold any
-/// key: the result may have other keys, and the entries before it may be replaced by it, so
-/// their values are unknown (their keys stay: `merge` never removes one); entries after it are
-/// known.
+/// `merge(maps…)`: later maps win. An unknown map (or one known only in part) may hold other
+/// keys: the result may have more entries. It is taken to add entries, not to replace the
+/// known ones before it (`merge(local.default_node_groups, var.managed_node_groups)`,
+/// `merge(local.labels, var.extra_labels)` extend what the files show): the known entries
+/// keep their values, so what is unknown stays local to what the unknown map adds.
 fn merge(meter: &Meter, args: &[Val], at: Option<At>) -> Val {
     let mut out: BTreeMap<Arc<str>, Val> = BTreeMap::new();
     let mut more = None;
@@ -674,11 +675,6 @@ fn merge(meter: &Meter, args: &[Val], at: Option<At>) -> Val {
             V::Null => {}
             V::Map(o) => {
                 if let Some(c) = &o.more {
-                    for (k, v) in out.iter_mut() {
-                        if !o.entries.contains_key(k) {
-                            *v = Val::unknown(c.clone()).with_at(v.at);
-                        }
-                    }
                     more = Some(c.clone());
                 }
                 if !meter.charge(o.entries.len() as u64) {
@@ -689,9 +685,6 @@ fn merge(meter: &Meter, args: &[Val], at: Option<At>) -> Val {
                 }
             }
             V::Unknown(c) => {
-                for v in out.values_mut() {
-                    *v = Val::unknown(c.clone()).with_at(v.at);
-                }
                 more = Some(c.clone());
             }
             _ => return invalid("merge", "an argument is not a map"),

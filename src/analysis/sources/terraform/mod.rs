@@ -95,6 +95,10 @@ pub struct FileFacts {
     pub evaluate: bool,
     /// Its local module calls' `source`s.
     pub local_sources: Vec<String>,
+    /// It creates a Kubernetes cluster: an `aws_eks_cluster`, `google_container_cluster` or
+    /// `azurerm_kubernetes_cluster` resource, or the EKS or GKE registry module (see
+    /// `sources::clusters`).
+    pub creates_cluster: bool,
 }
 
 /// Parses a `.tf` file: its syntax error, or what the run needs to know of it.
@@ -113,10 +117,26 @@ pub fn file_facts(text: &str) -> Result<FileFacts, HclError> {
                 ),
                 _ => false,
             });
+    let creates_cluster =
+        parsed
+            .body
+            .blocks()
+            .any(|b| match (b.ident.as_str(), b.labels.first()) {
+                ("resource", Some(kind)) => matches!(
+                    kind.as_str(),
+                    "aws_eks_cluster" | "google_container_cluster" | "azurerm_kubernetes_cluster"
+                ),
+                ("module", Some(_)) => matches!(
+                    b.body.get_attribute("source").map(|a| &a.value),
+                    Some(hcl_edit::expr::Expression::String(s)) if is_pool_module(s.value())
+                ),
+                _ => false,
+            });
     Ok(FileFacts {
         repeats: parsed.repeats,
         evaluate,
         local_sources,
+        creates_cluster,
     })
 }
 

@@ -1,0 +1,351 @@
+//! Clusters inferred from the files: which files belong to the cluster one of them defines.
+//!
+//! A cluster is *defined* by an anchor:
+//!
+//! - a Terraform root module (the directory `terraform plan` runs in) that creates a cluster:
+//!   an `aws_eks_cluster`, `google_container_cluster` or `azurerm_kubernetes_cluster`
+//!   resource, or the terraform-aws-modules/eks or terraform-google-modules/kubernetes-engine
+//!   module, in the root or in a local module it calls;
+//! - an eksctl `ClusterConfig` (its file's folder);
+//! - a `clusters/<name>/` folder (the Flux and Argo CD layout of one folder per cluster).
+//!
+//! Each anchor's folder grows into its *stack*: the highest folder above it that holds no
+//! other anchor (the anchor's own folder when it holds others). A file belongs to the stack
+//! whose folder is the deepest one it lies in; a file in no stack's folder belongs to none.
+//! With one anchor in the run, its stack is every linted file. Two anchors in one folder
+//! (two eksctl files side by side) make a stack with no single definition: it defines nothing.
+//!
+//! Each step is a lookup per folder of a path: the work is linear in the paths' lengths.
+
+use std::collections::HashMap;
+
+/// What kind of file defines a cluster.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum AnchorKind {
+    Terraform,
+    Eksctl,
+    ClustersFolder,
+}
+
+/// A definition of a cluster among the files.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Anchor {
+    pub kind: AnchorKind,
+    /// Its folder, as the run names files (`""` for the top).
+    pub dir: String,
+    /// What defines it, for messages: the Terraform root, the eksctl file, the folder.
+    pub path: String,
+}
+
+impl Anchor {
+    /// `Terraform root `infra/terraform``, `eksctl ClusterConfig `cluster.yaml``,
+    /// `folder `clusters/prod``.
+    pub fn describe(&self) -> String {
+        let path = crate::util::text::escape(if self.path.is_empty() {
+            "."
+        } else {
+            &self.path
+        });
+        match self.kind {
+            AnchorKind::Terraform => format!("the Terraform root `{path}`"),
+            AnchorKind::Eksctl => format!("the eksctl ClusterConfig `{path}`"),
+            AnchorKind::ClustersFolder => format!("the folder `{path}`"),
+        }
+    }
+
+    /// `the cluster the Terraform root `infra/terraform` creates`.
+    pub fn cluster(&self) -> String {
+        match self.kind {
+            AnchorKind::Terraform => format!("the cluster {} creates", self.describe()),
+            _ => format!("the cluster of {}", self.describe()),
+        }
+    }
+}
+
+/// One inferred cluster: its folder and the anchors in it.
+#[derive(Clone, Debug)]
+pub struct Stack {
+    /// The stack's folder (`""` for the top).
+    pub root: String,
+    pub anchors: Vec<Anchor>,
+}
+
+impl Stack {
+    /// The one anchor that defines the stack; `None` when two anchors share its folder.
+    pub fn anchor(&self) -> Option<&Anchor> {
+        match self.anchors.as_slice() {
+            [one] => Some(one),
+            _ => None,
+        }
+    }
+
+    /// `infra/terraform` (a Terraform root), `.` for the top.
+    pub fn name(&self) -> String {
+        match self.anchor() {
+            Some(a) if !a.path.is_empty() => a.path.clone(),
+            _ if self.root.is_empty() => ".".to_string(),
+            _ => self.root.clone(),
+        }
+    }
+
+    /// Why a file belongs to it, for `explain` and `matrix`.
+    pub fn why(&self) -> String {
+        let folder = if self.root.is_empty() {
+            "every linted file belongs to it (the files define no other cluster)".to_string()
+        } else {
+            format!(
+                "the files under `{}/` belong to it (the highest folder above its definition that holds no other)",
+                crate::util::text::escape(&self.root)
+            )
+        };
+        match self.anchor() {
+            Some(_) => folder,
+            None => format!(
+                "{folder}; {} definitions share this folder, so none defines it",
+                self.anchors.len()
+            ),
+        }
+    }
+}
+
+/// The clusters inferred from a run's anchors.
+#[derive(Clone, Debug, Default)]
+pub struct Stacks {
+    pub stacks: Vec<Stack>,
+    /// Stack index by stack folder.
+    by_root: HashMap<String, usize>,
+}
+
+/// The cluster a run's pools were inferred to make up: every pool of the default cluster lies
+/// in one stack, which one anchor defines. Its workloads are judged against its pools as a
+/// cluster the files define (see `analysis::judgements::evidence`).
+#[derive(Clone, Debug)]
+pub struct ClusterDef {
+    pub stacks: std::sync::Arc<Stacks>,
+    pub stack: usize,
+}
+
+impl ClusterDef {
+    /// Does this file belong to the cluster?
+    pub fn holds(&self, file: &str) -> bool {
+        self.stacks.of(file) == Some(self.stack)
+    }
+
+    pub fn stack(&self) -> Option<&Stack> {
+        self.stacks.get(self.stack)
+    }
+
+    /// `the cluster the Terraform root `infra/terraform` creates`.
+    pub fn describe(&self) -> String {
+        match self.stack().and_then(Stack::anchor) {
+            Some(a) => a.cluster(),
+            None => "the cluster".to_string(),
+        }
+    }
+
+    /// The stacks' folder of a Terraform root (`.` for the top), or a file's folder.
+    pub fn home(dir: &str) -> &str {
+        if dir == "." { "" } else { dir }
+    }
+}
+
+/// The folder of a file name (`""` at the top).
+pub fn dir_of(file: &str) -> &str {
+    file.rfind('/').map_or("", |i| &file[..i])
+}
+
+/// The folders above `dir` and `dir` itself, deepest first, ending with the top (`""`).
+fn ancestors(dir: &str) -> impl Iterator<Item = &str> {
+    let mut next = Some(dir);
+    std::iter::from_fn(move || {
+        let cur = next?;
+        next = if cur.is_empty() {
+            None
+        } else {
+            Some(dir_of(cur))
+        };
+        Some(cur)
+    })
+}
+
+/// The `clusters/<name>` folder a file lies under, if any (the innermost).
+pub fn clusters_folder(file: &str) -> Option<&str> {
+    let dir = dir_of(file);
+    let mut found = None;
+    let mut start = 0;
+    let parts: Vec<&str> = dir.split('/').collect();
+    for (i, p) in parts.iter().enumerate() {
+        if *p == "clusters"
+            && let Some(name) = parts.get(i + 1)
+            && !name.is_empty()
+        {
+            let end = start + p.len() + 1 + name.len();
+            found = dir.get(..end);
+        }
+        start += p.len() + 1;
+    }
+    found
+}
+
+impl Stacks {
+    /// The stacks of these anchors (see the module's text).
+    pub fn infer(mut anchors: Vec<Anchor>) -> Stacks {
+        anchors.sort();
+        anchors.dedup();
+        // How many anchor folders each folder holds (itself included).
+        let mut dirs: Vec<&str> = anchors.iter().map(|a| a.dir.as_str()).collect();
+        dirs.dedup();
+        let mut holds: HashMap<&str, usize> = HashMap::new();
+        for d in &dirs {
+            for a in ancestors(d) {
+                *holds.entry(a).or_default() += 1;
+            }
+        }
+        let mut stacks: Vec<Stack> = Vec::new();
+        let mut by_root: HashMap<String, usize> = HashMap::new();
+        for a in anchors.iter() {
+            // The highest folder above the anchor's that holds only it.
+            let mut root = a.dir.as_str();
+            for up in ancestors(&a.dir) {
+                if holds.get(up).copied().unwrap_or(0) > 1 {
+                    break;
+                }
+                root = up;
+            }
+            let i = *by_root.entry(root.to_string()).or_insert_with(|| {
+                stacks.push(Stack {
+                    root: root.to_string(),
+                    anchors: Vec::new(),
+                });
+                stacks.len() - 1
+            });
+            if let Some(s) = stacks.get_mut(i) {
+                s.anchors.push(a.clone());
+            }
+        }
+        Stacks { stacks, by_root }
+    }
+
+    /// The stack a file belongs to: the one whose folder is the deepest holding it.
+    pub fn of(&self, file: &str) -> Option<usize> {
+        if self.stacks.is_empty() {
+            return None;
+        }
+        ancestors(dir_of(file)).find_map(|d| self.by_root.get(d).copied())
+    }
+
+    /// The stack of a folder (a Terraform root's): the deepest stack folder holding it.
+    pub fn of_dir(&self, dir: &str) -> Option<usize> {
+        if self.stacks.is_empty() {
+            return None;
+        }
+        ancestors(dir).find_map(|d| self.by_root.get(d).copied())
+    }
+
+    pub fn get(&self, i: usize) -> Option<&Stack> {
+        self.stacks.get(i)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.stacks.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tf(dir: &str) -> Anchor {
+        Anchor {
+            kind: AnchorKind::Terraform,
+            dir: dir.to_string(),
+            path: dir.to_string(),
+        }
+    }
+
+    fn eksctl(file: &str) -> Anchor {
+        Anchor {
+            kind: AnchorKind::Eksctl,
+            dir: dir_of(file).to_string(),
+            path: file.to_string(),
+        }
+    }
+
+    #[test]
+    fn one_anchor_holds_every_file() {
+        let s = Stacks::infer(vec![tf("infra/terraform")]);
+        assert_eq!(s.stacks.len(), 1);
+        assert_eq!(s.stacks[0].root, "");
+        assert_eq!(s.of("data-stacks/spark/app.yaml"), Some(0));
+        assert_eq!(s.of("top.yaml"), Some(0));
+        assert_eq!(s.stacks[0].name(), "infra/terraform");
+    }
+
+    #[test]
+    fn stacks_side_by_side() {
+        let s = Stacks::infer(vec![
+            tf("samples/a/terraform"),
+            tf("samples/b"),
+            eksctl("eksctl/c/cluster.yaml"),
+        ]);
+        let root = |f: &str| s.of(f).and_then(|i| s.get(i)).map(|s| s.root.clone());
+        assert_eq!(
+            root("samples/a/manifests/app.yaml").as_deref(),
+            Some("samples/a")
+        );
+        assert_eq!(root("samples/b/app.yaml").as_deref(), Some("samples/b"));
+        assert_eq!(root("eksctl/c/app.yaml").as_deref(), Some("eksctl"));
+        // Beside the stacks' folders: no stack.
+        assert_eq!(s.of("samples/shared.yaml"), None);
+        assert_eq!(s.of("README.yaml"), None);
+    }
+
+    #[test]
+    fn nested_anchor_keeps_its_own_folder() {
+        let s = Stacks::infer(vec![tf("x"), tf("x/sub")]);
+        let root = |f: &str| s.of(f).and_then(|i| s.get(i)).map(|s| s.root.clone());
+        assert_eq!(root("x/sub/deeper/app.yaml").as_deref(), Some("x/sub"));
+        assert_eq!(root("x/app.yaml").as_deref(), Some("x"));
+        assert_eq!(root("y/app.yaml"), None);
+    }
+
+    #[test]
+    fn two_anchors_in_one_folder_define_nothing() {
+        let s = Stacks::infer(vec![eksctl("examples/01.yaml"), eksctl("examples/02.yaml")]);
+        assert_eq!(s.stacks.len(), 1);
+        assert!(s.stacks[0].anchor().is_none());
+    }
+
+    #[test]
+    fn clusters_folders() {
+        assert_eq!(
+            clusters_folder("clusters/prod/apps/a.yaml"),
+            Some("clusters/prod")
+        );
+        assert_eq!(
+            clusters_folder("fleet/clusters/dev/a.yaml"),
+            Some("fleet/clusters/dev")
+        );
+        assert_eq!(clusters_folder("clusters/a.yaml"), None);
+        assert_eq!(clusters_folder("apps/a.yaml"), None);
+        let s = Stacks::infer(vec![
+            Anchor {
+                kind: AnchorKind::ClustersFolder,
+                dir: "clusters/prod".into(),
+                path: "clusters/prod".into(),
+            },
+            Anchor {
+                kind: AnchorKind::ClustersFolder,
+                dir: "clusters/dev".into(),
+                path: "clusters/dev".into(),
+            },
+        ]);
+        let root = |f: &str| s.of(f).and_then(|i| s.get(i)).map(|s| s.root.clone());
+        assert_eq!(
+            root("clusters/prod/x/a.yaml").as_deref(),
+            Some("clusters/prod")
+        );
+        assert_eq!(root("clusters/dev/a.yaml").as_deref(), Some("clusters/dev"));
+        assert_eq!(root("base/a.yaml"), None);
+    }
+}
