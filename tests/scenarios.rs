@@ -41,6 +41,7 @@ const SCENARIOS: &[&str] = &[
     "kueue-flavors",
     "live-dump",
     "many-pools",
+    "multi-taint",
     "near-miss",
     "nodename",
     "openshift-autoscaler",
@@ -217,7 +218,7 @@ fn workload_no_pool_admits() {
     // Pools merely found among the linted files: a warning that says so.
     assert_eq!(
         message(scorer[0]),
-        "0/3 node pools found in the linted files can run this pod: 2 have untolerated taint {dedicated: ml}, 1 didn't match the pod's node affinity/selector"
+        "0/3 node pools found in the linted files can run this pod: 2 have untolerated taint {dedicated: ml}, 1 didn't match Pod's node affinity/selector"
     );
     assert_eq!(scorer[0]["severity"], "warning");
     let related = scorer[0]["related"].as_array().unwrap();
@@ -239,8 +240,34 @@ fn workload_no_pool_admits() {
     assert_eq!(inference.len(), 1);
     assert_eq!(
         message(inference[0]),
-        // Each pool counts once, by its first failing filter (taints before affinity).
-        "0/3 node pools found in the linted files can run this pod: 2 have untolerated taint {dedicated: ml}, 1 didn't match the pod's node affinity/selector"
+        // Each pool counts once, by its first failing filter (taints before affinity); the
+        // selector matching none of them is said too, as the first thing to fix.
+        "0/3 node pools found in the linted files can run this pod: 2 have untolerated taint {dedicated: ml}, 1 didn't match Pod's node affinity/selector; those 2 also didn't match Pod's node affinity/selector"
+    );
+}
+
+/// A pool is open to a pod only if it tolerates every taint of it: a toleration of one of a
+/// twice-tainted pool's taints pins nothing; avoidance by preferred `NotIn` is not "prefers".
+#[test]
+fn several_taints_and_avoidance() {
+    let all = findings(&run("multi-taint").1);
+    let dedicated = |name: &str| about(&all, "dedicated-toleration-without-affinity", name);
+    assert!(dedicated("gpu-half").is_empty(), "{all:#?}");
+    assert_eq!(dedicated("gpu-both").len(), 2, "{all:#?}");
+    let psql = dedicated("psql");
+    assert_eq!(psql.len(), 1, "{all:#?}");
+    assert_eq!(psql[0]["severity"], "info");
+    let text = message(psql[0]);
+    assert!(
+        text.contains("avoids those nodes") && !text.contains("prefers"),
+        "{text}"
+    );
+    let nothing = about(&all, "unschedulable-workload", "selects-nothing");
+    assert_eq!(nothing.len(), 1, "{all:#?}");
+    assert!(
+        message(nothing[0]).ends_with("; those 2 also didn't match Pod's node affinity/selector"),
+        "{}",
+        message(nothing[0])
     );
 }
 
@@ -368,7 +395,7 @@ fn karpenter_nodes_carry_their_nodepool_name() {
     let message = pinned[0]["message"].as_str().unwrap();
     assert_eq!(pinned[0]["object"]["name"], "pinned-typo");
     assert!(
-        message.contains("didn't match the pod's node affinity/selector"),
+        message.contains("didn't match Pod's node affinity/selector"),
         "{message}"
     );
 }

@@ -210,6 +210,10 @@ struct Tally {
     by_taints: usize,
     selector: usize,
     cordoned: usize,
+    /// Pools turned away first by a taint or the cordon whose labels do not match the pod's
+    /// node affinity/selector either (the scheduler stops at the first failing filter; the
+    /// message names the others too, so the fix is not only a toleration).
+    also_selector: usize,
     /// (pool, class, first failing filter), at most [`RELATED_POOLS`] per rank.
     named: [Vec<(usize, usize, Reason)>; 3],
     ranked: [usize; 3],
@@ -254,6 +258,9 @@ fn tally_by_pools(
             }
             Reason::Selector => t.selector += 1,
             Reason::Unschedulable => t.cordoned += 1,
+        }
+        if !selected && !matches!(reason, Reason::Selector) {
+            t.also_selector += 1;
         }
         let rank = if intended == Some(p) {
             0
@@ -359,6 +366,9 @@ fn tally_by_classes(
     let (mut by_taints, mut cordoned, mut rest) =
         (base.by_taints as i64, base.cordoned as i64, base.rest as i64);
     let (mut selector_exact, mut selected_failing) = (0i64, 0usize);
+    // Pools of the singled-out classes the baseline counts as blocked by a taint or the
+    // cordon, and those of them whose selector fails as well.
+    let (mut blocked_exact, mut also_exact) = (0i64, 0i64);
     let mut selected_classes: Vec<usize> = Vec::new();
     for c in judged.exact_classes() {
         let n = counted.get(c).copied().unwrap_or(0);
@@ -367,11 +377,15 @@ fn tally_by_classes(
         }
         let n_i = n as i64;
         match baseline_first(classes, c, variant, cordon_ok) {
-            Some(Reason::Unschedulable) => cordoned -= n_i,
+            Some(Reason::Unschedulable) => {
+                cordoned -= n_i;
+                blocked_exact += n_i;
+            }
             Some(Reason::Taint(i)) => {
                 if let Some(id) = classes.phrase(c, i) {
                     *delta.entry(id).or_default() -= n_i;
                     by_taints -= n_i;
+                    blocked_exact += n_i;
                 }
             }
             _ => rest -= n_i,
@@ -388,6 +402,14 @@ fn tally_by_classes(
             Some(Reason::Selector) => selector_exact += n_i,
             None => {}
         }
+        let counted_blocked = match &first {
+            Some(Reason::Taint(i)) => classes.phrase(c, *i).is_some(),
+            Some(Reason::Unschedulable) => true,
+            _ => false,
+        };
+        if counted_blocked && !judged.selected(c) {
+            also_exact += n_i;
+        }
         if selects && first.is_some() && judged.selected(c) {
             selected_failing += n;
             selected_classes.push(c);
@@ -397,6 +419,16 @@ fn tally_by_classes(
     t.by_taints = count(by_taints);
     t.cordoned = count(cordoned);
     t.selector = count(selector_exact + if selects { rest } else { 0 });
+    // Outside the singled-out classes, a pod that selects anything matches no pool (see
+    // `Judged::baseline_key`).
+    t.also_selector = count(
+        also_exact
+            + if selects {
+                (base.by_taints + base.cordoned) as i64 - blocked_exact
+            } else {
+                0
+            },
+    );
     // The forms with pools: the baseline's, with the corrections.
     let changed = |id: u32| -> (usize, usize) {
         let before = base.per_phrase.get(&id).copied().unwrap_or(0);
@@ -521,6 +553,7 @@ fn describe(
         by_taints,
         selector,
         cordoned,
+        also_selector,
         named,
         ranked,
     } = t;
@@ -557,6 +590,12 @@ fn describe(
             }
             Reason::Selector => (Some(&pool.loc), format!("{title} has no matching labels")),
             Reason::Unschedulable => (Some(&pool.loc), format!("{title} is cordoned")),
+        };
+        // Every failing filter, in the scheduler's order: the labels after the taint or cordon.
+        let note = if !matches!(reason, Reason::Selector) && !judged.selected(*c) {
+            format!("{note}, and its labels do not match the pod's node affinity/selector")
+        } else {
+            note
         };
         if let Some(loc) = loc.and_then(|p| inventory.loc(p)) {
             related.push(Related {
@@ -615,7 +654,7 @@ fn describe(
                     "{selector} didn't match pod topology spread constraints (missing required label)"
                 )
             } else {
-                format!("{selector} didn't match the pod's node affinity/selector")
+                format!("{selector} didn't match Pod's node affinity/selector")
             },
         ));
     }
@@ -629,11 +668,28 @@ fn describe(
     }
     parts.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     let selector_only = distinct_taints == 0 && cordoned == 0;
-    let detail = parts
+    let mut detail = parts
         .into_iter()
         .map(|(_, _, p)| p)
         .collect::<Vec<_>>()
         .join(", ");
+    // The scheduler names a node's first failing filter only (NodeUnschedulable,
+    // TaintToleration, then NodeAffinity: kubernetes/kubernetes
+    // pkg/scheduler/framework/runtime/framework.go `RunFilterPlugins` stops at the first);
+    // a pool its taint or cordon turns away whose labels do not match either is said too, or
+    // a toleration would look like the whole fix.
+    // Said when the selector matches no pool at all: then it is the first thing to fix.
+    let blocked = by_taints + cordoned;
+    if also_selector > 0 && also_selector >= blocked && !w.selects_by_spread_only() {
+        let who = match (blocked, selector) {
+            (1, _) => "that pool".to_string(),
+            (n, 0) => format!("all {n}"),
+            (n, _) => format!("those {n}"),
+        };
+        detail.push_str(&format!(
+            "; {who} also didn't match Pod's node affinity/selector"
+        ));
+    }
     (detail, titles.distinct, selector_only, related)
 }
 

@@ -72,6 +72,7 @@ pub fn workload(tolerations: Vec<WorkloadToleration>) -> Workload {
         node_name: None,
         host_network: false,
         preferred: Box::default(),
+        avoided: Box::default(),
         resources: Box::default(),
         spread_keys: Box::default(),
         pod_to_pod: None,

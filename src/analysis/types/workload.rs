@@ -53,9 +53,12 @@ pub struct Workload {
     pub terms: Option<Arc<[Term]>>,
     pub node_name: Option<(String, Span)>,
     pub host_network: bool,
-    /// Label keys of its preferred node affinity (soft placement).
+    /// Label keys its preferred node affinity draws it to (soft placement).
     #[serde(default)]
     pub preferred: Box<[Arc<str>]>,
+    /// Label keys its preferred node affinity steers it away from (`NotIn`, `DoesNotExist`).
+    #[serde(default)]
+    pub avoided: Box<[Arc<str>]>,
     /// Extended resources its containers request (`nvidia.com/gpu`), and `resourceClaims`
     /// when it makes DRA resource claims: they pin the pod to nodes that have them as surely
     /// as a selector (see `PodSpec::requests_devices`).
@@ -266,6 +269,7 @@ fn workload(object: &Object<'_>, spec: &PodSpec<'_>, source: &Arc<SourceFile>) -
             .filter(|(n, _)| !n.is_empty()),
         host_network: spec.host_network,
         preferred: spec.preferred_keys().into_iter().map(intern).collect(),
+        avoided: spec.avoided_keys().into_iter().map(intern).collect(),
         resources: spec
             .extended_resources()
             .into_iter()
