@@ -134,9 +134,13 @@ fn judged_findings_stay_judged() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
-/// `../shared/realworld`, where CI has it beside the checkout; `None` in a bare clone.
+/// `../shared/realworld`, where CI has it beside the checkout (or the folder
+/// `TAINTLINT_REALWORLD` names, for a worktree elsewhere); `None` in a bare clone.
 fn whole_trees() -> Option<std::path::PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/realworld");
+    let dir = std::env::var_os("TAINTLINT_REALWORLD").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/realworld"),
+        std::path::PathBuf::from,
+    );
     dir.join("SOURCES.md").is_file().then_some(dir)
 }
 

@@ -24,6 +24,7 @@ const SCENARIOS: &[&str] = &[
     "admission-runtimeclass",
     "affinity",
     "capi-sizes",
+    "closed-topology",
     "clusters",
     "comparison-operators",
     "cordoned",
@@ -268,6 +269,32 @@ fn several_taints_and_avoidance() {
         message(nothing[0]).ends_with("; those 2 also didn't match Pod's node affinity/selector"),
         "{}",
         message(nothing[0])
+    );
+}
+
+/// Scheduler parity on a node dump: a hard spread or required pod affinity over a topology
+/// label no node has, and `minDomains` above the number of domains.
+#[test]
+fn closed_world_topology() {
+    let all = findings(&run("closed-topology").1);
+    let zonal = about(&all, "unschedulable-workload", "zonal");
+    assert_eq!(zonal.len(), 1, "{all:#?}");
+    assert!(
+        message(zonal[0]).ends_with(
+            "can run this pod: 2 didn't match pod topology spread constraints (missing required label)"
+        ),
+        "{}",
+        message(zonal[0])
+    );
+    let together = about(&all, "unschedulable-workload", "together");
+    assert_eq!(together.len(), 1, "{all:#?}");
+    assert!(message(together[0]).ends_with("2 didn't match pod affinity rules"));
+    let racked = about(&all, "spread-counts-unreachable-domains", "racked");
+    assert_eq!(racked.len(), 1, "{all:#?}");
+    assert!(message(racked[0]).contains("2 of 4 replicas stay Pending"));
+    assert!(
+        all.iter().all(|f| f["object"]["name"] != "fine"),
+        "{all:#?}"
     );
 }
 

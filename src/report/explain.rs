@@ -497,6 +497,12 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
         order.sort_unstable();
     }
     let ok = order.iter().filter(|&&p| fits[p].is_empty()).count();
+    // A topology label its hard spread or pod affinity needs that no node carries turns it
+    // away from the pools its taints and selector admit too (as `check` says).
+    let topology = (ok > 0)
+        .then(|| crate::analysis::judgements::spread::missing_topology(&outcome.inventory, w))
+        .flatten();
+    let ok = if topology.is_some() { 0 } else { ok };
     let _ = writeln!(s, "\nNode pools: {ok} of {} can run this pod", order.len());
     if ok == 0
         && let Some(why) = check_is_silent(outcome, i)
@@ -566,12 +572,19 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
             }
             continue;
         }
-        let mark = if reasons.is_empty() { "✓" } else { "✗" };
+        let mark = if reasons.is_empty() && topology.is_none() {
+            "✓"
+        } else {
+            "✗"
+        };
         let at = outcome.inventory.loc(&pool.loc).map_or(String::new(), |l| {
             let p = l.source.position(l.span.start);
             format!(" — {}:{}", l.source.name, p.line)
         });
         let _ = writeln!(s, "  {mark} {}{at}", pool.title());
+        if let Some(t) = topology.as_ref().filter(|_| reasons.is_empty()) {
+            let _ = writeln!(s, "      node(s) {} — no node has `{}`", t.reason, t.key);
+        }
         for r in reasons {
             let _ = writeln!(
                 s,

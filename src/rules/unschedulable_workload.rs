@@ -31,7 +31,13 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
     }
     for (w, fits) in ctx.workloads.iter().zip(&ctx.eval.fits) {
         // Pods bound with nodeName bypass the scheduler (see the nodename rules).
-        if w.node_name.is_some() || fits.any() {
+        if w.node_name.is_some() {
+            continue;
+        }
+        if fits.any() {
+            if let Some(f) = missing_topology(ctx, w, fits) {
+                out.push(f);
+            }
             continue;
         }
         // Pools merely found in the tree judge only a pod whose selection aims at them
@@ -116,6 +122,72 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         f.related = related;
         out.push(f);
     }
+}
+
+/// A pod its taints and selector let onto some pool of a closed inventory, but whose hard
+/// topology spread or required pod affinity needs a topology label no node carries (see
+/// `spread::missing_topology`).
+fn missing_topology(
+    ctx: &CrossCtx<'_>,
+    w: &crate::analysis::types::Workload,
+    fits: &crate::analysis::judgements::schedule::Verdicts,
+) -> Option<Finding> {
+    let inventory = ctx.inventory;
+    let crate::analysis::judgements::spread::MissingTopology {
+        key,
+        reason,
+        what,
+        span,
+    } = crate::analysis::judgements::spread::missing_topology(inventory, w)?;
+    // The pools its taints and selector admit, each name once.
+    let titles = inventory.titles();
+    let classes = fits.classes();
+    let mut admitted: Vec<usize> = fits
+        .admitting_classes()
+        .flat_map(|c| classes.members.get(c).into_iter().flatten())
+        .map(|&p| p as usize)
+        .filter(|&p| titles.first.get(p).copied().unwrap_or(false))
+        .collect();
+    admitted.sort_unstable();
+    let total = titles.distinct;
+    let n = admitted.len();
+    let rest = total.saturating_sub(n);
+    let mut f = META
+        .finding(format!(
+            "0/{total} node pools{} can run this pod: {n} {reason}{}",
+            if inventory.declared() {
+                ""
+            } else {
+                " found in the linted files"
+            },
+            if rest > 0 {
+                format!(
+                    ", {rest} turned away by their taints, cordon or node affinity first"
+                )
+            } else {
+                String::new()
+            }
+        ))
+        .primary(span.unwrap_or(w.anchor), "no node has this topology label")
+        .help(format!(
+            "no node of the inventory carries `{key}`, the topologyKey of {what}: label the nodes with it, or use a topology key they have (`kubernetes.io/hostname` is on every node); run `taintlint explain` for the pools"
+        ))
+        .field(w.spec_path.to_string())
+        .in_file(&w.source);
+    for &p in admitted.iter().take(RELATED_POOLS) {
+        if let Some(loc) = inventory.pools.get(p).and_then(|pool| inventory.loc(&pool.loc)) {
+            f.related.push(Related {
+                source: loc.source,
+                span: loc.span,
+                message: format!(
+                    "{} has no `{key}` label",
+                    titles.text.get(p).cloned().unwrap_or_default()
+                ),
+            });
+        }
+    }
+    f.object = Some(w.object.clone());
+    Some(f)
 }
 
 /// `; after admission its nodeSelector is {…} (PodNodeSelector)` when admission changed it.

@@ -73,6 +73,7 @@ pub fn workload(tolerations: Vec<WorkloadToleration>) -> Workload {
         host_network: false,
         preferred: Box::default(),
         avoided: Box::default(),
+        hard_spread_keys: Box::default(),
         resources: Box::default(),
         spread_keys: Box::default(),
         pod_to_pod: None,

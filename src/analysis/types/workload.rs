@@ -68,6 +68,11 @@ pub struct Workload {
     /// `Exists` requirements (see `with_spread_keys`).
     #[serde(default)]
     pub spread_keys: Box<[Arc<str>]>,
+    /// The topology keys of every hard (`whenUnsatisfiable: DoNotSchedule`) topology spread
+    /// constraint, well-known ones included: a node without one is filtered out ("missing
+    /// required label"), which only a closed inventory can tell for the zone and region.
+    #[serde(default)]
+    pub hard_spread_keys: Box<[Arc<str>]>,
     /// The pod-to-pod half of its scheduling, when it has any (see `pod_affinity::PodToPod`):
     /// boxed, as most workloads have none.
     #[serde(default)]
@@ -277,6 +282,7 @@ fn workload(object: &Object<'_>, spec: &PodSpec<'_>, source: &Arc<SourceFile>) -
             .map(intern)
             .collect(),
         spread_keys: spread.iter().map(|r| intern(&r.key)).collect(),
+        hard_spread_keys: hard_spread_keys(spec).into_iter().map(intern).collect(),
         pod_to_pod: super::pod_affinity::pod_to_pod(object, spec),
         pod_labels: super::pod_affinity::PodLabels::of(&super::pod_affinity::pod_labels(
             object, &spec.path,
@@ -350,6 +356,19 @@ fn with_spread_keys(terms: Option<Vec<Term>>, keys: &[Requirement]) -> Option<Ve
                 .collect(),
         ),
     }
+}
+
+/// The topology keys of the spec's hard topology spread constraints, each once.
+fn hard_spread_keys<'a>(spec: &PodSpec<'a>) -> Vec<&'a str> {
+    let mut keys: Vec<&str> = spec
+        .spread_constraints()
+        .iter()
+        .filter(|c| c.get("whenUnsatisfiable").and_then(Node::text) == Some("DoNotSchedule"))
+        .filter_map(|c| c.get("topologyKey").and_then(Node::text))
+        .filter(|k| !k.is_empty())
+        .collect();
+    keys.dedup();
+    keys
 }
 
 /// The `Exists` requirements of the custom topology keys of the spec's hard topology spread
