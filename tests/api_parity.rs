@@ -1452,10 +1452,6 @@ fn topology_spread_constraints() {
             vec![format!("{S}[0].matchLabelKeys[0]: Invalid value: \"/simple\": prefix part must be non-empty")],
         ),
         (
-            vec![format!("{{{ok}, labelSelector: {{matchExpressions: [{{key: foo, operator: In, values: [value1]}}]}}, matchLabelKeys: [foo]}}")],
-            vec![format!("{S}[0].matchLabelKeys[0]: Invalid value: \"foo\": exists in both matchLabelKeys and labelSelector")],
-        ),
-        (
             vec![format!("{{{ok}, matchLabelKeys: [foo]}}")],
             vec![format!("{S}[0].matchLabelKeys: Forbidden: must not be specified when labelSelector is not set")],
         ),
@@ -1470,6 +1466,39 @@ fn topology_spread_constraints() {
         let got = api("invalid-topology-spread", &spread(&refs), settings(35));
         assert_eq!(got, sset(want), "{constraints:?}");
     }
+    // "key exists in both matchLabelKeys and labelSelector": before 1.34 (no selector merge,
+    // `validateMatchLabelKeysInTopologySpread`) rejected outright at `matchLabelKeys[j]`; from
+    // 1.34 (MatchLabelKeysInPodTopologySpreadSelectorMerge on) the key is merged into the
+    // selector only when the pod has the label, and the key seen twice is rejected at
+    // `[i][j]` (`validateMatchLabelKeysAndMismatchLabelKeys`).
+    let both = format!(
+        "{{{ok}, labelSelector: {{matchExpressions: [{{key: foo, operator: In, values: [value1]}}]}}, matchLabelKeys: [foo]}}"
+    );
+    let legacy = format!(
+        "{S}[0].matchLabelKeys[0]: Invalid value: \"foo\": exists in both matchLabelKeys and labelSelector"
+    );
+    let merged = format!(
+        "{S}[0][0]: Invalid value: \"foo\": exists in both matchLabelKeys and labelSelector"
+    );
+    let unlabelled = spread(&[&both]);
+    let labelled = unlabelled.replacen("labels: {app: web,", "labels: {foo: value1, app: web,", 1);
+    assert!(labelled.contains("foo: value1, app"), "{labelled}");
+    assert_eq!(
+        api("invalid-topology-spread", &unlabelled, settings(33)),
+        sset(vec![legacy.clone()])
+    );
+    assert_eq!(
+        api("invalid-topology-spread", &labelled, settings(33)),
+        sset(vec![legacy])
+    );
+    assert_eq!(
+        api("invalid-topology-spread", &unlabelled, settings(35)),
+        sset(vec![])
+    );
+    assert_eq!(
+        api("invalid-topology-spread", &labelled, settings(34)),
+        sset(vec![merged])
+    );
 }
 
 #[test]

@@ -571,7 +571,7 @@ fn inventory_files_are_relative_to_the_config() {
     let r = concise(&dir.path().join("apps"), &["app.yaml"]);
     assert_eq!(
         r.lines()[2],
-        "app.yaml:2:7: error[unschedulable-workload] 0/3 node pools can run this pod: 1 didn't match the pod's node affinity/selector, 1 has untolerated taint {nvidia.com/gpu: present}, 1 has untolerated taint {workload: batch}",
+        "app.yaml:2:7: error[unschedulable-workload] 0/3 node pools can run this pod: 1 didn't match Pod's node affinity/selector, 1 has untolerated taint {nvidia.com/gpu: present}, 1 has untolerated taint {workload: batch}",
         "{}",
         r.stdout
     );

@@ -134,7 +134,8 @@ fn judged_findings_stay_judged() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
-/// `../shared/realworld`, where CI has it beside the checkout; `None` in a bare clone.
+/// `../shared/realworld`, where CI has it beside the checkout (or the folder
+/// `TAINTLINT_REALWORLD` names, for a worktree elsewhere); `None` in a bare clone.
 fn whole_trees() -> Option<std::path::PathBuf> {
     common::realworld_trees()
 }

@@ -509,9 +509,24 @@ impl<'a> PodSpec<'a> {
         self.priority_class.as_ref().and_then(|p| p.value.text())
     }
 
-    /// The label keys of the preferred node affinity's terms (soft placement: the scheduler
-    /// favours those nodes but may place the pod elsewhere).
+    /// The label keys the preferred node affinity's terms draw the pod to (soft placement:
+    /// the scheduler favours nodes with them but may place the pod elsewhere): keys of `In`,
+    /// `Exists`, `Gt` and `Lt` expressions.
     pub fn preferred_keys(&self) -> Vec<&'a str> {
+        self.preferred_expressions(false)
+    }
+
+    /// The label keys the preferred node affinity's terms steer the pod away from: keys of
+    /// `NotIn` and `DoesNotExist` expressions (a node with the label, or with one of the
+    /// listed values, does not match the preference and scores lower;
+    /// k8s.io/component-helpers/scheduling/corev1/nodeaffinity, `PreferredSchedulingTerms`).
+    pub fn avoided_keys(&self) -> Vec<&'a str> {
+        self.preferred_expressions(true)
+    }
+
+    /// Keys of the preferred terms' expressions: those of avoidance (`NotIn`,
+    /// `DoesNotExist`) or of attraction (the others).
+    fn preferred_expressions(&self, avoidance: bool) -> Vec<&'a str> {
         let Some(node_affinity) = self.node_affinity() else {
             return Vec::new();
         };
@@ -523,6 +538,10 @@ impl<'a> PodSpec<'a> {
             .filter_map(|t| t.path(&["preference", "matchExpressions"]))
             .filter_map(Node::as_seq)
             .flatten()
+            .filter(|e| {
+                let op = e.get("operator").and_then(Node::text).unwrap_or("");
+                matches!(op, "NotIn" | "DoesNotExist") == avoidance
+            })
             .filter_map(|e| e.get("key").and_then(Node::text))
             .collect()
     }

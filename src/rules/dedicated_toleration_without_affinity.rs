@@ -133,6 +133,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         // A toleration repeated word for word is one door, said once (the copies are
         // `shadowed-toleration`'s): a list of 250,000 copies is one finding here, not 250,000.
         let mut said = std::collections::HashSet::new();
+        let avoided: std::collections::HashSet<&str> = spec.avoided_keys().into_iter().collect();
         for tol in &spec.tolerations {
             if !said.insert((tol.key(), tol.operator(), tol.value(), tol.effect())) {
                 continue;
@@ -197,6 +198,29 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                     .help(format!(
                         "deliberate soft placement is fine; if the pod must run only on those nodes, use required node affinity or {selector} instead"
                     ))
+                    .field(tol.path.clone())
+                    .taint_key(&evidence),
+                );
+                continue;
+            }
+            // Tolerating the taint while preferring to avoid those nodes (`NotIn`,
+            // `DoesNotExist` on the key): a pod allowed to spill there when the others are
+            // full. Deliberate; worth knowing.
+            if avoided.contains(key) {
+                out.push(
+                    META.finding_at(
+                        Severity::Info,
+                        format!(
+                            "tolerates the `{key}` taint while its preferred node affinity avoids nodes labelled `{key}`: it may spill onto those nodes when others are full"
+                        ),
+                    )
+                    .primary(
+                        tol.key.map_or(tol.span(), |k| k.entry_span()),
+                        "allowed to spill",
+                    )
+                    .help(
+                        "deliberate spill-over is fine; if the pod must never run on those nodes, remove the toleration".to_string(),
+                    )
                     .field(tol.path.clone())
                     .taint_key(&evidence),
                 );
@@ -282,6 +306,7 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         // The keys of its preferred node affinity, looked up per toleration.
         let preferred: std::collections::HashSet<&str> =
             w.preferred.iter().map(|k| &**k).collect();
+        let avoided: std::collections::HashSet<&str> = w.avoided.iter().map(|k| &**k).collect();
         let mut said = std::collections::HashSet::new();
         for t in w.tolerations.iter().filter(|t| t.written()) {
             if t.key.is_empty()
@@ -318,7 +343,12 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                         tainted.push((p, ti));
                     }
                 }
-                let &(dp, dt) = tainted.first()?;
+                // A pool with several taints is open to the pod only if it tolerates all of
+                // them (TaintToleration Filter, kubernetes/kubernetes
+                // pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go): the
+                // dedicated pools are those of the tainted ones the pod can enter. When it
+                // can enter none, the toleration lets it nowhere and nothing needs pinning.
+                let &(dp, dt) = tainted.iter().find(|&&(p, _)| fits.admits(p))?;
                 let roots = TaintedRoots::of(tainted.iter().map(|&(q, _)| &*pools[q]));
                 let tainted_pools: std::collections::HashSet<usize> =
                     tainted.iter().map(|(p, _)| *p).collect();
@@ -402,6 +432,10 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             // Soft placement: preferred node affinity on the taint's key or on a label of the
             // dedicated pool.
             let soft = preferred.contains(&*t.key) || labels.iter().any(|(l, _)| preferred.contains(&**l));
+            // Avoidance: preferred `NotIn`/`DoesNotExist` on the taint's key or a label of the
+            // dedicated pool (and no attraction to it).
+            let avoids = !soft
+                && (avoided.contains(&*t.key) || labels.iter().any(|(l, _)| avoided.contains(&**l)));
             let help = match &label {
                 Some((k, v)) => format!(
                     "to keep the pod on {there}, add `nodeSelector: {{{}}}` (or the equivalent required node affinity)",
@@ -418,7 +452,21 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                     vec![crate::fix::insert_node_selector(&w.source, &slot, k, v)],
                 )
             });
-            let mut f = if soft {
+            let mut f = if avoids {
+                META.finding_at(
+                    Severity::Info,
+                    format!(
+                        "tolerates taint `{}` of {} while its preferred node affinity avoids those nodes: it runs on {} first and may spill there",
+                        taint.taint.display(),
+                        dedicated.title(),
+                        elsewhere.join(", ")
+                    ),
+                )
+                .primary(t.span, "allowed to spill")
+                .help(format!(
+                    "deliberate spill-over is fine; if the pod must never run on {there}, remove the toleration"
+                ))
+            } else if soft {
                 META.finding_at(
                     Severity::Info,
                     format!(

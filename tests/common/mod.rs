@@ -74,6 +74,8 @@ pub fn workload(tolerations: Vec<WorkloadToleration>) -> Workload {
         node_name: None,
         host_network: false,
         preferred: Box::default(),
+        avoided: Box::default(),
+        hard_spread_keys: Box::default(),
         resources: Box::default(),
         spread_keys: Box::default(),
         pod_to_pod: None,

@@ -385,6 +385,9 @@ pub struct Spread {
     /// `nodeTaintsPolicy: Honor` (not the default): only nodes whose taints the pod tolerates
     /// are domains.
     pub honor_taints: bool,
+    /// `minDomains`, when written (at least 1).
+    #[serde(default)]
+    pub min_domains: Option<u32>,
     /// The `topologyKey` (or the constraint).
     pub span: Span,
 }
@@ -414,6 +417,11 @@ pub fn own_spreads(object: &Object<'_>, spec: &PodSpec<'_>) -> Box<[Spread]> {
                 max_skew: u32::try_from(skew).ok().filter(|s| *s > 0)?,
                 honor_affinity: c.get("nodeAffinityPolicy").and_then(Node::text) != Some("Ignore"),
                 honor_taints: c.get("nodeTaintsPolicy").and_then(Node::text) == Some("Honor"),
+                min_domains: c
+                    .get("minDomains")
+                    .and_then(|m| crate::load::yaml11::resolve(m).as_i64())
+                    .and_then(|m| u32::try_from(m).ok())
+                    .filter(|m| *m > 0),
                 span: key_node.span,
             })
         })

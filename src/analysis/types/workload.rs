@@ -62,9 +62,12 @@ pub struct Workload {
     pub terms: Option<Arc<[Term]>>,
     pub node_name: Option<(String, Span)>,
     pub host_network: bool,
-    /// Label keys of its preferred node affinity (soft placement).
+    /// Label keys its preferred node affinity draws it to (soft placement).
     #[serde(default)]
     pub preferred: Box<[Arc<str>]>,
+    /// Label keys its preferred node affinity steers it away from (`NotIn`, `DoesNotExist`).
+    #[serde(default)]
+    pub avoided: Box<[Arc<str>]>,
     /// Extended resources its containers request (`nvidia.com/gpu`), and `resourceClaims`
     /// when it makes DRA resource claims: they pin the pod to nodes that have them as surely
     /// as a selector (see `PodSpec::requests_devices`).
@@ -74,6 +77,11 @@ pub struct Workload {
     /// `Exists` requirements (see `with_spread_keys`).
     #[serde(default)]
     pub spread_keys: Box<[Arc<str>]>,
+    /// The topology keys of every hard (`whenUnsatisfiable: DoNotSchedule`) topology spread
+    /// constraint, well-known ones included: a node without one is filtered out ("missing
+    /// required label"), which only a closed inventory can tell for the zone and region.
+    #[serde(default)]
+    pub hard_spread_keys: Box<[Arc<str>]>,
     /// The pod-to-pod half of its scheduling, when it has any (see `pod_affinity::PodToPod`):
     /// boxed, as most workloads have none.
     #[serde(default)]
@@ -367,6 +375,7 @@ fn workload(object: &Object<'_>, spec: &PodSpec<'_>, source: &Arc<SourceFile>) -
             .filter(|(n, _)| !n.is_empty()),
         host_network: spec.host_network,
         preferred: spec.preferred_keys().into_iter().map(intern).collect(),
+        avoided: spec.avoided_keys().into_iter().map(intern).collect(),
         resources: spec
             .extended_resources()
             .iter()
@@ -375,6 +384,7 @@ fn workload(object: &Object<'_>, spec: &PodSpec<'_>, source: &Arc<SourceFile>) -
             .map(intern)
             .collect(),
         spread_keys: spread.iter().map(|r| intern(&r.key)).collect(),
+        hard_spread_keys: hard_spread_keys(spec).into_iter().map(intern).collect(),
         pod_to_pod,
         pod_labels: labels,
         kueue: super::kueue::submission(object, spec),
@@ -483,6 +493,19 @@ fn with_spread_keys(terms: Option<Vec<Term>>, keys: &[Requirement]) -> Option<Ve
                 .collect(),
         ),
     }
+}
+
+/// The topology keys of the spec's hard topology spread constraints, each once.
+fn hard_spread_keys<'a>(spec: &PodSpec<'a>) -> Vec<&'a str> {
+    let mut keys: Vec<&str> = spec
+        .spread_constraints()
+        .iter()
+        .filter(|c| c.get("whenUnsatisfiable").and_then(Node::text) == Some("DoNotSchedule"))
+        .filter_map(|c| c.get("topologyKey").and_then(Node::text))
+        .filter(|k| !k.is_empty())
+        .collect();
+    keys.dedup();
+    keys
 }
 
 /// The `Exists` requirements of the custom topology keys of the spec's hard topology spread
