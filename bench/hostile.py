@@ -50,6 +50,15 @@ own `.taintlint.yaml` where the case needs one, and the run reads that config):
   server-long-line the language server given one buffer, a minified one-line JSON Pod with
                    N tolerations: the time from opening it to its diagnostics (positions were
                    counted from the line's start for each one)
+  ns-tolerations   a Namespace whose PodTolerationRestriction default tolerations and allow
+                   list hold N distinct tolerations each (under the API server's 256 KiB
+                   annotation limit), and 40 Pods in it: the merge into each pod was pairwise
+  ns-tolerations-over
+                   the same over the limit (20,000: 1.9 MB took 12 s for one pod): now one
+                   `invalid-namespace-scheduling-annotation` with the API server's message
+  distinct-pools   N Nodes each with a label and a taint of its own, N Deployments each
+                   selecting one and tolerating its taint with the wrong value (4,000: 97 s,
+                   growing as n^2.5): N `unschedulable-workload`
   lsp-length       the language server sent `Content-Length: N` and a few bytes: it must
                    refuse the message without allocating N bytes and exit cleanly
 """
@@ -65,6 +74,7 @@ import tempfile
 import threading
 import time
 
+import gen_xref
 import measure
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -207,6 +217,30 @@ def gen_tf_for_each(path, n):
             f.write(f'    k{i} = {{ team = "t{i % 97}", max = {i % 9 + 1} }}\n')
         f.write("  }\n  node_group_name = each.key\n  labels = { team = each.value.team }\n")
         f.write("  scaling_config {\n    max_size = each.value.max\n  }\n}\n")
+
+
+def gen_ns_tolerations(path, n, pods=40):
+    """A Namespace whose default tolerations and allow list are N distinct tolerations each
+    (PodTolerationRestriction on), and `pods` Pods in it."""
+    in_folder(path, "admission-plugins: [PodTolerationRestriction]\n")
+    entries = ",".join('{"key":"example.com/k%05d","operator":"Exists"}' % i for i in range(n))
+    added = ('{"key":"node.kubernetes.io/not-ready","operator":"Exists"},'
+             '{"key":"node.kubernetes.io/unreachable","operator":"Exists"}')
+    with open(os.path.join(path, "namespace.yaml"), "w") as f:
+        f.write("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: big\n  annotations:\n"
+                f"    scheduler.alpha.kubernetes.io/defaultTolerations: '[{entries}]'\n"
+                f"    scheduler.alpha.kubernetes.io/tolerationsWhitelist: '[{added},{entries}]'\n")
+        for i in range(pods):
+            f.write(f"---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p{i}\n  namespace: big\n"
+                    "spec:\n  containers: [{name: c, image: nginx:1.27}]\n  nodeSelector: {pool: p}\n"
+                    f"  tolerations:\n    - {{key: example.com/k{i * 7 % max(n, 1):05d}, operator: Exists}}\n")
+
+
+def gen_distinct_pools(path, n):
+    """Issue 36 row 6: N Nodes, each its own label and taint, and N Pods (Deployments) each
+    selecting one and tolerating its taint with the wrong value (bench/gen_xref.py)."""
+    in_folder(path, "{}\n")
+    gen_xref.generate_distinct(path, n, n, False, False)
 
 
 def gen_dup_tolerations(path, n):
@@ -355,6 +389,9 @@ CLASSES = {
     "tf-for-each": (gen_tf_for_each, (40_000, 200_000), "entries", []),
     "dup-tolerations": (gen_dup_tolerations, (125_000, 250_000), "tolerations", []),
     "dup-tolerations-fix": (gen_dup_tolerations, (125_000, 250_000), "tolerations", ["--fix", "--unsafe-fixes"]),
+    "ns-tolerations": (gen_ns_tolerations, (1_250, 2_500), "tolerations", []),
+    "ns-tolerations-over": (gen_ns_tolerations, (5_000, 20_000), "tolerations", []),
+    "distinct-pools": (gen_distinct_pools, (2_000, 4_000), "pools x pods", []),
     "policy-glob": (gen_policy_glob, (100_000, 200_000), "bytes a key", []),
     "star-glob": (gen_star_glob, (50_000, 100_000), "stars", []),
     "server-long-line": (gen_server_long_line, (10_000, 20_000), "tolerations", []),
@@ -363,7 +400,8 @@ CLASSES = {
 
 # The file name's extension, when not `.yaml`.
 EXTENSION = {"tf-for-each": ".tf"}
-FOLDERS = {"policy-glob", "star-glob", "server-long-line"}
+FOLDERS = {"policy-glob", "star-glob", "server-long-line", "ns-tolerations", "ns-tolerations-over",
+           "distinct-pools"}
 #: Classes that talk to `taintlint server` instead of running `check`.
 SERVER = {"server-long-line": run_server, "lsp-length": run_lsp_length}
 #: Classes whose input changes when linted (`--fix`): generated again for every run.

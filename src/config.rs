@@ -747,28 +747,28 @@ impl Validator<'_> {
             .collect()
     }
 
+    /// `workload-kinds:`: kinds whose pods an operator makes, with where each pod role keeps
+    /// its placement (the vocabulary of `model::roles`, the catalogue's).
     fn workload_kinds(&mut self, node: &Node) -> Vec<WorkloadKind> {
-        let mut out = Vec::new();
-        for item in node.as_seq().unwrap_or_default() {
-            let kind = item.get("kind").and_then(Node::text).unwrap_or("");
-            let path = item.get("podSpec").and_then(Node::text).unwrap_or("");
-            if kind.is_empty() || path.is_empty() {
+        let Some(items) = node.as_seq() else {
+            if !node.is_null() {
                 self.error(
-                    item.span,
-                    "a workload kind needs `kind:` and `podSpec:` (e.g. spec.template.spec)"
-                        .to_string(),
+                    node.span,
+                    "`workload-kinds` must be a list of kinds".to_string(),
                 );
-                continue;
             }
-            out.push(WorkloadKind {
-                kind: kind.to_string(),
-                api_version: item
-                    .get("apiVersion")
-                    .and_then(Node::text)
-                    .unwrap_or("")
-                    .to_string(),
-                pod_spec: path.split('.').map(str::to_string).collect(),
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for item in items {
+            let mut errors = Vec::new();
+            let kind = crate::model::roles::parse_kind(item, &mut |span, message| {
+                errors.push((span, message));
             });
+            for (span, message) in errors {
+                self.error(span, message);
+            }
+            out.extend(kind);
         }
         out
     }

@@ -51,13 +51,131 @@ pub struct Policy {
     pub loc: Option<crate::load::Loc>,
 }
 
-/// A custom workload kind whose pod spec lives at `pod_spec` (dotted path).
-#[derive(Clone, Debug)]
+/// A kind whose pods an operator makes (config `workload-kinds:`, and the built-in catalogue
+/// of `model::operators`): where each of its pod roles keeps its placement.
+#[derive(Clone, Debug, Default)]
 pub struct WorkloadKind {
     pub kind: String,
-    /// `group/version` or empty for any.
+    /// `group/version`, `group/*` for any version of a group, or empty for any.
     pub api_version: String,
+    pub roles: Vec<RoleDecl>,
+}
+
+impl WorkloadKind {
+    /// Is an object of this `kind` and `apiVersion` (`group/version`) one of these?
+    pub fn matches(&self, kind: &str, api_version: &str) -> bool {
+        if self.kind != kind {
+            return false;
+        }
+        match self.api_version.strip_suffix("/*") {
+            _ if self.api_version.is_empty() => true,
+            Some(group) => api_version
+                .rsplit_once('/')
+                .map_or(group.is_empty(), |(g, _)| g == group),
+            None => self.api_version == api_version,
+        }
+    }
+}
+
+/// How the sources of one field combine. Sources are layered: the first is the base, each
+/// later one goes on top of it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Merge {
+    /// The last source written wins whole (an empty list or map counts as not written).
+    #[default]
+    Override,
+    /// Lists are concatenated, in source order (Rook's `all` then the role's tolerations).
+    Append,
+    /// Maps are merged key by key, a later source's value winning.
+    Keys,
+    /// Lists are merged item by item at the same index, field by field, a later source's
+    /// field winning; longer lists add their items (Flink's pod template merge).
+    ByIndex,
+}
+
+/// Where one field of a role is read from, in layer order.
+#[derive(Clone, Debug, Default)]
+pub struct Sources {
+    /// Dotted paths from the role's place, or from the object's root when they start with
+    /// `/` (`/spec.placement.all.tolerations`).
+    pub paths: Vec<String>,
+    pub merge: Merge,
+}
+
+impl Sources {
+    pub fn is_empty(&self) -> bool {
+        self.paths.is_empty()
+    }
+}
+
+/// What a role's `nodeSelector` is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SelectorShape {
+    /// A pod's `map[string]string`.
+    #[default]
+    Map,
+    /// A `metav1.LabelSelector` the operator turns into required node affinity
+    /// (`matchLabels` and `matchExpressions` must all hold).
+    LabelSelector,
+    /// A `metav1.LabelSelector` the operator turns into a pod's `nodeSelector` with
+    /// `metav1.LabelSelectorAsMap`: `matchLabels`, and `In` expressions of one value; any other
+    /// expression makes the operator refuse the resource.
+    LabelSelectorAsMap,
+}
+
+/// How many pods a role makes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Pods {
+    /// The files do not say (autoscaled, computed by the operator).
+    #[default]
+    Unknown,
+    /// One on every node it may run on: a DaemonSet.
+    PerNode,
+    /// The integer at `path` (from the role's place, or `/` from the root), `default` when
+    /// it is not written.
+    Replicas {
+        path: Option<String>,
+        default: Option<u32>,
+    },
+}
+
+/// One pod role of a kind: where its placement fields are, how they combine, how many pods it
+/// makes. Field paths are relative to the role's place `at` (or absolute with a leading `/`).
+#[derive(Clone, Debug, Default)]
+pub struct RoleDecl {
+    /// How messages name its pods (`broker` for `Kafka/ns/my-cluster broker pods`).
+    pub name: String,
+    /// The role's place: a dotted path from the object's root; a segment `name[*]` stands
+    /// for each item of a list (one role each), a segment `*` for each entry of a map.
+    pub at: String,
+    /// For `[*]`: the item's field that names each instance (its index otherwise).
+    pub named_by: Option<String>,
+    /// The role makes pods only when its place is written (a KServe `transformer`).
+    pub optional: bool,
+    /// The role makes pods only when one of these paths is written (`/spec.zookeeper`).
+    pub present: Vec<String>,
+    /// A boolean field (from the role's place) that turns the role off when `false`.
+    pub enabled: Option<String>,
+    /// Pod specs as a pod has them (`template.spec`), layered: each gives its tolerations,
+    /// nodeSelector, affinity, topology spread, priority and runtime class, containers.
     pub pod_spec: Vec<String>,
+    pub tolerations: Sources,
+    pub node_selector: Sources,
+    pub selector_shape: SelectorShape,
+    /// Core `Affinity` blocks: the last written wins whole (`override`); with `keys`, each of
+    /// their `nodeAffinity`, `podAffinity` and `podAntiAffinity` is a source of that block.
+    pub affinity: Sources,
+    pub node_affinity: Sources,
+    pub pod_affinity: Sources,
+    pub pod_anti_affinity: Sources,
+    pub topology_spread: Sources,
+    pub priority_class: Sources,
+    pub runtime_class: Sources,
+    /// `ResourceRequirements` (`requests`, `limits`); all of them count.
+    pub resources: Sources,
+    /// Lists (or maps by name) of containers, each with its `resources`; all of them count.
+    pub containers: Sources,
+    pub pods: Pods,
 }
 
 /// A tiny glob: `*` matches any run of characters (including `/`), `?` one character. Linear

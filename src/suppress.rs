@@ -190,6 +190,13 @@ fn applies(s: &Suppression, f: &Finding) -> bool {
     }
 }
 
+/// Whether one of `suppressions` suppresses `f` (without marking it used).
+pub fn suppresses(suppressions: &[Suppression], f: &Finding) -> bool {
+    suppressions.iter().any(|s| {
+        applies(s, f) && (s.rules.is_empty() || s.rules.iter().any(|(name, _)| name == f.rule))
+    })
+}
+
 /// The suppressions of one file, by what they apply to: a finding is compared with those of
 /// its line, its file and the objects around it, not with every suppression of its file (a
 /// file may hold a hundred thousand of each).

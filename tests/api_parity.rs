@@ -1219,16 +1219,21 @@ fn octal_decodes_with_a_warning_and_no_api_error() {
 
 #[test]
 fn non_finite_floats_fail_client_side() {
+    // kubectl refuses these itself: nothing reaches the API server, so there is no server
+    // answer (`api_error`); kubectl's own error is quoted in the help.
     for (lit, shown) in [(".inf", "+Inf"), ("-.inf", "-Inf"), (".nan", "NaN")] {
         let yaml = pod_tol(&format!(
             "{{key: k, effect: NoExecute, tolerationSeconds: {lit}}}"
         ));
-        assert_eq!(
-            api("yaml-type-mismatch", &yaml, settings(35)),
-            set(&[&format!(
-                "error: error parsing test.yaml: error converting YAML to JSON: json: unsupported value: {shown}"
-            )]),
-            "{lit}"
+        let findings = lint_with(&yaml, settings(35), &["yaml-type-mismatch"]);
+        assert_eq!(findings.len(), 1, "{lit}");
+        assert_eq!(findings[0].api_error, None, "{lit}");
+        let help = findings[0].help.as_deref().unwrap_or_default();
+        assert!(
+            help.contains(&format!(
+                "kubectl says `error parsing test.yaml: error converting YAML to JSON: json: unsupported value: {shown}`"
+            )),
+            "{lit}: {help}"
         );
     }
 }
@@ -1447,10 +1452,6 @@ fn topology_spread_constraints() {
             vec![format!("{S}[0].matchLabelKeys[0]: Invalid value: \"/simple\": prefix part must be non-empty")],
         ),
         (
-            vec![format!("{{{ok}, labelSelector: {{matchExpressions: [{{key: foo, operator: In, values: [value1]}}]}}, matchLabelKeys: [foo]}}")],
-            vec![format!("{S}[0].matchLabelKeys[0]: Invalid value: \"foo\": exists in both matchLabelKeys and labelSelector")],
-        ),
-        (
             vec![format!("{{{ok}, matchLabelKeys: [foo]}}")],
             vec![format!("{S}[0].matchLabelKeys: Forbidden: must not be specified when labelSelector is not set")],
         ),
@@ -1465,6 +1466,39 @@ fn topology_spread_constraints() {
         let got = api("invalid-topology-spread", &spread(&refs), settings(35));
         assert_eq!(got, sset(want), "{constraints:?}");
     }
+    // "key exists in both matchLabelKeys and labelSelector": before 1.34 (no selector merge,
+    // `validateMatchLabelKeysInTopologySpread`) rejected outright at `matchLabelKeys[j]`; from
+    // 1.34 (MatchLabelKeysInPodTopologySpreadSelectorMerge on) the key is merged into the
+    // selector only when the pod has the label, and the key seen twice is rejected at
+    // `[i][j]` (`validateMatchLabelKeysAndMismatchLabelKeys`).
+    let both = format!(
+        "{{{ok}, labelSelector: {{matchExpressions: [{{key: foo, operator: In, values: [value1]}}]}}, matchLabelKeys: [foo]}}"
+    );
+    let legacy = format!(
+        "{S}[0].matchLabelKeys[0]: Invalid value: \"foo\": exists in both matchLabelKeys and labelSelector"
+    );
+    let merged = format!(
+        "{S}[0][0]: Invalid value: \"foo\": exists in both matchLabelKeys and labelSelector"
+    );
+    let unlabelled = spread(&[&both]);
+    let labelled = unlabelled.replacen("labels: {app: web,", "labels: {foo: value1, app: web,", 1);
+    assert!(labelled.contains("foo: value1, app"), "{labelled}");
+    assert_eq!(
+        api("invalid-topology-spread", &unlabelled, settings(33)),
+        sset(vec![legacy.clone()])
+    );
+    assert_eq!(
+        api("invalid-topology-spread", &labelled, settings(33)),
+        sset(vec![legacy])
+    );
+    assert_eq!(
+        api("invalid-topology-spread", &unlabelled, settings(35)),
+        sset(vec![])
+    );
+    assert_eq!(
+        api("invalid-topology-spread", &labelled, settings(34)),
+        sset(vec![merged])
+    );
 }
 
 #[test]

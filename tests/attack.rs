@@ -254,3 +254,139 @@ fn inventory_through_a_linked_folder_is_not_read() {
     assert!(!r.stdout.contains("secret-node-name"), "{}", r.stdout);
     assert!(r.stdout.contains("outside the repository"), "{}", r.stdout);
 }
+
+/// A Namespace whose PodTolerationRestriction annotations hold `n` distinct tolerations
+/// each (defaults and allow list), written as JSON lists.
+fn namespace_with_tolerations(name: &str, n: usize) -> String {
+    let list = (0..n)
+        .map(|i| format!(r#"{{"key":"example.com/k{i:05}","operator":"Exists"}}"#))
+        .collect::<Vec<_>>()
+        .join(",");
+    // The allow list also takes the tolerations DefaultTolerationSeconds adds to every pod.
+    let added = r#"{"key":"node.kubernetes.io/not-ready","operator":"Exists"},{"key":"node.kubernetes.io/unreachable","operator":"Exists"}"#;
+    format!(
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {name}\n  annotations:\n    scheduler.alpha.kubernetes.io/defaultTolerations: '[{list}]'\n    scheduler.alpha.kubernetes.io/tolerationsWhitelist: '[{added},{list}]'\n"
+    )
+}
+
+/// `count` Pods in `namespace`, each tolerating one key of the allow list but the last,
+/// which tolerates a key outside it.
+fn pods_in(namespace: &str, count: usize) -> String {
+    (0..count)
+        .map(|i| {
+            let key = if i + 1 == count {
+                "example.com/outside".to_string()
+            } else {
+                format!("example.com/k{:05}", i * 7)
+            };
+            format!(
+                "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p{i}\n  namespace: {namespace}\nspec:\n  containers: [{{name: c, image: nginx:1.27}}]\n  nodeSelector: {{pool: p}}\n  tolerations:\n    - {{key: {key}, operator: Exists}}\n"
+            )
+        })
+        .collect()
+}
+
+/// Row 3: PodTolerationRestriction's merge of a namespace's default tolerations into each
+/// pod was pairwise (20,000 defaults: 12 s for one pod). Under the API server's 256 KiB
+/// annotation limit, 2,500 distinct defaults and as large an allow list are merged into 40
+/// pods, each judged (the one toleration outside the allow list is rejected); over it (20,000
+/// defaults, 1.9 MB), the Namespace is one finding with the API server's message and its
+/// annotations are not read at all.
+#[test]
+fn namespace_default_tolerations_at_the_limit_and_over_it() {
+    let (_dir, repo, _) = checkout();
+    std::fs::write(
+        repo.join(".taintlint.yaml"),
+        "admission-plugins: [PodTolerationRestriction]\n",
+    )
+    .unwrap();
+    let under = namespace_with_tolerations("under", 2_500);
+    assert!(under.len() < 256 * 1024 && under.len() > 200 * 1024);
+    std::fs::write(repo.join("under.yaml"), under + &pods_in("under", 40)).unwrap();
+    let over = namespace_with_tolerations("over", 20_000);
+    assert!(over.len() > 1_900_000);
+    std::fs::write(repo.join("over.yaml"), over + &pods_in("over", 40)).unwrap();
+    let (code, v) = taintlint(&["check", ".", "--format", "json"])
+        .in_dir(&repo)
+        .json();
+    assert_eq!(code, 1, "{v:#}");
+    let rejected: Vec<_> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "admission-rejected")
+        .collect();
+    assert_eq!(rejected.len(), 1, "{v:#}");
+    assert_eq!(rejected[0]["file"], "under.yaml");
+    assert!(
+        rejected[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("example.com/outside"),
+        "{v:#}"
+    );
+    let too_long: Vec<_> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "invalid-namespace-scheduling-annotation")
+        .collect();
+    assert_eq!(too_long.len(), 1, "{v:#}");
+    assert_eq!(too_long[0]["file"], "over.yaml");
+    assert!(
+        too_long[0]["api_error"]
+            .as_str()
+            .unwrap()
+            .contains("262144"),
+        "{v:#}"
+    );
+}
+
+/// Row 6: 4,000 Nodes, each with a label and a taint of its own, and 4,000 Pods, each
+/// selecting one Node and tolerating its taint with the wrong value (1.35 MB; 97 s, growing
+/// as n^2.5, when every pair was judged): every Pod is unschedulable, each told so once, and
+/// the near miss names its own Node's taint.
+#[test]
+fn four_thousand_distinct_pools_by_four_thousand_signatures() {
+    let (_dir, repo, _) = checkout();
+    let n = 4_000;
+    let mut nodes = String::new();
+    let mut pods = String::new();
+    for i in 0..n {
+        nodes.push_str(&format!(
+            "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: node-{i:05}\n  labels: {{kubernetes.io/hostname: node-{i:05}, example.com/pool: pool-{i:05}}}\nspec:\n  taints:\n    - {{key: example.com/dedicated-{i:05}, value: dedicated, effect: NoSchedule}}\n"
+        ));
+        pods.push_str(&format!(
+            "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: app-{i:05}\nspec:\n  containers: [{{name: c, image: nginx:1.27}}]\n  nodeSelector: {{example.com/pool: pool-{i:05}}}\n  tolerations:\n    - {{key: example.com/dedicated-{i:05}, operator: Equal, value: dedicated-x, effect: NoSchedule}}\n"
+        ));
+    }
+    std::fs::write(repo.join("nodes.yaml"), nodes).unwrap();
+    std::fs::write(repo.join("apps.yaml"), pods).unwrap();
+    let (code, v) = taintlint(&[
+        "check",
+        "apps.yaml",
+        "--inventory",
+        "nodes.yaml",
+        "--isolated",
+        "--format",
+        "json",
+    ])
+    .in_dir(&repo)
+    .json();
+    assert_eq!(code, 1, "{v:#}");
+    let unschedulable: Vec<_> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "unschedulable-workload")
+        .collect();
+    assert_eq!(unschedulable.len(), n, "{:#}", v["findings"][0]);
+    // Sorted by line: the Pods in file order; each names its own Node's taint.
+    for (i, f) in unschedulable.iter().enumerate().step_by(997) {
+        let text = format!("{}{}", f["message"], f["help"]);
+        assert!(
+            text.contains(&format!("example.com/dedicated-{i:05}")),
+            "{f:#}"
+        );
+    }
+}

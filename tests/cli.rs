@@ -767,6 +767,8 @@ fn with_good(fixture: &str) -> (i32, Vec<(String, String, u64, u64)>) {
 fn bad_input_fixtures_give_one_finding_each() {
     let cases = [
         ("syntax-error.yaml", "yaml-syntax-error", 8, 17),
+        // kubectl reads what follows a `---` line alone: a `...` first is go-yaml's error.
+        ("document-end-first.yaml", "yaml-syntax-error", 8, 1),
         ("invalid-utf8.yaml", "invalid-encoding", 4, 12),
         ("nul-byte.yaml", "invalid-encoding", 4, 10),
         ("utf16.yaml", "invalid-encoding", 1, 1),
@@ -828,6 +830,22 @@ fn files_that_are_not_objects_are_skipped_silently() {
         let r = run(&["check", &path]);
         assert_eq!(r.code, 0, "{name}: {}", r.stdout);
     }
+}
+
+/// A double-quoted scalar continued at its key's indentation, lines starting with escapes
+/// (issue 35): read as kubectl reads it, so the DaemonSet after it is linted, at its lines.
+#[test]
+fn quoted_scalar_with_escapes_at_the_keys_indentation_is_read() {
+    let path = "testdata/input/quoted-escape-continuation.yaml";
+    let (code, found) = with_good(path);
+    assert_eq!(code, 1);
+    assert_eq!(
+        found,
+        [
+            loc(path, "tolerates-all-taints", 28, 11),
+            loc(path, "toleration-exists-with-value", 29, 18)
+        ],
+    );
 }
 
 #[test]

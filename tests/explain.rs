@@ -539,12 +539,12 @@ fn matrix_shows_kueue() {
     );
     assert!(
         out.contains(
-            "Job/research/train           gpu: never admitted, no flavor for nvidia.com/gpu"
+            "Job/research/train                                gpu: never admitted, no flavor for nvidia.com/gpu"
         ),
         "{out}"
     );
     assert!(
-        out.contains("JobSet/research/sweep        general: spot"),
+        out.contains("JobSet/research/sweep replicatedJob workers pods  general: spot"),
         "{out}"
     );
     assert!(out.contains("gpu: LocalQueue not in the files"), "{out}");
@@ -590,11 +590,11 @@ fn explain_lists_each_template_of_a_custom_resource() {
     let (code, _, err) = run(&["explain", fixture, "--isolated"]);
     assert_ne!(code, 0);
     assert!(
-        err.contains("PyTorchJob/finetune (testdata/rules/kueue-no-flavor-fits/invalid.yaml:235) spec.pytorchReplicaSpecs.Master.template.spec"),
+        err.contains("PyTorchJob/finetune Master pods (testdata/rules/kueue-no-flavor-fits/invalid.yaml:235) spec.pytorchReplicaSpecs.Master.template.spec"),
         "{err}"
     );
     assert!(
-        err.contains("PyTorchJob/finetune (testdata/rules/kueue-no-flavor-fits/invalid.yaml:235) spec.pytorchReplicaSpecs.Worker.template.spec"),
+        err.contains("PyTorchJob/finetune Worker pods (testdata/rules/kueue-no-flavor-fits/invalid.yaml:235) spec.pytorchReplicaSpecs.Worker.template.spec"),
         "{err}"
     );
     let (code, out, err) = run(&[

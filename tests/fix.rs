@@ -718,3 +718,43 @@ fn node_selector_prefers_the_platform_pool_name_label() {
         "{after}"
     );
 }
+
+/// A file kubectl decodes although it is not UTF-8 (UTF-16 with a byte order mark, bytes that
+/// are not UTF-8, which kubectl reads as U+FFFD) is linted as kubectl decodes it, but never
+/// fixed: the text linted is not the file's bytes.
+#[test]
+fn files_not_in_utf8_are_linted_but_never_fixed() {
+    let text = pod("    - key: a\n      operator: exists\n      effect: NoSchedule\n");
+    let latin1 = text
+        .replace("name: p", "name: p\u{e9}")
+        .replace('\u{e9}', "\u{1}");
+    let mut latin1 = latin1.into_bytes();
+    let at = latin1.iter().position(|&b| b == 1).unwrap();
+    latin1[at] = 0xE9;
+    let mut utf16 = vec![0xFF, 0xFE];
+    utf16.extend(text.encode_utf16().flat_map(u16::to_le_bytes));
+    for bytes in [latin1, utf16] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.yaml");
+        std::fs::write(&path, &bytes).unwrap();
+        let r = taintlint(
+            dir.path(),
+            &[
+                "check",
+                "m.yaml",
+                "--isolated",
+                "--format",
+                "concise",
+                "--fix",
+            ],
+        );
+        assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+        assert!(r.stdout.contains("invalid-encoding"), "{}", r.stdout);
+        assert!(
+            r.stdout.contains("invalid-toleration-operator"),
+            "{}",
+            r.stdout
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), bytes, "{}", r.stdout);
+    }
+}

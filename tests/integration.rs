@@ -571,7 +571,7 @@ fn inventory_files_are_relative_to_the_config() {
     let r = concise(&dir.path().join("apps"), &["app.yaml"]);
     assert_eq!(
         r.lines()[2],
-        "app.yaml:2:7: error[unschedulable-workload] 0/3 node pools can run this pod: 1 didn't match the pod's node affinity/selector, 1 has untolerated taint {nvidia.com/gpu: present}, 1 has untolerated taint {workload: batch}",
+        "app.yaml:2:7: error[unschedulable-workload] 0/3 node pools can run this pod: 1 didn't match Pod's node affinity/selector, 1 has untolerated taint {nvidia.com/gpu: present}, 1 has untolerated taint {workload: batch}",
         "{}",
         r.stdout
     );
@@ -761,8 +761,88 @@ spec:
     assert_eq!(
         r.lines(),
         [
-            ".taintlint.yaml:2:5: error[invalid-config] a workload kind needs `kind:` and `podSpec:` (e.g. spec.template.spec)"
+            ".taintlint.yaml:2:5: error[invalid-config] a workload kind needs `kind:` and `podSpec:` (e.g. spec.template.spec) or `roles:`"
         ]
+    );
+}
+
+/// `workload-kinds:` with roles: a kind the catalogue does not have, read the way the config
+/// says (a label-selector node selector, a per-node role, tolerations merged from two places),
+/// judged like the catalogue's kinds; mistakes in the declaration are `invalid-config`.
+#[test]
+fn workload_kinds_declare_roles_as_the_catalogue_does() {
+    let cache = "\
+apiVersion: cache.example.com/v1
+kind: CacheCluster
+metadata:
+  name: sessions
+  namespace: cache
+spec:
+  placement:
+    tolerations:
+      - {key: dedicated, operator: Equal, value: cache, effect: NoSchedule}
+  server:
+    replicas: 3
+    nodeSelector:
+      matchLabels:
+        pool: cache
+  agent:
+    tolerations:
+      - {key: dedicated, operator: Equal, value: cache, effect: NoSchedule}
+";
+    let pools = "inventory:\n  pools:\n    - name: cache\n      labels: {pool: cache}\n      taints: [\"dedicated=cache:NoSchedule\"]\n    - name: general\n      labels: {pool: general}\n    - name: gpu\n      labels: {pool: gpu}\n      taints: [\"nvidia.com/gpu=present:NoSchedule\"]\n";
+    let kinds = "workload-kinds:
+  - kind: CacheCluster
+    apiVersion: cache.example.com/*
+    roles:
+      - name: server
+        at: spec.server
+        tolerations: {from: [/spec.placement.tolerations, tolerations], merge: append}
+        nodeSelector: {from: nodeSelector, shape: labelSelector}
+        replicas: replicas
+      - name: agent
+        at: spec.agent
+        tolerations: tolerations
+        replicas: perNode
+";
+    let dir = tree(&[
+        ("cache.yaml", cache),
+        (".taintlint.yaml", &format!("{pools}{kinds}")),
+    ]);
+    let d = dir.path();
+    let r = concise(d, &["--ignore=pool-tolerated-by-nothing", "cache.yaml"]);
+    // The server runs on the cache pool only (its LabelSelector and `placement`'s toleration);
+    // the agent, one per node, misses the GPU pool.
+    assert_eq!(
+        r.lines(),
+        [
+            "cache.yaml:16:5: info[daemonset-misses-pools] CacheCluster/cache/sessions agent pods (one per node) runs on 2/3 node pools; not on: Inventory pool `gpu` (taint `nvidia.com/gpu=present:NoSchedule`)"
+        ],
+        "{}",
+        r.stdout
+    );
+    let m = run_in(d, &["matrix", "cache.yaml"]);
+    assert!(
+        m.stdout.contains("CacheCluster/cache/sessions server pods"),
+        "{}",
+        m.stdout
+    );
+
+    // Mistakes: where they are, with did-you-mean.
+    write(
+        d,
+        ".taintlint.yaml",
+        "workload-kinds:\n  - kind: CacheCluster\n    roles:\n      - nmae: server\n        at: spec.server\n        tolerations: {from: tolerations, merge: sideways}\n",
+    );
+    let r = concise(d, &["--select=invalid-config", "cache.yaml"]);
+    assert_eq!(
+        r.lines(),
+        [
+            ".taintlint.yaml:4:9: error[invalid-config] unknown role key `nmae` (did you mean `name`?)",
+            ".taintlint.yaml:6:49: error[invalid-config] unknown merge `sideways`: expected override, append, keys or byIndex",
+        ],
+        "{}",
+        r.stdout
     );
 }
 

@@ -134,10 +134,10 @@ fn judged_findings_stay_judged() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
-/// `../shared/realworld`, where CI has it beside the checkout; `None` in a bare clone.
+/// `../shared/realworld`, where CI has it beside the checkout (or the folder
+/// `TAINTLINT_REALWORLD` names, for a worktree elsewhere); `None` in a bare clone.
 fn whole_trees() -> Option<std::path::PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/realworld");
-    dir.join("SOURCES.md").is_file().then_some(dir)
+    common::realworld_trees()
 }
 
 /// Twenty whole repositories, each linted at its root as a user runs the tool
@@ -147,7 +147,7 @@ fn whole_trees() -> Option<std::path::PathBuf> {
 fn whole_repositories_stay_judged() {
     let Some(dir) = whole_trees() else {
         eprintln!(
-            "skipped: ../shared/realworld is absent (a bare clone); CI runs this test with ../shared beside the checkout"
+            "skipped: ../shared/realworld is absent (a bare clone; TAINTLINT_REALWORLD may name the trees elsewhere); CI runs this test with ../shared beside the checkout"
         );
         return;
     };

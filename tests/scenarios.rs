@@ -24,6 +24,7 @@ const SCENARIOS: &[&str] = &[
     "admission-runtimeclass",
     "affinity",
     "capi-sizes",
+    "closed-topology",
     "cluster-eks-owned",
     "cluster-eksctl-apps",
     "cluster-folders",
@@ -50,6 +51,7 @@ const SCENARIOS: &[&str] = &[
     "kueue-flavors",
     "live-dump",
     "many-pools",
+    "multi-taint",
     "near-miss",
     "nodename",
     "openshift-autoscaler",
@@ -429,7 +431,7 @@ fn workload_no_pool_admits() {
     // Pools merely found among the linted files: a warning that says so.
     assert_eq!(
         message(scorer[0]),
-        "0/3 node pools found in the linted files can run this pod: 2 have untolerated taint {dedicated: ml}, 1 didn't match the pod's node affinity/selector"
+        "0/3 node pools found in the linted files can run this pod: 2 have untolerated taint {dedicated: ml}, 1 didn't match Pod's node affinity/selector"
     );
     assert_eq!(scorer[0]["severity"], "warning");
     let related = scorer[0]["related"].as_array().unwrap();
@@ -451,8 +453,60 @@ fn workload_no_pool_admits() {
     assert_eq!(inference.len(), 1);
     assert_eq!(
         message(inference[0]),
-        // Each pool counts once, by its first failing filter (taints before affinity).
-        "0/3 node pools found in the linted files can run this pod: 2 have untolerated taint {dedicated: ml}, 1 didn't match the pod's node affinity/selector"
+        // Each pool counts once, by its first failing filter (taints before affinity); the
+        // selector matching none of them is said too, as the first thing to fix.
+        "0/3 node pools found in the linted files can run this pod: 2 have untolerated taint {dedicated: ml}, 1 didn't match Pod's node affinity/selector; those 2 also didn't match Pod's node affinity/selector"
+    );
+}
+
+/// A pool is open to a pod only if it tolerates every taint of it: a toleration of one of a
+/// twice-tainted pool's taints pins nothing; avoidance by preferred `NotIn` is not "prefers".
+#[test]
+fn several_taints_and_avoidance() {
+    let all = findings(&run("multi-taint").1);
+    let dedicated = |name: &str| about(&all, "dedicated-toleration-without-affinity", name);
+    assert!(dedicated("gpu-half").is_empty(), "{all:#?}");
+    assert_eq!(dedicated("gpu-both").len(), 2, "{all:#?}");
+    let psql = dedicated("psql");
+    assert_eq!(psql.len(), 1, "{all:#?}");
+    assert_eq!(psql[0]["severity"], "info");
+    let text = message(psql[0]);
+    assert!(
+        text.contains("avoids those nodes") && !text.contains("prefers"),
+        "{text}"
+    );
+    let nothing = about(&all, "unschedulable-workload", "selects-nothing");
+    assert_eq!(nothing.len(), 1, "{all:#?}");
+    assert!(
+        message(nothing[0]).ends_with("; those 2 also didn't match Pod's node affinity/selector"),
+        "{}",
+        message(nothing[0])
+    );
+}
+
+/// Scheduler parity on a node dump: a hard spread or required pod affinity over a topology
+/// label no node has, and `minDomains` above the number of domains.
+#[test]
+fn closed_world_topology() {
+    let all = findings(&run("closed-topology").1);
+    let zonal = about(&all, "unschedulable-workload", "zonal");
+    assert_eq!(zonal.len(), 1, "{all:#?}");
+    assert!(
+        message(zonal[0]).ends_with(
+            "can run this pod: 2 didn't match pod topology spread constraints (missing required label)"
+        ),
+        "{}",
+        message(zonal[0])
+    );
+    let together = about(&all, "unschedulable-workload", "together");
+    assert_eq!(together.len(), 1, "{all:#?}");
+    assert!(message(together[0]).ends_with("2 didn't match pod affinity rules"));
+    let racked = about(&all, "spread-counts-unreachable-domains", "racked");
+    assert_eq!(racked.len(), 1, "{all:#?}");
+    assert!(message(racked[0]).contains("2 of 4 replicas stay Pending"));
+    assert!(
+        all.iter().all(|f| f["object"]["name"] != "fine"),
+        "{all:#?}"
     );
 }
 
@@ -580,7 +634,7 @@ fn karpenter_nodes_carry_their_nodepool_name() {
     let message = pinned[0]["message"].as_str().unwrap();
     assert_eq!(pinned[0]["object"]["name"], "pinned-typo");
     assert!(
-        message.contains("didn't match the pod's node affinity/selector"),
+        message.contains("didn't match Pod's node affinity/selector"),
         "{message}"
     );
 }

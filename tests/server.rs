@@ -82,6 +82,26 @@ impl Client {
         }
     }
 
+    /// A server started in `root` and initialized with no client capabilities.
+    fn initialized(root: &std::path::Path) -> Client {
+        let mut c = Client::start(root);
+        let root_uri = url::Url::from_directory_path(root).unwrap().to_string();
+        c.request(
+            "initialize",
+            json!({"processId": null, "rootUri": root_uri, "capabilities": {}}),
+        );
+        c.notify("initialized", json!({}));
+        c
+    }
+
+    /// Opens `uri` in the editor with `text` (version 1).
+    fn open(&mut self, uri: &str, text: &str) {
+        self.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": text}}),
+        );
+    }
+
     fn send(&mut self, msg: &Value) {
         let body = serde_json::to_vec(msg).unwrap();
         let stdin = self.stdin.as_mut().unwrap();
@@ -514,17 +534,8 @@ fn half_a_line_keeps_the_last_good_pools() {
     let uri = url::Url::from_file_path(root.join("both.yaml"))
         .unwrap()
         .to_string();
-    let mut c = Client::start(root);
-    let root_uri = url::Url::from_directory_path(root).unwrap().to_string();
-    c.request(
-        "initialize",
-        json!({"processId": null, "rootUri": root_uri, "capabilities": {}}),
-    );
-    c.notify("initialized", json!({}));
-    c.notify(
-        "textDocument/didOpen",
-        json!({"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": BOTH}}),
-    );
+    let mut c = Client::initialized(root);
+    c.open(&uri, BOTH);
     assert_eq!(codes(&c.diagnostics(&uri, Some(1))), Vec::<String>::new());
     let hover = c.ask("textDocument/hover", &uri, 12, 20);
     let text = hover["contents"]["value"].as_str().unwrap();
@@ -913,4 +924,47 @@ fn the_vscode_extension() {
         }
         _ => eprintln!("skipped editors/vscode/test: no node here"),
     }
+}
+
+/// An operator's resource in the editor: its pod roles are judged as a Deployment's pods are,
+/// the diagnostics on the operator's own fields (an OpenShift `IngressController`'s
+/// `nodePlacement`), and the hover on its toleration names the pools it opens.
+#[test]
+fn an_operators_resource_in_the_editor() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir(root.join(".git")).unwrap();
+    let fixture = include_str!("../testdata/operators/ingress-controller/invalid.yaml");
+    // The MachineSets (the pools) on disk, the IngressControllers in the editor's buffer.
+    let split = fixture.find("# Tolerates the infra taint").unwrap();
+    std::fs::write(root.join("machinesets.yaml"), &fixture[..split]).unwrap();
+    std::fs::write(root.join("ingress.yaml"), "").unwrap();
+    let text = format!("{}\n", &fixture[split..]);
+    let uri = url::Url::from_file_path(root.join("ingress.yaml"))
+        .unwrap()
+        .to_string();
+    let mut c = Client::initialized(root);
+    c.open(&uri, &text);
+    let diags = c.diagnostics(&uri, Some(1));
+    // Lines (0-based) of the buffer: the fixture's, less the MachineSets' 37.
+    assert_eq!(
+        codes(&diags),
+        [
+            "dedicated-toleration-without-affinity@11",
+            "invalid-node-selector@26",
+            "invalid-toleration-effect@28",
+            "toleration-effect-mismatch@29",
+        ],
+        "{diags:?}"
+    );
+    let message = diags[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("OpenShift MachineSet `ocp-worker-us-east-1a`"),
+        "{message}"
+    );
+    let hover = c.ask("textDocument/hover", &uri, 11, 12);
+    let shown = hover["contents"]["value"].as_str().unwrap();
+    assert!(shown.contains("ocp-infra-us-east-1a"), "{shown}");
+    assert!(c.request("shutdown", Value::Null).is_null());
+    c.notify("exit", Value::Null);
 }

@@ -40,3 +40,10 @@ fn input_json() {
 fn rules_list() {
     insta::assert_snapshot!(output(&["rules"]));
 }
+
+/// A repository of Helm charts: one notice per chart (and subchart) at its `Chart.yaml`, one
+/// for the template outside any chart.
+#[test]
+fn helm_charts_human() {
+    insta::assert_snapshot!(output(&["check", "--color", "never", "testdata/helm"]));
+}

@@ -11,7 +11,7 @@
 
 use serde_json::{Map, Value as Json, json};
 use taintlint::load::fast_yaml;
-use taintlint::load::prescan::split_documents;
+use taintlint::load::kubectl::Pieces;
 use taintlint::load::yaml::{self, Limits, Node, Stream, Value};
 use taintlint::load::yaml11::{Resolved, resolve};
 
@@ -63,9 +63,23 @@ fn outcome(streams: &[Stream]) -> Vec<String> {
     out
 }
 
-/// `--full-parse`: the whole text to the parser.
+/// `--full-parse`: every piece of the text (as kubectl cuts it at `---` lines) to the parser.
 fn full(text: &str) -> Vec<String> {
-    outcome(&[yaml::parse(text, Limits::default())])
+    outcome(&[full_stream(text)])
+}
+
+/// The documents and the error `--full-parse` reads (`yaml::parse_each`).
+fn full_stream(text: &str) -> Stream {
+    let mut documents = Vec::new();
+    let out = yaml::parse_each(text, 0, Limits::default(), &mut |d| {
+        documents.push(d);
+        true
+    });
+    Stream {
+        documents,
+        error: out.error,
+        alias_nodes: out.alias_nodes,
+    }
 }
 
 /// The fast path: document chunks, each to the line-based builder or else to the parser.
@@ -99,21 +113,30 @@ fn read(streams: Vec<Stream>) -> Read {
 }
 
 fn fast_streams(text: &str) -> Vec<Stream> {
-    split_documents(text)
-        .into_iter()
-        .map(|r| {
-            let chunk = &text[r.clone()];
-            fast_yaml::parse_at(chunk, r.start, Limits::default())
-                .unwrap_or_else(|| yaml::parse_at(chunk, r.start, Limits::default()))
-        })
-        .collect()
+    let mut out = Vec::new();
+    for piece in Pieces::new(text) {
+        match piece {
+            Ok(r) => {
+                let chunk = &text[r.clone()];
+                out.push(
+                    fast_yaml::parse_at(chunk, r.start, Limits::default())
+                        .unwrap_or_else(|| yaml::parse_chunk(chunk, r.start, Limits::default())),
+                );
+            }
+            Err(error) => out.push(Stream {
+                error: Some(error),
+                ..Stream::default()
+            }),
+        }
+    }
+    out
 }
 
 /// The two readers agree to the byte: same nodes, spans and errors.
 #[track_caller]
 fn agree(text: &str) {
     let f = read(fast_streams(text));
-    let s = read(vec![yaml::parse(text, Limits::default())]);
+    let s = read(vec![full_stream(text)]);
     assert_eq!(f, s, "fast path vs --full-parse on {text:?}");
 }
 
@@ -160,14 +183,11 @@ fn dump() {
     let text = String::from_utf8(bytes).expect("utf-8");
     eprintln!("fast: {:?}", fast(&text));
     eprintln!("full: {:?}", full(&text));
-    let (f, s) = (
-        read(fast_streams(&text)),
-        read(vec![yaml::parse(&text, Limits::default())]),
-    );
+    let (f, s) = (read(fast_streams(&text)), read(vec![full_stream(&text)]));
     if f != s {
         eprintln!("DIFFER:\nfast {f:?}\nfull {s:?}");
     }
-    let s = yaml::parse(&text, Limits::default());
+    let s = full_stream(&text);
     eprintln!("tree: {:#?}", s.documents);
     eprintln!("error: {:?}", s.error);
 }
@@ -236,6 +256,70 @@ fn quoted_scalar_continuation_at_the_keys_indentation() {
         "a:\n  b: \"x\n  y\n\n  z\"\n  c: 'it''s\nok'\n",
         r#"{"a":{"b":"x y\nz","c":"it's ok"}}"#,
     );
+}
+
+/// The same with escapes (issue 35: the CNI config of Calico's and the OpenTelemetry
+/// operator's release manifests, a JSON text in a double-quoted scalar whose continuation
+/// lines sit at the key's indentation and start with `\"` or `\t`): go-yaml decodes the
+/// escapes and folds the line breaks around them as usual; `\` before a line break joins the
+/// lines without a space (an escaped line break), and the next line's indentation is dropped.
+/// Expected values as `kubectl apply --dry-run=client` (1.32) and PyYAML read them.
+#[test]
+fn escapes_in_quoted_scalar_continuation_lines() {
+    same(
+        "data:\n  cni: \"{\\n  \\\"name\\\": \\\"k8s\\\",\\n\n  \\\"cniVersion\\\": \\\"0.3.1\\\"\\n\n  }\"\n  b: \"caf\\u00e9\n  \\u00e9t\\u00e9 \\\n  \\tx\"\n",
+        r#"{"data":{"b":"café été \tx","cni":"{\n  \"name\": \"k8s\",\n \"cniVersion\": \"0.3.1\"\n }"}}"#,
+    );
+    // At column 0, in a sequence, with CRLF line ends, and an escaped line break.
+    same(
+        "a:\r\n- \"x\\ty\r\n\\tz \\\r\n  w\"\r\n- 1\r\n",
+        r#"{"a":["x\ty \tz w",1]}"#,
+    );
+    // A key stays on one line (go-yaml: "mapping values are not allowed in this context"); a
+    // `...` starting a continuation line is a document indicator; an unknown escape stays an
+    // error.
+    for text in [
+        "a:\n  \"x\\n\n  y\": 1\n",
+        "a: \"x\\n\n... y\"\n",
+        "a: \"\\q\n  x\"\n",
+    ] {
+        assert!(
+            full(text).join("").contains("ERROR"),
+            "{text:?}: {:?}",
+            full(text)
+        );
+        agree(text);
+    }
+}
+
+/// `\'` is a YAML 1.1 escape (a single quote) to go-yaml's `yaml_parser_scan_flow_scalar`,
+/// not to YAML 1.2; saphyr says "found unknown escape character".
+#[test]
+fn escaped_single_quote() {
+    same("a: \"it\\'s \\\"ok\\\"\"\n", r#"{"a":"it's \"ok\""}"#);
+    same("a: \"it\\'s\n  ok\"\nb: 1\n", r#"{"a":"it's ok","b":1}"#);
+}
+
+/// kubectl cuts the stream at every line that starts with `---` (apimachinery's
+/// `YAMLReader.Read`) and go-yaml's `Unmarshal` reads the first document of each piece: what
+/// follows it in the piece is never read, a `...` first is an error, and a separator line may
+/// carry a comment only.
+#[test]
+fn pieces_as_kubectl_reads_them() {
+    // After `...` (or after a first document that ends where the next does not start), the
+    // rest of the piece is not read, even text that does not parse.
+    same("a: 1\n...\nb: 2\n", r#"{"a":1}"#);
+    same("a: 1\n...\n{ bad\n---\nb: 2\n", r#"{"a":1} | {"b":2}"#);
+    same("just text\n# c\n{\"a\": 1}\n", r#""just text""#);
+    // A `...` first, a separator with more than a comment: errors where kubectl's are.
+    let text = "a: 1\n---\n...\n";
+    same(text, &format!(r#"{{"a":1}} | {}"#, err_at(text, "...", 0)));
+    let text = "a: 1\n--- {b: 2}\n";
+    same(text, &err_at(text, "---", 0));
+    let text = "a: 1\n----\n";
+    same(text, &err_at(text, "----", 0));
+    same("--- # c\na: 1\n---\n...\n", r#"{"a":1} | ERROR at 17"#);
+    same("---\n...\n", "null");
 }
 
 /// go-yaml's reader drops a byte order mark only at the start of the stream

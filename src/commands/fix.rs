@@ -279,6 +279,10 @@ fn clone_failure(f: &ReadFailure) -> ReadFailure {
             lossy: lossy.clone(),
         },
         R::Utf(u, bom) => R::Utf(*u, *bom),
+        R::Utf16 { utf, text } => R::Utf16 {
+            utf: *utf,
+            text: text.clone(),
+        },
         R::Binary(w) => R::Binary(w),
         R::Nul { offset, text } => R::Nul {
             offset: *offset,

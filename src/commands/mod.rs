@@ -544,7 +544,7 @@ fn unmatched_globs(cfg: &Config, usage: &GlobUsage, opts: &LintOptions) -> Vec<F
 
 /// The run `explain` and `matrix` show: every workload and node pool, with their verdicts
 /// (an unlimited budget keeps them all), and the options it ran with.
-fn run_view(input: &InputArgs) -> Result<(engine::View, LintOptions), ToolError> {
+pub fn run_view(input: &InputArgs) -> Result<(engine::View, LintOptions), ToolError> {
     let cfg = load_config(input)?;
     let mut opts = lint_options(input, &[], &[], &cfg)?;
     opts.budget = engine::store::UNLIMITED;

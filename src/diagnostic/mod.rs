@@ -314,6 +314,17 @@ impl Finding {
         self
     }
 
+    /// Adds a sentence after the help already written (or starts it). One line: the
+    /// renderers escape a help's line breaks.
+    #[must_use]
+    pub fn help_line(mut self, line: String) -> Self {
+        self.help = Some(match self.help.take() {
+            Some(h) => format!("{h}; {line}").into(),
+            None => line.into(),
+        });
+        self
+    }
+
     #[must_use]
     pub fn api_error(mut self, text: impl Into<String>) -> Self {
         self.api_error = Some(text.into());

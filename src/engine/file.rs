@@ -12,6 +12,7 @@ use crate::load::yaml::LoadError;
 use crate::load::{self, ReadFailure, SourceFile, Span};
 use crate::model;
 use crate::rules::{self, Ctx};
+use crate::util::text::floor_char;
 
 use super::options::{Input, LintOptions};
 
@@ -31,6 +32,9 @@ pub struct FileReport {
     pub kueue: crate::analysis::types::kueue::Kueue,
     /// Namespaces and RuntimeClasses, for admission (see `engine::admission`).
     pub admission: Vec<crate::analysis::judgements::admission::Fact>,
+    /// The file is a Helm/Go template that was not linted (its notice may become its chart's:
+    /// see `engine::charts`).
+    pub helm_template: bool,
     /// A `.tf` file that parses: what evaluating its directory needs (see
     /// `engine::terraform::evaluate`).
     pub terraform: Option<Box<super::terraform::TerraformFile>>,
@@ -81,25 +85,38 @@ fn lint_input(input: Input, opts: &LintOptions) -> FileReport {
         Input::Text { text, .. } => text,
     };
     let on_disk = matches!(kind, InputKind::Disk);
-    match text {
-        Ok(text) => {
-            let source = SourceFile::new(name, text);
-            let mut report = if super::terraform::is_terraform(&source.name) {
-                super::terraform::lint(&source, opts)
-            } else {
-                match super::templates::template_extension(&source.name) {
-                    Some(ext) => super::templates::by_name(&source, ext, opts),
-                    None => lint_source(&source, opts),
-                }
-            };
-            if on_disk && !opts.keep_sources {
-                report.make_lite(&source);
-            }
-            report.shrink();
-            report
+    let (text, encoding) = match text {
+        Ok(text) => (text, None),
+        Err(failure) => match super::encoding::decoded_as_kubectl(&name, failure) {
+            Ok((text, note)) => (text, Some(note)),
+            Err(failure) => return read_failure(&name, failure, opts),
+        },
+    };
+    let source = SourceFile::new(name, text);
+    let mut report = if super::terraform::is_terraform(&source.name) {
+        super::terraform::lint(&source, opts)
+    } else {
+        match super::templates::template_extension(&source.name) {
+            Some(ext) => super::templates::by_name(&source, ext, opts),
+            None => lint_source(&source, opts),
         }
-        Err(failure) => read_failure(&name, failure, opts),
+    };
+    let decoded = encoding.is_some();
+    if let Some(note) = encoding {
+        // The text linted is not the file's bytes: no fix may be written back from it.
+        for f in &mut report.findings {
+            f.fix = None;
+        }
+        if opts.rules.is_enabled(rules::INVALID_ENCODING.name) {
+            report.findings.insert(0, note.finding(&source));
+        }
     }
+    // A decoded file keeps its text: the reporters cannot read its snippets back as UTF-8.
+    if on_disk && !opts.keep_sources && !decoded {
+        report.make_lite(&source);
+    }
+    report.shrink();
+    report
 }
 
 impl FileReport {
@@ -248,11 +265,23 @@ fn read_failure(name: &str, failure: ReadFailure, opts: &LintOptions) -> FileRep
             );
         }
         ReadFailure::InvalidUtf8 { offset, lossy } => (
-            SourceFile::new(name, lossy),
+            SourceFile::new(name, lossy.replace('\0', "\u{2400}")),
             offset,
-            "file is not valid UTF-8".to_string(),
-            "kubectl rejects non-UTF-8 input; re-save the file as UTF-8",
+            "file is not valid UTF-8; it was not read".to_string(),
+            "re-save the file as UTF-8",
         ),
+        ReadFailure::Utf16 { utf, .. } => {
+            return file_failure(
+                name,
+                enc,
+                format!(
+                    "file is {} encoded; Terraform reads UTF-8 only",
+                    utf.family()
+                ),
+                Some("convert it, e.g. `iconv -f UTF-16 -t UTF-8`"),
+                opts,
+            );
+        }
         ReadFailure::Nul { offset, text } => (
             // Show NULs as U+2400 so the snippet never writes a raw NUL to the terminal.
             SourceFile::new(name, text.replace('\0', "\u{2400}")),
@@ -263,15 +292,9 @@ fn read_failure(name: &str, failure: ReadFailure, opts: &LintOptions) -> FileRep
     };
     let mut r = FileReport::default();
     if opts.rules.is_enabled(enc.name) {
-        let offset = offset.min(source.text.len());
-        let end = source
-            .text
-            .get(offset..)
-            .and_then(|t| t.chars().next())
-            .map_or(offset, |c| offset + c.len_utf8());
         r.findings.push(
             enc.finding(message)
-                .primary(Span::new(offset, end), "here")
+                .primary(char_at(&source.text, offset), "here")
                 .help(help)
                 .in_file(&source),
         );
@@ -319,22 +342,125 @@ fn lint_parsed(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
         suppressions: crate::suppress::scan_comments(source),
         ..FileReport::default()
     };
-    let end = if opts.fast {
+    let end = if load::json::is_json_stream(text) {
+        lint_json(source, opts, templated, &mut report)
+    } else if opts.fast {
         lint_fast(source, opts, templated, &mut report)
     } else {
         // `--full-parse`: the parser over the whole file.
         lint_parser(text, 0, opts.limits, source, opts, templated, &mut report)
     };
     match end {
-        End::Template => template_report(source, opts),
+        // Its own suppressions still apply to the notice (and are reported when unused).
+        End::Template => FileReport {
+            suppressions: report.suppressions,
+            ..template_report(source, opts)
+        },
         End::Error(err) => {
             report
                 .findings
                 .extend(load_error_finding(&err, source, opts));
             report
         }
+        End::Json(err) => {
+            report
+                .findings
+                .extend(json_error_finding(&err, source, opts));
+            report
+        }
         End::Done => report,
     }
+}
+
+/// Lints a JSON stream (`load::json`) as kubectl reads it: each value one after another, the
+/// Kubernetes objects among them with their own lines. A stream that holds no Kubernetes
+/// object and names none (`apiVersion` and `kind` nowhere in it: a data set in JSON Lines,
+/// a package's metadata, an editor's settings with trailing commas) is no manifest: whether it
+/// parses or not, nothing is reported of it.
+fn lint_json(
+    source: &Arc<SourceFile>,
+    opts: &LintOptions,
+    templated: bool,
+    report: &mut FileReport,
+) -> End {
+    let text = &source.text;
+    let mut objects = false;
+    let outcome = load::json::parse_each(text, opts.limits, &mut |doc| {
+        objects |= doc.root.as_ref().is_some_and(is_kubernetes_object);
+        lint_document(&doc, source, opts, report);
+        true
+    });
+    let Some(err) = outcome.error else {
+        return End::Done;
+    };
+    let manifest = || {
+        objects || {
+            let b = text.as_bytes();
+            memchr::memmem::find(b, b"apiVersion").is_some()
+                && memchr::memmem::find(b, b"kind").is_some()
+        }
+    };
+    let syntax = matches!(err, LoadError::Syntax { .. });
+    // Kubernetes 1.34 and later read a stream that fails as JSON before its second value again
+    // as YAML, from where its JSON ends (`load::json::yaml_restart`).
+    if syntax && opts.settings.minor >= 34 && outcome.values <= 1 {
+        let from = load::json::yaml_restart(text, outcome.consumed);
+        let end = lint_parser(
+            &text[from..],
+            from,
+            opts.limits,
+            source,
+            opts,
+            templated,
+            report,
+        );
+        return match end {
+            End::Error(LoadError::Syntax { .. }) if !manifest() => End::Done,
+            end => end,
+        };
+    }
+    if !syntax {
+        return End::Error(err);
+    }
+    if templated {
+        return End::Template;
+    }
+    if manifest() {
+        End::Json(err)
+    } else {
+        End::Done
+    }
+}
+
+/// A mapping with a string `apiVersion` and `kind`: what kubectl takes for an object.
+fn is_kubernetes_object(node: &load::yaml::Node) -> bool {
+    let named = |key: &str| {
+        node.get(key)
+            .and_then(load::yaml::Node::text)
+            .is_some_and(|t| !t.is_empty())
+    };
+    named("apiVersion") && named("kind")
+}
+
+/// The `yaml-syntax-error` of a JSON stream that does not parse.
+fn json_error_finding(
+    err: &LoadError,
+    source: &Arc<SourceFile>,
+    opts: &LintOptions,
+) -> Option<Finding> {
+    let meta = &rules::YAML_SYNTAX_ERROR;
+    if !opts.rules.is_enabled(meta.name) {
+        return None;
+    }
+    let LoadError::Syntax { message, .. } = err else {
+        return load_error_finding(err, source, opts);
+    };
+    Some(
+        meta.finding(format!("JSON syntax error: {message}"))
+            .primary(char_at(&source.text, err.offset()), "here")
+            .help("kubectl reads a file that starts with `{` as JSON values one after another, and stops at this error; the values before it were still checked")
+            .in_file(source),
+    )
 }
 
 /// How linting a file's documents ended.
@@ -344,6 +470,8 @@ enum End {
     Error(LoadError),
     /// The file is a template: nothing of it is reported but that.
     Template,
+    /// The syntax error that ended a JSON stream (the values before it were linted).
+    Json(LoadError),
 }
 
 /// Lints the documents the parser reads from `text` (at byte `base` of the source), each as
@@ -386,7 +514,12 @@ fn lint_fast(
     let text = &source.text;
     // The alias budget is the file's: what each document spends is gone for the next.
     let mut limits = opts.limits;
-    for range in load::prescan::split_documents(text) {
+    for piece in load::kubectl::Pieces::new(text) {
+        // kubectl's own refusals (a separator line, a `...` first) end the stream there.
+        let range = match piece {
+            Ok(range) => range,
+            Err(err) => return End::Error(err),
+        };
         let doc = &text[range.clone()];
         let plan = load::prescan::classify(doc, limits, |kind| {
             opts.settings.workload_kinds.iter().any(|k| k.kind == kind)
@@ -409,7 +542,7 @@ fn lint_fast(
             load::prescan::Prescan::Parse => None,
             _ => load::fast_yaml::parse_at(doc, range.start, limits),
         };
-        let stream = built.unwrap_or_else(|| load::yaml::parse_at(doc, range.start, limits));
+        let stream = built.unwrap_or_else(|| load::yaml::parse_chunk(doc, range.start, limits));
         if templated && stream.documents.iter().any(|d| d.has_complex_key) {
             return End::Template;
         }
@@ -448,7 +581,10 @@ fn lint_fast(
 
 /// The one finding of a file that is a Helm/Go template.
 fn template_report(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
-    let mut report = FileReport::default();
+    let mut report = FileReport {
+        helm_template: true,
+        ..FileReport::default()
+    };
     let meta = &rules::TEMPLATE_NOT_RENDERED;
     if opts.rules.is_enabled(meta.name) {
         let at = source.text.find("{{").unwrap_or(0);
@@ -482,7 +618,13 @@ fn lint_document(
     opts: &LintOptions,
     report: &mut FileReport,
 ) {
-    if doc.root.is_none() {
+    // kubectl skips an empty document, and one that is `null` (cli-runtime's `StreamVisitor`:
+    // a `null` object is no object): neither counts.
+    if doc
+        .root
+        .as_ref()
+        .is_none_or(load::yaml::Node::is_null_document)
+    {
         return;
     }
     report.documents += 1;
@@ -563,7 +705,7 @@ fn load_error_finding(
     if !opts.rules.is_enabled(meta.name) {
         return None;
     }
-    let mut at = crate::util::text::floor_char(&source.text, err.offset());
+    let mut at = floor_char(&source.text, err.offset());
     // The word, not the letters: `unprintable` is no tab error.
     if let LoadError::Syntax { message, .. } = err
         && message
@@ -572,16 +714,20 @@ fn load_error_finding(
     {
         at = offending_tab(&source.text, at);
     }
-    let end = source.text[at..]
-        .chars()
-        .next()
-        .map_or(at, |c| at + c.len_utf8());
     Some(
         meta.finding(message)
-            .primary(Span::new(at, end), "here")
+            .primary(char_at(&source.text, at), "here")
             .help(help)
             .in_file(source),
     )
+}
+
+/// The span of the character at byte `at` of `text` (at its start when `at` is inside one;
+/// empty at the end).
+pub(super) fn char_at(text: &str, at: usize) -> Span {
+    let at = floor_char(text, at);
+    let end = text[at..].chars().next().map_or(at, |c| at + c.len_utf8());
+    Span::new(at, end)
 }
 
 /// `384 MiB`, or `64 KiB` for a budget under a MiB (as tests set).

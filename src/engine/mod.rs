@@ -9,6 +9,8 @@
 //! the same engine with an unlimited budget.
 
 mod admission;
+mod charts;
+mod encoding;
 mod file;
 mod fixtures;
 mod index;

@@ -106,6 +106,14 @@ impl LintOptions {
             !rules.contains(f.rule)
         });
     }
+
+    /// Whether `per-file-ignores` ignore `rule` in `file` (one file's question; the whole
+    /// run's findings go through [`Self::apply_ignores`]).
+    pub fn ignored(&self, rule: &str, file: &str) -> bool {
+        self.per_file_ignores
+            .iter()
+            .any(|(m, rules)| rules.iter().any(|r| r == rule) && m.matches(file))
+    }
 }
 
 /// One input: a path from the walker, or stdin's text.

@@ -116,6 +116,8 @@ pub struct Spilled {
     /// The Kueue queues and flavors of the linted files with their inputs' numbers, per
     /// cluster.
     kueue: Vec<Vec<(usize, Kueue)>>,
+    /// The Helm charts whose templates' notices become one each (`engine::charts`).
+    charts: super::charts::Charts,
     /// Inputs linted (not counting `--inventory` files).
     pub files: usize,
     pub documents: usize,
@@ -150,6 +152,7 @@ pub fn lint_spilled(
             .collect(),
         dir_aggregates: std::collections::HashMap::new(),
         kueue: (0..opts.slots()).map(|_| Vec::new()).collect(),
+        charts: super::charts::Charts::new(),
         files: 0,
         documents: 0,
         objects: 0,
@@ -176,6 +179,10 @@ pub fn lint_spilled(
         .for_each(|(index, inventory_only, cluster, input)| {
             let name: Arc<str> = input.name().into();
             let on_disk = matches!(input, Input::Entry(_));
+            let disk_path = match &input {
+                Input::Entry(crate::load::walk::Entry::File(path)) => Some(path.clone()),
+                _ => None,
+            };
             let mut report = lint_one(input, opts);
             // Vendored code and test data belong to some other cluster: their workloads and the
             // pools they find are left out of the cross-reference (what the user declares of
@@ -190,6 +197,11 @@ pub fn lint_spilled(
                     .findings
                     .retain(|f| !rules::quiet_in_fixtures(f.rule));
             }
+            // A Helm template's notice becomes its chart's.
+            let chart = disk_path
+                .as_deref()
+                .filter(|_| !inventory_only)
+                .and_then(|path| super::charts::fold(&mut report, path, opts));
             let mut nodes = std::mem::take(&mut report.nodes);
             // A `.tf` file's pools come from its directory's evaluation, after the walk; the
             // walked copy of a file also given as inventory counts as the inventory's.
@@ -197,6 +209,13 @@ pub fn lint_spilled(
                 .terraform
                 .take()
                 .filter(|_| inventory_only || !inventory_names.contains(&*name));
+            let terraform = terraform.map(|mut file| {
+                // Read again from the disk if its directory is evaluated: most are not.
+                if let Some(path) = &disk_path {
+                    file.forget_text(path.clone());
+                }
+                file
+            });
             let terraform = terraform.map(|file| super::terraform::TfInput {
                 index,
                 cluster,
@@ -243,6 +262,9 @@ pub fn lint_spilled(
                 s.files += 1;
                 s.documents += documents;
                 s.objects += objects;
+            }
+            if let Some(chart) = chart {
+                super::charts::add(&mut s.charts, chart);
             }
             if let Some((source, bytes)) = sources {
                 store_places(&mut nodes, &source, s.store.put(&bytes), &mut s.places);
@@ -345,16 +367,22 @@ pub fn lint_spilled(
 /// Adds the pools Terraform's evaluation found, their places stored as a file's are.
 fn add_terraform_pools(s: &mut Spilled, pools: Vec<super::terraform::TfPool>) {
     // By the file each pool is located in.
+    // In the order first met, each file found by its address (one lookup per pool).
     let mut by_file: Vec<(Arc<crate::load::SourceFile>, Vec<super::terraform::TfPool>)> =
         Vec::new();
+    let mut slot: std::collections::HashMap<*const crate::load::SourceFile, usize> =
+        std::collections::HashMap::new();
     for p in pools {
         let Place::Here(loc) = &p.decl.loc else {
             continue;
         };
         let source = Arc::clone(&loc.source);
-        match by_file.iter_mut().find(|(s, _)| Arc::ptr_eq(s, &source)) {
-            Some((_, list)) => list.push(p),
-            None => by_file.push((source, vec![p])),
+        let i = *slot.entry(Arc::as_ptr(&source)).or_insert_with(|| {
+            by_file.push((source, Vec::new()));
+            by_file.len() - 1
+        });
+        if let Some((_, list)) = by_file.get_mut(i) {
+            list.push(p);
         }
     }
     for (_, list) in by_file {
@@ -629,6 +657,7 @@ pub fn finish_spilled(
         dir_aggregates,
         places,
         kueue,
+        charts,
         homes,
         anchors,
         ..
@@ -785,6 +814,9 @@ pub fn finish_spilled(
             .entry(Arc::clone(&f.file))
             .or_default()
             .push(f.clone());
+    }
+    for f in super::charts::notices(charts) {
+        loose.entry(Arc::clone(&f.file)).or_default().push(f);
     }
     let mut late_by_file: BTreeMap<Arc<str>, Vec<Finding>> = BTreeMap::new();
     for f in late {

@@ -252,7 +252,10 @@ pub(super) fn template_extension(name: &str) -> Option<&'static str> {
 /// A file that is a template by its name: one info at its first marker (or its start); it is
 /// not linted.
 pub(super) fn by_name(source: &Arc<SourceFile>, ext: &str, opts: &LintOptions) -> FileReport {
-    let mut report = FileReport::default();
+    let mut report = FileReport {
+        helm_template: matches!(ext, ".tpl" | ".tmpl" | ".gotmpl"),
+        ..FileReport::default()
+    };
     let meta = &rules::TEMPLATE_NOT_RENDERED;
     if opts.rules.is_enabled(meta.name) {
         let text = &source.text;

@@ -21,8 +21,10 @@ use super::yaml::{Document, LoadError, Node, Stream, Style, Value};
 /// The parse of an edited text, by the caller's parser (with its own relaxations).
 type Inner<'a> = &'a dyn Fn(&str) -> Stream;
 
-/// Parses `text` as go-yaml reads it, with `inner` as the parser.
-pub(super) fn parse(text: &str, inner: Inner<'_>) -> Stream {
+/// Parses `text` as go-yaml reads it, with `inner` as the parser. `first_only`: as go-yaml's
+/// `Unmarshal` reads one piece of a kubectl stream, only its first document (see
+/// [`super::kubectl`]): the documents after it, and an error after it, are not read.
+pub(super) fn parse(text: &str, inner: Inner<'_>, first_only: bool) -> Stream {
     let placeholder = bom_placeholder(text);
     let breaks = comment_breaks(text);
     let had_breaks = !breaks.is_empty();
@@ -96,11 +98,20 @@ pub(super) fn parse(text: &str, inner: Inner<'_>) -> Stream {
             }
         }
     }
+    // What go-yaml reads of the text: up to the end of the first document, when only that one
+    // is read.
+    let (mut upto, mut checked) = (text.len(), text.len());
+    if first_only && let Some(first) = stream.documents.first() {
+        upto = super::kubectl::first_document_end(text, first.span.end);
+        checked = super::kubectl::checked_up_to(text.len(), upto);
+        stream.documents.truncate(1);
+        stream.error = None;
+    }
     // kubectl decodes a stream that starts with `{` as JSON (`NewYAMLOrJSONDecoder`'s
     // `hasJSONPrefix`, after leading white space): tabs and `\/` are fine there, and go-yaml's
     // scanner never sees it.
     if !text.trim_start().starts_with('{') {
-        reject(text, &mut stream);
+        reject(text, upto, checked, &mut stream);
     }
     stream
 }
@@ -260,21 +271,30 @@ fn restore_boms(node: &mut Node, placeholder: char) {
 /// go-yaml refuses what saphyr read: the first such place becomes the stream's error (unless
 /// saphyr's own comes first), and the documents from the one holding it on are dropped, as
 /// parsing stops at an error.
-fn reject(full: &str, stream: &mut Stream) {
+///
+/// go-yaml's scanner reads the text up to `upto`, its reader checks characters up to
+/// `checked`.
+fn reject(full: &str, upto: usize, checked: usize, stream: &mut Stream) {
+    use crate::util::text::floor_char;
     // Past saphyr's own error nothing is reported: the text is looked at up to it.
-    let upto = stream
+    let error = stream
         .error
         .as_ref()
         .map_or(full.len(), LoadError::offset)
         .min(full.len());
-    let text = full.get(..upto).unwrap_or(full);
+    let text = full
+        .get(..floor_char(full, error.min(upto)))
+        .unwrap_or(full);
+    let decoded = full
+        .get(..floor_char(full, error.min(checked)))
+        .unwrap_or(full);
     let mut first: Option<(usize, String)> = None;
     let mut found = |at: usize, message: String| {
         if first.as_ref().is_none_or(|(f, _)| at < *f) {
             first = Some((at, message));
         }
     };
-    if let Some(at) = control_character(text) {
+    if let Some(at) = control_character(decoded) {
         found(
             at,
             "control characters are not allowed (go-yaml's reader refuses them anywhere)"
@@ -666,19 +686,26 @@ mod tests {
     }
 }
 
-/// go-yaml's scanner does not hold the continuation lines of a multi-line quoted scalar to
-/// any indentation (`yaml_parser_scan_flow_scalar` checks only for a document indicator at
-/// column 0 and the end of the stream), so a published manifest may have them at its key's
-/// indentation (`key: '[` … `]'`); saphyr refuses that ("invalid indentation in quoted
-/// scalar", at the scalar's opening quote `at`). The scalar's line breaks become spaces (one
-/// line to saphyr; offsets stay true, only the scalar's text changes) and its original text
-/// goes to `quoted`, for [`refold_quoted`] to fold its text from. Only a single-quoted scalar,
-/// or a double-quoted one without escapes, whose folding is plain; false for any other.
-pub(super) fn join_quoted_lines(
-    text: &mut String,
-    at: usize,
-    quoted: &mut Vec<(usize, String)>,
-) -> bool {
+/// Mends a quoted scalar, at its opening quote `at`, that saphyr refuses and go-yaml reads
+/// (`yaml_parser_scan_flow_scalar` in go-yaml v2's `scannerc.go`):
+///
+/// - its continuation lines may sit at any indentation, even at its key's or at column 0
+///   (go-yaml checks only for a document indicator at column 0 and the end of the stream
+///   before each line): a published manifest's JSON annotation in single quotes, or the CNI
+///   config of Calico's and the OpenTelemetry operator's release manifests, a double-quoted
+///   scalar whose continuation lines start with an escape (`\n`, `\t`, `\u00e9`); saphyr
+///   says "invalid indentation in quoted scalar" (YAML 1.2 holds them to the block's
+///   indentation);
+/// - `\'` is an escape to go-yaml (a single quote), not to YAML 1.2 (saphyr: "found unknown
+///   escape character").
+///
+/// The scalar's line breaks become spaces and each `\'` becomes `\"` (saphyr reads one line,
+/// offsets stay true, only the scalar's text changes), and its original text goes to
+/// `quoted`, for [`refold_quoted`] to give the scalar its text as go-yaml reads it. False
+/// where go-yaml refuses the scalar too (an escape it does not know, a document indicator at
+/// the start of a continuation line, no closing quote) or where joining its lines would make
+/// a key of it (go-yaml's simple keys do not span lines).
+pub(super) fn mend_quoted(text: &mut String, at: usize, quoted: &mut Vec<(usize, String)>) -> bool {
     let b = text.as_bytes();
     let Some(&quote) = b.get(at) else {
         return false;
@@ -686,15 +713,18 @@ pub(super) fn join_quoted_lines(
     if quote != b'\'' && quote != b'"' {
         return false;
     }
-    // The closing quote (`''` is an escaped quote in a single-quoted scalar).
+    let double = quote == b'"';
+    // The closing quote (`''` is an escaped quote in a single-quoted scalar, `\x` any escape
+    // in a double-quoted one).
     let mut end = None;
     let mut i = at + 1;
     while let Some(&c) = b.get(i) {
-        if c == b'\\' && quote == b'"' {
-            return false;
+        if c == b'\\' && double {
+            i += 2;
+            continue;
         }
         if c == quote {
-            if quote == b'\'' && b.get(i + 1) == Some(&b'\'') {
+            if !double && b.get(i + 1) == Some(&b'\'') {
                 i += 2;
                 continue;
             }
@@ -707,23 +737,59 @@ pub(super) fn join_quoted_lines(
     let Some(original) = text.get(at..end).map(str::to_string) else {
         return false;
     };
-    if !original.contains('\n') {
+    let multi_line = original.contains(['\n', '\r']);
+    let escaped_quote = double && original.contains("\\'");
+    if !multi_line && !escaped_quote {
         return false;
     }
-    let mut bytes = std::mem::take(text).into_bytes();
-    for c in bytes.iter_mut().take(end).skip(at) {
-        if *c == b'\n' || *c == b'\r' {
-            *c = b' ';
+    // go-yaml refuses it too: an unknown escape, or `---`/`...` starting a continuation line.
+    let indicator = original
+        .split(['\n', '\r'])
+        .skip(1)
+        .any(|l| (l.starts_with("---") || l.starts_with("...")) && is_blankz_at(l, 3));
+    if indicator || fold_flow(&original, !double).is_none() {
+        return false;
+    }
+    // A key: go-yaml's simple keys stay on one line.
+    if multi_line {
+        let after = b[end..].iter().find(|&&c| c != b' ' && c != b'\t');
+        if after == Some(&b':') {
+            return false;
         }
     }
+    let mut bytes = std::mem::take(text).into_bytes();
+    let mut i = at + 1;
+    while i + 1 < end {
+        match bytes[i] {
+            b'\n' | b'\r' => bytes[i] = b' ',
+            b'\\' if double => {
+                match bytes[i + 1] {
+                    b'\'' => bytes[i + 1] = b'"',
+                    // An escaped line break: an escaped space to saphyr.
+                    b'\n' | b'\r' => bytes[i + 1] = b' ',
+                    _ => {}
+                }
+                i += 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    // Only ASCII bytes were replaced by ASCII bytes: still UTF-8.
     *text = String::from_utf8(bytes).unwrap_or_default();
     quoted.push((at, original));
     true
 }
 
-/// Gives each scalar [`join_quoted_lines`] made one line its text as go-yaml folds the
-/// original (`yaml_parser_scan_flow_scalar`): blanks at the end and the start of a line are
-/// dropped, a line break becomes a space, and each empty line after it a line feed.
+/// Whether `s` has a blank, a line break or nothing at byte `at`.
+fn is_blankz_at(s: &str, at: usize) -> bool {
+    matches!(
+        s.as_bytes().get(at),
+        None | Some(b' ' | b'\t' | b'\r' | b'\n')
+    )
+}
+
+/// Gives each scalar [`mend_quoted`] mended its text as go-yaml reads the original.
 pub(super) fn refold_quoted(stream: &mut Stream, quoted: &[(usize, String)]) {
     /// The mended scalars by where they start (the first of one place, as a search would
     /// find): looked up per scalar, not searched.
@@ -733,8 +799,9 @@ pub(super) fn refold_quoted(stream: &mut Stream, quoted: &[(usize, String)]) {
             Value::Scalar(s) => {
                 if matches!(s.style, Style::SingleQuoted | Style::DoubleQuoted)
                     && let Some(raw) = quoted.get(&n.span.start)
+                    && let Some(folded) = fold_flow(raw, s.style == Style::SingleQuoted)
                 {
-                    s.text = fold_flow(raw, s.style == Style::SingleQuoted).into_boxed_str();
+                    s.text = folded.into_boxed_str();
                 }
             }
             Value::Seq(items) => items.iter_mut().for_each(|c| walk(c, quoted)),
@@ -756,73 +823,186 @@ pub(super) fn refold_quoted(stream: &mut Stream, quoted: &[(usize, String)]) {
     }
 }
 
-/// The text of a quoted scalar without escapes other than `''` (`raw` with its quotes),
-/// folded as go-yaml folds it.
-fn fold_flow(raw: &str, single: bool) -> String {
+/// The text of a quoted scalar (`raw` with its quotes) as go-yaml's
+/// `yaml_parser_scan_flow_scalar` reads it: runs of non-blank characters with their escapes
+/// decoded (`''` in single quotes; in double quotes YAML 1.1's escapes, `\'` among them, and
+/// `\` before a line break, which joins the lines without a space); blanks at the end and the
+/// start of a line dropped; a line break folded to a space, or to a line feed for each empty
+/// line after it (an LS or PS stays itself). `None` where go-yaml refuses it: an unknown
+/// escape, a hexadecimal escape that is not one or not a character.
+fn fold_flow(raw: &str, single: bool) -> Option<String> {
     let inner = raw.get(1..raw.len().saturating_sub(1)).unwrap_or("");
+    let chars: Vec<char> = inner.chars().collect();
+    let is_blank = |c: char| c == ' ' || c == '\t';
+    let is_break = |c: char| matches!(c, '\r' | '\n' | '\u{85}' | '\u{2028}' | '\u{2029}');
+    // go-yaml's `read_line`: CR LF, CR, LF and NEL are a line feed; LS and PS stay.
+    let read_line = |i: &mut usize, out: &mut String| {
+        match chars[*i] {
+            '\r' if chars.get(*i + 1) == Some(&'\n') => {
+                *i += 1;
+                out.push('\n');
+            }
+            '\r' | '\n' | '\u{85}' => out.push('\n'),
+            c => out.push(c),
+        }
+        *i += 1;
+    };
     let mut out = String::with_capacity(inner.len());
-    let mut blanks = String::new();
-    // After a line break: the break's join is pending; `empty` lines followed it.
-    let (mut broken, mut empty) = (false, 0usize);
-    let mut chars = inner.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            ' ' | '\t' => {
-                if !broken {
-                    blanks.push(c);
-                }
+    let (mut leading_break, mut trailing_breaks, mut whitespaces) =
+        (String::new(), String::new(), String::new());
+    let mut i = 0;
+    loop {
+        // Non-blank characters.
+        let mut leading_blanks = false;
+        while let Some(&c) = chars.get(i) {
+            if is_blank(c) || is_break(c) {
+                break;
             }
-            '\r' | '\n' => {
-                if c == '\r' && chars.peek() == Some(&'\n') {
-                    chars.next();
-                }
-                if broken {
-                    empty += 1;
-                } else {
-                    blanks.clear();
-                    broken = true;
-                }
-            }
-            _ => {
-                if broken {
-                    if empty == 0 {
-                        out.push(' ');
-                    } else {
-                        out.extend(std::iter::repeat_n('\n', empty));
+            let next = chars.get(i + 1).copied();
+            if single && c == '\'' && next == Some('\'') {
+                out.push('\'');
+                i += 2;
+            } else if !single && c == '\\' && next.is_some_and(is_break) {
+                // An escaped line break.
+                i += 1;
+                let mut skipped = String::new();
+                read_line(&mut i, &mut skipped);
+                leading_blanks = true;
+                break;
+            } else if !single && c == '\\' {
+                let len = match next? {
+                    'x' => 2,
+                    'u' => 4,
+                    'U' => 8,
+                    e => {
+                        out.push(match e {
+                            '0' => '\0',
+                            'a' => '\x07',
+                            'b' => '\x08',
+                            't' | '\t' => '\t',
+                            'n' => '\n',
+                            'v' => '\x0b',
+                            'f' => '\x0c',
+                            'r' => '\r',
+                            'e' => '\x1b',
+                            ' ' => ' ',
+                            '"' => '"',
+                            '\'' => '\'',
+                            '\\' => '\\',
+                            'N' => '\u{85}',
+                            '_' => '\u{a0}',
+                            'L' => '\u{2028}',
+                            'P' => '\u{2029}',
+                            _ => return None,
+                        });
+                        i += 2;
+                        continue;
                     }
-                    (broken, empty) = (false, 0);
-                } else {
-                    out.push_str(&blanks);
+                };
+                let digits = chars.get(i + 2..i + 2 + len)?;
+                let mut value = 0u32;
+                for d in digits {
+                    value = (value << 4) | d.to_digit(16)?;
                 }
-                blanks.clear();
+                out.push(char::from_u32(value)?);
+                i += 2 + len;
+            } else {
                 out.push(c);
-                if single && c == '\'' && chars.peek() == Some(&'\'') {
-                    chars.next();
-                }
+                i += 1;
             }
         }
-    }
-    if broken {
-        if empty == 0 {
-            out.push(' ');
-        } else {
-            out.extend(std::iter::repeat_n('\n', empty));
+        if i >= chars.len() {
+            break;
         }
-    } else {
-        out.push_str(&blanks);
+        // Blanks and line breaks.
+        while let Some(&c) = chars.get(i) {
+            if is_blank(c) {
+                if !leading_blanks {
+                    whitespaces.push(c);
+                }
+                i += 1;
+            } else if is_break(c) {
+                if leading_blanks {
+                    read_line(&mut i, &mut trailing_breaks);
+                } else {
+                    whitespaces.clear();
+                    read_line(&mut i, &mut leading_break);
+                    leading_blanks = true;
+                }
+            } else {
+                break;
+            }
+        }
+        // Join them.
+        if leading_blanks {
+            if leading_break.starts_with('\n') {
+                if trailing_breaks.is_empty() {
+                    out.push(' ');
+                } else {
+                    out.push_str(&trailing_breaks);
+                }
+            } else {
+                out.push_str(&leading_break);
+                out.push_str(&trailing_breaks);
+            }
+            leading_break.clear();
+            trailing_breaks.clear();
+        } else {
+            out.push_str(&whitespaces);
+            whitespaces.clear();
+        }
     }
-    out
+    Some(out)
 }
 
 #[cfg(test)]
 mod fold_tests {
     use super::fold_flow;
 
+    fn fold(raw: &str, single: bool) -> String {
+        fold_flow(raw, single).unwrap_or_else(|| "REFUSED".to_string())
+    }
+
     #[test]
     fn folds_as_go_yaml() {
-        assert_eq!(fold_flow("'a  \n    b'", true), "a b");
-        assert_eq!(fold_flow("'a\n\n  b'", true), "a\nb");
-        assert_eq!(fold_flow("'it''s\n x '", true), "it's x ");
-        assert_eq!(fold_flow("\"[\n  {\n  }\n]\"", false), "[ { } ]");
+        assert_eq!(fold("'a  \n    b'", true), "a b");
+        assert_eq!(fold("'a\n\n  b'", true), "a\nb");
+        assert_eq!(fold("'it''s\n x '", true), "it's x ");
+        assert_eq!(fold("\"[\n  {\n  }\n]\"", false), "[ { } ]");
+        assert_eq!(fold("'a\r\n\r\n\r\nb'", true), "a\n\nb");
+        // An LS as the line break stays itself.
+        assert_eq!(fold("'a\u{2028}b'", true), "a\u{2028}b");
+    }
+
+    /// go-yaml v2's escapes (`yaml_parser_scan_flow_scalar`), `\'` among them, and the
+    /// escaped line break, which joins without a space and drops the next line's indentation.
+    #[test]
+    fn decodes_escapes_as_go_yaml() {
+        assert_eq!(
+            fold(
+                r#""\x41\u00e9\U0001F600\N\_\L\P\e\0\ \	\a\b\v\f\r\"\'\\""#,
+                false
+            ),
+            "A\u{e9}\u{1f600}\u{85}\u{a0}\u{2028}\u{2029}\u{1b}\0 \t\x07\x08\x0b\x0c\r\"'\\"
+        );
+        assert_eq!(
+            fold("\"{\\n  \\\"a\\\",\\n\n  \\\"b\\\"}\"", false),
+            "{\n  \"a\",\n \"b\"}"
+        );
+        assert_eq!(fold("\"a\\\n   b\"", false), "ab");
+        assert_eq!(fold("\"a\\\n\n  b\"", false), "a\nb");
+        assert_eq!(fold("\"a \\\n b\"", false), "a b");
+        // Single quotes have no escapes.
+        assert_eq!(fold(r"'\n\'", true), r"\n\");
+        for bad in [
+            r#""\/""#,
+            r#""\q""#,
+            r#""\xZZ""#,
+            r#""\uD800""#,
+            r#""\U00110000""#,
+            r#""\u12""#,
+        ] {
+            assert_eq!(fold(bad, false), "REFUSED", "{bad}");
+        }
     }
 }

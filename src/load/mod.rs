@@ -4,7 +4,10 @@
 
 pub mod codec;
 pub mod fast_yaml;
+pub(crate) mod go_json;
 mod goyaml;
+pub mod json;
+pub mod kubectl;
 pub mod lines;
 pub mod prescan;
 pub mod source;
@@ -38,6 +41,14 @@ pub enum ReadFailure {
     /// UTF-16 or UTF-32 (see [`Utf`]), told by the YAML spec's byte order mark and null
     /// patterns (YAML 1.2 §5.2), or by NULs on every other byte; true with a byte order mark.
     Utf(Utf, bool),
+    /// UTF-16 with a byte order mark, decoded as kubectl decodes it (cli-runtime's
+    /// `FileVisitor` reads every file and standard input through
+    /// `unicode.BOMOverride(unicode.UTF8.NewDecoder())`: a UTF-16 byte order mark switches to
+    /// UTF-16, an unpaired surrogate becomes U+FFFD). The text holds no NUL.
+    Utf16 {
+        utf: Utf,
+        text: String,
+    },
     /// Not text at all: what it looks like ("a PNG image", "binary data").
     Binary(&'static str),
     Nul {
@@ -127,7 +138,9 @@ pub fn read_settings_file(path: &Path) -> Result<String, String> {
             format!("{size} bytes, over the {limit}-byte limit; it was not read")
         }
         ReadFailure::InvalidUtf8 { offset, .. } => format!("not valid UTF-8 (byte {offset})"),
-        ReadFailure::Utf(utf, _) => format!("{} encoded, not UTF-8", utf.family()),
+        ReadFailure::Utf(utf, _) | ReadFailure::Utf16 { utf, .. } => {
+            format!("{} encoded, not UTF-8", utf.family())
+        }
         ReadFailure::Binary(what) => format!("binary ({what}), not text"),
         ReadFailure::Nul { offset, .. } => format!("holds a NUL byte (byte {offset})"),
     })
@@ -160,6 +173,7 @@ pub fn decode(bytes: Vec<u8>) -> Result<String, ReadFailure> {
     // A byte order mark decides; the null patterns of a first ASCII character only when the
     // rest looks like UTF-16/32 too (a text that happens to start `a\0` is a text with a NUL).
     match detect_utf(&bytes) {
+        Some((utf @ (Utf::Utf16Le | Utf::Utf16Be), true)) => return Err(utf16(utf, &bytes)),
         Some((utf, true)) => return Err(ReadFailure::Utf(utf, true)),
         Some((utf, false)) if looks_wide(&bytes, utf) => {
             return Err(ReadFailure::Utf(utf, false));
@@ -195,6 +209,29 @@ pub fn decode(bytes: Vec<u8>) -> Result<String, ReadFailure> {
             })
         }
     }
+}
+
+/// UTF-16 with a byte order mark, decoded as kubectl decodes it ([`ReadFailure::Utf16`]): an
+/// unpaired surrogate or an odd last byte is U+FFFD. A text with a NUL (which go-yaml and
+/// `encoding/json` refuse) stays refused.
+fn utf16(utf: Utf, bytes: &[u8]) -> ReadFailure {
+    let units = bytes
+        .get(2..)
+        .unwrap_or_default()
+        .chunks(2)
+        .map(|p| match p {
+            [a, b] if utf == Utf::Utf16Le => u16::from_le_bytes([*a, *b]),
+            [a, b] => u16::from_be_bytes([*a, *b]),
+            // An odd last byte: no unit, a replacement character.
+            _ => 0xD800,
+        });
+    let text: String = char::decode_utf16(units)
+        .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER))
+        .collect();
+    if text.contains('\0') {
+        return ReadFailure::Utf(utf, true);
+    }
+    ReadFailure::Utf16 { utf, text }
 }
 
 /// How much of a file [`binary_kind`] looks at.
@@ -312,7 +349,9 @@ mod tests {
         match decode(bytes.to_vec()) {
             Ok(_) => "text".into(),
             Err(ReadFailure::Binary(what)) => format!("binary: {what}"),
-            Err(ReadFailure::Utf(utf, _)) => utf.name().to_lowercase(),
+            Err(ReadFailure::Utf(utf, _) | ReadFailure::Utf16 { utf, .. }) => {
+                utf.name().to_lowercase()
+            }
             Err(ReadFailure::Nul { offset, .. }) => format!("nul at {offset}"),
             Err(ReadFailure::InvalidUtf8 { offset, .. }) => format!("utf-8 error at {offset}"),
             Err(e) => format!("{e:?}"),
@@ -379,5 +418,39 @@ mod tests {
         }
         // A UTF-8 text with a NUL after its first character is a text with a NUL.
         assert_eq!(failure(b"a\0: 1\nb: 2\n"), "nul at 1");
+    }
+
+    /// UTF-16 with a byte order mark is decoded as kubectl decodes it; an unpaired surrogate
+    /// and an odd last byte are U+FFFD; a NUL keeps it refused.
+    #[test]
+    fn utf16_with_a_byte_order_mark_is_decoded() {
+        let text = "kind: Pod # 日本語\n";
+        for (bom, be) in [([0xFF, 0xFE], false), ([0xFE, 0xFF], true)] {
+            let mut bytes = bom.to_vec();
+            for u in text.encode_utf16() {
+                bytes.extend(if be { u.to_be_bytes() } else { u.to_le_bytes() });
+            }
+            let mut odd = bytes.clone();
+            odd.push(b'x');
+            match (decode(bytes), decode(odd)) {
+                (
+                    Err(ReadFailure::Utf16 { text: t, .. }),
+                    Err(ReadFailure::Utf16 { text: o, .. }),
+                ) => {
+                    assert_eq!(t, text);
+                    assert_eq!(o, format!("{text}\u{fffd}"));
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        let lone = [0xFF, 0xFE, b'a', 0, 0x00, 0xD8, b'b', 0];
+        assert!(
+            matches!(decode(lone.to_vec()), Err(ReadFailure::Utf16 { text, .. }) if text == "a\u{fffd}b")
+        );
+        let nul = [0xFF, 0xFE, b'a', 0, 0, 0, b'b', 0];
+        assert!(matches!(
+            decode(nul.to_vec()),
+            Err(ReadFailure::Utf(Utf::Utf16Le, true))
+        ));
     }
 }

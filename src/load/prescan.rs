@@ -51,8 +51,9 @@ pub fn is_skippable_kind(kind: &str, group: &str) -> bool {
     SKIPPABLE.iter().any(|(k, g)| *k == kind && *g == group)
 }
 
-/// Byte ranges of the documents of a YAML stream, split at `---` lines (and after `...`).
-/// The markers themselves belong to the document they open.
+/// Byte ranges of the documents of a YAML stream, split at `---` lines as kubectl splits
+/// them (apimachinery's `YAMLReader`). The markers themselves belong to the document they
+/// open.
 pub fn split_documents(text: &str) -> Vec<Range<usize>> {
     let bytes = text.as_bytes();
     let mut out = Vec::new();
@@ -63,10 +64,9 @@ pub fn split_documents(text: &str) -> Vec<Range<usize>> {
     while line < bytes.len() {
         let end = memchr::memchr(b'\n', &bytes[line..]).map_or(bytes.len(), |i| line + i + 1);
         let l = &bytes[line..end];
-        // A marker is `---` followed by a YAML blank (space, tab, line break) or the end.
-        let is_marker = l.starts_with(b"---")
-            && l.get(3)
-                .is_none_or(|c| matches!(c, b' ' | b'\t' | b'\r' | b'\n'));
+        // A marker is any line that starts with `---`, as kubectl's `YAMLReader` cuts
+        // (`super::kubectl`: one followed by more than a comment is its error).
+        let is_marker = super::kubectl::is_separator(l);
         // `---` opens a new document unless only comments came before it; two markers in a
         // row hold an empty document, as the parser sees it.
         if is_marker && (saw_content || saw_marker) {
@@ -144,6 +144,11 @@ pub fn classify(doc: &str, limits: Limits, configured: impl Fn(&str) -> bool) ->
     if escape_in_double_quotes(doc) {
         return Prescan::Build;
     }
+    // A `.inf` or `.nan` anywhere is a value go-yaml cannot turn into JSON, where kubectl
+    // refuses the file: such a document is built, for `yaml-type-mismatch` to see it.
+    if may_hold_non_finite(doc) {
+        return Prescan::Build;
+    }
     let Some(root) = super::fast_yaml::check(doc, limits) else {
         return Prescan::Parse;
     };
@@ -179,6 +184,24 @@ fn escape_in_double_quotes(doc: &str) -> bool {
     false
 }
 
+/// Whether `doc` may hold a plain `.inf` or `.nan` (any case, maybe signed) as a value: a `.`
+/// after a blank or a flow or sign indicator, then `inf` or `nan`, then no word character.
+fn may_hold_non_finite(doc: &str) -> bool {
+    let b = doc.as_bytes();
+    memchr::memchr_iter(b'.', b).any(|i| {
+        let before = i == 0
+            || matches!(
+                b[i - 1],
+                b' ' | b'\t' | b'\n' | b'+' | b'-' | b'[' | b'{' | b',' | b':'
+            );
+        let word = b.get(i + 1..i + 4).unwrap_or_default();
+        let after = b
+            .get(i + 4)
+            .is_none_or(|c| !c.is_ascii_alphanumeric() && *c != b'_');
+        before && after && (word.eq_ignore_ascii_case(b"inf") || word.eq_ignore_ascii_case(b"nan"))
+    })
+}
+
 /// [`classify`] says [`Prescan::Skip`].
 pub fn skippable(doc: &str, limits: Limits, configured: impl Fn(&str) -> bool) -> bool {
     classify(doc, limits, configured) == Prescan::Skip
@@ -187,6 +210,21 @@ pub fn skippable(doc: &str, limits: Limits, configured: impl Fn(&str) -> bool) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn non_finite_values_are_not_skipped() {
+        let cm = |v: &str| {
+            format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: a}}\ndata:\n  x: {v}\n")
+        };
+        for v in [".inf", "-.Inf", "[.NaN]", "+.INF"] {
+            assert!(may_hold_non_finite(&cm(v)), "{v}");
+            assert!(!skippable(&cm(v), Limits::default(), |_| false), "{v}");
+        }
+        for v in ["example.info", "a.nano", "'x'", "3.5"] {
+            assert!(!may_hold_non_finite(&cm(v)), "{v}");
+            assert!(skippable(&cm(v), Limits::default(), |_| false), "{v}");
+        }
+    }
 
     #[test]
     fn splits_and_skips() {

@@ -127,11 +127,29 @@ impl SourceFile {
         let mut offsets: Vec<usize> = offsets.into_iter().collect();
         offsets.sort_unstable();
         offsets.dedup();
+        // The offsets ascend: one sweep of the line starts for all of them (as `position`
+        // finds them, the last line start at or before the offset), not a search each.
+        let mut line_idx = 0usize;
         let positions = offsets
             .into_iter()
             .map(|o| {
-                let p = self.position(o);
-                (pack(o), pack(p.line), pack(p.column))
+                if self.positions.is_some() {
+                    let p = self.position(o);
+                    return (pack(o), pack(p.line), pack(p.column));
+                }
+                let offset = o.min(self.text.len());
+                while self
+                    .line_starts
+                    .get(line_idx + 1)
+                    .is_some_and(|&s| s <= offset)
+                {
+                    line_idx += 1;
+                }
+                let line_start = self.line_starts.get(line_idx).copied().unwrap_or(0);
+                let column = self
+                    .chars_before(offset)
+                    .saturating_sub(self.chars_before(line_start));
+                (pack(o), pack(line_idx + 1), pack(column + 1))
             })
             .collect();
         Arc::new(SourceFile {
@@ -249,6 +267,29 @@ mod tests {
         assert_eq!(f.position(8), Position { line: 2, column: 3 });
         assert_eq!(f.line_text(2), "kéy: v");
         assert_eq!(f.position(1000).line, 3);
+    }
+
+    /// A lite source records, for every offset asked, the position the full one gives (one
+    /// sweep of the lines for all offsets), multi-byte characters and line ends included.
+    #[test]
+    fn lite_positions_are_the_full_ones() {
+        let mut text = String::new();
+        for i in 0..3000 {
+            text.push_str(if i % 7 == 0 {
+                "kéy: välue\r\n"
+            } else {
+                "a: b\n"
+            });
+            if i % 13 == 0 {
+                text.push('\r');
+            }
+        }
+        let f = SourceFile::new("x", text.clone());
+        let offsets: Vec<usize> = (0..text.len() + 5).step_by(3).collect();
+        let lite = f.lite(offsets.iter().rev().copied());
+        for &o in &offsets {
+            assert_eq!(lite.position(o), f.position(o), "offset {o}");
+        }
     }
 
     /// A lone CR is a line break, as a CRLF is one (YAML 1.2 §5.4, go-yaml's scanner).

@@ -133,6 +133,15 @@ impl Node {
         }
     }
 
+    /// A document root that is `null` to kubectl: its JSON is `null` (a plain null scalar, or
+    /// one tagged `!!null`), which cli-runtime's `StreamVisitor` skips as no object.
+    pub fn is_null_document(&self) -> bool {
+        self.is_null()
+            || self
+                .as_scalar()
+                .is_some_and(|s| s.tag.as_deref() == Some("tag:yaml.org,2002:null"))
+    }
+
     pub fn kind_name(&self) -> &'static str {
         match &self.value {
             Value::Scalar(_) => "scalar",
@@ -724,18 +733,27 @@ impl LoadError {
 /// kubectl's go-yaml reads it.
 pub fn parse_at(text: &str, base: usize, limits: Limits) -> Stream {
     let mut stream = parse(text, limits);
-    if base > 0 {
-        for d in &mut stream.documents {
+    stream.shift(base);
+    stream
+}
+
+impl Stream {
+    /// Moves every span and the error by `base` bytes: the stream of a part of a file that
+    /// starts there.
+    fn shift(&mut self, base: usize) {
+        if base == 0 {
+            return;
+        }
+        for d in &mut self.documents {
             d.span = Span::new(d.span.start + base, d.span.end + base);
             if let Some(root) = &mut d.root {
                 root.shift(base);
             }
         }
-        if let Some(e) = &mut stream.error {
+        if let Some(e) = &mut self.error {
             e.shift(base);
         }
     }
-    stream
 }
 
 /// Parses every document of a part of a file that starts at byte `base` of it (spans are
@@ -744,7 +762,7 @@ pub fn parse_at(text: &str, base: usize, limits: Limits) -> Stream {
 ///
 /// kubectl cuts a stream at its `---` lines and decodes each document alone
 /// (`yaml.NewYAMLReader`, then go-yaml per document): so does this, one part at a time, each
-/// read as go-yaml reads it ([`parse_at`]). The alias budget is the file's: what one part
+/// read as kubectl reads it ([`parse_chunk`]). The alias budget is the file's: what one part
 /// spends, the next has less of.
 pub fn parse_each(
     text: &str,
@@ -754,7 +772,15 @@ pub fn parse_each(
 ) -> Outcome {
     let mut outcome = Outcome::default();
     let mut index = 0usize;
-    for range in super::prescan::split_documents(text) {
+    for piece in super::kubectl::Pieces::new(text) {
+        let range = match piece {
+            Ok(range) => range,
+            Err(mut e) => {
+                e.shift(base);
+                outcome.error = Some(e);
+                return outcome;
+            }
+        };
         let part = Limits {
             max_alias_nodes: limits.max_alias_nodes.saturating_sub(outcome.alias_nodes),
             ..limits
@@ -762,7 +788,7 @@ pub fn parse_each(
         let Some(chunk) = text.get(range.clone()) else {
             continue;
         };
-        let stream = parse_at(chunk, base + range.start, part);
+        let stream = parse_chunk(chunk, base + range.start, part);
         outcome.alias_nodes = outcome.alias_nodes.saturating_add(stream.alias_nodes);
         for mut d in stream.documents {
             d.index = index;
@@ -796,7 +822,16 @@ fn strict_stream(text: &str, limits: Limits) -> Stream {
 
 /// Parses every document of `text`, as kubectl's go-yaml reads them (see [`super::goyaml`]).
 pub fn parse(text: &str, limits: Limits) -> Stream {
-    super::goyaml::parse(text, &|t| parse_relaxed(t, limits))
+    super::goyaml::parse(text, &|t| parse_relaxed(t, limits), false)
+}
+
+/// Reads one piece of a stream as kubectl cuts them ([`super::kubectl::Pieces`]), that
+/// starts at byte `base` of its file (spans are file offsets): its first document as
+/// go-yaml's `Unmarshal` reads it, and nothing after it (see [`super::kubectl`]).
+pub fn parse_chunk(chunk: &str, base: usize, limits: Limits) -> Stream {
+    let mut stream = super::goyaml::parse(chunk, &|t| parse_relaxed(t, limits), true);
+    stream.shift(base);
+    stream
 }
 
 /// Parses every document of `text`, where saphyr refuses what go-yaml (libyaml's scanner)
@@ -806,8 +841,10 @@ pub fn parse(text: &str, limits: Limits) -> Stream {
 /// - the closing `]` or `}` of a multi-line flow collection may sit at any indentation, even
 ///   at its key's (saphyr: "invalid indentation"): it is moved to the end of the line before;
 /// - so may the continuation lines of a multi-line quoted scalar (saphyr: "invalid
-///   indentation in quoted scalar"): its line breaks become spaces, and its text is folded
-///   from the original as go-yaml folds it (`goyaml::join_quoted_lines`);
+///   indentation in quoted scalar"), and a double-quoted scalar may hold go-yaml's `\'`
+///   escape (saphyr: "unknown escape character"): its line breaks become spaces and its `\'`
+///   `\"`, and its text is read from the original as go-yaml reads it
+///   (`goyaml::mend_quoted`);
 /// - a tab after a mapping key's `:` (saphyr: "':' must be followed by a valid YAML
 ///   whitespace"): go-yaml's `yaml_parser_scan_to_next_token` skips tabs where a simple key is
 ///   not allowed, as after a key's `:`: it becomes a space;
@@ -827,6 +864,7 @@ fn parse_relaxed(text: &str, limits: Limits) -> Stream {
     // Most errors are none of these: no copy of the text for them.
     let mendable = [
         "invalid indentation",
+        "unknown escape character",
         "must be followed by a valid YAML whitespace",
         "comments must be separated from other tokens",
         "tab cannot be used as indentation",
@@ -878,7 +916,7 @@ struct Mended {
     /// Tabs made spaces at the start of a line, which must be a quoted scalar's.
     indents: Vec<usize>,
     /// Quoted scalars whose line breaks were made spaces: their start and original text
-    /// (see `goyaml::join_quoted_lines`).
+    /// (see `goyaml::mend_quoted`).
     quoted: Vec<(usize, String)>,
 }
 
@@ -986,8 +1024,10 @@ fn scalar_places(stream: &Stream) -> (Vec<Span>, Vec<usize>) {
 /// Mends the text where saphyr refused it at `at` for `why` (see [`parse_relaxed`]); false
 /// when this is not a place go-yaml accepts.
 fn relax(text: &mut String, at: usize, why: &str, mended: &mut Mended) -> bool {
-    if why.contains("invalid indentation in quoted scalar") {
-        super::goyaml::join_quoted_lines(text, at, &mut mended.quoted)
+    if why.contains("invalid indentation in quoted scalar")
+        || why.contains("unknown escape character")
+    {
+        super::goyaml::mend_quoted(text, at, &mut mended.quoted)
     } else if why.contains("invalid indentation") {
         move_flow_closer(text, at)
     } else if why.contains("must be followed by a valid YAML whitespace") {

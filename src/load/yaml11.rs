@@ -25,6 +25,13 @@ pub enum Resolved {
 }
 
 impl Resolved {
+    pub fn as_bool(&self) -> Option<bool> {
+        match *self {
+            Resolved::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+
     pub fn as_i64(&self) -> Option<i64> {
         match *self {
             Resolved::Int(i) => Some(i),

@@ -1,18 +1,25 @@
 //! Model: the Kubernetes objects of a document, with their pod specs, tolerations, node
 //! selection and taints located in the YAML tree. Nothing here judges; rules do.
 //!
-//! One table (`pod_spec_path`) maps each workload kind to its pod spec; custom resources are
-//! searched generically for scheduling fields, never inside a CRD's schema, a ConfigMap's or
-//! Secret's data, or annotations.
+//! One table (`pod_spec_path`) maps each workload kind to its pod spec. The kinds whose pods
+//! an operator makes are read as the operator reads them: those of the config's
+//! `workload-kinds:`, then the catalogue of `operators` (each pod role's placement where the
+//! operator keeps it, see `roles`). Other custom resources are searched generically for
+//! scheduling fields, never inside a CRD's schema, a ConfigMap's or Secret's data, or
+//! annotations.
 
+pub mod operators;
+pub mod roles;
 pub mod scheduling;
-mod templates;
 
 use crate::diagnostic::ObjectId;
 use crate::load::yaml::{Document, Node, Value};
 use crate::settings::WorkloadKind;
 
-pub use scheduling::{Field, PodSpec, Taint, TaintList, TaintOrigin, TaintRef, Tol, Toleration};
+pub use scheduling::{
+    Field, Need, Part, PodCount, PodSpec, Role, Selector, SelectorShape, Synth, Taint, TaintList,
+    TaintOrigin, TaintRef, Tol, Toleration, Typed, Written,
+};
 
 /// How the API server treats an object's scheduling fields.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -215,16 +222,14 @@ fn build_object<'a>(node: &'a Node, doc_path: String, kinds: &[WorkloadKind]) ->
         if let Some(sched) = node.get("scheduling") {
             pod_specs.push(PodSpec::new(sched, "scheduling".to_string(), true));
         }
-    } else if let Some(wk) = kinds
-        .iter()
-        .find(|k| k.kind == kind && (k.api_version.is_empty() || k.api_version == api_version))
-    {
-        // A configured custom kind: its pod spec is where the config says.
+    } else if let Some(wk) = kinds.iter().find(|k| k.matches(kind, api_version)) {
+        // A configured kind: its pods are where the config says.
         schema = Schema::Custom;
-        let path: Vec<&str> = wk.pod_spec.iter().map(String::as_str).collect();
-        if let Some(spec) = node.path(&path) {
-            pod_specs.push(PodSpec::new(spec, wk.pod_spec.join("."), false));
-        }
+        pod_specs = roles::pod_specs(node, wk, None);
+    } else if let Some(op) = operators::find(kind, api_version) {
+        // A kind of the catalogue: each pod role as its operator makes it.
+        schema = Schema::Custom;
+        pod_specs = roles::pod_specs(node, &op.kind, op.synth);
     } else if is_opaque(kind, group) || crate::load::prescan::is_skippable_kind(kind, group) {
         // Fixed schemas without scheduling fields: nothing to look for (and the fast path
         // does not even parse them).
@@ -232,16 +237,6 @@ fn build_object<'a>(node: &'a Node, doc_path: String, kinds: &[WorkloadKind]) ->
     } else {
         schema = Schema::Custom;
         search_custom(node, String::new(), &mut pod_specs, 0);
-        // The pod templates of the kinds Kueue integrates, scheduling fields or not.
-        let found = pod_specs.len();
-        for (path, spec) in templates::pod_templates(node, kind, group) {
-            if !pod_specs[..found].iter().any(|p| p.path == path) {
-                pod_specs.push(PodSpec::new(spec, path, false));
-            }
-        }
-        if pod_specs.len() > found {
-            pod_specs.sort_by_key(|p| p.node.span.start);
-        }
         taints.extend(infra_taints(node, kind, group));
     }
     Object {

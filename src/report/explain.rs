@@ -157,16 +157,9 @@ fn terraform_pools(outcome: &Outcome, s: &mut String) {
 const GROUP_OVER: usize = 8;
 
 /// The workload as `--workload` names it: `Kind/namespace/name`, or `Kind/name` when it has no
-/// namespace (escaped for the terminal).
+/// namespace, then an operator's pod role (`Kafka/ns/c broker pods`), escaped for the terminal.
 fn describe(w: &Workload) -> String {
-    let id = &w.object;
-    let mut s = format!("{}/", id.kind);
-    if let Some(ns) = &id.namespace {
-        s.push_str(ns);
-        s.push('/');
-    }
-    s.push_str(id.name.as_deref().unwrap_or("<unnamed>"));
-    crate::util::text::escape(&s).into_owned()
+    w.title_with('/')
 }
 
 /// Which workloads the user means: `--workload KIND/NS/NAME`, `--at FILE:LINE`, or the only
@@ -403,7 +396,9 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
         } else {
             n < w.tolerations.len()
         };
-        let from = if own {
+        let from = if own && !t.written() {
+            "added by the operator".to_string()
+        } else if own {
             let p = w.source.position(t.span.start);
             format!("{}:{}", w.source.name, p.line)
         } else if let Some(plugin) = added_by(w, t) {
@@ -507,6 +502,13 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
         );
     }
 
+    if !w.operator_notes.is_empty() {
+        let _ = writeln!(s, "\nSet by the operator:");
+        for note in &w.operator_notes {
+            let _ = writeln!(s, "  {}", crate::util::text::escape(note));
+        }
+    }
+
     pod_to_pod(outcome, i, s);
     super::explain_kueue::section(&outcome.kueue, w, gate, s);
 
@@ -519,22 +521,69 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
         return;
     }
     let verdicts = &outcome.eval.fits[i];
-    let fits: Vec<Vec<Reason>> = pools.iter().map(|p| verdicts.reasons(w, p)).collect();
+    // Every failing filter of each pool, in the scheduler's order (NodeUnschedulable,
+    // TaintToleration, NodeAffinity: the default profile's Filter plugins,
+    // kubernetes/kubernetes pkg/scheduler/apis/config/v1/default_plugins.go).
+    let fits: Vec<Vec<Reason>> = pools
+        .iter()
+        .map(|p| {
+            let mut r = verdicts.reasons(w, p);
+            r.sort_by_key(|r| match r {
+                Reason::Unschedulable => 0,
+                Reason::Taint(_) => 1,
+                Reason::Selector => 2,
+            });
+            r
+        })
+        .collect();
     // A pod no pool admits: the pool it is meant for comes first, with the edit that lets it
     // in; with many rejecting pools, the others are grouped by their first reason.
     let miss = crate::analysis::judgements::near_miss::near_miss(&outcome.inventory, w, verdicts);
     // Pools with one name (the same NodePool in two files) are alternatives: each name counts
     // and is listed once, by its first pool (the intended one, for its name), as `check`
     // counts them.
+    // A name is open to the pod when any of its pools is: that pool stands for it.
     let mut titles = std::collections::HashSet::new();
     let mut order: Vec<usize> = miss.iter().map(|m| m.pool).collect();
+    order.extend((0..pools.len()).filter(|&p| fits[p].is_empty()));
     order.extend(0..pools.len());
     order.retain(|&p| titles.insert(pools[p].title()));
+    if let Some((_, rest)) = order.split_first_mut().filter(|_| miss.is_some()) {
+        rest.sort_unstable();
+    } else {
+        order.sort_unstable();
+    }
     let ok = order.iter().filter(|&&p| fits[p].is_empty()).count();
     if let Some(line) = cluster_line(&outcome.inventory, &w.source.name) {
         let _ = writeln!(s, "\nCluster: {line}");
     }
+    // A topology label its hard spread or pod affinity needs that no node carries turns it
+    // away from the pools its taints and selector admit too (as `check` says).
+    let topology = (ok > 0)
+        .then(|| crate::analysis::judgements::spread::missing_topology(&outcome.inventory, w))
+        .flatten();
+    let ok = if topology.is_some() { 0 } else { ok };
+    // Admitted only by pools that stand for groups the files do not show, while the shown
+    // pools of a cluster the files define own a label key whose value the pod misses: as
+    // `check` judges it (unschedulable-workload), no pool can run it.
+    let inventory = &outcome.inventory;
+    let unseen_only = ok > 0
+        && (inventory.closed() || inventory.cluster_of(&w.source.name).is_some())
+        && crate::analysis::judgements::evidence::only_unknown_groups_admit(inventory, verdicts)
+        && crate::analysis::judgements::evidence::owned_miss(inventory, w).is_some();
+    let ok = if unseen_only { 0 } else { ok };
     let _ = writeln!(s, "\nNode pools: {ok} of {} can run this pod", order.len());
+    if unseen_only {
+        let _ = writeln!(
+            s,
+            "  (only pools standing for node groups the files do not show admit it, and the pools shown own a label it asks another value of)"
+        );
+    }
+    if ok == 0
+        && let Some(why) = check_is_silent(outcome, i)
+    {
+        let _ = writeln!(s, "  (`check` does not report this: {why})");
+    }
     if let Some(m) = &miss
         && let Some(d) = crate::analysis::judgements::near_miss::describe(&outcome.inventory, w, m)
     {
@@ -555,18 +604,32 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
                 .find(|r| matches!(r, Reason::Unschedulable))
                 .or_else(|| reasons.iter().find(|r| matches!(r, Reason::Taint(_))))
                 .or_else(|| reasons.first());
+            // The later failing filters are named with the pool.
+            let also = if !matches!(first, Some(Reason::Selector) | None)
+                && reasons.contains(&Reason::Selector)
+            {
+                "; also didn't match Pod's node affinity/selector"
+            } else {
+                ""
+            };
             let (why, name) = match first {
                 Some(Reason::Taint(t)) => (
                     "node(s) had an untolerated taint",
                     format!(
-                        "{} ({})",
+                        "{} ({}{also})",
                         pool.title(),
                         pool.taints
                             .get(*t)
                             .map_or(String::new(), |pt| pt.taint.scheduler_form())
                     ),
                 ),
-                Some(Reason::Unschedulable) => ("node(s) were unschedulable", pool.title()),
+                Some(Reason::Unschedulable) if also.is_empty() => {
+                    ("node(s) were unschedulable", pool.title())
+                }
+                Some(Reason::Unschedulable) => (
+                    "node(s) were unschedulable",
+                    format!("{} ({})", pool.title(), &also[2..]),
+                ),
                 _ if w.selects_by_spread_only() => (
                     "node(s) didn't match pod topology spread constraints (missing required label)",
                     pool.title(),
@@ -584,12 +647,19 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
             }
             continue;
         }
-        let mark = if reasons.is_empty() { "✓" } else { "✗" };
+        let mark = if reasons.is_empty() && topology.is_none() {
+            "✓"
+        } else {
+            "✗"
+        };
         let at = outcome.inventory.loc(&pool.loc).map_or(String::new(), |l| {
             let p = l.source.position(l.span.start);
             format!(" — {}:{}", l.source.name, p.line)
         });
         let _ = writeln!(s, "  {mark} {}{at}", pool.title());
+        if let Some(t) = topology.as_ref().filter(|_| reasons.is_empty()) {
+            let _ = writeln!(s, "      node(s) {} — no node has `{}`", t.reason, t.key);
+        }
         for r in reasons {
             let _ = writeln!(
                 s,
@@ -652,6 +722,38 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
     ] {
         let taint = TaintSpec::new(key, "", "NoExecute");
         let _ = writeln!(s, "  {key}:NoExecute — {}", eviction(&tols, &taint, gate));
+    }
+}
+
+/// Why `check` says nothing of a pod no pool admits, when it says nothing: the same tests
+/// `unschedulable-workload` makes before it speaks.
+fn check_is_silent(outcome: &Outcome, i: usize) -> Option<String> {
+    let w = &outcome.workloads[i];
+    if w.node_name.is_some() {
+        return Some("`nodeName` binds the pod without the scheduler".to_string());
+    }
+    if let Some(r) = w.admission.as_ref().and_then(|a| a.rejection.as_ref()) {
+        return Some(format!(
+            "the {} admission plugin rejects it (`admission-rejected`), so no pod is scheduled",
+            r.plugin
+        ));
+    }
+    let inventory = &outcome.inventory;
+    if inventory.closed() {
+        return None;
+    }
+    match crate::analysis::judgements::evidence::aim(inventory, w, &outcome.eval.fits[i]) {
+        // In a cluster the files define, a value of a key its pools own is judged anyway.
+        crate::analysis::judgements::evidence::Aim::Elsewhere
+            if crate::analysis::judgements::evidence::owned_miss(inventory, w).is_some() =>
+        {
+            None
+        }
+        crate::analysis::judgements::evidence::Aim::Elsewhere => Some(format!(
+            "the pools found in the linted files ({}) are not the whole cluster, and this pod's node selection does not aim at them, so it may be meant for nodes described elsewhere; declare the cluster's pools with `--inventory` to judge it",
+            inventory.found_in()
+        )),
+        _ => None,
     }
 }
 

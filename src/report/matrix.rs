@@ -145,16 +145,7 @@ fn workload_names(o: &Outcome) -> Vec<String> {
 }
 
 fn workload_name(o: &Outcome, i: usize) -> String {
-    let id = &o.workloads[i].object;
-    let mut s = format!("{}/", id.kind);
-    if let Some(ns) = &id.namespace {
-        s.push_str(&crate::util::text::escape(ns));
-        s.push('/');
-    }
-    s.push_str(&crate::util::text::escape(
-        id.name.as_deref().unwrap_or("<unnamed>"),
-    ));
-    s
+    o.workloads[i].title()
 }
 
 fn cell(pool: &Pool, reasons: &[Reason]) -> String {
@@ -260,6 +251,13 @@ fn json(o: &Outcome, kueue: Option<&[String]>) -> String {
                 entry.as_object_mut(),
             ) {
                 map.insert("kueue".to_string(), json!(cell));
+            }
+            // An operator's pod role (`kafka`, `nodeSet masters`).
+            if let (Some(role), Some(map)) = (
+                w.role.as_deref().filter(|r| !r.is_empty()),
+                entry.as_object_mut(),
+            ) {
+                map.insert("role".to_string(), json!(role));
             }
             entry
         })

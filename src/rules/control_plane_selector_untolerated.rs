@@ -29,8 +29,7 @@ const ROLE_LABELS: &[&str] = &[
 /// Where the spec requires a control-plane role label: the nodeSelector key or the affinity
 /// expression's key (an `In`/`Exists` requirement; `NotIn`/`DoesNotExist` keep pods away).
 fn selects_control_plane<'a>(spec: &PodSpec<'a>) -> Option<(&'a Node, &'a str)> {
-    let selector = spec.node_selector.and_then(|f| f.value.as_map());
-    for (k, _) in selector.unwrap_or_default() {
+    for (k, _) in spec.selector_entries() {
         if let Some(key) = k.text().filter(|k| ROLE_LABELS.contains(k)) {
             return Some((k, key));
         }
@@ -63,14 +62,23 @@ fn selects_control_plane<'a>(spec: &PodSpec<'a>) -> Option<(&'a Node, &'a str)> 
     found
 }
 
-/// Does some toleration of the spec tolerate a control-plane NoSchedule taint?
+/// Does some toleration of the spec (or of its operator's) tolerate a control-plane
+/// NoSchedule taint?
 fn tolerates_control_plane(spec: &PodSpec<'_>) -> bool {
-    spec.tolerations.iter().any(|t| {
-        let key_ok = t.key().is_empty() && t.operator() == "Exists"
-            || ROLE_LABELS.contains(&t.key())
-                && (t.operator() == "Exists" || t.value().is_empty());
-        key_ok && matches!(t.effect(), "" | "NoSchedule")
-    }) || tolerates_own_control_plane_taint(spec)
+    let ok = |key: &str, operator: &str, value: &str, effect: &str| {
+        let key_ok = key.is_empty() && operator == "Exists"
+            || ROLE_LABELS.contains(&key) && (operator == "Exists" || value.is_empty());
+        key_ok && matches!(effect, "" | "NoSchedule")
+    };
+    spec.tolerations
+        .iter()
+        .any(|t| ok(t.key(), t.operator(), t.value(), t.effect()))
+        || spec
+            .synth
+            .iter()
+            .flat_map(|s| &s.tolerations)
+            .any(|t| ok(&t.key, &t.operator, &t.value, &t.effect))
+        || tolerates_own_control_plane_taint(spec)
 }
 
 /// Does the spec tolerate a control-plane taint of some distribution's own (OpenStack Magnum

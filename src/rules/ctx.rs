@@ -16,12 +16,14 @@ pub struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    /// The server's message for a field error at `path`, when the server validates this
-    /// object (a built-in kind); `None` for custom resources.
-    pub fn api(&self, text: impl FnOnce() -> String) -> Option<String> {
+    /// `f` with the server's answer `text` (which names the field by this object's own path):
+    /// a built-in kind's `api_error`; for a custom resource the server answers for the pods its
+    /// operator makes, not for the resource, so the answer is a help line saying so, the
+    /// resource's field path in it (`spec.nodePlacement.tolerations[0].effect: …`).
+    pub fn with_api(&self, f: Finding, text: impl FnOnce() -> String) -> Finding {
         match &self.object.schema {
-            Schema::Builtin { .. } => Some(text()),
-            Schema::Custom => None,
+            Schema::Builtin { .. } => f.api_error(text()),
+            Schema::Custom => f.help_line(format!("{}: {}", self.rejected_by(), text())),
         }
     }
 
@@ -61,9 +63,7 @@ impl Ctx<'_> {
         self.object.pod_specs.iter().any(|s| {
             s.host_network
                 || matches!(
-                    s.node
-                        .get("priorityClassName")
-                        .and_then(crate::load::yaml::Node::text),
+                    s.priority_class_name(),
                     Some("system-node-critical" | "system-cluster-critical")
                 )
         })
@@ -85,16 +85,29 @@ impl Ctx<'_> {
 
 pub type CheckFn = fn(&Ctx<'_>, &mut Vec<Finding>);
 
-/// Reports `f`, with the server's message from `api` when the server validates this object.
+/// Reports `f` with the server's message from `api`: its `api_error` when the server validates
+/// this object (a built-in kind, see [`Ctx::with_api`]).
 pub(crate) fn push(
     ctx: &Ctx<'_>,
     out: &mut Vec<Finding>,
     f: Finding,
     api: impl FnOnce() -> String,
 ) {
-    out.push(match ctx.api(api) {
-        Some(a) => f.api_error(a),
-        None => f,
+    out.push(ctx.with_api(f, api));
+}
+
+/// Reports `f`, with the server's message from `api` as its `api_error` when the server
+/// validates this object, nothing more for a custom resource: for fields that are not a pod's
+/// (a node pool's taints), which no operator turns into pods.
+pub(crate) fn push_server_only(
+    ctx: &Ctx<'_>,
+    out: &mut Vec<Finding>,
+    f: Finding,
+    api: impl FnOnce() -> String,
+) {
+    out.push(match &ctx.object.schema {
+        Schema::Builtin { .. } => f.api_error(api()),
+        Schema::Custom => f,
     });
 }
 

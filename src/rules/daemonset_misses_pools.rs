@@ -36,8 +36,13 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         if missed_count == 0 {
             continue;
         }
+        // An operator's node agent is named: its kind is no DaemonSet.
+        let what = match w.role.as_deref() {
+            Some(_) => format!("{} (one per node)", w.title()),
+            None => "DaemonSet".to_string(),
+        };
         let mut f = META.finding(format!(
-                "DaemonSet runs on {}/{} node pools; not on: {}",
+                "{what} runs on {}/{} node pools; not on: {}",
                 total - missed_count,
                 total,
                 if missed_count > missed.len() {

@@ -157,6 +157,17 @@ static AFFINITY_CUSTOM: Struct = Struct {
     closed: false,
 };
 
+/// A list of tolerations.
+const TOLERATIONS: Ty = Ty::List(&Ty::Struct(&TOLERATION), "[]v1.Toleration");
+
+/// A `metav1.LabelSelector` an operator reads as a node selector (`matchExpressions` are not
+/// modelled).
+static LABEL_SELECTOR: Struct = Struct {
+    name: "LabelSelector",
+    fields: &[("matchLabels", Ty::StrMap), ("matchExpressions", Ty::Any)],
+    closed: true,
+};
+
 static POD_SPEC_CUSTOM: Struct = Struct {
     name: "PodSpec",
     fields: &[
@@ -456,6 +467,73 @@ pub(crate) fn collection_word(node: &Node) -> &'static str {
     }
 }
 
+/// The values of a whole object that go-yaml cannot turn into JSON, wherever they are: a
+/// non-finite float (`json: unsupported value: +Inf`) or a tag that does not fit its text
+/// (`cannot decode !!str \`abc\` as a !!int`). kubectl refuses the file there, whatever the
+/// field, so these are looked for in every field, not only the scheduling ones.
+pub(crate) fn undecodable(node: &Node) -> Vec<Problem<'_>> {
+    /// A step of the path to a node: a mapping key or a sequence index (rendered only for a
+    /// problem: most nodes have none).
+    enum Step<'a> {
+        Key(&'a str),
+        Index(usize),
+    }
+    fn render(steps: &[Step<'_>]) -> String {
+        let mut path = String::new();
+        for s in steps {
+            match s {
+                Step::Key(k) => path = join(&path, k),
+                Step::Index(i) => path = format!("{path}[{i}]"),
+            }
+        }
+        path
+    }
+    fn visit<'a>(node: &'a Node, steps: &mut Vec<Step<'a>>, out: &mut Vec<Problem<'a>>) {
+        match &node.value {
+            Value::Scalar(s) => {
+                // Only a tag or a plain `.inf`/`.nan` can be one: no resolution for the rest.
+                let maybe = s.tag.is_some()
+                    || (s.style == crate::load::yaml::Style::Plain
+                        && matches!(s.text.as_bytes().first(), Some(b'.' | b'+' | b'-')));
+                if !maybe {
+                    return;
+                }
+                match resolve(node) {
+                    Resolved::NonFinite(what) => out.push(Problem::NonFinite {
+                        node,
+                        path: render(steps),
+                        what,
+                    }),
+                    Resolved::BadTag(tag) => out.push(Problem::BadTag {
+                        node,
+                        path: render(steps),
+                        tag,
+                    }),
+                    _ => {}
+                }
+            }
+            Value::Seq(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    steps.push(Step::Index(i));
+                    visit(item, steps, out);
+                    steps.pop();
+                }
+            }
+            Value::Map(entries) => {
+                for (k, v) in entries {
+                    visit(k, steps, out);
+                    steps.push(Step::Key(k.text().unwrap_or("?")));
+                    visit(v, steps, out);
+                    steps.pop();
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    visit(node, &mut Vec::new(), &mut out);
+    out
+}
+
 /// Walks the typed scheduling subtrees of an object.
 pub(crate) fn walk<'a>(object: &'a Object<'a>) -> Vec<Problem<'a>> {
     let mut w = Walk {
@@ -472,21 +550,36 @@ pub(crate) fn walk<'a>(object: &'a Object<'a>) -> Vec<Problem<'a>> {
             }
         }
         _ => {
+            use crate::model::Typed;
             for spec in &object.pod_specs {
-                let s: &'static Struct = if !spec.builtin {
-                    &POD_SPEC_CUSTOM
-                } else if spec.path == "scheduling" {
-                    &SCHEDULING
-                } else {
-                    &POD_SPEC
-                };
-                // Go's dotted path drops list indices.
-                let dotted = strip_indices(&spec.path);
-                let at = At::Root {
-                    path: &spec.path,
-                    dotted: &dotted,
-                };
-                w.fields(spec.node, s, at);
+                for written in &spec.written {
+                    let part = &written.part;
+                    // Go's dotted path drops list indices.
+                    let dotted = strip_indices(&part.path);
+                    let at = At::Root {
+                        path: &part.path,
+                        dotted: &dotted,
+                    };
+                    let whole = match written.typed {
+                        Typed::PodSpec | Typed::OperatorPodSpec => Some(&POD_SPEC),
+                        Typed::CustomPodSpec => Some(&POD_SPEC_CUSTOM),
+                        Typed::Scheduling => Some(&SCHEDULING),
+                        _ => None,
+                    };
+                    if let Some(s) = whole {
+                        w.fields(part.value, s, at);
+                        continue;
+                    }
+                    let ty = match written.typed {
+                        Typed::Tolerations => TOLERATIONS,
+                        Typed::NodeSelector => Ty::StrMap,
+                        Typed::LabelSelector => Ty::Struct(&LABEL_SELECTOR),
+                        Typed::Affinity => Ty::Struct(&AFFINITY),
+                        Typed::NodeAffinity => Ty::Struct(&NODE_AFFINITY),
+                        _ => continue,
+                    };
+                    w.value((Some(part.key), part.value), ty, "PodSpec", at, at);
+                }
             }
         }
     }
@@ -539,13 +632,18 @@ pub(crate) fn decode_prefix(object: &Object<'_>) -> String {
     )
 }
 
-pub(crate) fn describe(r: &Resolved, text: &str) -> String {
+/// What a value is, in words: as YAML 1.1 reads it, or in a JSON stream (`json`) as JSON.
+pub(crate) fn describe(r: &Resolved, text: &str, json: bool) -> String {
+    let reads = if json {
+        format!("`{text}` is")
+    } else {
+        format!("YAML 1.1 reads `{text}` as")
+    };
     match r {
-        Resolved::Bool(b) => format!("YAML 1.1 reads `{text}` as the boolean {b}"),
-        Resolved::Int(_) | Resolved::Uint(_) | Resolved::Float(_) => format!(
-            "YAML 1.1 reads `{text}` as the number {}",
-            r.json_number().unwrap_or_default()
-        ),
+        Resolved::Bool(b) => format!("{reads} the boolean {b}"),
+        Resolved::Int(_) | Resolved::Uint(_) | Resolved::Float(_) => {
+            format!("{reads} the number {}", r.json_number().unwrap_or_default())
+        }
         Resolved::Str => format!("`{text}` is a string"),
         Resolved::Collection => "this is a collection".to_string(),
         _ => format!("`{text}` is not a string"),

@@ -113,7 +113,9 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     }
     for spec in &ctx.object.pod_specs {
         // A patch's base may select the nodes.
+        // An operator's node agent runs on every node it may, as a DaemonSet does.
         if is_node_agent_path(&spec.path)
+            || spec.per_node()
             || spec.is_pinned()
             || runs_anywhere(spec)
             || spec.is_fragment()
@@ -128,7 +130,14 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         // Once per spec, not per toleration.
         let preferred: std::collections::HashSet<&str> =
             spec.preferred_keys().into_iter().collect();
+        // A toleration repeated word for word is one door, said once (the copies are
+        // `shadowed-toleration`'s): a list of 250,000 copies is one finding here, not 250,000.
+        let mut said = std::collections::HashSet::new();
+        let avoided: std::collections::HashSet<&str> = spec.avoided_keys().into_iter().collect();
         for tol in &spec.tolerations {
+            if !said.insert((tol.key(), tol.operator(), tol.value(), tol.effect())) {
+                continue;
+            }
             let key = tol.key();
             // What found pools must have to take this over: the taint this toleration
             // tolerates (`key=value` for `Equal`), not merely its key — `dedicated=kafka` on
@@ -165,6 +174,13 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             } else {
                 format!("`{}`", spec.path)
             };
+            // An operator's pods are pinned where the operator reads node selection: a pod's
+            // nodeSelector map there only when it reads one beside the tolerations.
+            let selector = if spec.role.is_some() && !spec.selector_here {
+                format!("required node affinity `{{key: {key}, operator: Exists}}` (or the node selector the operator reads)")
+            } else {
+                selector
+            };
             // The documented "prefer these nodes" pattern: tolerate the taint and prefer the
             // nodes with preferred node affinity on the same key. Deliberate; worth knowing.
             if preferred.contains(key) {
@@ -182,6 +198,29 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                     .help(format!(
                         "deliberate soft placement is fine; if the pod must run only on those nodes, use required node affinity or {selector} instead"
                     ))
+                    .field(tol.path.clone())
+                    .taint_key(&evidence),
+                );
+                continue;
+            }
+            // Tolerating the taint while preferring to avoid those nodes (`NotIn`,
+            // `DoesNotExist` on the key): a pod allowed to spill there when the others are
+            // full. Deliberate; worth knowing.
+            if avoided.contains(key) {
+                out.push(
+                    META.finding_at(
+                        Severity::Info,
+                        format!(
+                            "tolerates the `{key}` taint while its preferred node affinity avoids nodes labelled `{key}`: it may spill onto those nodes when others are full"
+                        ),
+                    )
+                    .primary(
+                        tol.key.map_or(tol.span(), |k| k.entry_span()),
+                        "allowed to spill",
+                    )
+                    .help(
+                        "deliberate spill-over is fine; if the pod must never run on those nodes, remove the toleration".to_string(),
+                    )
                     .field(tol.path.clone())
                     .taint_key(&evidence),
                 );
@@ -206,9 +245,6 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     }
 }
 
-/// Can two pools be nodes of one cluster, as far as their Terraform root modules say? Pools of
-/// two different root modules are made by two `terraform apply`s: as found pools, they are not
-/// evidence of one cluster. Pools not from Terraform (or not both) may be.
 /// The Terraform root modules of the pools a toleration matches, for asking in one lookup
 /// whether another pool is of the same `terraform apply` (a pool read from no Terraform is of
 /// every root).
@@ -270,7 +306,9 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         // The keys of its preferred node affinity, looked up per toleration.
         let preferred: std::collections::HashSet<&str> =
             w.preferred.iter().map(|k| &**k).collect();
-        for t in &w.tolerations {
+        let avoided: std::collections::HashSet<&str> = w.avoided.iter().map(|k| &**k).collect();
+        let mut said = std::collections::HashSet::new();
+        for t in w.tolerations.iter().filter(|t| t.written()) {
             if t.key.is_empty()
                 || is_exempt(&t.key)
                 || is_configured_exempt(&t.key, &ctx.settings.dedicated_exempt_keys)
@@ -283,6 +321,10 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                 .iter()
                 .map(|x| format!("{}:{x}", x.len()))
                 .collect::<String>();
+            // A toleration repeated word for word is said once (as in the heuristic).
+            if !said.insert(key.clone()) {
+                continue;
+            }
             let answer = ctx.eval.memo.get_or(META.name, fits, &key, || {
                 // Pools with a taint this toleration tolerates: only those with its key (and
                 // its value, for `Equal`); a pool's taints of one key are listed together.
@@ -301,7 +343,12 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                         tainted.push((p, ti));
                     }
                 }
-                let &(dp, dt) = tainted.first()?;
+                // A pool with several taints is open to the pod only if it tolerates all of
+                // them (TaintToleration Filter, kubernetes/kubernetes
+                // pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go): the
+                // dedicated pools are those of the tainted ones the pod can enter. When it
+                // can enter none, the toleration lets it nowhere and nothing needs pinning.
+                let &(dp, dt) = tainted.iter().find(|&&(p, _)| fits.admits(p))?;
                 let roots = TaintedRoots::of(tainted.iter().map(|&(q, _)| &*pools[q]));
                 let tainted_pools: std::collections::HashSet<usize> =
                     tainted.iter().map(|(p, _)| *p).collect();
@@ -385,6 +432,10 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             // Soft placement: preferred node affinity on the taint's key or on a label of the
             // dedicated pool.
             let soft = preferred.contains(&*t.key) || labels.iter().any(|(l, _)| preferred.contains(&**l));
+            // Avoidance: preferred `NotIn`/`DoesNotExist` on the taint's key or a label of the
+            // dedicated pool (and no attraction to it).
+            let avoids = !soft
+                && (avoided.contains(&*t.key) || labels.iter().any(|(l, _)| avoided.contains(&**l)));
             let help = match &label {
                 Some((k, v)) => format!(
                     "to keep the pod on {there}, add `nodeSelector: {{{}}}` (or the equivalent required node affinity)",
@@ -401,7 +452,21 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                     vec![crate::fix::insert_node_selector(&w.source, &slot, k, v)],
                 )
             });
-            let mut f = if soft {
+            let mut f = if avoids {
+                META.finding_at(
+                    Severity::Info,
+                    format!(
+                        "tolerates taint `{}` of {} while its preferred node affinity avoids those nodes: it runs on {} first and may spill there",
+                        taint.taint.display(),
+                        dedicated.title(),
+                        elsewhere.join(", ")
+                    ),
+                )
+                .primary(t.span, "allowed to spill")
+                .help(format!(
+                    "deliberate spill-over is fine; if the pod must never run on {there}, remove the toleration"
+                ))
+            } else if soft {
                 META.finding_at(
                     Severity::Info,
                     format!(

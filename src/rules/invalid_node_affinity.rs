@@ -18,11 +18,11 @@ pub static RULE: Rule = Rule::new(&META).check(check);
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     let mut r = Report { ctx, out };
     for spec in &ctx.object.pod_specs {
-        let Some(aff) = spec.affinity else { continue };
-        let Some(na) = aff.value.get("nodeAffinity") else {
+        let Some(na_part) = &spec.node_affinity else {
             continue;
         };
-        let na_path = join(&spec.field_path("affinity"), "nodeAffinity");
+        let na = na_part.value;
+        let na_path = na_part.path.clone();
         // A required block that is not a mapping is a decode error (`yaml-type-mismatch`).
         if let Some((rk, req)) = na.entry("requiredDuringSchedulingIgnoredDuringExecution")
             && req.as_map().is_some()

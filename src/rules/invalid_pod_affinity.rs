@@ -40,15 +40,16 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         .then(|| ctx.object.node.path(&["metadata", "labels"]))
         .flatten();
     for spec in &ctx.object.pod_specs {
-        let Some(aff) = spec.affinity else { continue };
-        for (kind, words) in [
-            ("podAffinity", "pod affinity"),
-            ("podAntiAffinity", "pod anti-affinity"),
+        for (part, words) in [
+            (&spec.pod_affinity, "pod affinity"),
+            (&spec.pod_anti_affinity, "pod anti-affinity"),
         ] {
-            let Some(block) = aff.value.get(kind).filter(|b| b.as_map().is_some()) else {
+            let Some(part) = part else { continue };
+            let block = part.value;
+            if block.as_map().is_none() {
                 continue;
-            };
-            let base = &join(&spec.field_path("affinity"), kind);
+            }
+            let base = &part.path;
             let terms = Terms {
                 words,
                 label_keys,

@@ -34,6 +34,13 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             continue;
         }
         let base = spec.field_path("topologySpreadConstraints");
+        // The label keys its pods get: with the selector merge, a `matchLabelKeys` key is
+        // merged only when the pod has that label.
+        let pod_label_keys: std::collections::HashSet<&str> =
+            crate::analysis::types::pod_affinity::pod_labels(ctx.object, &spec.path)
+                .into_iter()
+                .map(|(k, _)| k)
+                .collect();
         // Whether a later constraint has the same {topologyKey, whenUnsatisfiable}: one pass
         // from the end, not a pass over the rest for each.
         let mut later = std::collections::HashSet::new();
@@ -54,14 +61,20 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         for (i, c) in list.iter().enumerate() {
             // (An item that is not a mapping is a decode error: `yaml-type-mismatch`.)
             if c.as_map().is_some() {
-                check_constraint(&mut r, c, &format!("{base}[{i}]"), repeated[i]);
+                check_constraint(&mut r, c, &format!("{base}[{i}]"), repeated[i], &pod_label_keys);
             }
         }
     }
 }
 
 /// Checks one constraint; `repeated`: a later one has its {topologyKey, whenUnsatisfiable}.
-fn check_constraint(r: &mut Reporter<'_, '_>, c: &Node, p: &str, repeated: bool) {
+fn check_constraint(
+    r: &mut Reporter<'_, '_>,
+    c: &Node,
+    p: &str,
+    repeated: bool,
+    pod_label_keys: &std::collections::HashSet<&str>,
+) {
     // maxSkew: > 0.
     let skew_node = c.get("maxSkew");
     if let Some(skew) = int_of(skew_node)
@@ -195,9 +208,24 @@ fn check_constraint(r: &mut Reporter<'_, '_>, c: &Node, p: &str, repeated: bool)
             });
         }
         check_key_list(r, &keys, &kp);
+        // A key already in the selector. Before 1.34 (or with the
+        // MatchLabelKeysInPodTopologySpreadSelectorMerge gate off) validation rejects it
+        // outright, at `…matchLabelKeys[j]` (`validateMatchLabelKeysInTopologySpread`). From
+        // 1.34 the gate is on by default: the API server first merges each key the pod has as
+        // a label into the selector as `key In (value)` (`applyLabelKeysToLabelSelector`,
+        // pkg/registry/core/pod/strategy.go), then `validateMatchLabelKeysAndMismatchLabelKeys`
+        // rejects a selector key seen twice, at the constraint's path indexed by the key's
+        // place, `…topologySpreadConstraints[i][j]` (pkg/apis/core/validation/validation.go in
+        // kubernetes/kubernetes). A key the pod does not have is not merged and not rejected.
+        let merge = r.ctx.settings.minor >= 34;
         for (i, (node, key)) in keys.iter().enumerate() {
-            if labels.contains(key) || exprs.contains(key) {
+            if !(labels.contains(key) || exprs.contains(key)) {
+                continue;
+            }
+            if !merge {
                 also_in_selector(r, node.span, key, &format!("{kp}[{i}]"));
+            } else if pod_label_keys.contains(&**key) {
+                also_in_selector(r, node.span, key, &format!("{p}[{i}]"));
             }
         }
     }

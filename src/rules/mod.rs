@@ -13,8 +13,8 @@ mod selection;
 mod taints;
 pub mod tolerations;
 
-pub(crate) use ctx::push;
 pub use ctx::{Aggregate, CheckFn, CrossCtx, CrossFn, Ctx, RunCtx};
+pub(crate) use ctx::{push, push_server_only};
 pub use selection::{Level, RuleSet, unknown_rule_message};
 
 pub use duplicate_key::META as DUPLICATE_KEY;

@@ -29,8 +29,11 @@ pub static RULE: Rule = Rule::new(&META).aggregate(|| Box::<Pods>::default());
 
 /// The pods of the run, by namespace and labels (how many workloads make each kind), and the
 /// workloads with required pod affinity. Bounded by what is distinct, not by replicas.
+/// Files' kinds are appended as they come (`seen`) and counted together only when some
+/// workload asks (`report`): a run without pod affinity, the usual one, never sorts them.
 #[derive(Default)]
 pub struct Pods {
+    seen: Vec<(Option<Arc<str>>, PodLabels)>,
     pods: BTreeMap<(Option<Arc<str>>, PodLabels), usize>,
     askers: Vec<Workload>,
 }
@@ -70,10 +73,7 @@ fn scope(term: &AffinityTerm) -> String {
 impl Aggregate for Pods {
     fn add(&mut self, workloads: &[Workload]) {
         for w in workloads {
-            *self
-                .pods
-                .entry((namespace(w), w.pod_labels.clone()))
-                .or_default() += 1;
+            self.seen.push((namespace(w), w.pod_labels.clone()));
             if !w.pod_affinity().is_empty() {
                 self.askers.push(w.clone());
             }
@@ -82,10 +82,9 @@ impl Aggregate for Pods {
 
     fn merge(&mut self, other: Box<dyn Aggregate>) {
         if let Ok(other) = other.into_any().downcast::<Pods>() {
-            for (k, n) in other.pods {
-                *self.pods.entry(k).or_default() += n;
-            }
-            self.askers.extend(other.askers);
+            let mut other = *other;
+            self.seen.append(&mut other.seen);
+            self.askers.append(&mut other.askers);
         }
     }
 
@@ -93,7 +92,13 @@ impl Aggregate for Pods {
         self
     }
 
-    fn report(self: Box<Self>, _ctx: &RunCtx<'_>, out: &mut Vec<Finding>) {
+    fn report(mut self: Box<Self>, _ctx: &RunCtx<'_>, out: &mut Vec<Finding>) {
+        if self.askers.is_empty() {
+            return;
+        }
+        for k in std::mem::take(&mut self.seen) {
+            *self.pods.entry(k).or_default() += 1;
+        }
         for w in &self.askers {
             let own = &w.pod_labels;
             let own_ns = namespace(w);

@@ -165,10 +165,9 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     let gate = ctx.settings.comparison_operators;
     for spec in &ctx.object.pod_specs {
         let shadowed = shadowing(&spec.tolerations, gate);
-        // The list checked once for all its removals (not once per finding).
-        let items = spec
-            .tolerations_list
-            .and_then(|l| crate::fix::SeqItems::new(ctx.source, l.value));
+        // Each list checked once for all its removals (not once per finding); an operator's
+        // role may gather its tolerations from a few lists (Rook's `all` and the role's own).
+        let mut lists: Vec<(usize, Option<crate::fix::SeqItems<'_>>)> = Vec::new();
         for (later, earlier) in spec.tolerations.iter().zip(shadowed) {
             // Name an exact duplicate when there is one, else the first that covers it.
             let Some(earlier) = earlier.and_then(|i| spec.tolerations.get(i)) else {
@@ -212,6 +211,18 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             } else {
                 (META.severity, None)
             };
+            let at = later.list.span.start;
+            let list = match lists.iter().position(|(start, _)| *start == at) {
+                Some(i) => i,
+                None => {
+                    lists.push((at, crate::fix::SeqItems::new(ctx.source, later.list)));
+                    lists.len() - 1
+                }
+            };
+            let removal = lists[list]
+                .1
+                .as_ref()
+                .and_then(|items| items.remove(later.index));
             let mut finding = META.finding_at(severity, message);
             if let Some(api) = api {
                 finding = finding.api_error(api);
@@ -226,9 +237,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                     .help(help)
                     .field(later.path.clone())
                     .fix(
-                        items
-                            .as_ref()
-                            .and_then(|items| items.remove(later.index))
+                        removal
                             .map(|e| {
                                 Fix::unsafe_(
                                     if exact {

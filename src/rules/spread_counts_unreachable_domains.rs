@@ -44,6 +44,10 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             let Some(d) = domains(ctx.inventory, w, fits, spread) else {
                 continue;
             };
+            if let Some(f) = too_few_domains(w, spread, &d, replicas) {
+                out.push(f);
+                continue;
+            }
             let Some(capacity) = d.capacity(spread) else {
                 continue;
             };
@@ -100,4 +104,46 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             out.push(f);
         }
     }
+}
+
+/// `minDomains` above the number of domains the constraint counts: the PodTopologySpread
+/// filter then takes the global minimum as 0 (`minMatchNum` in
+/// pkg/scheduler/framework/plugins/podtopologyspread/filtering.go in kubernetes/kubernetes),
+/// so each domain the pod can reach takes at most `maxSkew` pods and the rest stay Pending.
+fn too_few_domains(
+    w: &crate::analysis::types::Workload,
+    spread: &crate::analysis::types::pod_affinity::Spread,
+    d: &crate::analysis::judgements::spread::Domains,
+    replicas: u32,
+) -> Option<Finding> {
+    let min = spread.min_domains?;
+    let counted = d.reachable.len() + d.unreachable().len();
+    if counted >= min as usize || d.reachable.is_empty() {
+        return None;
+    }
+    let capacity = spread.max_skew as usize * d.reachable.len();
+    if replicas as usize <= capacity {
+        return None;
+    }
+    let pending = replicas as usize - capacity;
+    let mut f = META
+        .finding(format!(
+            "`minDomains: {min}` is more than the {counted} domain{} of `{}` the nodes offer, so the global minimum counts as 0: with `maxSkew: {}`, {} takes at most {} pod{}, and {pending} of {replicas} replicas {} Pending (node(s) didn't match pod topology spread constraints)",
+            if counted == 1 { "" } else { "s" },
+            spread.topology_key,
+            spread.max_skew,
+            if d.reachable.len() == 1 { "the one domain it can reach".to_string() } else { format!("each of the {} domains it can reach", d.reachable.len()) },
+            spread.max_skew,
+            if spread.max_skew == 1 { "" } else { "s" },
+            if pending == 1 { "stays" } else { "stay" },
+        ))
+        .primary(spread.span, "fewer domains than minDomains")
+        .help(format!(
+            "lower `minDomains` to the number of `{}` domains (or add nodes in more domains), or raise `maxSkew`",
+            spread.topology_key
+        ))
+        .field(w.spec_path.to_string())
+        .in_file(&w.source);
+    f.object = Some(w.object.clone());
+    Some(f)
 }

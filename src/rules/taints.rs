@@ -35,4 +35,4 @@ pub(crate) fn each<'a>(ctx: &'a Ctx<'a>) -> impl Iterator<Item = Tainted<'a>> {
     })
 }
 
-pub(crate) use super::push;
+pub(crate) use super::push_server_only as push;

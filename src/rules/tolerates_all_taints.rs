@@ -18,12 +18,11 @@ pub static META: RuleMeta = RuleMeta {
 pub static RULE: Rule = Rule::new(&META).check(check);
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
-    let severity = if ctx.is_node_agent() || ctx.is_system_pod() {
-        Severity::Info
-    } else {
-        META.severity
-    };
-    for (_, tol) in tolerations::each(ctx) {
+    let agent = ctx.is_node_agent() || ctx.is_system_pod();
+    for (spec, tol) in tolerations::each(ctx) {
+        // An operator's node agent runs everywhere as a DaemonSet does.
+        let agent = agent || spec.per_node();
+        let severity = if agent { Severity::Info } else { META.severity };
         if !tol.key().is_empty()
             || tol.operator() != "Exists"
             || tol.key.is_some_and(|k| k.str().is_none())
@@ -51,7 +50,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             _ => continue,
         };
         let span = tol.operator.map_or(tol.span(), |o| o.entry_span());
-        let help = if ctx.is_node_agent() || ctx.is_system_pod() {
+        let help = if agent {
             "usual for a node agent that must run everywhere; list the taints explicitly if it should not".to_string()
         } else {
             "tolerate the specific taints this workload needs (`key: …, operator: Exists`) instead of all of them".to_string()

@@ -25,7 +25,7 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         // (not once per toleration and pool: thousands of each made it cubic).
         let mut covered: std::collections::HashMap<std::sync::Arc<_>, bool> =
             std::collections::HashMap::new();
-        for t in &w.tolerations {
+        for t in w.tolerations.iter().filter(|t| t.written()) {
             if t.effect.is_empty() || t.key.is_empty() {
                 continue;
             }

@@ -37,7 +37,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             } else {
                 legacy_struct(tol, ctx)
             };
-            let mut f = META.finding(format!(
+            let f = META.finding(format!(
                     "toleration has `operator: Exists` and `value: {text}`; {}",
                     ctx.rejected_by()
                 ),
@@ -57,16 +57,13 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 crate::fix::remove_entry(ctx.source, tol.node, value.key)
                     .map(|edits| Fix::safe("remove `value`", edits)),
             );
-            if let Some(api) = ctx.api(|| {
+            out.push(ctx.with_api(f, || {
                 invalid(
                     &path,
                     &bad,
                     "value must be empty when `operator` is 'Exists'",
                 )
-            }) {
-                f = f.api_error(api);
-            }
-            out.push(f);
+            }));
         }
     }
 }

@@ -39,7 +39,8 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         // In a cluster the files define, a pod that lands on its pools tolerates for nothing
         // a taint key none of them has (`evidence::lands_on_cluster`); asked once per pod.
         let mut lands: Option<bool> = None;
-        for t in &w.tolerations {
+        // An operator's tolerations are not the author's to fix.
+        for t in w.tolerations.iter().filter(|t| t.written()) {
             if t.key.is_empty() || is_well_known_key(&t.key) {
                 continue;
             }

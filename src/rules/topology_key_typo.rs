@@ -39,10 +39,11 @@ const WELL_KNOWN: &[&str] = &[
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     for spec in &ctx.object.pod_specs {
         let mut keys: Vec<(String, &Node, &Node)> = Vec::new();
-        if let Some(aff) = spec.affinity {
-            for kind in ["podAffinity", "podAntiAffinity"] {
-                let Some(block) = aff.value.get(kind) else { continue };
-                let base = crate::model::join(&spec.field_path("affinity"), kind);
+        {
+            for part in [&spec.pod_affinity, &spec.pod_anti_affinity] {
+                let Some(part) = part else { continue };
+                let block = part.value;
+                let base = part.path.clone();
                 let req = "requiredDuringSchedulingIgnoredDuringExecution";
                 for (i, t) in block.get(req).and_then(Node::as_seq).unwrap_or_default().iter().enumerate() {
                     if let Some((k, v)) = t.entry("topologyKey") {
@@ -57,7 +58,10 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 }
             }
         }
-        let spread = spec.field_path("topologySpreadConstraints");
+        let spread = spec
+            .topology_spread
+            .as_ref()
+            .map_or_else(|| spec.field_path("topologySpreadConstraints"), |p| p.path.clone());
         for (i, c) in spec.spread_constraints().iter().enumerate() {
             if let Some((k, v)) = c.entry("topologyKey") {
                 keys.push((format!("{spread}[{i}].topologyKey"), k, v));

@@ -42,6 +42,11 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                 || ctx.inventory.cluster_of(&w.source.name).is_some())
                 && evidence::only_unknown_groups_admit(ctx.inventory, fits);
             if !only_unknown {
+                // Admitted by the pools' labels and taints: the topology they carry may still
+                // fail it (a closed inventory's missing topology labels).
+                if let Some(f) = missing_topology(ctx, w, fits) {
+                    out.push(f);
+                }
                 continue;
             }
         }
@@ -110,14 +115,15 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         let admitted = admitted_selector(w);
         let fix = if admitted.is_empty() { fix } else { None };
         let mut f = META.finding(format!(
-                "0/{total} node pools{} can run this pod: {detail}",
+                "0/{total} node pools{} can run {}: {detail}",
                 if ctx.inventory.declared() {
                     String::new()
                 } else if let Some(def) = owned.as_ref().and_then(|_| ctx.inventory.cluster()) {
                     format!(" of {}", def.describe())
                 } else {
                     " found in the linted files".to_string()
-                }
+                },
+                the_pods(w)
             ),
         )
         .primary(span, "no pool admits this pod")
@@ -152,6 +158,82 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         f.related = related;
         out.push(f);
     }
+}
+
+/// What cannot run: "this pod", or an operator role's pods by the role's name (the roles of
+/// one resource are told apart: their findings point at the same `kind`).
+fn the_pods(w: &crate::analysis::types::Workload) -> String {
+    match &w.role {
+        Some(role) if !role.is_empty() => format!("its {role} pods"),
+        _ => "this pod".to_string(),
+    }
+}
+
+/// A pod its taints and selector let onto some pool of a closed inventory, but whose hard
+/// topology spread or required pod affinity needs a topology label no node carries (see
+/// `spread::missing_topology`).
+fn missing_topology(
+    ctx: &CrossCtx<'_>,
+    w: &crate::analysis::types::Workload,
+    fits: &crate::analysis::judgements::schedule::Verdicts,
+) -> Option<Finding> {
+    let inventory = ctx.inventory;
+    let crate::analysis::judgements::spread::MissingTopology {
+        key,
+        reason,
+        what,
+        span,
+    } = crate::analysis::judgements::spread::missing_topology(inventory, w)?;
+    // The pools its taints and selector admit, each name once.
+    let titles = inventory.titles();
+    let classes = fits.classes();
+    let mut admitted: Vec<usize> = fits
+        .admitting_classes()
+        .flat_map(|c| classes.members.get(c).into_iter().flatten())
+        .map(|&p| p as usize)
+        .filter(|&p| titles.first.get(p).copied().unwrap_or(false))
+        .collect();
+    admitted.sort_unstable();
+    let total = titles.distinct;
+    let n = admitted.len();
+    let rest = total.saturating_sub(n);
+    let mut f = META
+        .finding(format!(
+            "0/{total} node pools{} can run {}: {n} {reason}{}",
+            if inventory.declared() {
+                ""
+            } else {
+                " found in the linted files"
+            },
+            the_pods(w),
+            if rest > 0 {
+                format!(
+                    ", {rest} turned away by their taints, cordon or node affinity first"
+                )
+            } else {
+                String::new()
+            }
+        ))
+        .primary(span.unwrap_or(w.anchor), "no node has this topology label")
+        .help(format!(
+            "no node of the inventory carries `{key}`, the topologyKey of {what}: label the nodes with it, or use a topology key they have (`kubernetes.io/hostname` is on every node); run `taintlint explain` for the pools"
+        ))
+        .field(w.spec_path.to_string())
+        .in_file(&w.source);
+    for &p in admitted.iter().take(RELATED_POOLS) {
+        if let Some(loc) = inventory.pools.get(p).and_then(|pool| inventory.loc(&pool.loc)) {
+            f.related.push(Related {
+                source: loc.source,
+                span: loc.span,
+                message: format!(
+                    "{} has no `{key}` label",
+                    titles.text.get(p).cloned().unwrap_or_default()
+                ),
+            });
+        }
+    }
+    f.object = Some(w.object.clone());
+    Some(f)
 }
 
 /// `; after admission its nodeSelector is {…} (PodNodeSelector)` when admission changed it.
@@ -295,6 +377,10 @@ struct Tally {
     by_taints: usize,
     selector: usize,
     cordoned: usize,
+    /// Pools turned away first by a taint or the cordon whose labels do not match the pod's
+    /// node affinity/selector either (the scheduler stops at the first failing filter; the
+    /// message names the others too, so the fix is not only a toleration).
+    also_selector: usize,
     /// (pool, class, first failing filter), at most [`RELATED_POOLS`] per rank.
     named: [Vec<(usize, usize, Reason)>; 3],
     ranked: [usize; 3],
@@ -339,6 +425,9 @@ fn tally_by_pools(
             }
             Reason::Selector => t.selector += 1,
             Reason::Unschedulable => t.cordoned += 1,
+        }
+        if !selected && !matches!(reason, Reason::Selector) {
+            t.also_selector += 1;
         }
         let rank = if intended == Some(p) {
             0
@@ -444,6 +533,9 @@ fn tally_by_classes(
     let (mut by_taints, mut cordoned, mut rest) =
         (base.by_taints as i64, base.cordoned as i64, base.rest as i64);
     let (mut selector_exact, mut selected_failing) = (0i64, 0usize);
+    // Pools of the singled-out classes the baseline counts as blocked by a taint or the
+    // cordon, and those of them whose selector fails as well.
+    let (mut blocked_exact, mut also_exact) = (0i64, 0i64);
     let mut selected_classes: Vec<usize> = Vec::new();
     for c in judged.exact_classes() {
         let n = counted.get(c).copied().unwrap_or(0);
@@ -452,11 +544,15 @@ fn tally_by_classes(
         }
         let n_i = n as i64;
         match baseline_first(classes, c, variant, cordon_ok) {
-            Some(Reason::Unschedulable) => cordoned -= n_i,
+            Some(Reason::Unschedulable) => {
+                cordoned -= n_i;
+                blocked_exact += n_i;
+            }
             Some(Reason::Taint(i)) => {
                 if let Some(id) = classes.phrase(c, i) {
                     *delta.entry(id).or_default() -= n_i;
                     by_taints -= n_i;
+                    blocked_exact += n_i;
                 }
             }
             _ => rest -= n_i,
@@ -473,6 +569,14 @@ fn tally_by_classes(
             Some(Reason::Selector) => selector_exact += n_i,
             None => {}
         }
+        let counted_blocked = match &first {
+            Some(Reason::Taint(i)) => classes.phrase(c, *i).is_some(),
+            Some(Reason::Unschedulable) => true,
+            _ => false,
+        };
+        if counted_blocked && !judged.selected(c) {
+            also_exact += n_i;
+        }
         if selects && first.is_some() && judged.selected(c) {
             selected_failing += n;
             selected_classes.push(c);
@@ -482,6 +586,16 @@ fn tally_by_classes(
     t.by_taints = count(by_taints);
     t.cordoned = count(cordoned);
     t.selector = count(selector_exact + if selects { rest } else { 0 });
+    // Outside the singled-out classes, a pod that selects anything matches no pool (see
+    // `Judged::baseline_key`).
+    t.also_selector = count(
+        also_exact
+            + if selects {
+                (base.by_taints + base.cordoned) as i64 - blocked_exact
+            } else {
+                0
+            },
+    );
     // The forms with pools: the baseline's, with the corrections.
     let changed = |id: u32| -> (usize, usize) {
         let before = base.per_phrase.get(&id).copied().unwrap_or(0);
@@ -606,6 +720,7 @@ fn describe(
         by_taints,
         selector,
         cordoned,
+        also_selector,
         named,
         ranked,
     } = t;
@@ -642,6 +757,12 @@ fn describe(
             }
             Reason::Selector => (Some(&pool.loc), format!("{title} has no matching labels")),
             Reason::Unschedulable => (Some(&pool.loc), format!("{title} is cordoned")),
+        };
+        // Every failing filter, in the scheduler's order: the labels after the taint or cordon.
+        let note = if !matches!(reason, Reason::Selector) && !judged.selected(*c) {
+            format!("{note}, and its labels do not match the pod's node affinity/selector")
+        } else {
+            note
         };
         if let Some(loc) = loc.and_then(|p| inventory.loc(p)) {
             related.push(Related {
@@ -700,7 +821,7 @@ fn describe(
                     "{selector} didn't match pod topology spread constraints (missing required label)"
                 )
             } else {
-                format!("{selector} didn't match the pod's node affinity/selector")
+                format!("{selector} didn't match Pod's node affinity/selector")
             },
         ));
     }
@@ -714,11 +835,28 @@ fn describe(
     }
     parts.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     let selector_only = distinct_taints == 0 && cordoned == 0;
-    let detail = parts
+    let mut detail = parts
         .into_iter()
         .map(|(_, _, p)| p)
         .collect::<Vec<_>>()
         .join(", ");
+    // The scheduler names a node's first failing filter only (NodeUnschedulable,
+    // TaintToleration, then NodeAffinity: kubernetes/kubernetes
+    // pkg/scheduler/framework/runtime/framework.go `RunFilterPlugins` stops at the first);
+    // a pool its taint or cordon turns away whose labels do not match either is said too, or
+    // a toleration would look like the whole fix.
+    // Said when the selector matches no pool at all: then it is the first thing to fix.
+    let blocked = by_taints + cordoned;
+    if also_selector > 0 && also_selector >= blocked && !w.selects_by_spread_only() {
+        let who = match (blocked, selector) {
+            (1, _) => "that pool".to_string(),
+            (n, 0) => format!("all {n}"),
+            (n, _) => format!("those {n}"),
+        };
+        detail.push_str(&format!(
+            "; {who} also didn't match Pod's node affinity/selector"
+        ));
+    }
     (detail, titles.distinct, selector_only, related)
 }
 

@@ -1,4 +1,4 @@
-//! `yaml-syntax-error`: A file that is not valid YAML. It has no check of its own: the engine
+//! `yaml-syntax-error`: A file that does not parse. It has no check of its own: the engine
 //! (reading, parsing) or the configuration raises it.
 
 use crate::diagnostic::Severity;
@@ -7,7 +7,7 @@ use super::{Category, Rule, RuleMeta};
 
 pub static META: RuleMeta = RuleMeta {
     name: "yaml-syntax-error",
-    summary: "A file is not valid YAML; kubectl cannot read it either",
+    summary: "A file that does not parse; kubectl (or, for a `.tf` file, Terraform) cannot read it either",
     category: Category::Input,
     severity: Severity::Error,
     enabled: true,

@@ -19,7 +19,15 @@ pub static RULE: Rule = Rule::new(&META).check(check).decode(Decode::Type);
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     // The server's decoder keeps only the first type error, in JSON document order.
     let mut first_type_error = true;
-    for p in walk(ctx.object) {
+    // A JSON stream's values are JSON's, not YAML 1.1's (`load::json`).
+    let json = crate::load::json::is_json_stream(&ctx.source.text);
+    // What go-yaml cannot decode is looked for in the whole object (`undecodable`), the rest
+    // in the scheduling fields.
+    let problems = walk(ctx.object)
+        .into_iter()
+        .filter(|p| !matches!(p, Problem::NonFinite { .. } | Problem::BadTag { .. }))
+        .chain(undecodable(ctx.object.node));
+    for p in problems {
         match p {
             Problem::Type {
                 node,
@@ -32,12 +40,15 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 go_type,
             } => {
                 let text = node.text().unwrap_or("");
+                // A map's key may hold dots (`cloud.google.com/gke-accelerator-count`): the
+                // field is named by its key node, not by the path's last segment.
+                let name = key.and_then(Node::text).unwrap_or_else(|| last(&path));
                 let (message, help) = match go_type {
                     "string" => (
                         format!(
                             "{}, but `{}` must be a string",
-                            describe(&resolved, text),
-                            last(&path)
+                            describe(&resolved, text, json),
+                            name
                         ),
                         if node.as_scalar().is_some() {
                             format!("quote it: `\"{text}\"`")
@@ -48,7 +59,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                     "int64" | "int32" => (
                         format!(
                             "`{}` must be an integer, but this is {}",
-                            last(&path),
+                            name,
                             match &resolved {
                                 Resolved::Str => format!("the string `{text}`"),
                                 Resolved::Float(_) => format!("the fraction {text}"),
@@ -110,15 +121,15 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             Problem::NonFinite { node, path, what } => {
                 let text = node.text().unwrap_or("");
                 out.push(
-                    META.finding(format!("`{text}` is the YAML float {what}, which JSON cannot carry; kubectl fails before sending anything"),
+                    META.finding(format!("`{text}` is the YAML float {what}, which JSON cannot carry; kubectl stops reading the file here and sends neither this object nor any after it"),
                     )
                     .primary(node.span, "not representable in JSON")
-                    .help("quote it if you mean the string, or write a number")
-                    .field(path)
-                    .api_error(format!(
-                        "error: error parsing {}: error converting YAML to JSON: json: unsupported value: {what}",
+                    // kubectl's own error, not the API server's: nothing is sent.
+                    .help(format!(
+                        "quote it if you mean the string, or write a number; kubectl says `error parsing {}: error converting YAML to JSON: json: unsupported value: {what}`",
                         ctx.source.name
-                    )),
+                    ))
+                    .field(path),
                 );
             }
             Problem::BadTag { node, path, tag } => {
@@ -133,15 +144,14 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 };
                 out.push(
                     META.finding(format!(
-                        "`{tag}` does not fit `{text}`: kubectl cannot decode this YAML and fails before sending anything"
+                        "`{tag}` does not fit `{text}`: kubectl cannot decode it, stops reading the file here and sends neither this object nor any after it"
                     ))
                     .primary(node.span, format!("not a {tag}"))
-                    .help(format!("remove the `{tag}` tag, or write a value of that type"))
-                    .field(path)
-                    .api_error(format!(
-                        "error: error parsing {}: error converting YAML to JSON: yaml: cannot decode {is} `{text}` as a {tag}",
+                    .help(format!(
+                        "remove the `{tag}` tag, or write a value of that type; kubectl says `error parsing {}: error converting YAML to JSON: yaml: cannot decode {is} `{text}` as a {tag}`",
                         ctx.source.name
-                    )),
+                    ))
+                    .field(path),
                 );
             }
             Problem::Unknown { .. } => {}

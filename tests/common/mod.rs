@@ -61,6 +61,8 @@ pub fn workload(tolerations: Vec<WorkloadToleration>) -> Workload {
         }),
         kind: "Pod".into(),
         daemonset: false,
+        role: None,
+        operator_notes: Box::default(),
         source: source(),
         anchor: Span::default(),
         object_span: Span::default(),
@@ -72,6 +74,8 @@ pub fn workload(tolerations: Vec<WorkloadToleration>) -> Workload {
         node_name: None,
         host_network: false,
         preferred: Box::default(),
+        avoided: Box::default(),
+        hard_spread_keys: Box::default(),
         resources: Box::default(),
         spread_keys: Box::default(),
         pod_to_pod: None,
@@ -121,4 +125,16 @@ pub fn pool(name: &str, labels: &[(&str, &str)], taints: Vec<TaintSpec>, nodes: 
         declared: false,
         terraform: None,
     }
+}
+
+/// The twenty whole repositories of `../shared/realworld` beside the checkout, or the folder
+/// `TAINTLINT_REALWORLD` names (a git worktree has no `../shared` of its own); `None` in a
+/// bare clone, where the suites over them skip.
+pub fn realworld_trees() -> Option<std::path::PathBuf> {
+    let dir = std::env::var_os("TAINTLINT_REALWORLD")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/realworld")
+        });
+    dir.join("SOURCES.md").is_file().then_some(dir)
 }

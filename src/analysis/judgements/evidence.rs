@@ -325,7 +325,8 @@ pub fn lands_on_cluster(inventory: &Inventory, w: &Workload, fits: &Verdicts) ->
 /// tolerates `dedicated=ml`, whose pool is made elsewhere.
 fn tolerates_found_taint(inventory: &Inventory, w: &Workload) -> bool {
     w.tolerations.iter().any(|t| {
-        !t.key.is_empty()
+        t.written()
+            && !t.key.is_empty()
             && !is_well_known_key(&t.key)
             && inventory.taints_with_key(&t.key).any(|(_, pt)| {
                 // Comparison operators (behind a feature gate) are not counted.

@@ -163,7 +163,12 @@ fn nearest_by_one_value<'a>(
 fn closest_toleration(w: &Workload, taint: &TaintSpec, t: usize) -> Block {
     let effect_ok = |e: &str| e.is_empty() || e == &*taint.effect;
     let same_key = |k: &str| k == &*taint.key;
-    for (i, tol) in w.tolerations.iter().enumerate() {
+    for (i, tol) in w
+        .tolerations
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.written())
+    {
         let exists = &*tol.operator == "Exists";
         if same_key(&tol.key) && !exists && effect_ok(&tol.effect) && *tol.value != *taint.value {
             return Block::Value {
@@ -172,7 +177,12 @@ fn closest_toleration(w: &Workload, taint: &TaintSpec, t: usize) -> Block {
             };
         }
     }
-    for (i, tol) in w.tolerations.iter().enumerate() {
+    for (i, tol) in w
+        .tolerations
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.written())
+    {
         let exists = &*tol.operator == "Exists";
         if same_key(&tol.key) && (exists || *tol.value == *taint.value) && !effect_ok(&tol.effect) {
             return Block::Effect {
@@ -182,7 +192,12 @@ fn closest_toleration(w: &Workload, taint: &TaintSpec, t: usize) -> Block {
         }
     }
     let key = taint.key.to_ascii_lowercase();
-    for (i, tol) in w.tolerations.iter().enumerate() {
+    for (i, tol) in w
+        .tolerations
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.written())
+    {
         let d = edit_distance(&tol.key.to_ascii_lowercase(), &key);
         if !tol.key.is_empty() && !same_key(&tol.key) && d <= 2 && d < key.len() {
             return Block::Key {

@@ -253,22 +253,10 @@ impl Memo {
         key: &str,
         compute: impl FnOnce() -> T,
     ) -> T {
-        let k = (rule, Arc::as_ptr(verdicts) as usize, key.to_string());
-        let found = self
-            .answers
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .get(&k)
-            .and_then(|a| a.downcast_ref::<T>().cloned());
-        if let Some(found) = found {
-            return found;
-        }
-        let answer = compute();
-        self.answers
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert(k, Arc::new(answer.clone()));
-        answer
+        self.remembered(
+            (rule, Arc::as_ptr(verdicts) as usize, key.to_string()),
+            compute,
+        )
     }
 
     /// The remembered answer for `key` that does not depend on any verdicts (a table of the
@@ -279,7 +267,16 @@ impl Memo {
         key: &str,
         compute: impl FnOnce() -> T,
     ) -> T {
-        let k = (rule, 0, key.to_string());
+        self.remembered((rule, 0, key.to_string()), compute)
+    }
+
+    /// The answer remembered under `k`, or `compute`'s, remembered (the lock is not held while
+    /// it computes: a rule's computation may ask the memo again).
+    fn remembered<T: Clone + Send + Sync + 'static>(
+        &self,
+        k: (&'static str, usize, String),
+        compute: impl FnOnce() -> T,
+    ) -> T {
         let found = self
             .answers
             .lock()

@@ -85,3 +85,69 @@ pub fn domains(
     d.blocked.sort();
     Some(d)
 }
+
+/// Labels the kubelet sets on every node it registers (kubernetes/kubernetes
+/// pkg/kubelet/kubelet_node_status.go, `initialNode`): a topology key among them is on every
+/// node. The zone and region come from a cloud provider and may be missing (kind, bare metal).
+fn on_every_node(key: &str) -> bool {
+    matches!(
+        key,
+        "kubernetes.io/hostname"
+            | "kubernetes.io/os"
+            | "kubernetes.io/arch"
+            | "beta.kubernetes.io/os"
+            | "beta.kubernetes.io/arch"
+    )
+}
+
+/// A topology label the pod needs on its node and no node of a closed inventory carries.
+#[derive(Clone, Debug)]
+pub struct MissingTopology {
+    pub key: Arc<str>,
+    /// The scheduler's reason, after "node(s) ".
+    pub reason: &'static str,
+    /// What needs it, for the help.
+    pub what: &'static str,
+    pub span: Option<crate::load::Span>,
+}
+
+/// The first topology label the pod's hard topology spread or required pod affinity needs
+/// that no node of a closed inventory carries:
+/// - the PodTopologySpread Filter rejects a node without the `topologyKey` of any
+///   `whenUnsatisfiable: DoNotSchedule` constraint, "node(s) didn't match pod topology spread
+///   constraints (missing required label)" (kubernetes/kubernetes
+///   pkg/scheduler/framework/plugins/podtopologyspread/filtering.go, `ErrReasonNodeLabelNotMatch`);
+/// - the InterPodAffinity Filter requires every required affinity term's topology label on the
+///   node before anything else, even for the first pod of a series that matches its own terms
+///   ("All topology labels must exist on the node", `satisfyPodAffinity` in
+///   pkg/scheduler/framework/plugins/interpodaffinity/filtering.go): "node(s) didn't match pod
+///   affinity rules".
+///
+/// PodTopologySpread comes before InterPodAffinity in the default profile
+/// (pkg/scheduler/apis/config/v1/default_plugins.go), so its reason is the one given. `None`
+/// against found templates, which leave labels to the provider.
+pub fn missing_topology(inventory: &Inventory, w: &Workload) -> Option<MissingTopology> {
+    if !inventory.closed() {
+        return None;
+    }
+    let missing = |key: &str| !on_every_node(key) && !inventory.has_label(key);
+    if let Some(k) = w.hard_spread_keys.iter().find(|k| missing(k)) {
+        return Some(MissingTopology {
+            key: Arc::clone(k),
+            reason: "didn't match pod topology spread constraints (missing required label)",
+            what: "its `whenUnsatisfiable: DoNotSchedule` topology spread constraint",
+            span: w
+                .spreads()
+                .iter()
+                .find(|s| s.topology_key == *k)
+                .map(|s| s.span),
+        });
+    }
+    let t = w.pod_affinity().iter().find(|t| missing(&t.topology_key))?;
+    Some(MissingTopology {
+        key: Arc::clone(&t.topology_key),
+        reason: "didn't match pod affinity rules",
+        what: "its required pod affinity term (the InterPodAffinity filter needs every term's topology label on the node, even for the first pod of a series)",
+        span: Some(t.span),
+    })
+}

@@ -31,6 +31,20 @@ pub fn templated(s: &str) -> bool {
     s.contains("${") || s.contains("{{") || (s.len() > 2 && s.starts_with('@') && s.ends_with('@'))
 }
 
+/// The labels the spec's pods get: the template's `metadata.labels` (a Pod's own), in order,
+/// then those its operator adds.
+pub fn spec_labels<'s>(object: &Object<'s>, spec: &'s PodSpec<'s>) -> Vec<(&'s str, &'s str)> {
+    let mut labels = if spec.role.is_some() && !spec.path.ends_with(".spec") {
+        Vec::new()
+    } else {
+        pod_labels(object, &spec.path)
+    };
+    for (k, v) in spec.synth.iter().flat_map(|s| &s.labels) {
+        labels.push((k.as_str(), v.as_str()));
+    }
+    labels
+}
+
 /// The labels the spec's pods get: the template's `metadata.labels` (a Pod's own), in order.
 pub fn pod_labels<'a>(object: &Object<'a>, spec_path: &str) -> Vec<(&'a str, &'a str)> {
     let mut parts: Vec<&str> = spec_path.split('.').filter(|p| !p.is_empty()).collect();
@@ -244,9 +258,12 @@ impl AffinityTerm {
 /// empty when there are none or one cannot be read.
 pub fn required_pod_affinity(spec: &PodSpec<'_>) -> Box<[AffinityTerm]> {
     let Some(terms) = spec
-        .affinity
-        .and_then(|a| a.value.get("podAffinity"))
-        .and_then(|a| a.get("requiredDuringSchedulingIgnoredDuringExecution"))
+        .pod_affinity
+        .as_ref()
+        .and_then(|a| {
+            a.value
+                .get("requiredDuringSchedulingIgnoredDuringExecution")
+        })
         .and_then(Node::as_seq)
     else {
         return Box::default();
@@ -302,12 +319,12 @@ pub fn self_anti_affinity(object: &Object<'_>, spec: &PodSpec<'_>) -> Option<Sel
     // Those kinds, with a count the object says for certain.
     let (replicas, replicas_span) = replicas(object, spec)?;
     let terms = spec
-        .affinity?
+        .pod_anti_affinity
+        .as_ref()?
         .value
-        .get("podAntiAffinity")?
         .get("requiredDuringSchedulingIgnoredDuringExecution")?
         .as_seq()?;
-    let labels = pod_labels(object, &spec.path);
+    let labels = spec_labels(object, spec);
     let own_ns = object.id.namespace.as_deref();
     let term = terms.iter().find(|t| {
         t.get("topologyKey").and_then(Node::text) == Some(HOSTNAME_KEY)
@@ -329,8 +346,15 @@ pub fn self_anti_affinity(object: &Object<'_>, spec: &PodSpec<'_>) -> Option<Sel
 
 /// How many pods a built-in Deployment, StatefulSet, ReplicaSet or ReplicationController
 /// asks for, when the object says it for certain: a literal `replicas` (with where it is
-/// written), or 1 when absent (the API default). `None` for other kinds and templated counts.
+/// written), or 1 when absent (the API default); an operator's role, as its declaration
+/// counts them. `None` for other kinds and templated counts.
 pub fn replicas(object: &Object<'_>, spec: &PodSpec<'_>) -> Option<(u32, Option<Span>)> {
+    if let Some(role) = &spec.role {
+        return match role.pods {
+            crate::model::PodCount::Replicas(n, at) => Some((n, at)),
+            _ => None,
+        };
+    }
     if !spec.builtin
         || spec.path != "spec.template.spec"
         || !matches!(
@@ -361,6 +385,9 @@ pub struct Spread {
     /// `nodeTaintsPolicy: Honor` (not the default): only nodes whose taints the pod tolerates
     /// are domains.
     pub honor_taints: bool,
+    /// `minDomains`, when written (at least 1).
+    #[serde(default)]
+    pub min_domains: Option<u32>,
     /// The `topologyKey` (or the constraint).
     pub span: Span,
 }
@@ -372,7 +399,7 @@ pub fn own_spreads(object: &Object<'_>, spec: &PodSpec<'_>) -> Box<[Spread]> {
     if list.is_empty() {
         return Box::default();
     }
-    let labels = pod_labels(object, &spec.path);
+    let labels = spec_labels(object, spec);
     list.iter()
         .filter(|c| c.get("whenUnsatisfiable").and_then(Node::text) == Some("DoNotSchedule"))
         .filter(|c| {
@@ -390,6 +417,11 @@ pub fn own_spreads(object: &Object<'_>, spec: &PodSpec<'_>) -> Box<[Spread]> {
                 max_skew: u32::try_from(skew).ok().filter(|s| *s > 0)?,
                 honor_affinity: c.get("nodeAffinityPolicy").and_then(Node::text) != Some("Ignore"),
                 honor_taints: c.get("nodeTaintsPolicy").and_then(Node::text) == Some("Honor"),
+                min_domains: c
+                    .get("minDomains")
+                    .and_then(|m| crate::load::yaml11::resolve(m).as_i64())
+                    .and_then(|m| u32::try_from(m).ok())
+                    .filter(|m| *m > 0),
                 span: key_node.span,
             })
         })
@@ -460,6 +492,11 @@ fn label_hash(key: &str, value: Option<&str>) -> u64 {
 }
 
 impl PodLabels {
+    /// Labels nothing can be said of (an operator's pods).
+    pub fn unknown() -> Self {
+        PodLabels(None)
+    }
+
     pub fn of(labels: &[(&str, &str)]) -> Self {
         if labels.iter().any(|(k, v)| templated(k) || templated(v)) {
             return PodLabels(None);

@@ -49,6 +49,12 @@ impl WorkloadToleration {
         }
     }
 
+    /// Written in the file (with a path), not added by a controller, an admission plugin or an
+    /// operator: only these are the author's, for the rules that judge what was written.
+    pub fn written(&self) -> bool {
+        !self.path.is_empty()
+    }
+
     pub fn tol(&self) -> Tol<'_> {
         Tol {
             key: &self.key,

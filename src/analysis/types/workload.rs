@@ -7,7 +7,7 @@ use std::sync::Arc;
 use crate::diagnostic::ObjectId;
 use crate::load::yaml::Node;
 use crate::load::{SourceFile, Span};
-use crate::model::{Object, PodSpec, Schema};
+use crate::model::{Object, PodCount, PodSpec, Schema, SelectorShape};
 use crate::util::intern;
 
 use crate::analysis::semantics::selector_slot::{SelectorSlot, selector_slot};
@@ -38,7 +38,16 @@ pub struct Term {
 pub struct Workload {
     pub object: Arc<ObjectId>,
     pub kind: Arc<str>,
+    /// One pod per node it may run on: a DaemonSet, or an operator's node agent (the DaemonSet
+    /// controller's tolerations, `daemonset-misses-pools`).
     pub daemonset: bool,
+    /// The operator's pod role (`broker`, `nodeSet masters`), when the object has roles.
+    #[serde(default)]
+    pub role: Option<Arc<str>>,
+    /// What its operator adds or sets that the file does not write, one line each with the
+    /// operator's source (for `explain`).
+    #[serde(default)]
+    pub operator_notes: Box<[Arc<str>]>,
     #[serde(with = "crate::load::codec::source")]
     pub source: Arc<SourceFile>,
     /// Where to point when the whole workload is meant (its `kind`, or the tolerations).
@@ -53,9 +62,12 @@ pub struct Workload {
     pub terms: Option<Arc<[Term]>>,
     pub node_name: Option<(String, Span)>,
     pub host_network: bool,
-    /// Label keys of its preferred node affinity (soft placement).
+    /// Label keys its preferred node affinity draws it to (soft placement).
     #[serde(default)]
     pub preferred: Box<[Arc<str>]>,
+    /// Label keys its preferred node affinity steers it away from (`NotIn`, `DoesNotExist`).
+    #[serde(default)]
+    pub avoided: Box<[Arc<str>]>,
     /// Extended resources its containers request (`nvidia.com/gpu`), and `resourceClaims`
     /// when it makes DRA resource claims: they pin the pod to nodes that have them as surely
     /// as a selector (see `PodSpec::requests_devices`).
@@ -65,6 +77,11 @@ pub struct Workload {
     /// `Exists` requirements (see `with_spread_keys`).
     #[serde(default)]
     pub spread_keys: Box<[Arc<str>]>,
+    /// The topology keys of every hard (`whenUnsatisfiable: DoNotSchedule`) topology spread
+    /// constraint, well-known ones included: a node without one is filtered out ("missing
+    /// required label"), which only a closed inventory can tell for the zone and region.
+    #[serde(default)]
+    pub hard_spread_keys: Box<[Arc<str>]>,
     /// The pod-to-pod half of its scheduling, when it has any (see `pod_affinity::PodToPod`):
     /// boxed, as most workloads have none.
     #[serde(default)]
@@ -92,6 +109,31 @@ pub struct Workload {
 }
 
 impl Workload {
+    /// How messages name it: `Deployment/ns/web`, `Kafka/ns/my-cluster kafka pods`.
+    pub fn title(&self) -> String {
+        self.title_with('/')
+    }
+
+    /// Its name with `sep` after the kind (`explain` writes `Deployment/ns/web`, as `--workload`
+    /// takes it).
+    pub fn title_with(&self, sep: char) -> String {
+        let id = &self.object;
+        let mut s = format!("{}{sep}", crate::util::text::escape(&id.kind));
+        if let Some(ns) = &id.namespace {
+            s.push_str(&crate::util::text::escape(ns));
+            s.push('/');
+        }
+        s.push_str(&crate::util::text::escape(
+            id.name.as_deref().unwrap_or("<unnamed>"),
+        ));
+        if let Some(role) = self.role.as_deref().filter(|r| !r.is_empty()) {
+            s.push(' ');
+            s.push_str(&crate::util::text::escape(role));
+            s.push_str(" pods");
+        }
+        s
+    }
+
     /// At most one of its pods per node (see `pod_affinity::self_anti_affinity`).
     pub fn self_anti_affinity(&self) -> Option<&super::pod_affinity::SelfAntiAffinity> {
         self.pod_to_pod.as_ref()?.self_anti_affinity.as_ref()
@@ -192,7 +234,12 @@ pub fn workloads(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<Workload>
 }
 
 fn workload(object: &Object<'_>, spec: &PodSpec<'_>, source: &Arc<SourceFile>) -> Workload {
-    let tolerations = spec
+    let synth = spec.synth.as_deref();
+    let kind_span = object
+        .node
+        .entry("kind")
+        .map_or(object.node.span, |(_, v)| v.span);
+    let mut tolerations: Vec<WorkloadToleration> = spec
         .tolerations
         .iter()
         .map(|t| WorkloadToleration {
@@ -213,13 +260,21 @@ fn workload(object: &Object<'_>, spec: &PodSpec<'_>, source: &Arc<SourceFile>) -
             ..WorkloadToleration::of(t, intern(&t.path))
         })
         .collect();
-    let node_selector = spec
-        .node_selector
-        .and_then(|f| f.value.as_map())
-        .unwrap_or_default()
-        .iter()
-        .filter_map(|(k, v)| Some((intern(k.text()?), intern(&text(Some(v))))))
-        .collect();
+    // An operator's: in the pod, written nowhere (no path).
+    let synth_span = synth.and_then(|s| s.span).unwrap_or(kind_span);
+    for t in synth.iter().flat_map(|s| &s.tolerations) {
+        tolerations.push(WorkloadToleration {
+            key: intern(&t.key),
+            operator: intern(&t.operator),
+            value: intern(&t.value),
+            effect: intern(&t.effect),
+            seconds: t.seconds,
+            span: synth_span,
+            path: intern(""),
+            scalars: Scalars::default(),
+        });
+    }
+    let (node_selector, expressions) = node_selection(spec);
     let terms = spec.required_affinity().map(|req| {
         req.get("nodeSelectorTerms")
             .and_then(Node::as_seq)
@@ -231,27 +286,81 @@ fn workload(object: &Object<'_>, spec: &PodSpec<'_>, source: &Arc<SourceFile>) -
             })
             .collect::<Vec<_>>()
     });
-    let spread = spread_keys(spec);
-    let terms = with_spread_keys(terms, &spread).map(intern_terms);
-    let kind_span = object
-        .node
-        .entry("kind")
-        .map_or(object.node.span, |(_, v)| v.span);
-    let anchor = spec.tolerations_list.map_or(kind_span, |f| f.key.span);
-    let selector_span = spec
-        .node_selector
+    let mut spread = spread_keys(spec);
+    for key in synth.iter().flat_map(|s| &s.spread_keys) {
+        if !is_well_known_label(key) && !spread.iter().any(|r| r.key == *key) {
+            spread.push(Requirement {
+                key: key.clone(),
+                operator: "Exists".to_string(),
+                values: Vec::new(),
+            });
+        }
+    }
+    let mut added = expressions;
+    added.extend(
+        synth
+            .iter()
+            .flat_map(|s| &s.requirements)
+            .map(|n| Requirement {
+                key: n.key.clone(),
+                operator: n.operator.clone(),
+                values: n.values.clone(),
+            }),
+    );
+    let terms = with_spread_keys(with_spread_keys(terms, &added), &spread).map(intern_terms);
+    // Where to point when the whole workload is meant: its tolerations, or its kind — an
+    // operator's role too (the message names the role), as for a built-in workload, so a
+    // finding stays where earlier builds and their users' baselines and suppressions put it.
+    let anchor = spec
+        .tolerations_list
         .map(|f| f.key.span)
-        .or_else(|| spec.affinity.map(|f| f.key.span))
-        .or_else(|| {
-            // A custom resource's `nodeAffinity` beside its tolerations.
-            (!spec.builtin)
-                .then(|| spec.node.entry("nodeAffinity").map(|(k, _)| k.span))
-                .flatten()
+        .unwrap_or(kind_span);
+    let selector_span = spec
+        .node_selectors
+        .first()
+        .map(|s| s.part.key.span)
+        .or_else(|| spec.affinity.as_ref().map(|f| f.key.span))
+        .or_else(|| spec.node_affinity.as_ref().map(|f| f.key.span));
+    let per_node = spec.per_node();
+    let role_pods = spec.role.as_ref().map(|r| &r.pods);
+    let mut pod_to_pod = super::pod_affinity::pod_to_pod(object, spec);
+    if let Some(PodCount::Replicas(n, at)) = role_pods
+        && synth.is_some_and(|s| s.one_per_node)
+    {
+        let own = super::pod_affinity::SelfAntiAffinity {
+            replicas: *n,
+            span: synth_span,
+            replicas_span: at.unwrap_or(synth_span),
+        };
+        let p = pod_to_pod.get_or_insert_with(|| {
+            Box::new(super::pod_affinity::PodToPod {
+                self_anti_affinity: None,
+                pod_affinity: Box::default(),
+                spreads: Box::default(),
+                replicas: Some(*n),
+            })
         });
+        p.self_anti_affinity.get_or_insert(own);
+        p.replicas = Some(*n);
+    }
+    // An operator's pods get labels of its making: the template's, where it has one, are only
+    // some of them.
+    let labels = if spec.role.is_some() && !spec.path.ends_with(".spec") {
+        super::pod_affinity::PodLabels::unknown()
+    } else {
+        super::pod_affinity::PodLabels::of(&super::pod_affinity::spec_labels(object, spec))
+    };
     Workload {
         object: Arc::clone(&object.id),
         kind: intern(object.kind),
-        daemonset: object.kind == "DaemonSet" && matches!(object.schema, Schema::Builtin { .. }),
+        daemonset: per_node
+            || (object.kind == "DaemonSet" && matches!(object.schema, Schema::Builtin { .. })),
+        role: spec.role.as_ref().map(|r| intern(&r.name)),
+        operator_notes: synth
+            .iter()
+            .flat_map(|s| &s.notes)
+            .map(|n| intern(n))
+            .collect(),
         source: Arc::clone(source),
         anchor,
         object_span: object.node.span,
@@ -266,25 +375,27 @@ fn workload(object: &Object<'_>, spec: &PodSpec<'_>, source: &Arc<SourceFile>) -
             .filter(|(n, _)| !n.is_empty()),
         host_network: spec.host_network,
         preferred: spec.preferred_keys().into_iter().map(intern).collect(),
+        avoided: spec.avoided_keys().into_iter().map(intern).collect(),
         resources: spec
             .extended_resources()
-            .into_iter()
+            .iter()
+            .map(String::as_str)
             .chain(spec.has_resource_claims().then_some("resourceClaims"))
             .map(intern)
             .collect(),
         spread_keys: spread.iter().map(|r| intern(&r.key)).collect(),
-        pod_to_pod: super::pod_affinity::pod_to_pod(object, spec),
-        pod_labels: super::pod_affinity::PodLabels::of(&super::pod_affinity::pod_labels(
-            object, &spec.path,
-        )),
+        hard_spread_keys: hard_spread_keys(spec).into_iter().map(intern).collect(),
+        pod_to_pod,
+        pod_labels: labels,
         kueue: super::kueue::submission(object, spec),
         selector_slot: spec
             .tolerations_list
+            .filter(|_| spec.selector_here)
             .and_then(|list| selector_slot(source, spec.node, list.key)),
         runtime_class: spec
-            .node
-            .get("runtimeClassName")
-            .and_then(Node::text)
+            .runtime_class
+            .as_ref()
+            .and_then(|p| p.value.text())
             .filter(|n| !n.is_empty())
             .map(intern),
         best_effort: best_effort(spec),
@@ -292,29 +403,65 @@ fn workload(object: &Object<'_>, spec: &PodSpec<'_>, source: &Arc<SourceFile>) -
     }
 }
 
+/// A `nodeSelector` as pairs.
+type Labels = Vec<(Arc<str>, Arc<str>)>;
+
+/// The pod's `nodeSelector` (its map-shaped selectors merged, a later key winning; the
+/// `matchLabels` of label-selector-shaped ones, and the single-valued `In` expressions of
+/// those an operator turns into a map; what its operator adds), and the requirements of
+/// the other expressions of label-selector-shaped ones (required node affinity every node
+/// must meet: the operator ANDs them into every term).
+fn node_selection(spec: &PodSpec<'_>) -> (Labels, Vec<Requirement>) {
+    let mut pairs: Labels = Vec::new();
+    let mut put = |k: &str, v: &str| {
+        let (k, v) = (intern(k), intern(v));
+        match pairs.iter_mut().find(|(pk, _)| *pk == k) {
+            Some(p) => p.1 = v,
+            None => pairs.push((k, v)),
+        }
+    };
+    let mut expressions = Vec::new();
+    for sel in &spec.node_selectors {
+        let value = sel.part.value;
+        let labels = match sel.shape {
+            SelectorShape::Map => Some(value),
+            _ => value.get("matchLabels"),
+        };
+        for (k, v) in labels.and_then(Node::as_map).unwrap_or_default() {
+            if let Some(k) = k.text() {
+                put(k, &text(Some(v)));
+            }
+        }
+        if sel.shape == SelectorShape::Map {
+            continue;
+        }
+        for r in requirements(value.get("matchExpressions")) {
+            match (sel.shape, r.operator.as_str(), r.values.as_slice()) {
+                (SelectorShape::LabelSelectorAsMap, "In", [one]) => put(&r.key, one),
+                // The operator refuses any other expression (`invalid-node-selector` says
+                // so): it adds nothing to the pods.
+                (SelectorShape::LabelSelectorAsMap, _, _) => {}
+                _ => expressions.push(r),
+            }
+        }
+    }
+    for (k, v) in spec.synth.iter().flat_map(|s| &s.node_selector) {
+        put(k, v);
+    }
+    (pairs, expressions)
+}
+
 /// No cpu or memory in any container's, init container's or the pod's own `resources`
 /// (`requests` or `limits`): the BestEffort QoS class.
 fn best_effort(spec: &PodSpec<'_>) -> bool {
-    let names_compute = |resources: Option<&Node>| {
+    !spec.all_resources().iter().any(|r| {
         ["requests", "limits"].iter().any(|k| {
-            resources
-                .and_then(|r| r.get(k))
+            r.get(k)
                 .and_then(Node::as_map)
                 .unwrap_or_default()
                 .iter()
                 .any(|(name, _)| matches!(name.text(), Some("cpu" | "memory")))
         })
-    };
-    if names_compute(spec.node.get("resources")) {
-        return false;
-    }
-    !["containers", "initContainers"].iter().any(|list| {
-        spec.node
-            .get(list)
-            .and_then(Node::as_seq)
-            .unwrap_or_default()
-            .iter()
-            .any(|c| names_compute(c.get("resources")))
     })
 }
 
@@ -346,6 +493,19 @@ fn with_spread_keys(terms: Option<Vec<Term>>, keys: &[Requirement]) -> Option<Ve
                 .collect(),
         ),
     }
+}
+
+/// The topology keys of the spec's hard topology spread constraints, each once.
+fn hard_spread_keys<'a>(spec: &PodSpec<'a>) -> Vec<&'a str> {
+    let mut keys: Vec<&str> = spec
+        .spread_constraints()
+        .iter()
+        .filter(|c| c.get("whenUnsatisfiable").and_then(Node::text) == Some("DoNotSchedule"))
+        .filter_map(|c| c.get("topologyKey").and_then(Node::text))
+        .filter(|k| !k.is_empty())
+        .collect();
+    keys.dedup();
+    keys
 }
 
 /// The `Exists` requirements of the custom topology keys of the spec's hard topology spread

@@ -121,10 +121,7 @@ fn runtime_class(object: &Object<'_>) -> Option<Fact> {
     let name = name_of(object)?;
     let spec = object.pod_specs.first()?;
     let node_selector: Vec<(String, String)> = spec
-        .node_selector
-        .and_then(|f| f.value.as_map())
-        .unwrap_or_default()
-        .iter()
+        .selector_entries()
         .filter_map(|(k, v)| Some((k.text()?.to_string(), text(v))))
         .collect();
     let tolerations: Vec<WorkloadToleration> = spec

@@ -3,7 +3,7 @@
 //! plugin/pkg/admission/podtolerationrestriction/admission.go): field names match without
 //! regard to case, unknown fields are ignored, `null` leaves a field empty, and a value of the
 //! wrong type is an `UnmarshalTypeError` whose text is reproduced. A syntax error is Go's own
-//! `SyntaxError` text (`go_json`), which `json.Unmarshal` returns before any type error. What
+//! `SyntaxError` text (`load::go_json`), which `json.Unmarshal` returns before any type error. What
 //! Go accepts but serde_json does not (a lone UTF-16 surrogate escape, which Go decodes as
 //! U+FFFD; a number beyond f64, which Go reports as a type error naming the number; nesting
 //! deeper than serde_json's 128 levels, which Go allows to 10000) keeps serde_json's
@@ -44,7 +44,7 @@ fn type_error(v: &Value, field: Option<&str>, go_type: &str) -> String {
 
 /// Decodes a list of tolerations; `Err` with the message the plugin returns.
 pub fn tolerations(text: &str) -> Result<Vec<WorkloadToleration>, String> {
-    if let Some(e) = super::go_json::syntax_error(text) {
+    if let Some(e) = crate::load::go_json::syntax_error(text) {
         return Err(e);
     }
     let value: Value = serde_json::from_str(text).map_err(|e| format!("invalid JSON: {e}"))?;

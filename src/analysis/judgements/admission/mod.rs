@@ -23,7 +23,6 @@
 //! the pod before admission sees it.
 
 pub mod facts;
-mod go_json;
 pub mod json;
 pub mod merge;
 pub mod openshift;

@@ -1,5 +1,6 @@
-//! The syntax check of Go's `encoding/json`, for the error text the API server returns when a
-//! Namespace's PodTolerationRestriction annotation is not JSON.
+//! The syntax check of Go's `encoding/json`, and its words for a syntax error: for the error
+//! text the API server returns when a Namespace's PodTolerationRestriction annotation is not
+//! JSON (`analysis::judgements::admission`), and for the JSON streams kubectl reads (`super::json`).
 //!
 //! `json.Unmarshal` (src/encoding/json/decode.go in the Go distribution) first runs
 //! `checkValid` over the whole input with the state machine of src/encoding/json/scanner.go
@@ -77,7 +78,8 @@ fn quote_char(c: u8) -> String {
     }
 }
 
-fn invalid(c: u8, context: &str) -> String {
+/// Go's `SyntaxError` text for the byte `c` in `context` (`after object key`, …).
+pub(crate) fn invalid(c: u8, context: &str) -> String {
     format!("invalid character {} {context}", quote_char(c))
 }
 
@@ -269,7 +271,7 @@ impl Scanner {
 }
 
 /// The `SyntaxError` text Go's `json.Unmarshal` returns for `text`, if any.
-pub(super) fn syntax_error(text: &str) -> Option<String> {
+pub(crate) fn syntax_error(text: &str) -> Option<String> {
     let mut s = Scanner {
         state: State::BeginValue,
         stack: Vec::new(),

@@ -1,0 +1,440 @@
+//! The catalogue of kinds whose pods an operator makes: for each, where every pod role keeps
+//! its placement, with the semantics its operator gives it (merges, defaults, generated
+//! anti-affinity, replica counts, one pod per node). One small declaration per kind, one file
+//! each, its upstream sources cited; the declarations are written in the `workload-kinds:`
+//! syntax of the config (see `model::roles`), and what no field says is worked out by the
+//! kind's `synth` function.
+//!
+//! `docs/operators.md` lists the kinds and roles in one table ([`docs_table`]), the README in a
+//! compact one ([`readme_table`]); `tests/operators.rs` keeps both, this registry and
+//! `testdata/operators/<kind>/` in step.
+
+use std::sync::OnceLock;
+
+use crate::load::yaml::{Limits, Node, parse};
+use crate::settings::{PlainToleration, WorkloadKind};
+
+use super::roles::{Hook, SynthFn, parse_kind};
+use super::scheduling::{Need, Synth};
+
+/// The declaration of a Kubeflow training job: each replica type of `spec.<field>` (`Master`,
+/// `Worker`, …) is a role, `replicas` pods (1 when unset) placed by its `template`
+/// (kubeflow/training-operator pkg/apis/kubeflow.org/v1 `ReplicaSpec`).
+macro_rules! kubeflow_job {
+    ($kind:literal, $field:literal) => {
+        concat!(
+            "\nkind: ",
+            $kind,
+            "\napiVersion: kubeflow.org/*\nroles:\n  - name: \"\"\n    at: spec.",
+            $field,
+            ".*\n    if: template.spec\n    podSpec: template.spec\n    replicas: replicas\n    defaultReplicas: 1\n"
+        )
+    };
+}
+
+/// The declaration of an Argo workflow whose `WorkflowSpec` is at `$spec` (see `workflow.rs`):
+/// a role per template that runs a pod, and the pods of templates taken by `templateRef`.
+macro_rules! argo_workflow {
+    ($kind:literal, $spec:literal) => {
+        concat!(
+            "\nkind: ",
+            $kind,
+            "\napiVersion: argoproj.io/*\nroles:\n",
+            "  - name: template\n",
+            "    at: ",
+            $spec,
+            ".templates[*]\n",
+            "    namedBy: name\n",
+            "    if: [container, script, containerSet, resource]\n",
+            "    tolerations: [/",
+            $spec,
+            ".tolerations, /",
+            $spec,
+            ".templateDefaults.tolerations, tolerations]\n",
+            "    nodeSelector: [/",
+            $spec,
+            ".nodeSelector, /",
+            $spec,
+            ".templateDefaults.nodeSelector, nodeSelector]\n",
+            "    affinity: [/",
+            $spec,
+            ".affinity, /",
+            $spec,
+            ".templateDefaults.affinity, affinity]\n",
+            "    priorityClassName: [/",
+            $spec,
+            ".podPriorityClassName, /",
+            $spec,
+            ".templateDefaults.priorityClassName, priorityClassName]\n",
+            "    resources: [container.resources, script.resources]\n",
+            "    containers: [containerSet.containers, initContainers, sidecars]\n",
+            "  - name: referenced templates\n",
+            "    at: ",
+            $spec,
+            "\n",
+            "    tolerations: [/",
+            $spec,
+            ".tolerations, /",
+            $spec,
+            ".templateDefaults.tolerations]\n",
+            "    nodeSelector: [/",
+            $spec,
+            ".nodeSelector, /",
+            $spec,
+            ".templateDefaults.nodeSelector]\n",
+            "    affinity: [/",
+            $spec,
+            ".affinity, /",
+            $spec,
+            ".templateDefaults.affinity]\n",
+            "    priorityClassName: [/",
+            $spec,
+            ".podPriorityClassName, /",
+            $spec,
+            ".templateDefaults.priorityClassName]\n",
+        )
+    };
+}
+
+mod alertmanager;
+mod ceph_cluster;
+mod cluster_log_forwarder;
+mod cluster_logging;
+mod cnpg_cluster;
+mod cron_workflow;
+mod datadog_agent;
+mod eck_agent;
+mod eck_beat;
+mod elasticsearch;
+mod flink_deployment;
+mod image_registry;
+mod inference_service;
+mod ingress_controller;
+mod istio_operator;
+mod jax_job;
+mod jobset;
+mod kafka;
+mod kafka_node_pool;
+mod kibana;
+mod knative_service;
+mod leader_worker_set;
+mod mpi_job;
+mod mx_job;
+mod opentelemetry_collector;
+mod paddle_job;
+mod pipeline_run;
+mod prometheus;
+mod pytorch_job;
+mod ray_cluster;
+mod ray_job;
+mod ray_service;
+mod scheduled_spark_application;
+mod scylla_cluster;
+mod spark_application;
+mod task_run;
+mod tf_job;
+mod thanos_ruler;
+mod workflow;
+mod workflow_template;
+mod xgboost_job;
+
+/// One kind of the catalogue.
+pub struct Operator {
+    /// Its file's name, kebab-case: `testdata/operators/<id>/` holds its fixtures.
+    pub id: &'static str,
+    /// The project whose operator makes the pods (`Rook`, `CloudNativePG`).
+    pub project: &'static str,
+    /// The upstream files the declaration follows (`rook/rook pkg/apis/...`).
+    pub sources: &'static [&'static str],
+    /// The roles, in the `workload-kinds:` syntax (`model::roles`).
+    pub declaration: &'static str,
+    /// What the operator adds that no field says.
+    pub synth: Option<SynthFn>,
+}
+
+/// Every kind of the catalogue, by file.
+pub static CATALOGUE: &[&Operator] = &[
+    &alertmanager::OPERATOR,
+    &ceph_cluster::OPERATOR,
+    &cluster_log_forwarder::OPERATOR,
+    &cluster_logging::OPERATOR,
+    &cnpg_cluster::OPERATOR,
+    &cron_workflow::OPERATOR,
+    &datadog_agent::OPERATOR,
+    &eck_agent::OPERATOR,
+    &eck_beat::OPERATOR,
+    &elasticsearch::OPERATOR,
+    &flink_deployment::OPERATOR,
+    &image_registry::OPERATOR,
+    &inference_service::OPERATOR,
+    &ingress_controller::OPERATOR,
+    &istio_operator::OPERATOR,
+    &jax_job::OPERATOR,
+    &jobset::OPERATOR,
+    &kafka::OPERATOR,
+    &kafka_node_pool::OPERATOR,
+    &kibana::OPERATOR,
+    &knative_service::OPERATOR,
+    &leader_worker_set::OPERATOR,
+    &mpi_job::OPERATOR,
+    &mx_job::OPERATOR,
+    &opentelemetry_collector::OPERATOR,
+    &paddle_job::OPERATOR,
+    &pipeline_run::OPERATOR,
+    &prometheus::OPERATOR,
+    &pytorch_job::OPERATOR,
+    &ray_cluster::OPERATOR,
+    &ray_job::OPERATOR,
+    &ray_service::OPERATOR,
+    &scheduled_spark_application::OPERATOR,
+    &scylla_cluster::OPERATOR,
+    &spark_application::OPERATOR,
+    &task_run::OPERATOR,
+    &tf_job::OPERATOR,
+    &thanos_ruler::OPERATOR,
+    &workflow::OPERATOR,
+    &workflow_template::OPERATOR,
+    &xgboost_job::OPERATOR,
+];
+
+/// A kind of the catalogue, its declaration read.
+pub struct Entry {
+    pub kind: WorkloadKind,
+    pub synth: Option<SynthFn>,
+    pub operator: &'static Operator,
+}
+
+/// The catalogue, read once. A declaration that does not read is left out (the tests read
+/// every one).
+pub fn entries() -> &'static [Entry] {
+    static ENTRIES: OnceLock<Vec<Entry>> = OnceLock::new();
+    ENTRIES.get_or_init(|| {
+        CATALOGUE
+            .iter()
+            .filter_map(|op| {
+                let kind = read(op.declaration).ok()?;
+                Some(Entry {
+                    kind,
+                    synth: op.synth,
+                    operator: op,
+                })
+            })
+            .collect()
+    })
+}
+
+/// A declaration's kind, or what is wrong with it.
+pub fn read(declaration: &str) -> Result<WorkloadKind, Vec<String>> {
+    let stream = parse(declaration, Limits::default());
+    let root = stream.documents.first().and_then(|d| d.root.as_ref());
+    let mut errors = Vec::new();
+    let kind = root.and_then(|r| {
+        parse_kind(r, &mut |span, message| {
+            errors.push(format!("at byte {}: {message}", span.start));
+        })
+    });
+    match kind {
+        Some(k) if errors.is_empty() && stream.error.is_none() => Ok(k),
+        _ => {
+            if let Some(e) = stream.error {
+                errors.push(format!("{e:?}"));
+            }
+            Err(errors)
+        }
+    }
+}
+
+/// The catalogue's entry for an object of `kind` and `apiVersion`.
+pub fn find(kind: &str, api_version: &str) -> Option<&'static Entry> {
+    entries().iter().find(|e| e.kind.matches(kind, api_version))
+}
+
+/// A toleration an operator adds.
+pub(crate) fn toleration(key: &str, operator: &str, value: &str, effect: &str) -> PlainToleration {
+    PlainToleration {
+        key: key.to_string(),
+        operator: operator.to_string(),
+        value: value.to_string(),
+        effect: effect.to_string(),
+        seconds: None,
+    }
+}
+
+/// A requirement an operator adds.
+pub(crate) fn need(key: &str, operator: &str, values: &[&str]) -> Need {
+    Need {
+        key: key.to_string(),
+        operator: operator.to_string(),
+        values: values.iter().map(|v| (*v).to_string()).collect(),
+    }
+}
+
+/// The text of a scalar at `node`, YAML 1.1 booleans as `true`/`false`.
+pub(crate) fn truthy(node: Option<&Node>) -> Option<bool> {
+    node.and_then(|n| crate::load::yaml11::resolve(n).as_bool())
+}
+
+/// The integer at `node`.
+pub(crate) fn int(node: Option<&Node>) -> Option<i64> {
+    node.and_then(|n| crate::load::yaml11::resolve(n).as_i64())
+}
+
+/// The text at `node`, when it is a non-empty scalar.
+pub(crate) fn text(node: Option<&Node>) -> Option<&str> {
+    node.and_then(Node::text).filter(|t| !t.is_empty())
+}
+
+/// Where a synthesised piece points: the first of these written, or the role's place.
+pub(crate) fn anchor(h: &Hook<'_, '_>, paths: &[&str]) -> Option<crate::load::Span> {
+    paths
+        .iter()
+        .find_map(|p| h.get(p))
+        .map(|n| n.span)
+        .or(h.at.map(|n| n.span))
+}
+
+/// The table of the catalogue's kinds and roles, for the docs: one row per kind, each role
+/// with its place and how many pods it makes.
+pub fn docs_table() -> String {
+    let mut rows: Vec<(String, String)> = Vec::new();
+    for e in entries() {
+        let group = e
+            .kind
+            .api_version
+            .strip_suffix("/*")
+            .unwrap_or(&e.kind.api_version);
+        let roles: Vec<String> = e.kind.roles.iter().map(role_cell).collect();
+        rows.push((
+            format!("{}.{group}", e.kind.kind),
+            format!(
+                "| `{}` | `{group}` | {} (`src/model/operators/{}.rs`) | {} |",
+                e.kind.kind,
+                e.operator.project,
+                e.operator.id.replace('-', "_"),
+                roles.join("<br>")
+            ),
+        ));
+    }
+    rows.sort();
+    let mut out = String::from(
+        "| kind | API group | operator (declaration) | pod roles: where each is read, how many pods |\n|---|---|---|---|\n",
+    );
+    for (_, row) in rows {
+        out.push_str(&row);
+        out.push('\n');
+    }
+    out
+}
+
+/// The README's table: each kind, its operator and its pod roles, each with how many pods it
+/// makes (one per node, a replica count, a fixed number).
+pub fn readme_table() -> String {
+    use crate::settings::Pods;
+    let mut rows: Vec<(String, String)> = Vec::new();
+    for e in entries() {
+        let roles: Vec<String> = e
+            .kind
+            .roles
+            .iter()
+            .map(|r| {
+                let name = if r.name.is_empty() { "pods" } else { &r.name };
+                let count = match &r.pods {
+                    Pods::PerNode => Some("one per node".to_string()),
+                    Pods::Replicas {
+                        path: Some(_),
+                        default: Some(d),
+                    } => Some(format!("replicas, {d} by default")),
+                    Pods::Replicas {
+                        path: Some(_),
+                        default: None,
+                    } => Some("replicas".to_string()),
+                    Pods::Replicas {
+                        path: None,
+                        default: Some(d),
+                    } => Some(d.to_string()),
+                    _ => None,
+                };
+                // A role per item or entry: which list or map.
+                let segments: Vec<&str> = r.at.split('.').collect();
+                let each = segments.iter().enumerate().find_map(|(i, seg)| {
+                    seg.strip_suffix("[*]").or_else(|| {
+                        (*seg == "*")
+                            .then(|| i.checked_sub(1).map(|p| segments[p]))
+                            .flatten()
+                    })
+                });
+                let notes: Vec<String> = each
+                    .map(|list| format!("each of `{list}`"))
+                    .into_iter()
+                    .chain(count)
+                    .collect();
+                if notes.is_empty() {
+                    name.to_string()
+                } else {
+                    format!("{name} ({})", notes.join("; "))
+                }
+            })
+            .collect();
+        let group = e
+            .kind
+            .api_version
+            .strip_suffix("/*")
+            .unwrap_or(&e.kind.api_version);
+        rows.push((
+            format!("{}.{group}", e.kind.kind),
+            format!(
+                "| `{}` | `{group}` | {} | {} |",
+                e.kind.kind,
+                e.operator.project,
+                roles.join(", ")
+            ),
+        ));
+    }
+    rows.sort();
+    let mut out = String::from("| kind | API group | operator | pod roles |\n|---|---|---|---|\n");
+    for (_, row) in rows {
+        out.push_str(&row);
+        out.push('\n');
+    }
+    out
+}
+
+/// `**mon** `spec.placement.mon` (+ `all`): `spec.mon.count` (3)`.
+fn role_cell(r: &crate::settings::RoleDecl) -> String {
+    use crate::settings::Pods;
+    let name = if r.name.is_empty() { "pods" } else { &r.name };
+    let at = if r.at.is_empty() {
+        "the object".to_string()
+    } else {
+        format!("`{}`", r.at)
+    };
+    // A count's path, from the root.
+    let full = |p: &str| match p.strip_prefix('/') {
+        Some(abs) => abs.to_string(),
+        None => super::join(&r.at, p),
+    };
+    let count = match &r.pods {
+        Pods::Unknown => "count not known".to_string(),
+        Pods::PerNode => "one per node".to_string(),
+        Pods::Replicas {
+            path: Some(p),
+            default: Some(d),
+        } => format!("`{}` ({d} when unset)", full(p)),
+        Pods::Replicas {
+            path: Some(p),
+            default: None,
+        } => format!("`{}`", full(p)),
+        Pods::Replicas {
+            path: None,
+            default: Some(d),
+        } => d.to_string(),
+        Pods::Replicas {
+            path: None,
+            default: None,
+        } => "count not known".to_string(),
+    };
+    format!("**{name}** {at}: {count}")
+}
+
+#[cfg(test)]
+mod tests;

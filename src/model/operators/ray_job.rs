@@ -1,0 +1,34 @@
+//! KubeRay `RayJob` (ray.io/v1): the Ray head pod (`headGroupSpec.template`) and the
+//! workers of each `workerGroupSpecs[]` item (`template`, `replicas` of them), both
+//! `corev1.PodTemplateSpec`, under `spec.rayClusterSpec` (ray-project/kuberay
+//! ray-operator/apis/ray/v1/raycluster_types.go; rayjob_types.go, rayservice_types.go; a
+//! RayJob's submitter pod is `spec.submitterPodTemplate`).
+
+use super::*;
+
+pub(super) static OPERATOR: Operator = Operator {
+    id: "ray-job",
+    project: "KubeRay",
+    sources: &["ray-project/kuberay ray-operator/apis/ray/v1/raycluster_types.go"],
+    declaration: r#"
+kind: RayJob
+apiVersion: ray.io/*
+roles:
+  - name: head
+    at: spec.rayClusterSpec.headGroupSpec.template.spec
+    optional: true
+    podSpec: .
+    replicas: 1
+  - name: workerGroup
+    at: spec.rayClusterSpec.workerGroupSpecs[*].template.spec
+    namedBy: groupName
+    optional: true
+    podSpec: .
+  - name: submitter
+    at: spec.submitterPodTemplate.spec
+    optional: true
+    podSpec: .
+    replicas: 1
+"#,
+    synth: None,
+};

@@ -1,0 +1,3 @@
+{{- define "web.labels" -}}
+app: {{ .Chart.Name }}
+{{- end }}
