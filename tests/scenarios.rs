@@ -34,6 +34,7 @@ const SCENARIOS: &[&str] = &[
     "cluster-split-eksctl",
     "cluster-split-folders",
     "cluster-split-terraform",
+    "cluster-split-tutorials",
     "clusters",
     "comparison-operators",
     "cordoned",
@@ -182,6 +183,46 @@ fn a_defined_cluster_judges_the_keys_its_pools_own() {
     assert_eq!(
         billing,
         ["testdata/scenarios/cluster-folders/clusters/prod/apps.yaml"]
+    );
+}
+
+/// A repository of tutorials: a cluster defined in one tutorial's `cluster/` folder holds that
+/// tutorial (`cluster` names infrastructure) and not the tutorial beside it, whose workloads
+/// are judged as files of no inferred cluster (no owned-key warning from another's pools).
+#[test]
+fn a_tutorials_cluster_holds_its_tutorial_only() {
+    let all = findings(&run("cluster-split-tutorials").1);
+    let wrong = about(&all, "unschedulable-workload", "train-wrong-accelerator");
+    assert_eq!(wrong.len(), 1, "{all:#?}");
+    assert!(message(wrong[0]).contains("tpu/get-started/cluster` creates"));
+    for quiet in ["train-ok", "dws-v6e", "platform-web"] {
+        assert!(
+            all.iter().all(|f| f["object"]["name"] != quiet),
+            "{quiet}: {all:#?}"
+        );
+    }
+    let explain = |w: &str| {
+        taintlint(&[
+            "explain",
+            "testdata/scenarios/cluster-split-tutorials",
+            "--isolated",
+            "--workload",
+            w,
+        ])
+        .run()
+        .stdout
+    };
+    let text = explain("Job/train-ok");
+    assert!(
+        text.contains("the files under `testdata/scenarios/cluster-split-tutorials/tpu/get-started/` belong to it (its definition's folder, grown up through the folders named for infrastructure)"),
+        "{text}"
+    );
+    let text = explain("Job/dws-v6e");
+    assert!(text.contains("this file lies in none of them"), "{text}");
+    let text = explain("Deployment/platform-web");
+    assert!(
+        text.contains("the files under `testdata/scenarios/cluster-split-tutorials/gke-platform/` belong to it"),
+        "{text}"
     );
 }
 

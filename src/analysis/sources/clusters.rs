@@ -99,10 +99,13 @@ impl Stack {
         let folder = if self.root.is_empty() {
             "every linted file belongs to it (the files define no other cluster)".to_string()
         } else {
-            format!(
-                "the files under `{}/` belong to it (the highest folder above its definition that holds no other)",
-                crate::util::text::escape(&self.root)
-            )
+            let root = crate::util::text::escape(&self.root);
+            match self.anchor() {
+                Some(a) if a.dir != self.root => format!(
+                    "the files under `{root}/` belong to it (its definition's folder, grown up through the folders named for infrastructure)"
+                ),
+                _ => format!("the files under `{root}/` belong to it (its definition's folder)"),
+            }
         };
         match self.anchor() {
             Some(_) => folder,
