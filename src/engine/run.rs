@@ -272,23 +272,10 @@ pub fn lint_spilled(
             s.terraform.extend(terraform);
             // The clusters the default cluster's files define (see `sources::clusters`).
             if !inventory_only && !fixture && cluster == Some(opts.clusters.len()) {
-                use crate::analysis::sources::clusters::{
-                    Anchor, AnchorKind, clusters_folder, dir_of,
-                };
-                if let Some(folder) = clusters_folder(&name) {
-                    s.anchors.push(Anchor {
-                        kind: AnchorKind::ClustersFolder,
-                        dir: folder.to_string(),
-                        path: folder.to_string(),
-                    });
-                }
-                if nodes.iter().any(|n| n.origin.starts_with("eksctl")) {
-                    s.anchors.push(Anchor {
-                        kind: AnchorKind::Eksctl,
-                        dir: dir_of(&name).to_string(),
-                        path: name.to_string(),
-                    });
-                }
+                s.anchors
+                    .extend(crate::analysis::sources::clusters::anchors_of_file(
+                        &name, &nodes,
+                    ));
             }
             if !nodes.is_empty() {
                 s.homes.insert(
@@ -361,7 +348,45 @@ pub fn lint_spilled(
     }));
     add_terraform_pools(&mut spilled, pools);
     super::timing("Terraform evaluation", t.elapsed());
+    add_workspace(&mut spilled, opts);
     spilled
+}
+
+/// The language server's other workspace files (`LintOptions::workspace`), counted as if
+/// they were linted after the run's inputs: their pools in their clusters with their
+/// folders, their cluster definitions, their Kueue objects.
+fn add_workspace(s: &mut Spilled, opts: &LintOptions) {
+    let w = &opts.workspace;
+    // Numbered after every input (inputs are numbered from 0, one each).
+    let first = s
+        .nodes
+        .iter()
+        .map(|(i, _, _)| i + 1)
+        .max()
+        .unwrap_or(0)
+        .max(usize::MAX / 2);
+    let mut index = first;
+    let mut last: Option<&str> = None;
+    for (file, slot, n) in &w.nodes {
+        if last != Some(&**file) {
+            index += 1;
+            last = Some(file);
+            s.homes.insert(
+                index,
+                crate::analysis::sources::clusters::dir_of(file).into(),
+            );
+        }
+        let mut n = n.clone();
+        n.labels = std::mem::take(&mut n.labels).share(&mut s.label_sets);
+        s.nodes.push((index, Some(*slot), Box::new(n)));
+    }
+    s.anchors.extend(w.anchors.iter().cloned());
+    for (slot, k) in &w.kueue {
+        index += 1;
+        if let Some(list) = s.kueue.get_mut(*slot) {
+            list.push((index, k.clone()));
+        }
+    }
 }
 
 /// Adds the pools Terraform's evaluation found, their places stored as a file's are.

@@ -177,6 +177,28 @@ fn ancestors(dir: &str) -> impl Iterator<Item = &str> {
     })
 }
 
+/// The cluster definitions a file of the default cluster makes: its `clusters/<name>`
+/// folder, and its folder when it is an eksctl config (one with eksctl's node groups).
+/// Terraform roots are found by their directory's evaluation.
+pub fn anchors_of_file(name: &str, nodes: &[crate::analysis::types::NodeDecl]) -> Vec<Anchor> {
+    let mut anchors = Vec::new();
+    if let Some(folder) = clusters_folder(name) {
+        anchors.push(Anchor {
+            kind: AnchorKind::ClustersFolder,
+            dir: folder.to_string(),
+            path: folder.to_string(),
+        });
+    }
+    if nodes.iter().any(|n| n.origin.starts_with("eksctl")) {
+        anchors.push(Anchor {
+            kind: AnchorKind::Eksctl,
+            dir: dir_of(name).to_string(),
+            path: name.to_string(),
+        });
+    }
+    anchors
+}
+
 /// The `clusters/<name>` folder a file lies under, if any (the innermost).
 pub fn clusters_folder(file: &str) -> Option<&str> {
     let dir = dir_of(file);
