@@ -452,8 +452,8 @@ pub struct SourceRecord(
 /// The sources of the run's node declarations, in its store: one record per file.
 pub struct StoredSources {
     pub store: Arc<Store>,
-    /// The record of each file's source.
-    pub files: Vec<Slot>,
+    /// The record of each file's source (one list shared by every cluster's inventory).
+    pub files: Arc<Vec<Slot>>,
 }
 
 impl PlaceSources for StoredSources {
@@ -690,6 +690,7 @@ pub fn finish_spilled(
     // The inventory reads its stored places back from the store while the files are worked
     // on: both share it.
     let store = Arc::new(store);
+    let places = Arc::new(places);
     drop(label_sets);
     nodes.sort_by_key(|(i, _, _)| *i);
     let (stacks, definition, split) =
@@ -756,7 +757,7 @@ pub fn finish_spilled(
             }
             inventory.set_places(Box::new(StoredSources {
                 store: Arc::clone(&store),
-                files: places.clone(),
+                files: Arc::clone(&places),
             }));
             inventory
         })
