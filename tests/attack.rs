@@ -46,6 +46,16 @@ fn count(v: &Value, rule: &str) -> usize {
     findings(v).iter().filter(|(r, _)| r == rule).count()
 }
 
+/// The findings of `rule`, in report order.
+fn of_rule<'a>(v: &'a Value, rule: &str) -> Vec<&'a Value> {
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == rule)
+        .collect()
+}
+
 /// Row 2: 250,000 copies of one toleration. `--fix` removed them one finding at a time,
 /// each removal checking the whole list (over 300 s); now every copy but the first is one
 /// finding, and one `--fix` run removes them all.
@@ -374,12 +384,7 @@ fn four_thousand_distinct_pools_by_four_thousand_signatures() {
     .in_dir(&repo)
     .json();
     assert_eq!(code, 1, "{v:#}");
-    let unschedulable: Vec<_> = v["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["rule"] == "unschedulable-workload")
-        .collect();
+    let unschedulable = of_rule(&v, "unschedulable-workload");
     assert_eq!(unschedulable.len(), n, "{:#}", v["findings"][0]);
     // Sorted by line: the Pods in file order; each names its own Node's taint.
     for (i, f) in unschedulable.iter().enumerate().step_by(997) {
@@ -416,12 +421,7 @@ fn four_thousand_pods_tolerated_everywhere_and_selecting_a_slip() {
         .in_dir(&repo)
         .json();
     assert_eq!(code, 1, "{v:#}");
-    let unschedulable: Vec<_> = v["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["rule"] == "unschedulable-workload")
-        .collect();
+    let unschedulable = of_rule(&v, "unschedulable-workload");
     assert_eq!(unschedulable.len(), n, "{:#}", v["findings"][0]);
     for f in &unschedulable {
         let help = f["help"].as_str().unwrap();
@@ -467,12 +467,7 @@ fn four_thousand_clusters_each_judged_alone() {
         .in_dir(&repo)
         .json();
     assert_eq!(code, 1, "{v:#}");
-    let unschedulable: Vec<_> = v["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["rule"] == "unschedulable-workload")
-        .collect();
+    let unschedulable = of_rule(&v, "unschedulable-workload");
     assert_eq!(unschedulable.len(), n, "{:#}", v["findings"][0]);
     for f in unschedulable.iter().step_by(397) {
         let i = f["object"]["name"]
