@@ -156,6 +156,8 @@ macro_rules! strimzi_connect {
     };
 }
 
+mod agent_sandbox;
+mod agent_sandbox_template;
 mod alertmanager;
 mod ceph_cluster;
 mod ceph_filesystem;
@@ -163,6 +165,7 @@ mod ceph_object_store;
 mod cluster_log_forwarder;
 mod cluster_logging;
 mod cnpg_cluster;
+mod cnpg_pooler;
 mod confluent_connect;
 mod confluent_control_center;
 mod confluent_kafka;
@@ -200,6 +203,7 @@ mod pipeline_run;
 mod prometheus;
 mod pytorch_job;
 mod ray_cluster;
+mod ray_cron_job;
 mod ray_job;
 mod ray_service;
 mod redis_enterprise_cluster;
@@ -234,6 +238,8 @@ pub struct Operator {
 
 /// Every kind of the catalogue, by file.
 pub static CATALOGUE: &[&Operator] = &[
+    &agent_sandbox::OPERATOR,
+    &agent_sandbox_template::OPERATOR,
     &alertmanager::OPERATOR,
     &ceph_cluster::OPERATOR,
     &ceph_filesystem::OPERATOR,
@@ -241,6 +247,7 @@ pub static CATALOGUE: &[&Operator] = &[
     &cluster_log_forwarder::OPERATOR,
     &cluster_logging::OPERATOR,
     &cnpg_cluster::OPERATOR,
+    &cnpg_pooler::OPERATOR,
     &confluent_connect::OPERATOR,
     &confluent_control_center::OPERATOR,
     &confluent_kafka::OPERATOR,
@@ -278,6 +285,7 @@ pub static CATALOGUE: &[&Operator] = &[
     &prometheus::OPERATOR,
     &pytorch_job::OPERATOR,
     &ray_cluster::OPERATOR,
+    &ray_cron_job::OPERATOR,
     &ray_job::OPERATOR,
     &ray_service::OPERATOR,
     &redis_enterprise_cluster::OPERATOR,
