@@ -16,23 +16,41 @@ use std::sync::Arc;
 use super::file::{FileReport, lint_templated};
 use super::options::LintOptions;
 use super::templates::Syntax;
+use crate::analysis::sources::terraform as tf;
 use crate::analysis::types::NodeDecl;
+use crate::diagnostic::Finding;
 use crate::load::{SourceFile, Span};
 use crate::rules;
 
-/// Is this a Terraform file (by its name)?
+/// Is this a Terraform file (by its name): `.tf`, or `.tf.json` (Terraform's JSON syntax)?
 pub(super) fn is_terraform(name: &str) -> bool {
-    name.ends_with(".tf")
+    name.ends_with(".tf") || tf::is_json(name)
+}
+
+/// When a Terraform file's syntax is read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Parse {
+    /// Now, for its findings (the language server's buffers, a file read alone).
+    Now,
+    /// In the run's Terraform step, once per file for its findings and its directory's
+    /// evaluation both (see [`evaluate`]).
+    Later,
 }
 
 /// Lints a Terraform file: its syntax (with hcl-edit, as Terraform reads it: see
-/// `analysis::sources::terraform`), its repeated object keys, and the manifests in its
-/// heredocs. A file that does not parse as HCL gets a `yaml-syntax-error` (the rule of files
+/// `analysis::sources::terraform`), its repeated object keys, and the manifests in a `.tf`
+/// file's heredocs. A file that does not parse gets a `yaml-syntax-error` (the rule of files
 /// whose syntax cannot be read), and its heredocs are still linted. Its node pools are not
 /// read here: a module is a directory, so the run evaluates each directory's files together
-/// once every file is linted ([`evaluate`]); the report carries what that needs.
-pub(super) fn lint(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
-    let mut report = match yaml_view(&source.text) {
+/// once every file is linted ([`evaluate`]); the report carries what that needs. In the run
+/// (`Parse::Later`) the file is parsed there too, once, its syntax findings made there.
+pub(super) fn lint(source: &Arc<SourceFile>, opts: &LintOptions, parse: Parse) -> FileReport {
+    let view = if tf::is_json(&source.name) {
+        None
+    } else {
+        yaml_view(&source.text)
+    };
+    let mut report = match view {
         Some(view) => {
             let view = SourceFile::new(Arc::clone(&source.name), view);
             // `${…}` and `%{…}` in a Terraform heredoc are Terraform's.
@@ -44,11 +62,41 @@ pub(super) fn lint(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
         }
         None => FileReport::default(),
     };
-    match crate::analysis::sources::terraform::file_facts(&source.text) {
+    if parse == Parse::Now {
+        let facts = tf::file_facts(&source.name, &source.text);
+        report
+            .findings
+            .extend(syntax_findings(source, facts.as_ref(), opts));
+        if facts.is_err() {
+            return report;
+        }
+    }
+    report.terraform = Some(Box::new(TerraformFile {
+        name: Arc::clone(&source.name),
+        kept: Kept::Text(Arc::clone(source)),
+        calls: tf::local_source_hints(&source.text),
+    }));
+    report
+}
+
+/// The findings of a Terraform file's parse: its syntax error (or the limit it passes), its
+/// repeated object keys, a `.tf.json` file's strings that are not templates.
+fn syntax_findings(
+    source: &Arc<SourceFile>,
+    facts: Result<&tf::FileFacts, &tf::HclError>,
+    opts: &LintOptions,
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let syntax = if tf::is_json(&source.name) {
+        "Terraform (JSON) syntax error"
+    } else {
+        "Terraform (HCL) syntax error"
+    };
+    match facts {
         Ok(facts) => {
             if opts.rules.is_enabled(rules::DUPLICATE_KEY.name) {
                 for (dropped, wins, key) in &facts.repeats {
-                    report.findings.push(
+                    out.push(
                         rules::DUPLICATE_KEY
                             .finding(format!(
                                 "key `{key}` is given more than once in this object; Terraform keeps only the last one and drops this one"
@@ -60,17 +108,21 @@ pub(super) fn lint(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
                     );
                 }
             }
-            report.terraform = Some(Box::new(TerraformFile {
-                name: Arc::clone(&source.name),
-                kept: Kept::Text(Arc::clone(source)),
-                evaluate: facts.evaluate,
-                local_sources: facts.local_sources,
-                creates_cluster: facts.creates_cluster,
-            }));
+            if opts.rules.is_enabled(rules::YAML_SYNTAX_ERROR.name) {
+                for (at, why) in &facts.bad_templates {
+                    out.push(
+                        rules::YAML_SYNTAX_ERROR
+                            .finding(format!("{syntax}: {why}"))
+                            .primary(*at, "here")
+                            .help("Terraform reads a JSON string as a template (`${…}`, `%{…}`; `$${` for a literal `${`); the value is unknown to taintlint, the rest of the file is read")
+                            .in_file(source),
+                    );
+                }
+            }
         }
         Err(e) if e.limit && opts.rules.is_enabled(rules::YAML_TOO_COMPLEX.name) => {
             let at = crate::util::text::floor_char(&source.text, e.at);
-            report.findings.push(
+            out.push(
                 rules::YAML_TOO_COMPLEX
                     .finding(format!("Terraform file not read: {}", e.message))
                     .primary(Span::new(at, at), "here")
@@ -84,9 +136,9 @@ pub(super) fn lint(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
                 .chars()
                 .next()
                 .map_or(at, |c| at + c.len_utf8());
-            report.findings.push(
+            out.push(
                 rules::YAML_SYNTAX_ERROR
-                    .finding(format!("Terraform (HCL) syntax error: {}", e.message))
+                    .finding(format!("{syntax}: {}", e.message))
                     .primary(Span::new(at, end), "here")
                     .help("fix the syntax (`terraform validate` shows it too); the node pools of this file were not read")
                     .in_file(source),
@@ -94,63 +146,56 @@ pub(super) fn lint(source: &Arc<SourceFile>, opts: &LintOptions) -> FileReport {
         }
         Err(_) => {}
     }
-    report
+    out
 }
 
-/// What the run keeps of a `.tf` file that parses, to evaluate its directory (see
+/// What the run keeps of a Terraform file until the Terraform step parses it (see
 /// [`evaluate`]).
 pub struct TerraformFile {
     /// The file's name (its path, when it was read from the disk).
     pub name: Arc<str>,
-    /// What its directory's evaluation reads.
+    /// What the Terraform step reads.
     kept: Kept,
-    /// It declares node-pool resources or calls a module.
-    pub evaluate: bool,
-    /// Its local module calls' `source`s.
-    pub local_sources: Vec<String>,
-    /// It creates a cluster (see `sources::clusters`).
-    pub creates_cluster: bool,
+    /// The local module `source`s its text seems to hold (a scan, not a parse: see
+    /// `sources::terraform::local_source_hints`), to tell which directories' syntax trees the
+    /// step keeps for the evaluation.
+    calls: Vec<String>,
 }
 
-/// What is kept of a `.tf` file until its directory is evaluated. Most `.tf` files sit in
-/// directories that never are (no pools, no module calls: 4.5 of the 5.4 MB of `.tf` text in
-/// the real-world suite): their text is not held to the end of the walk when it can be read
-/// again from the disk. Nor is a file's syntax tree, even where its directory is evaluated
-/// for certain: hcl-edit's tree weighs about twenty times the text (kept for the 86 files of
-/// that suite that declare pools or call modules, the trees took 7 MB more at the peak and
-/// saved 2 ms of CPU; see bench/README).
+/// What is kept of a Terraform file until the Terraform step. Most `.tf` files sit in
+/// directories that are never evaluated (no pools, no module calls: 4.5 of the 5.4 MB of `.tf`
+/// text in the real-world suite), and a file's directory is only known to be evaluated once
+/// every file of it has been read: a file read from the disk keeps only its path to the end of
+/// the walk, and the step reads it again (bench/README).
 enum Kept {
     /// The whole text (a file not read from the disk, or until the run drops it; the report's
     /// own copy may be made lite).
     Text(Arc<SourceFile>),
-    /// Only its path: the file is read again from the disk if its directory is evaluated.
+    /// Only its path: the file is read again from the disk.
     OnDisk(std::path::PathBuf),
 }
 
 impl TerraformFile {
-    /// Forgets the text of a file read from the disk that its directory's evaluation, if
-    /// there is one, can read again.
+    /// Forgets the text of a file read from the disk, which the Terraform step reads again.
     pub(super) fn forget_text(&mut self, path: std::path::PathBuf) {
         if matches!(self.kept, Kept::Text(_)) {
             self.kept = Kept::OnDisk(path);
         }
     }
 
-    /// The file parsed, for its directory's evaluation (`None`: it can no longer be read,
-    /// or no longer parses).
-    fn dir_file(&self, opts: &LintOptions) -> Option<crate::analysis::sources::terraform::DirFile> {
-        use crate::analysis::sources::terraform::DirFile;
+    /// The file's text (`None`: it can no longer be read as text).
+    fn source(&self, opts: &LintOptions) -> Option<Arc<SourceFile>> {
         match &self.kept {
-            Kept::Text(source) => DirFile::parse(Arc::clone(source)),
+            Kept::Text(source) => Some(Arc::clone(source)),
             Kept::OnDisk(path) => {
                 let text = crate::load::read_file(path, opts.max_file_size).ok()?;
-                DirFile::parse(SourceFile::new(Arc::clone(&self.name), text))
+                Some(SourceFile::new(Arc::clone(&self.name), text))
             }
         }
     }
 }
 
-/// A `.tf` input of the run, with what decides where its pools go.
+/// A Terraform input of the run, with what decides where its pools go.
 pub(super) struct TfInput {
     /// Input order.
     pub(super) index: usize,
@@ -163,8 +208,8 @@ pub(super) struct TfInput {
 }
 
 /// The Terraform pools of a workspace's files (the language server's view of the files it
-/// does not have open): `files` are (name, cluster slot, file) of each `.tf` file that parses;
-/// each pool is given with the file its root module's evaluation is attributed to (the root
+/// does not have open): `files` are (name, cluster slot, file) of each Terraform file; each
+/// pool is given with the file its root module's evaluation is attributed to (the root
 /// directory's first file) and that file's slot.
 pub fn workspace_pools(
     files: Vec<(String, usize, TerraformFile)>,
@@ -188,7 +233,7 @@ pub fn workspace_pools(
         })
         .collect();
     evaluate(inputs, opts)
-        .0
+        .pools
         .into_iter()
         .filter_map(|p| {
             let (name, slot) = names.get(p.index)?.clone();
@@ -236,22 +281,52 @@ fn join(dir: &str, rel: &str) -> String {
     }
 }
 
-/// One directory of `.tf` inputs.
+/// What the Terraform step found of one input: from its parse.
+#[derive(Default)]
+struct Facts {
+    /// It declares node-pool resources or calls a module.
+    evaluate: bool,
+    /// Its local module calls' `source`s.
+    local_sources: Vec<String>,
+    /// It creates a cluster (see `sources::clusters`).
+    creates_cluster: bool,
+}
+
+/// One directory of Terraform inputs, read.
 struct Group {
     dir: String,
     inputs: Vec<TfInput>,
+    /// Each input's facts (by position; default where it does not parse).
+    facts: Vec<Facts>,
+    /// The files that parse, kept for the evaluation when it may read them (see
+    /// [`evaluate`]); `None`: parsed again if it does.
+    files: Option<Arc<Vec<tf::DirFile>>>,
 }
 
 impl Group {
     fn evaluate(&self) -> bool {
-        self.inputs.iter().any(|i| i.file.evaluate)
+        self.facts.iter().any(|f| f.evaluate)
     }
     fn fixture(&self) -> bool {
         self.inputs.iter().all(|i| i.fixture)
     }
+    fn local_sources(&self) -> impl Iterator<Item = &String> {
+        self.facts.iter().flat_map(|f| &f.local_sources)
+    }
 }
 
-/// Evaluates the Terraform root modules among the run's `.tf` inputs and gives their pools.
+/// What the Terraform step gives the run.
+#[derive(Default)]
+pub(super) struct Evaluated {
+    pub(super) pools: Vec<TfPool>,
+    /// The roots that create a cluster (see [`evaluate`]).
+    pub(super) anchors: Vec<String>,
+    /// The Terraform files' own findings: syntax, repeated keys, evaluation errors.
+    pub(super) findings: Vec<Finding>,
+}
+
+/// The Terraform step of a run: every Terraform input parsed once (in parallel, a directory
+/// at a time) for its findings, and the root modules among them evaluated for their pools.
 ///
 /// The inputs are grouped by directory (a module is a directory; the `--inventory` files apart
 /// from the linted ones). A directory that declares pools or calls modules is evaluated as a
@@ -264,16 +339,23 @@ impl Group {
 /// symbolic link unless `--follow-links`, never outside the repository (its git work tree,
 /// else the linted path).
 ///
+/// Each file is parsed once: the syntax trees of the directories the evaluation may read (it
+/// declares pools or calls modules, or some file's text names it as a local `source`) are kept
+/// from the parse that finds the file's syntax errors to the end of the step and shared by
+/// every root that reads them; the others are dropped as soon as their findings are made. A
+/// module directory read from the disk is parsed once for all the roots that call it.
+///
 /// With the pools come the roots that create a cluster (in their own files or in a linted
 /// local module they reach): the anchors of `sources::clusters`, as the run names folders
 /// (`""` for the top).
-pub(super) fn evaluate(inputs: Vec<TfInput>, opts: &LintOptions) -> (Vec<TfPool>, Vec<String>) {
+pub(super) fn evaluate(inputs: Vec<TfInput>, opts: &LintOptions) -> Evaluated {
+    use rayon::prelude::*;
     use std::collections::{BTreeMap, HashSet};
-    if !inputs.iter().any(|i| i.file.evaluate) {
-        return (Vec::new(), Vec::new());
+    if inputs.is_empty() {
+        return Evaluated::default();
     }
     // By directory, the inventory's apart (per cluster they were given for).
-    let mut groups: BTreeMap<(bool, Option<usize>, String), Vec<TfInput>> = BTreeMap::new();
+    let mut by_dir: BTreeMap<(bool, Option<usize>, String), Vec<TfInput>> = BTreeMap::new();
     for i in inputs {
         let dir = dir_of(&i.file.name).to_string();
         let key = (
@@ -281,28 +363,49 @@ pub(super) fn evaluate(inputs: Vec<TfInput>, opts: &LintOptions) -> (Vec<TfPool>
             if i.inventory_only { i.cluster } else { None },
             dir,
         );
-        groups.entry(key).or_default().push(i);
+        by_dir.entry(key).or_default().push(i);
     }
-    let groups: Vec<Group> = groups
-        .into_iter()
-        .map(|((_, _, dir), mut inputs)| {
-            inputs.sort_by(|a, b| a.file.name.cmp(&b.file.name));
-            Group { dir, inputs }
-        })
-        .collect();
-    // Directories a linted directory calls (not counting itself, test data, vendored code).
-    let mut called: HashSet<String> = HashSet::new();
-    for g in groups.iter().filter(|g| !g.fixture()) {
-        for i in &g.inputs {
-            for s in &i.file.local_sources {
-                let target = join(&g.dir, s);
-                if target != g.dir {
-                    called.insert(target);
-                }
+    // Directories some file's text names as a local module `source` (a scan: more than the
+    // calls there are, never fewer for a literal `source`).
+    let mut named: HashSet<String> = HashSet::new();
+    for ((_, _, dir), inputs) in &by_dir {
+        for i in inputs {
+            for s in &i.file.calls {
+                named.insert(join(dir, s));
             }
         }
     }
-    // Each root with a loader of its own, in parallel; the pools in the roots' order.
+    let read: Vec<(Group, Vec<Finding>)> = by_dir
+        .into_iter()
+        .collect::<Vec<_>>()
+        .into_par_iter()
+        .map(|((_, _, dir), mut inputs)| {
+            inputs.sort_by(|a, b| a.file.name.cmp(&b.file.name));
+            read_group(dir, inputs, &named, opts)
+        })
+        .collect();
+    let mut findings = Vec::new();
+    let mut groups = Vec::with_capacity(read.len());
+    for (g, f) in read {
+        groups.push(g);
+        findings.extend(f);
+    }
+    if !groups.iter().any(Group::evaluate) {
+        return Evaluated {
+            findings,
+            ..Evaluated::default()
+        };
+    }
+    // Directories a linted directory calls (not counting itself, test data, vendored code).
+    let mut called: HashSet<String> = HashSet::new();
+    for g in groups.iter().filter(|g| !g.fixture()) {
+        for s in g.local_sources() {
+            let target = join(&g.dir, s);
+            if target != g.dir {
+                called.insert(target);
+            }
+        }
+    }
     // The linted directories that create a cluster.
     let creating: HashSet<&str> = groups
         .iter()
@@ -310,16 +413,29 @@ pub(super) fn evaluate(inputs: Vec<TfInput>, opts: &LintOptions) -> (Vec<TfPool>
             !g.fixture()
                 && g.inputs
                     .iter()
-                    .any(|i| i.file.creates_cluster && !i.inventory_only)
+                    .zip(&g.facts)
+                    .any(|(i, f)| f.creates_cluster && !i.inventory_only)
         })
         .map(|g| g.dir.as_str())
         .collect();
-    let run = |g: &Group| -> (Vec<TfPool>, Vec<String>, bool) {
-        let mut loader = DiskLoader::new(&groups, opts);
-        let Some(dir) = loader.root(g) else {
-            return (Vec::new(), Vec::new(), false);
+    // Module directories read from the disk, for every root.
+    let disk = DiskModules::new(opts);
+    let linted: std::collections::HashMap<&str, &Group> = groups
+        .iter()
+        .filter(|g| g.inputs.iter().all(|i| !i.inventory_only))
+        .map(|g| (g.dir.as_str(), g))
+        .collect();
+    // Each root with a loader of its own, in parallel; the pools in the roots' order.
+    let run = |g: &Group| -> (Vec<TfPool>, Vec<String>, bool, Vec<tf::EvalProblem>) {
+        let mut loader = DiskLoader {
+            linted: &linted,
+            disk: &disk,
+            opts,
         };
-        let outcome = crate::analysis::sources::terraform::evaluate_root(dir, &mut loader);
+        let Some(dir) = loader.root(g) else {
+            return (Vec::new(), Vec::new(), false, Vec::new());
+        };
+        let outcome = tf::evaluate_root(dir, &mut loader);
         // Only the default cluster's files infer clusters (`clusters:` in the config wins).
         let creates = !g.fixture()
             && g.inputs
@@ -328,7 +444,7 @@ pub(super) fn evaluate(inputs: Vec<TfInput>, opts: &LintOptions) -> (Vec<TfPool>
             && (creating.contains(g.dir.as_str())
                 || outcome.dirs.iter().any(|d| creating.contains(d.as_str())));
         let Some(first) = g.inputs.iter().min_by_key(|i| i.index) else {
-            return (Vec::new(), outcome.dirs, creates);
+            return (Vec::new(), outcome.dirs, creates, outcome.problems);
         };
         let fixture = g.fixture();
         let mut out = Vec::new();
@@ -345,27 +461,28 @@ pub(super) fn evaluate(inputs: Vec<TfInput>, opts: &LintOptions) -> (Vec<TfPool>
                 decl,
             });
         }
-        (out, outcome.dirs, creates)
+        (out, outcome.dirs, creates, outcome.problems)
     };
-    use rayon::prelude::*;
     // Roots first, then what no root reached.
     let roots: Vec<&Group> = groups
         .iter()
         .filter(|g| g.evaluate() && !called.contains(&g.dir))
         .collect();
-    let done: Vec<(Vec<TfPool>, Vec<String>, bool)> = roots.par_iter().map(|g| run(g)).collect();
+    type Done = (Vec<TfPool>, Vec<String>, bool, Vec<tf::EvalProblem>);
+    let done: Vec<Done> = roots.par_iter().map(|g| run(g)).collect();
     let reached: HashSet<String> = done
         .iter()
-        .flat_map(|(_, d, _)| d.iter().cloned())
+        .flat_map(|(_, d, _, _)| d.iter().cloned())
         .collect();
     let rest: Vec<&Group> = groups
         .iter()
         .filter(|g| g.evaluate() && called.contains(&g.dir) && !reached.contains(&g.dir))
         .collect();
-    let more: Vec<(Vec<TfPool>, Vec<String>, bool)> = rest.par_iter().map(|g| run(g)).collect();
+    let more: Vec<Done> = rest.par_iter().map(|g| run(g)).collect();
     let mut anchors = Vec::new();
     let mut pools = Vec::new();
-    for (g, (p, _, creates)) in roots
+    let mut problems = Vec::new();
+    for (g, (p, _, creates, found)) in roots
         .iter()
         .chain(rest.iter())
         .zip(done.into_iter().chain(more))
@@ -378,28 +495,141 @@ pub(super) fn evaluate(inputs: Vec<TfInput>, opts: &LintOptions) -> (Vec<TfPool>
             });
         }
         pools.extend(p);
+        problems.extend(found);
     }
-    (pools, anchors)
+    findings.extend(problem_findings(problems, &groups, opts));
+    Evaluated {
+        pools,
+        anchors,
+        findings,
+    }
 }
 
-/// Reads module directories: from the run's inputs when it has them, else from the disk,
-/// confined (see [`evaluate`]).
+/// Parses one directory's inputs (each once): their findings and facts, and the files kept
+/// for the evaluation when it may read them (the directory declares pools or calls modules,
+/// or a file names it as a local `source`).
+fn read_group(
+    dir: String,
+    inputs: Vec<TfInput>,
+    named: &std::collections::HashSet<String>,
+    opts: &LintOptions,
+) -> (Group, Vec<Finding>) {
+    let mut findings = Vec::new();
+    let mut facts = Vec::with_capacity(inputs.len());
+    let mut files = Vec::new();
+    for i in &inputs {
+        let Some(source) = i.file.source(opts) else {
+            facts.push(Facts::default());
+            continue;
+        };
+        let read = tf::read(Arc::clone(&source));
+        let mut found = syntax_findings(&source, read.as_ref().map(|(f, _)| f), opts);
+        if i.fixture && !i.inventory_only {
+            found.retain(|f| !rules::quiet_in_fixtures(f.rule));
+        }
+        if !found.is_empty() && i.on_disk && !opts.keep_sources {
+            found = lite(found, &source);
+        }
+        findings.extend(found);
+        match read {
+            Ok((f, file)) => {
+                facts.push(Facts {
+                    evaluate: f.evaluate,
+                    local_sources: f.local_sources,
+                    creates_cluster: f.creates_cluster,
+                });
+                files.push(file);
+            }
+            Err(_) => facts.push(Facts::default()),
+        }
+    }
+    let keep = facts.iter().any(|f| f.evaluate) || named.contains(&dir);
+    let group = Group {
+        dir,
+        inputs,
+        facts,
+        files: keep.then(|| Arc::new(files)),
+    };
+    (group, findings)
+}
+
+/// Findings on a file read from the disk keep only the positions they name (see
+/// `FileReport::make_lite`).
+fn lite(findings: Vec<Finding>, source: &Arc<SourceFile>) -> Vec<Finding> {
+    let mut report = FileReport {
+        findings,
+        ..FileReport::default()
+    };
+    report.make_lite(source);
+    report.findings
+}
+
+/// The evaluation's errors as findings: a `for` expression's repeated key.
+fn problem_findings(
+    mut problems: Vec<tf::EvalProblem>,
+    groups: &[Group],
+    opts: &LintOptions,
+) -> Vec<Finding> {
+    if !opts.rules.is_enabled(rules::DUPLICATE_KEY.name) || problems.is_empty() {
+        return Vec::new();
+    }
+    // Each once (a module called from several roots is evaluated for each).
+    problems.sort_by(|a, b| (&a.source.name, a.at.start).cmp(&(&b.source.name, b.at.start)));
+    problems.dedup_by(|a, b| a.source.name == b.source.name && a.at == b.at);
+    let quiet: std::collections::HashSet<&str> = groups
+        .iter()
+        .flat_map(|g| &g.inputs)
+        .filter(|i| i.fixture && !i.inventory_only)
+        .map(|i| &*i.file.name)
+        .collect();
+    let mut out = Vec::new();
+    for p in problems {
+        if quiet.contains(&*p.source.name) && rules::quiet_in_fixtures(rules::DUPLICATE_KEY.name) {
+            continue;
+        }
+        let mut f = rules::DUPLICATE_KEY
+            .finding_at(
+                crate::diagnostic::Severity::Error,
+                format!(
+                    "Duplicate object key: two different items produce the key `{}` in this `for` expression; Terraform refuses it (the value is unknown to taintlint)",
+                    p.key
+                ),
+            )
+            .primary(p.at, "this `for` expression")
+            .help("if duplicates are expected, add the ellipsis (`...`) after the value expression to group the values by key (hashicorp/hcl `ForExpr`)")
+            .in_file(&p.source);
+        if let Some(k) = p.key_at {
+            f = f.secondary(k, "produces the same key twice");
+        }
+        if opts.keep_sources {
+            out.push(f);
+        } else {
+            out.extend(lite(vec![f], &p.source));
+        }
+    }
+    out
+}
+
+/// Reads module directories: the linted ones from the Terraform step's groups, others from
+/// the disk, confined (see [`evaluate`]).
 struct DiskLoader<'a> {
-    /// The linted files, by directory (not the inventory's).
-    linted: std::collections::HashMap<&'a str, &'a Group>,
-    cache: std::collections::HashMap<String, Option<Arc<crate::analysis::sources::terraform::Dir>>>,
+    /// The linted groups, by directory (not the inventory's).
+    linted: &'a std::collections::HashMap<&'a str, &'a Group>,
+    disk: &'a DiskModules<'a>,
+    opts: &'a LintOptions,
+}
+
+/// The module directories read from the disk (not among the inputs), parsed once for all the
+/// roots of a run.
+struct DiskModules<'a> {
     opts: &'a LintOptions,
     /// The linted paths, canonical (directories; a file's folder).
     roots: Vec<std::path::PathBuf>,
+    cache: std::sync::Mutex<std::collections::HashMap<String, Option<Arc<tf::Dir>>>>,
 }
 
-impl<'a> DiskLoader<'a> {
-    fn new(groups: &'a [Group], opts: &'a LintOptions) -> Self {
-        let linted = groups
-            .iter()
-            .filter(|g| g.inputs.iter().all(|i| !i.inventory_only))
-            .map(|g| (g.dir.as_str(), g))
-            .collect();
+impl<'a> DiskModules<'a> {
+    fn new(opts: &'a LintOptions) -> Self {
         let roots = opts
             .roots
             .iter()
@@ -412,17 +642,103 @@ impl<'a> DiskLoader<'a> {
                 }
             })
             .collect();
-        DiskLoader {
-            linted,
-            cache: std::collections::HashMap::new(),
+        DiskModules {
             opts,
             roots,
+            cache: std::sync::Mutex::new(std::collections::HashMap::new()),
         }
     }
 
+    /// Where a module may be read from: inside the git work tree of `dir`, else inside the
+    /// linted path holding it.
+    fn allowed(&self, from: &std::path::Path, target: &std::path::Path) -> bool {
+        let Ok(from) = std::fs::canonicalize(from) else {
+            return false;
+        };
+        let git = from
+            .ancestors()
+            .find(|d| std::fs::symlink_metadata(d.join(".git")).is_ok())
+            .map(std::path::Path::to_path_buf);
+        let boundary = git.or_else(|| self.roots.iter().find(|r| from.starts_with(r)).cloned());
+        boundary.is_some_and(|b| target.starts_with(b))
+    }
+
+    /// The directory at `path`, called from `from`: read and parsed once (its confinement
+    /// checked for each caller).
+    fn get(&self, from: &str, path: &str) -> Result<Arc<tf::Dir>, String> {
+        let target = std::fs::canonicalize(path).map_err(|e| e.to_string())?;
+        if !self.allowed(std::path::Path::new(from), &target) {
+            return Err("outside the repository".to_string());
+        }
+        let cached = self
+            .cache
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(path)
+            .cloned();
+        if let Some(got) = cached {
+            return got.ok_or_else(|| "not read".to_string());
+        }
+        // Read outside the lock (two roots may read one directory at once: the first kept).
+        let got = self.read_dir(path).ok().map(Arc::new);
+        let mut cache = self
+            .cache
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let got = cache.entry(path.to_string()).or_insert(got).clone();
+        got.ok_or_else(|| "not read".to_string())
+    }
+
+    fn read_dir(&self, path: &str) -> Result<tf::Dir, String> {
+        let p = std::path::Path::new(path);
+        let canonical = std::fs::canonicalize(p).map_err(|e| e.to_string())?;
+        if !canonical.is_dir() {
+            return Err("not a directory".to_string());
+        }
+        // Reached through a symbolic link: refused unless links are followed.
+        let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
+        let lexical = std::path::PathBuf::from(join(&cwd.to_string_lossy(), path));
+        if canonical != lexical && !self.opts.follow_links {
+            return Err("reached through a symbolic link".to_string());
+        }
+        let mut names: Vec<String> = std::fs::read_dir(p)
+            .map_err(|e| e.to_string())?
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+            .filter_map(|e| e.file_name().to_str().map(str::to_string))
+            .filter(|n| is_terraform(n) && !ignored(n))
+            .collect();
+        names.sort();
+        names.truncate(MAX_MODULE_FILES);
+        let files = names
+            .into_iter()
+            .filter_map(|n| {
+                let name = join(path, &n);
+                let text =
+                    crate::load::read_file(std::path::Path::new(&name), self.opts.max_file_size)
+                        .ok()?;
+                tf::DirFile::parse(SourceFile::new(Arc::from(name.as_str()), text))
+            })
+            .collect();
+        Ok(tf::Dir {
+            path: path.to_string(),
+            files,
+            tfvars: Vec::new(),
+        })
+    }
+}
+
+/// Files Terraform skips in a module directory: hidden ones, editor backups (`~`), Emacs
+/// lock files (`#…#`) (hashicorp/terraform `internal/configs/parser_config_dir.go`,
+/// `IsIgnoredFile`).
+fn ignored(name: &str) -> bool {
+    name.starts_with('.') || name.ends_with('~') || (name.starts_with('#') && name.ends_with('#'))
+}
+
+impl DiskLoader<'_> {
     /// A group as a root module: its files, and its variable files from the disk.
-    fn root(&mut self, g: &Group) -> Option<Arc<crate::analysis::sources::terraform::Dir>> {
-        let files = parse_inputs(&g.inputs, self.opts);
+    fn root(&mut self, g: &Group) -> Option<Arc<tf::Dir>> {
+        let files = group_files(g, self.opts);
         if files.is_empty() {
             return None;
         }
@@ -431,7 +747,7 @@ impl<'a> DiskLoader<'a> {
         } else {
             Vec::new()
         };
-        Some(Arc::new(crate::analysis::sources::terraform::Dir {
+        Some(Arc::new(tf::Dir {
             path: g.dir.clone(),
             files,
             tfvars,
@@ -467,105 +783,36 @@ impl<'a> DiskLoader<'a> {
             })
             .collect()
     }
-
-    /// Where a module may be read from: inside the git work tree of `dir`, else inside the
-    /// linted path holding it.
-    fn allowed(&self, from: &std::path::Path, target: &std::path::Path) -> bool {
-        let Ok(from) = std::fs::canonicalize(from) else {
-            return false;
-        };
-        let git = from
-            .ancestors()
-            .find(|d| std::fs::symlink_metadata(d.join(".git")).is_ok())
-            .map(std::path::Path::to_path_buf);
-        let boundary = git.or_else(|| self.roots.iter().find(|r| from.starts_with(r)).cloned());
-        boundary.is_some_and(|b| target.starts_with(b))
-    }
-
-    fn read_dir(&self, path: &str) -> Result<crate::analysis::sources::terraform::Dir, String> {
-        let p = std::path::Path::new(path);
-        let canonical = std::fs::canonicalize(p).map_err(|e| e.to_string())?;
-        if !canonical.is_dir() {
-            return Err("not a directory".to_string());
-        }
-        // Reached through a symbolic link: refused unless links are followed.
-        let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
-        let lexical = std::path::PathBuf::from(join(&cwd.to_string_lossy(), path));
-        if canonical != lexical && !self.opts.follow_links {
-            return Err("reached through a symbolic link".to_string());
-        }
-        let mut names: Vec<String> = std::fs::read_dir(p)
-            .map_err(|e| e.to_string())?
-            .filter_map(Result::ok)
-            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-            .filter_map(|e| e.file_name().to_str().map(str::to_string))
-            .filter(|n| n.ends_with(".tf"))
-            .collect();
-        names.sort();
-        names.truncate(MAX_MODULE_FILES);
-        let files = names
-            .into_iter()
-            .filter_map(|n| {
-                let name = join(path, &n);
-                let text =
-                    crate::load::read_file(std::path::Path::new(&name), self.opts.max_file_size)
-                        .ok()?;
-                crate::analysis::sources::terraform::DirFile::parse(SourceFile::new(
-                    Arc::from(name.as_str()),
-                    text,
-                ))
-            })
-            .collect();
-        Ok(crate::analysis::sources::terraform::Dir {
-            path: path.to_string(),
-            files,
-            tfvars: Vec::new(),
-        })
-    }
 }
 
 /// The `.tf` files one module directory read from the disk may have.
 const MAX_MODULE_FILES: usize = 1000;
 
-fn parse_inputs(
-    inputs: &[TfInput],
-    opts: &LintOptions,
-) -> Vec<crate::analysis::sources::terraform::DirFile> {
-    inputs
+/// A group's files that parse: those kept from the step's parse, else parsed again (a
+/// directory no scan said the evaluation would read).
+fn group_files(g: &Group, opts: &LintOptions) -> Vec<tf::DirFile> {
+    if let Some(files) = &g.files {
+        return files.iter().cloned().collect();
+    }
+    g.inputs
         .iter()
-        .filter_map(|i| i.file.dir_file(opts))
+        .filter_map(|i| tf::DirFile::parse(i.file.source(opts)?))
         .collect()
 }
 
-impl crate::analysis::sources::terraform::Loader for DiskLoader<'_> {
-    fn module(
-        &mut self,
-        from: &crate::analysis::sources::terraform::Dir,
-        source: &str,
-    ) -> Result<Arc<crate::analysis::sources::terraform::Dir>, String> {
+impl tf::Loader for DiskLoader<'_> {
+    fn module(&mut self, from: &tf::Dir, source: &str) -> Result<Arc<tf::Dir>, String> {
         let path = join(&from.path, source);
-        if let Some(got) = self.cache.get(&path) {
-            return got.clone().ok_or_else(|| "not read".to_string());
-        }
-        let got = if let Some(g) = self.linted.get(path.as_str()) {
+        if let Some(g) = self.linted.get(path.as_str()) {
             // A linted directory: its files as the run read them (links and exclusions were
             // the walk's to decide).
-            Ok(crate::analysis::sources::terraform::Dir {
+            return Ok(Arc::new(tf::Dir {
                 path: path.clone(),
-                files: parse_inputs(&g.inputs, self.opts),
+                files: group_files(g, self.opts),
                 tfvars: Vec::new(),
-            })
-        } else {
-            let target = std::fs::canonicalize(&path).map_err(|e| e.to_string());
-            match target {
-                Ok(t) if self.allowed(std::path::Path::new(&from.path), &t) => self.read_dir(&path),
-                Ok(_) => Err("outside the repository".to_string()),
-                Err(e) => Err(e),
-            }
-        };
-        let got = got.ok().map(Arc::new);
-        self.cache.insert(path, got.clone());
-        got.ok_or_else(|| "not read".to_string())
+            }));
+        }
+        self.disk.get(&from.path, &path)
     }
 }
 

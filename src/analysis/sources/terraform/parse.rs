@@ -39,6 +39,48 @@ pub(super) struct Parsed {
     /// Each repeated key: (the earlier key, whose value is dropped; the repeat, which wins; the
     /// key).
     pub(super) repeats: Vec<(Span, Span, String)>,
+    /// A `.tf.json` file's: the positions of the text made from it (which `body` holds) in
+    /// the JSON file (see `json`).
+    pub(super) map: Option<super::json::SpanMap>,
+    /// A `.tf.json` file's strings that are not valid templates (JSON spans).
+    pub(super) problems: Vec<(Span, String)>,
+}
+
+impl Parsed {
+    /// A span of `body` as a span of the file.
+    pub(super) fn file_span(&self, s: Span) -> Span {
+        match &self.map {
+            Some(m) => m.span(s),
+            None => s,
+        }
+    }
+}
+
+/// Is `name` a file Terraform reads as JSON (`*.tf.json`)?
+pub fn is_json(name: &str) -> bool {
+    name.ends_with(".tf.json")
+}
+
+/// Parses a Terraform file by its name: the native syntax, or the JSON syntax (see `json`;
+/// its errors at the JSON file's positions).
+pub(super) fn parse_file(name: &str, text: &str) -> Result<Parsed, HclError> {
+    if !is_json(name) {
+        return parse(text);
+    }
+    let made = super::json::make(text)?;
+    match parse(&made.text) {
+        Ok(mut p) => {
+            p.map = Some(made.map);
+            p.problems = made.problems;
+            Ok(p)
+        }
+        // Not expected: the made text is native syntax taintlint wrote.
+        Err(e) => Err(HclError {
+            message: e.message,
+            at: made.map.offset(e.at),
+            limit: e.limit,
+        }),
+    }
 }
 
 /// The most keys one object constructor may have. hcl-edit keeps an object's items in a
@@ -77,6 +119,8 @@ pub(super) fn parse(text: &str) -> Result<Parsed, HclError> {
                     body,
                     renamed,
                     repeats,
+                    map: None,
+                    problems: Vec::new(),
                 });
             }
             Err(e) => e,
