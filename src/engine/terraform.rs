@@ -167,6 +167,7 @@ pub struct TerraformFile {
 /// text in the real-world suite), and a file's directory is only known to be evaluated once
 /// every file of it has been read: a file read from the disk keeps only its path to the end of
 /// the walk, and the step reads it again (bench/README).
+#[derive(Clone)]
 enum Kept {
     /// The whole text (a file not read from the disk, or until the run drops it; the report's
     /// own copy may be made lite).
@@ -185,11 +186,18 @@ impl TerraformFile {
 
     /// The file's text (`None`: it can no longer be read as text).
     fn source(&self, opts: &LintOptions) -> Option<Arc<SourceFile>> {
-        match &self.kept {
+        self.kept.source(&self.name, opts)
+    }
+}
+
+impl Kept {
+    /// The text of the file `name` (`None`: it can no longer be read as text).
+    fn source(&self, name: &Arc<str>, opts: &LintOptions) -> Option<Arc<SourceFile>> {
+        match self {
             Kept::Text(source) => Some(Arc::clone(source)),
             Kept::OnDisk(path) => {
                 let text = crate::load::read_file(path, opts.max_file_size).ok()?;
-                Some(SourceFile::new(Arc::clone(&self.name), text))
+                Some(SourceFile::new(Arc::clone(name), text))
             }
         }
     }
@@ -294,12 +302,13 @@ struct Facts {
 
 /// One directory of Terraform inputs, read.
 struct Group {
+    /// Its place in the step's order of directories.
+    index: usize,
     dir: String,
     inputs: Vec<TfInput>,
     /// Each input's facts (by position; default where it does not parse).
     facts: Vec<Facts>,
-    /// The files that parse, kept for the evaluation when it may read them (see
-    /// [`evaluate`]); `None`: parsed again if it does.
+    /// The files that parse, while the evaluation may read them (see [`evaluate`]).
     files: Option<Arc<Vec<tf::DirFile>>>,
 }
 
@@ -310,8 +319,27 @@ impl Group {
     fn fixture(&self) -> bool {
         self.inputs.iter().all(|i| i.fixture)
     }
-    fn local_sources(&self) -> impl Iterator<Item = &String> {
-        self.facts.iter().flat_map(|f| &f.local_sources)
+    fn inventory(&self) -> bool {
+        self.inputs.iter().any(|i| i.inventory_only)
+    }
+    /// The directories it calls (not itself), unless it is test data or vendored code.
+    fn calls(&self) -> impl Iterator<Item = String> + '_ {
+        let fixture = self.fixture();
+        self.facts
+            .iter()
+            .flat_map(|f| &f.local_sources)
+            .filter(move |_| !fixture)
+            .map(|s| join(&self.dir, s))
+            .filter(|t| *t != self.dir)
+    }
+    /// It creates a cluster (in a linted file).
+    fn creating(&self) -> bool {
+        !self.fixture()
+            && self
+                .inputs
+                .iter()
+                .zip(&self.facts)
+                .any(|(i, f)| f.creates_cluster && !i.inventory_only)
     }
 }
 
@@ -325,8 +353,35 @@ pub(super) struct Evaluated {
     pub(super) findings: Vec<Finding>,
 }
 
-/// The Terraform step of a run: every Terraform input parsed once (in parallel, a directory
-/// at a time) for its findings, and the root modules among them evaluated for their pools.
+/// One directory evaluated as a root module: its pools, the directories it read, whether it
+/// (or a linted module it reads) creates a cluster, the errors of its evaluation.
+struct Done {
+    index: usize,
+    dir: String,
+    pools: Vec<TfPool>,
+    dirs: Vec<String>,
+    creates: bool,
+    problems: Vec<tf::EvalProblem>,
+}
+
+/// A linted file as the step can read it again (a module directory read by a root outside
+/// its part of the step: see [`evaluate`]).
+#[derive(Clone)]
+struct Again {
+    name: Arc<str>,
+    kept: Kept,
+}
+
+/// What the evaluation of one part of the step shares: the linted directories' files to read
+/// again, the module directories read from the disk, the options.
+struct Shared<'a> {
+    again: std::collections::HashMap<String, Vec<Again>>,
+    disk: DiskModules<'a>,
+    opts: &'a LintOptions,
+}
+
+/// The Terraform step of a run: every Terraform input parsed once for its findings, and the
+/// root modules among them evaluated for their pools.
 ///
 /// The inputs are grouped by directory (a module is a directory; the `--inventory` files apart
 /// from the linted ones). A directory that declares pools or calls modules is evaluated as a
@@ -339,18 +394,22 @@ pub(super) struct Evaluated {
 /// symbolic link unless `--follow-links`, never outside the repository (its git work tree,
 /// else the linted path).
 ///
-/// Each file is parsed once: the syntax trees of the directories the evaluation may read (it
-/// declares pools or calls modules, or some file's text names it as a local `source`) are kept
-/// from the parse that finds the file's syntax errors to the end of the step and shared by
-/// every root that reads them; the others are dropped as soon as their findings are made. A
-/// module directory read from the disk is parsed once for all the roots that call it.
+/// **Each file is parsed once.** The directories are split into parts that call no module
+/// outside themselves, by a scan of the texts for local `source`s
+/// (`sources::terraform::local_source_hints`, which finds every literal one); the parts are
+/// worked on in parallel, each at once: its files parsed (their findings made), its roots
+/// evaluated with those syntax trees, then the trees dropped. So the trees held at a time are
+/// those of the parts being worked on, not of every directory evaluated (hcl-edit's tree
+/// weighs about twenty times its text). Which directories are roots is decided over all the
+/// parts' parses: should a call escape the scan, its module is read again and the roots are
+/// still those above. A module directory read from the disk is parsed once for all roots.
 ///
 /// With the pools come the roots that create a cluster (in their own files or in a linted
 /// local module they reach): the anchors of `sources::clusters`, as the run names folders
 /// (`""` for the top).
 pub(super) fn evaluate(inputs: Vec<TfInput>, opts: &LintOptions) -> Evaluated {
     use rayon::prelude::*;
-    use std::collections::{BTreeMap, HashSet};
+    use std::collections::{BTreeMap, HashMap, HashSet};
     if inputs.is_empty() {
         return Evaluated::default();
     }
@@ -365,137 +424,127 @@ pub(super) fn evaluate(inputs: Vec<TfInput>, opts: &LintOptions) -> Evaluated {
         );
         by_dir.entry(key).or_default().push(i);
     }
-    // Directories some file's text names as a local module `source` (a scan: more than the
-    // calls there are, never fewer for a literal `source`).
-    let mut named: HashSet<String> = HashSet::new();
-    for ((_, _, dir), inputs) in &by_dir {
-        for i in inputs {
-            for s in &i.file.calls {
-                named.insert(join(dir, s));
+    let mut dirs: Vec<(usize, String, Vec<TfInput>)> = by_dir
+        .into_iter()
+        .enumerate()
+        .map(|(index, ((_, _, dir), mut inputs))| {
+            inputs.sort_by(|a, b| a.file.name.cmp(&b.file.name));
+            (index, dir, inputs)
+        })
+        .collect();
+    // The linted directories (not the inventory's), to read again where a part needs one of
+    // another part.
+    let mut again: HashMap<String, Vec<Again>> = HashMap::new();
+    let mut linted: HashMap<String, usize> = HashMap::new();
+    for (index, dir, inputs) in &dirs {
+        if inputs.iter().all(|i| !i.inventory_only) {
+            linted.insert(dir.clone(), *index);
+            again.insert(
+                dir.clone(),
+                inputs
+                    .iter()
+                    .map(|i| Again {
+                        name: Arc::clone(&i.file.name),
+                        kept: i.file.kept.clone(),
+                    })
+                    .collect(),
+            );
+        }
+    }
+    // Parts: directories joined by the local `source`s their texts name.
+    let mut parent: Vec<usize> = (0..dirs.len()).collect();
+    fn root_of(parent: &mut [usize], mut x: usize) -> usize {
+        while parent[x] != x {
+            parent[x] = parent[parent[x]];
+            x = parent[x];
+        }
+        x
+    }
+    for (index, dir, inputs) in &dirs {
+        for s in inputs.iter().flat_map(|i| &i.file.calls) {
+            if let Some(&j) = linted.get(&join(dir, s)) {
+                let (a, b) = (root_of(&mut parent, *index), root_of(&mut parent, j));
+                parent[a] = b;
             }
         }
     }
-    let read: Vec<(Group, Vec<Finding>)> = by_dir
-        .into_iter()
+    let mut parts: BTreeMap<usize, Vec<(usize, String, Vec<TfInput>)>> = BTreeMap::new();
+    for d in dirs.drain(..) {
+        let r = root_of(&mut parent, d.0);
+        parts.entry(r).or_default().push(d);
+    }
+    let shared = Shared {
+        again,
+        disk: DiskModules::new(opts),
+        opts,
+    };
+    let worked: Vec<(Vec<Group>, Vec<Done>, Vec<Finding>)> = parts
+        .into_values()
         .collect::<Vec<_>>()
         .into_par_iter()
-        .map(|((_, _, dir), mut inputs)| {
-            inputs.sort_by(|a, b| a.file.name.cmp(&b.file.name));
-            read_group(dir, inputs, &named, opts)
-        })
+        .map(|part| work_on(part, &shared))
         .collect();
+    let mut groups: Vec<Group> = Vec::new();
+    let mut done: Vec<Done> = Vec::new();
     let mut findings = Vec::new();
-    let mut groups = Vec::with_capacity(read.len());
-    for (g, f) in read {
-        groups.push(g);
+    for (g, d, f) in worked {
+        groups.extend(g);
+        done.extend(d);
         findings.extend(f);
     }
-    if !groups.iter().any(Group::evaluate) {
-        return Evaluated {
-            findings,
-            ..Evaluated::default()
-        };
+    groups.sort_by_key(|g| g.index);
+    // Roots over all the parts: evaluated, not called by a linted directory; then what no
+    // root reached.
+    let called: HashSet<String> = groups.iter().flat_map(Group::calls).collect();
+    let mut reached: HashSet<&str> = HashSet::new();
+    for d in done.iter().filter(|d| !called.contains(&d.dir)) {
+        reached.extend(d.dirs.iter().map(String::as_str));
     }
-    // Directories a linted directory calls (not counting itself, test data, vendored code).
-    let mut called: HashSet<String> = HashSet::new();
-    for g in groups.iter().filter(|g| !g.fixture()) {
-        for s in g.local_sources() {
-            let target = join(&g.dir, s);
-            if target != g.dir {
-                called.insert(target);
-            }
-        }
-    }
-    // The linted directories that create a cluster.
-    let creating: HashSet<&str> = groups
+    let reached: HashSet<String> = reached.into_iter().map(str::to_string).collect();
+    let evaluated: HashSet<usize> = done.iter().map(|d| d.index).collect();
+    // A called directory no root reached that its part did not evaluate (its part's roots
+    // were not roots after all: a call the scan missed).
+    let missing: Vec<&Group> = groups
         .iter()
         .filter(|g| {
-            !g.fixture()
-                && g.inputs
-                    .iter()
-                    .zip(&g.facts)
-                    .any(|(i, f)| f.creates_cluster && !i.inventory_only)
+            g.evaluate()
+                && called.contains(&g.dir)
+                && !reached.contains(&g.dir)
+                && !evaluated.contains(&g.index)
         })
-        .map(|g| g.dir.as_str())
         .collect();
-    // Module directories read from the disk, for every root.
-    let disk = DiskModules::new(opts);
-    let linted: std::collections::HashMap<&str, &Group> = groups
-        .iter()
-        .filter(|g| g.inputs.iter().all(|i| !i.inventory_only))
-        .map(|g| (g.dir.as_str(), g))
-        .collect();
-    // Each root with a loader of its own, in parallel; the pools in the roots' order.
-    let run = |g: &Group| -> (Vec<TfPool>, Vec<String>, bool, Vec<tf::EvalProblem>) {
-        let mut loader = DiskLoader {
-            linted: &linted,
-            disk: &disk,
-            opts,
-        };
-        let Some(dir) = loader.root(g) else {
-            return (Vec::new(), Vec::new(), false, Vec::new());
-        };
-        let outcome = tf::evaluate_root(dir, &mut loader);
-        // Only the default cluster's files infer clusters (`clusters:` in the config wins).
-        let creates = !g.fixture()
-            && g.inputs
-                .iter()
-                .all(|i| !i.inventory_only && i.cluster == Some(opts.clusters.len()))
-            && (creating.contains(g.dir.as_str())
-                || outcome.dirs.iter().any(|d| creating.contains(d.as_str())));
-        let Some(first) = g.inputs.iter().min_by_key(|i| i.index) else {
-            return (Vec::new(), outcome.dirs, creates, outcome.problems);
-        };
-        let fixture = g.fixture();
-        let mut out = Vec::new();
-        for mut decl in outcome.decls {
-            if first.inventory_only {
-                decl.declared = true;
-            } else if fixture {
-                // Test data and vendored code: another cluster's pools.
-                continue;
-            }
-            out.push(TfPool {
-                index: first.index,
-                cluster: first.cluster,
-                decl,
-            });
-        }
-        (out, outcome.dirs, creates, outcome.problems)
-    };
-    // Roots first, then what no root reached.
-    let roots: Vec<&Group> = groups
-        .iter()
-        .filter(|g| g.evaluate() && !called.contains(&g.dir))
-        .collect();
-    type Done = (Vec<TfPool>, Vec<String>, bool, Vec<tf::EvalProblem>);
-    let done: Vec<Done> = roots.par_iter().map(|g| run(g)).collect();
-    let reached: HashSet<String> = done
-        .iter()
-        .flat_map(|(_, d, _, _)| d.iter().cloned())
-        .collect();
-    let rest: Vec<&Group> = groups
-        .iter()
-        .filter(|g| g.evaluate() && called.contains(&g.dir) && !reached.contains(&g.dir))
-        .collect();
-    let more: Vec<Done> = rest.par_iter().map(|g| run(g)).collect();
+    if !missing.is_empty() {
+        let creating: HashSet<&str> = groups
+            .iter()
+            .filter(|g| g.creating())
+            .map(|g| g.dir.as_str())
+            .collect();
+        let here = HashMap::new();
+        let more: Vec<Done> = missing
+            .par_iter()
+            .filter_map(|g| run_root(g, &here, &creating, &shared))
+            .collect();
+        done.extend(more);
+    }
+    let (mut roots, mut rest): (Vec<Done>, Vec<Done>) = done
+        .into_iter()
+        .filter(|d| !called.contains(&d.dir) || !reached.contains(&d.dir))
+        .partition(|d| !called.contains(&d.dir));
+    roots.sort_by_key(|d| d.index);
+    rest.sort_by_key(|d| d.index);
     let mut anchors = Vec::new();
     let mut pools = Vec::new();
     let mut problems = Vec::new();
-    for (g, (p, _, creates, found)) in roots
-        .iter()
-        .chain(rest.iter())
-        .zip(done.into_iter().chain(more))
-    {
-        if creates {
-            anchors.push(if g.dir == "." {
+    for d in roots.into_iter().chain(rest) {
+        if d.creates {
+            anchors.push(if d.dir == "." {
                 String::new()
             } else {
-                g.dir.clone()
+                d.dir.clone()
             });
         }
-        pools.extend(p);
-        problems.extend(found);
+        pools.extend(d.pools);
+        problems.extend(d.problems);
     }
     findings.extend(problem_findings(problems, &groups, opts));
     Evaluated {
@@ -505,13 +554,128 @@ pub(super) fn evaluate(inputs: Vec<TfInput>, opts: &LintOptions) -> Evaluated {
     }
 }
 
-/// Parses one directory's inputs (each once): their findings and facts, and the files kept
-/// for the evaluation when it may read them (the directory declares pools or calls modules,
-/// or a file names it as a local `source`).
+/// One part of the step (see [`evaluate`]): its directories parsed, the roots among them
+/// evaluated (with what a root of another part may call: none, or a call the scan missed).
+fn work_on(
+    part: Vec<(usize, String, Vec<TfInput>)>,
+    shared: &Shared<'_>,
+) -> (Vec<Group>, Vec<Done>, Vec<Finding>) {
+    use rayon::prelude::*;
+    use std::collections::{HashMap, HashSet};
+    let read: Vec<(Group, Vec<Finding>)> = part
+        .into_par_iter()
+        .map(|(index, dir, inputs)| read_group(index, dir, inputs, shared.opts))
+        .collect();
+    let mut groups = Vec::with_capacity(read.len());
+    let mut findings = Vec::new();
+    for (g, f) in read {
+        groups.push(g);
+        findings.extend(f);
+    }
+    if !groups.iter().any(Group::evaluate) {
+        return (strip(groups), Vec::new(), findings);
+    }
+    let called: HashSet<String> = groups.iter().flat_map(Group::calls).collect();
+    // The trees the evaluation may read: of directories that declare pools or call modules,
+    // or that are called.
+    for g in &mut groups {
+        if !g.evaluate() && !called.contains(&g.dir) {
+            g.files = None;
+        }
+    }
+    let creating: HashSet<&str> = groups
+        .iter()
+        .filter(|g| g.creating())
+        .map(|g| g.dir.as_str())
+        .collect();
+    let here: HashMap<&str, &Group> = groups
+        .iter()
+        .filter(|g| !g.inventory())
+        .map(|g| (g.dir.as_str(), g))
+        .collect();
+    let roots: Vec<&Group> = groups
+        .iter()
+        .filter(|g| g.evaluate() && !called.contains(&g.dir))
+        .collect();
+    let mut done: Vec<Done> = roots
+        .par_iter()
+        .filter_map(|g| run_root(g, &here, &creating, shared))
+        .collect();
+    let reached: HashSet<&str> = done
+        .iter()
+        .flat_map(|d| d.dirs.iter().map(String::as_str))
+        .collect();
+    let rest: Vec<&Group> = groups
+        .iter()
+        .filter(|g| g.evaluate() && called.contains(&g.dir) && !reached.contains(g.dir.as_str()))
+        .collect();
+    let more: Vec<Done> = rest
+        .par_iter()
+        .filter_map(|g| run_root(g, &here, &creating, shared))
+        .collect();
+    done.extend(more);
+    drop(here);
+    (strip(groups), done, findings)
+}
+
+/// The groups without their syntax trees (the part is done with them).
+fn strip(mut groups: Vec<Group>) -> Vec<Group> {
+    for g in &mut groups {
+        g.files = None;
+    }
+    groups
+}
+
+/// Evaluates `g` as a root module, `here`: the linted directories of its part, read.
+fn run_root(
+    g: &Group,
+    here: &std::collections::HashMap<&str, &Group>,
+    creating: &std::collections::HashSet<&str>,
+    shared: &Shared<'_>,
+) -> Option<Done> {
+    let opts = shared.opts;
+    let mut loader = DiskLoader { here, shared };
+    let dir = loader.root(g)?;
+    let outcome = tf::evaluate_root(dir, &mut loader);
+    // Only the default cluster's files infer clusters (`clusters:` in the config wins).
+    let creates = !g.fixture()
+        && g.inputs
+            .iter()
+            .all(|i| !i.inventory_only && i.cluster == Some(opts.clusters.len()))
+        && (creating.contains(g.dir.as_str())
+            || outcome.dirs.iter().any(|d| creating.contains(d.as_str())));
+    let mut pools = Vec::new();
+    if let Some(first) = g.inputs.iter().min_by_key(|i| i.index) {
+        let fixture = g.fixture();
+        for mut decl in outcome.decls {
+            if first.inventory_only {
+                decl.declared = true;
+            } else if fixture {
+                // Test data and vendored code: another cluster's pools.
+                continue;
+            }
+            pools.push(TfPool {
+                index: first.index,
+                cluster: first.cluster,
+                decl,
+            });
+        }
+    }
+    Some(Done {
+        index: g.index,
+        dir: g.dir.clone(),
+        pools,
+        dirs: outcome.dirs,
+        creates,
+        problems: outcome.problems,
+    })
+}
+
+/// Parses one directory's inputs (each once): their findings, facts and files.
 fn read_group(
+    index: usize,
     dir: String,
     inputs: Vec<TfInput>,
-    named: &std::collections::HashSet<String>,
     opts: &LintOptions,
 ) -> (Group, Vec<Finding>) {
     let mut findings = Vec::new();
@@ -543,12 +707,13 @@ fn read_group(
             Err(_) => facts.push(Facts::default()),
         }
     }
-    let keep = facts.iter().any(|f| f.evaluate) || named.contains(&dir);
     let group = Group {
+        index,
         dir,
         inputs,
         facts,
-        files: keep.then(|| Arc::new(files)),
+        // Kept while its part is worked on if the evaluation may read them.
+        files: Some(Arc::new(files)),
     };
     (group, findings)
 }
@@ -610,13 +775,12 @@ fn problem_findings(
     out
 }
 
-/// Reads module directories: the linted ones from the Terraform step's groups, others from
-/// the disk, confined (see [`evaluate`]).
+/// Reads module directories for one root: the linted ones of its part from the step's
+/// parse, other linted ones again, others from the disk, confined (see [`evaluate`]).
 struct DiskLoader<'a> {
-    /// The linted groups, by directory (not the inventory's).
-    linted: &'a std::collections::HashMap<&'a str, &'a Group>,
-    disk: &'a DiskModules<'a>,
-    opts: &'a LintOptions,
+    /// The linted groups of the root's part, by directory (not the inventory's).
+    here: &'a std::collections::HashMap<&'a str, &'a Group>,
+    shared: &'a Shared<'a>,
 }
 
 /// The module directories read from the disk (not among the inputs), parsed once for all the
@@ -738,12 +902,17 @@ fn ignored(name: &str) -> bool {
 impl DiskLoader<'_> {
     /// A group as a root module: its files, and its variable files from the disk.
     fn root(&mut self, g: &Group) -> Option<Arc<tf::Dir>> {
-        let files = group_files(g, self.opts);
+        let opts = self.shared.opts;
+        let files = match &g.files {
+            Some(files) => files.iter().cloned().collect(),
+            // Its trees were dropped with its part's (a call the scan missed): again.
+            None => parse_again(g.inputs.iter().map(|i| (&i.file.name, &i.file.kept)), opts),
+        };
         if files.is_empty() {
             return None;
         }
         let tfvars = if g.inputs.iter().any(|i| i.on_disk) {
-            self.tfvars(&g.dir)
+            tfvars(&g.dir, opts)
         } else {
             Vec::new()
         };
@@ -753,66 +922,73 @@ impl DiskLoader<'_> {
             tfvars,
         }))
     }
-
-    /// `terraform.tfvars`, `terraform.tfvars.json`, then `*.auto.tfvars(.json)` by name
-    /// (<https://developer.hashicorp.com/terraform/language/values/variables#variable-definitions-tfvars-files>).
-    fn tfvars(&self, dir: &str) -> Vec<Arc<SourceFile>> {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return Vec::new();
-        };
-        let mut names: Vec<String> = entries
-            .filter_map(Result::ok)
-            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-            .filter_map(|e| e.file_name().to_str().map(str::to_string))
-            .filter(|n| {
-                n == "terraform.tfvars"
-                    || n == "terraform.tfvars.json"
-                    || n.ends_with(".auto.tfvars")
-                    || n.ends_with(".auto.tfvars.json")
-            })
-            .collect();
-        names.sort_by_key(|n| (!n.starts_with("terraform.tfvars"), n.clone()));
-        names
-            .into_iter()
-            .filter_map(|n| {
-                let name = join(dir, &n);
-                let text =
-                    crate::load::read_file(std::path::Path::new(&name), self.opts.max_file_size)
-                        .ok()?;
-                Some(SourceFile::new(Arc::from(name.as_str()), text))
-            })
-            .collect()
-    }
 }
 
-/// The `.tf` files one module directory read from the disk may have.
+/// `terraform.tfvars`, `terraform.tfvars.json`, then `*.auto.tfvars(.json)` by name
+/// (<https://developer.hashicorp.com/terraform/language/values/variables#variable-definitions-tfvars-files>).
+fn tfvars(dir: &str, opts: &LintOptions) -> Vec<Arc<SourceFile>> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .filter(|n| {
+            n == "terraform.tfvars"
+                || n == "terraform.tfvars.json"
+                || n.ends_with(".auto.tfvars")
+                || n.ends_with(".auto.tfvars.json")
+        })
+        .collect();
+    names.sort_by_key(|n| (!n.starts_with("terraform.tfvars"), n.clone()));
+    names
+        .into_iter()
+        .filter_map(|n| {
+            let name = join(dir, &n);
+            let text =
+                crate::load::read_file(std::path::Path::new(&name), opts.max_file_size).ok()?;
+            Some(SourceFile::new(Arc::from(name.as_str()), text))
+        })
+        .collect()
+}
+
+/// The Terraform files one module directory read from the disk may have.
 const MAX_MODULE_FILES: usize = 1000;
 
-/// A group's files that parse: those kept from the step's parse, else parsed again (a
-/// directory no scan said the evaluation would read).
-fn group_files(g: &Group, opts: &LintOptions) -> Vec<tf::DirFile> {
-    if let Some(files) = &g.files {
-        return files.iter().cloned().collect();
-    }
-    g.inputs
-        .iter()
-        .filter_map(|i| tf::DirFile::parse(i.file.source(opts)?))
+/// Linted files parsed again (a directory whose trees are not at hand: see [`evaluate`]).
+fn parse_again<'a>(
+    files: impl Iterator<Item = (&'a Arc<str>, &'a Kept)>,
+    opts: &LintOptions,
+) -> Vec<tf::DirFile> {
+    files
+        .filter_map(|(name, kept)| tf::DirFile::parse(kept.source(name, opts)?))
         .collect()
 }
 
 impl tf::Loader for DiskLoader<'_> {
     fn module(&mut self, from: &tf::Dir, source: &str) -> Result<Arc<tf::Dir>, String> {
         let path = join(&from.path, source);
-        if let Some(g) = self.linted.get(path.as_str()) {
-            // A linted directory: its files as the run read them (links and exclusions were
-            // the walk's to decide).
+        // A linted directory: its files as the run read them (links and exclusions were the
+        // walk's to decide).
+        let files = match (self.here.get(path.as_str()), self.shared.again.get(&path)) {
+            (Some(g), _) if g.files.is_some() => {
+                g.files.as_ref().map(|f| f.iter().cloned().collect())
+            }
+            (_, Some(again)) => Some(parse_again(
+                again.iter().map(|a| (&a.name, &a.kept)),
+                self.shared.opts,
+            )),
+            _ => None,
+        };
+        if let Some(files) = files {
             return Ok(Arc::new(tf::Dir {
-                path: path.clone(),
-                files: group_files(g, self.opts),
+                path,
+                files,
                 tfvars: Vec::new(),
             }));
         }
-        self.disk.get(&from.path, &path)
+        self.shared.disk.get(&from.path, &path)
     }
 }
 
