@@ -67,8 +67,10 @@ const SKIPPED: &[&str] = &[
     "provisioner",
 ];
 
-/// How deep JSON values are made into expressions (deeper: unknown).
-const MAX_DEPTH: usize = 64;
+/// How deep blocks and values nest in the text made (hcl-edit's parser refuses more than 64
+/// levels of blocks, expressions and templates; what is left is for the templates' own
+/// expressions): a value deeper is unknown, a block deeper is not read.
+const MAX_DEPTH: usize = 48;
 
 /// The name the made text gives a value taintlint cannot read (see `eval`: unknown).
 pub(super) const UNREADABLE: &str = "__taintlint_unreadable_json__";
@@ -140,6 +142,7 @@ pub(super) fn make(text: &str) -> Result<Made, HclError> {
         });
     }
     let mut w = Writer {
+        nest: 0,
         out: String::with_capacity(text.len()),
         map: SpanMap::default(),
         problems: Vec::new(),
@@ -238,6 +241,8 @@ fn ident(s: &str) -> bool {
 }
 
 struct Writer {
+    /// The blocks the next line is in.
+    nest: usize,
     out: String,
     map: SpanMap,
     problems: Vec<(Span, String)>,
@@ -311,6 +316,15 @@ impl Writer {
     }
 
     fn body(&mut self, n: &Node, body: Body) {
+        if self.nest >= MAX_DEPTH {
+            return;
+        }
+        self.nest += 1;
+        self.body_inner(n, body);
+        self.nest -= 1;
+    }
+
+    fn body_inner(&mut self, n: &Node, body: Body) {
         for (k, v) in properties(n) {
             let Some(name) = string(k).filter(|s| ident(s)) else {
                 continue;
@@ -348,7 +362,7 @@ impl Writer {
             self.anchor(k.span);
             self.out.push_str(name);
             self.out.push_str(" = ");
-            self.value(v, mode, 0);
+            self.value(v, mode, self.nest);
             self.out.push('\n');
         }
     }
@@ -369,7 +383,7 @@ impl Writer {
                         Some("for_each") => {
                             self.anchor(k.span);
                             self.out.push_str("for_each = ");
-                            self.value(x, Mode::Expr, 0);
+                            self.value(x, Mode::Expr, self.nest);
                             self.out.push('\n');
                         }
                         Some("iterator") => {
@@ -601,6 +615,23 @@ mod tests {
         assert_eq!(&json[m.map.offset(at)..m.map.offset(at) + 8], "\"labels\"");
         let name = m.text.find("\"a\"").expect("label");
         assert_eq!(&json[m.map.offset(name)..m.map.offset(name) + 3], "\"a\"");
+    }
+
+    /// Deeper than hcl-edit parses: the deep part unknown or not read, the file read.
+    #[test]
+    fn deep_nesting_is_cut_not_refused() {
+        let mut blocks = String::from("{\"labels\": {\"a\": \"b\"}}");
+        let mut value = String::from("\"x\"");
+        for _ in 0..200 {
+            blocks = format!("{{\"node_config\": {blocks}}}");
+            value = format!("[{value}]");
+        }
+        let json = format!(
+            r#"{{"locals": {{"v": {value}}}, "resource": {{"google_container_node_pool": {{"p": {blocks}}}}}}}"#
+        );
+        let m = make(&json).expect("reads");
+        hcl_edit::parser::parse_body(&m.text).expect("the made text parses");
+        assert!(m.text.contains(UNREADABLE));
     }
 
     #[test]

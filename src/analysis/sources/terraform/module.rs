@@ -774,6 +774,11 @@ impl<'t> Inst<'t> {
         let mut more = None;
         let mut single = None;
         for instance in super::instances(self, m, &base, indexed) {
+            if let Some(u) = instance.unknown.first() {
+                // Instances of unknown number: the collection is known only in part.
+                more = Some(u.cause.clone());
+                continue;
+            }
             if !self.tree.take_instance() {
                 return unknown(Cause::Limit("module instances"));
             }
@@ -797,18 +802,13 @@ impl<'t> Inst<'t> {
                 .iter()
                 .find(|(n, _)| &**n == "each")
                 .and_then(|(_, e)| e.get("key").and_then(Val::text));
-            if let Some(u) = instance.unknown.first() {
-                // Instances of unknown number: the collection is known only in part.
-                more = Some(u.cause.clone());
-                continue;
-            }
             match (key, instance.copies) {
                 (Some(k), _) => {
                     map.insert(Arc::from(k.as_str()), outputs);
                 }
                 (None, Some(n)) if counted => {
                     if n > super::MAX_INDEXED {
-                        return unknown(Cause::Limit("pools per index of a `count`"));
+                        return unknown(Cause::Limit("module instances of a `count`"));
                     }
                     list.extend(std::iter::repeat_n(outputs, n as usize));
                 }
