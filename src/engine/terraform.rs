@@ -75,6 +75,7 @@ pub(super) fn lint(source: &Arc<SourceFile>, opts: &LintOptions, parse: Parse) -
         name: Arc::clone(&source.name),
         kept: Kept::Text(Arc::clone(source)),
         calls: tf::local_source_hints(&source.text),
+        may_evaluate: tf::may_evaluate(&source.text),
     }));
     report
 }
@@ -160,6 +161,10 @@ pub struct TerraformFile {
     /// `sources::terraform::local_source_hints`), to tell which directories' syntax trees the
     /// step keeps for the evaluation.
     calls: Vec<String>,
+    /// Its text names a node-pool resource type or `module` (see
+    /// `sources::terraform::may_evaluate`): its directory's trees may be kept for the
+    /// evaluation.
+    may_evaluate: bool,
 }
 
 /// What is kept of a Terraform file until the Terraform step. Most `.tf` files sit in
@@ -400,9 +405,12 @@ struct Shared<'a> {
 /// worked on in parallel, each at once: its files parsed (their findings made), its roots
 /// evaluated with those syntax trees, then the trees dropped. So the trees held at a time are
 /// those of the parts being worked on, not of every directory evaluated (hcl-edit's tree
-/// weighs about twenty times its text). Which directories are roots is decided over all the
-/// parts' parses: should a call escape the scan, its module is read again and the roots are
-/// still those above. A module directory read from the disk is parsed once for all roots.
+/// weighs about twenty times its text); and only of the directories the evaluation may read (a
+/// file's text names a node-pool resource type or `module`, or a file names the directory as
+/// a module): the others' trees go as each file's findings are made. Which directories are
+/// roots is decided over all the parts' parses: should a call escape the scan, its module is
+/// read again and the roots are still those above. A module directory read from the disk is
+/// parsed once for all roots.
 ///
 /// With the pools come the roots that create a cluster (in their own files or in a linted
 /// local module they reach): the anchors of `sources::clusters`, as the run names folders
@@ -460,18 +468,29 @@ pub(super) fn evaluate(inputs: Vec<TfInput>, opts: &LintOptions) -> Evaluated {
         }
         x
     }
+    let mut named: HashSet<usize> = HashSet::new();
     for (index, dir, inputs) in &dirs {
         for s in inputs.iter().flat_map(|i| &i.file.calls) {
             if let Some(&j) = linted.get(&join(dir, s)) {
+                named.insert(j);
                 let (a, b) = (root_of(&mut parent, *index), root_of(&mut parent, j));
                 parent[a] = b;
             }
         }
     }
-    let mut parts: BTreeMap<usize, Vec<(usize, String, Vec<TfInput>)>> = BTreeMap::new();
-    for d in dirs.drain(..) {
-        let r = root_of(&mut parent, d.0);
-        parts.entry(r).or_default().push(d);
+    // A directory's syntax trees are kept for the evaluation when a file of it may declare
+    // pools or call modules, or a file names it as a module (else they are dropped as each
+    // file's findings are made, and parsed again should the evaluation read them after all).
+    let mut parts: BTreeMap<usize, Vec<Unread>> = BTreeMap::new();
+    for (index, dir, inputs) in dirs.drain(..) {
+        let r = root_of(&mut parent, index);
+        let keep = named.contains(&index) || inputs.iter().any(|i| i.file.may_evaluate);
+        parts.entry(r).or_default().push(Unread {
+            index,
+            dir,
+            inputs,
+            keep,
+        });
     }
     let shared = Shared {
         again,
@@ -556,15 +575,12 @@ pub(super) fn evaluate(inputs: Vec<TfInput>, opts: &LintOptions) -> Evaluated {
 
 /// One part of the step (see [`evaluate`]): its directories parsed, the roots among them
 /// evaluated (with what a root of another part may call: none, or a call the scan missed).
-fn work_on(
-    part: Vec<(usize, String, Vec<TfInput>)>,
-    shared: &Shared<'_>,
-) -> (Vec<Group>, Vec<Done>, Vec<Finding>) {
+fn work_on(part: Vec<Unread>, shared: &Shared<'_>) -> (Vec<Group>, Vec<Done>, Vec<Finding>) {
     use rayon::prelude::*;
     use std::collections::{HashMap, HashSet};
     let read: Vec<(Group, Vec<Finding>)> = part
         .into_par_iter()
-        .map(|(index, dir, inputs)| read_group(index, dir, inputs, shared.opts))
+        .map(|d| read_group(d, shared.opts))
         .collect();
     let mut groups = Vec::with_capacity(read.len());
     let mut findings = Vec::new();
@@ -671,49 +687,68 @@ fn run_root(
     })
 }
 
-/// Parses one directory's inputs (each once): their findings, facts and files.
-fn read_group(
+/// One directory of Terraform inputs, before its files are parsed.
+struct Unread {
     index: usize,
     dir: String,
     inputs: Vec<TfInput>,
-    opts: &LintOptions,
-) -> (Group, Vec<Finding>) {
-    let mut findings = Vec::new();
-    let mut facts = Vec::with_capacity(inputs.len());
-    let mut files = Vec::new();
-    for i in &inputs {
-        let Some(source) = i.file.source(opts) else {
-            facts.push(Facts::default());
-            continue;
-        };
-        let read = tf::read(Arc::clone(&source));
-        let mut found = syntax_findings(&source, read.as_ref().map(|(f, _)| f), opts);
-        if i.fixture && !i.inventory_only {
-            found.retain(|f| !rules::quiet_in_fixtures(f.rule));
-        }
-        if !found.is_empty() && i.on_disk && !opts.keep_sources {
-            found = lite(found, &source);
-        }
-        findings.extend(found);
-        match read {
-            Ok((f, file)) => {
-                facts.push(Facts {
-                    evaluate: f.evaluate,
-                    local_sources: f.local_sources,
-                    creates_cluster: f.creates_cluster,
-                });
-                files.push(file);
+    /// Keep its syntax trees for the evaluation (see [`evaluate`]).
+    keep: bool,
+}
+
+/// Parses one directory's inputs (each once, in parallel): their findings, facts and, when it
+/// keeps them, files.
+fn read_group(d: Unread, opts: &LintOptions) -> (Group, Vec<Finding>) {
+    use rayon::prelude::*;
+    let Unread {
+        index,
+        dir,
+        inputs,
+        keep,
+    } = d;
+    let read: Vec<(Facts, Option<tf::DirFile>, Vec<Finding>)> = inputs
+        .par_iter()
+        .map(|i| {
+            let Some(source) = i.file.source(opts) else {
+                return (Facts::default(), None, Vec::new());
+            };
+            let read = tf::read(Arc::clone(&source));
+            let mut found = syntax_findings(&source, read.as_ref().map(|(f, _)| f), opts);
+            if i.fixture && !i.inventory_only {
+                found.retain(|f| !rules::quiet_in_fixtures(f.rule));
             }
-            Err(_) => facts.push(Facts::default()),
-        }
+            if !found.is_empty() && i.on_disk && !opts.keep_sources {
+                found = lite(found, &source);
+            }
+            match read {
+                Ok((f, file)) => (
+                    Facts {
+                        evaluate: f.evaluate,
+                        local_sources: f.local_sources,
+                        creates_cluster: f.creates_cluster,
+                    },
+                    keep.then_some(file),
+                    found,
+                ),
+                Err(_) => (Facts::default(), None, found),
+            }
+        })
+        .collect();
+    let mut findings = Vec::new();
+    let mut facts = Vec::with_capacity(read.len());
+    let mut files = Vec::new();
+    for (f, file, found) in read {
+        facts.push(f);
+        files.extend(file);
+        findings.extend(found);
     }
     let group = Group {
         index,
         dir,
         inputs,
         facts,
-        // Kept while its part is worked on if the evaluation may read them.
-        files: Some(Arc::new(files)),
+        // While its part is worked on, if the evaluation may read them.
+        files: keep.then(|| Arc::new(files)),
     };
     (group, findings)
 }

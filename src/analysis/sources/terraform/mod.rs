@@ -234,16 +234,24 @@ pub fn terraform_decls(source: &Arc<SourceFile>) -> Result<Vec<NodeDecl>, HclErr
     Ok(evaluate_root(dir, &mut NoModules).decls)
 }
 
+/// Might a file of this text make its directory one to evaluate (a node-pool resource, or a
+/// module call)? A scan for the names, not a parse: `false` only when it cannot.
+pub fn may_evaluate(text: &str) -> bool {
+    text.contains("module") || POOL_KINDS.iter().any(|k| text.contains(k))
+}
+
 /// The resource types whose instances are node pools.
+const POOL_KINDS: [&str; 5] = [
+    "aws_eks_node_group",
+    "google_container_node_pool",
+    "google_container_cluster",
+    "azurerm_kubernetes_cluster_node_pool",
+    "azurerm_kubernetes_cluster",
+];
+
+/// The resource types whose instances are node pools ([`POOL_KINDS`]).
 fn is_pool_kind(kind: &str) -> bool {
-    matches!(
-        kind,
-        "aws_eks_node_group"
-            | "google_container_node_pool"
-            | "google_container_cluster"
-            | "azurerm_kubernetes_cluster_node_pool"
-            | "azurerm_kubernetes_cluster"
-    )
+    POOL_KINDS.contains(&kind)
 }
 
 /// The registry modules whose node groups are read.
