@@ -94,7 +94,9 @@ fn no_config() -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join("kubectl-parity/no-kubeconfig")
 }
 
-/// The YAML and JSON files below `root` (the extensions `kubectl apply -R` reads), sorted.
+/// The YAML and JSON files below `root` (the extensions `kubectl apply -R` reads), sorted; not
+/// `*.tf.json`, Terraform's JSON syntax, which taintlint reads as Terraform does (as `.tf`
+/// files), not as a manifest.
 fn files_below(root: &Path) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = walkdir::WalkDir::new(root)
         .into_iter()
@@ -104,6 +106,7 @@ fn files_below(root: &Path) -> Vec<PathBuf> {
         .filter(|p| {
             p.extension()
                 .is_some_and(|e| e == "yaml" || e == "yml" || e == "json")
+                && !p.to_string_lossy().ends_with(".tf.json")
         })
         .collect();
     out.sort();

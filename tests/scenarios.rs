@@ -67,7 +67,9 @@ const SCENARIOS: &[&str] = &[
     "terraform-for-groups",
     "terraform-gke",
     "terraform-gke-facts",
+    "terraform-json-overrides",
     "terraform-local-modules",
+    "terraform-module-outputs",
     "terraform-modules",
     "terraform-sizes",
     "terraform-unknown",
@@ -1420,6 +1422,60 @@ fn terraform_module_labels_and_self_managed_flags() {
             "{quiet}: {all:#?}"
         );
     }
+}
+
+/// Node groups in Terraform's JSON syntax, their `for_each` from `terraform.tfvars.json`,
+/// their `taint` blocks replaced by `override.tf`; a JSON string that is not a template is
+/// reported where it is, the rest of the file read.
+#[test]
+fn terraform_json_and_override_files() {
+    let (code, json) = run("terraform-json-overrides");
+    assert_eq!(code, 1);
+    let all = findings(&json);
+    assert!(
+        all.iter().all(|f| f["object"]["name"] != "trainer"),
+        "{all:#?}"
+    );
+    let web = about(&all, "toleration-effect-mismatch", "web");
+    assert_eq!(web.len(), 1, "{all:#?}");
+    assert!(message(web[0]).contains(r#"Terraform `aws_eks_node_group.pool["web"]`"#));
+    let syntax: Vec<&Value> = all
+        .iter()
+        .filter(|f| f["rule"] == "yaml-syntax-error")
+        .collect();
+    assert_eq!(syntax.len(), 1, "{all:#?}");
+    assert_eq!(
+        syntax[0]["file"],
+        "testdata/scenarios/terraform-json-overrides/infra/main.tf.json"
+    );
+    assert_eq!(syntax[0]["line"], 22);
+}
+
+/// A node group's labels and taint from a local module's outputs; the module's `for`
+/// expression that makes a key twice is Terraform's error, at its line.
+#[test]
+fn terraform_local_module_outputs() {
+    let all = findings(&run("terraform-module-outputs").1);
+    assert!(
+        all.iter().all(|f| f["object"]["name"] != "search"),
+        "{all:#?}"
+    );
+    assert_eq!(
+        about(&all, "unschedulable-workload", "indexer").len(),
+        1,
+        "{all:#?}"
+    );
+    let dup: Vec<&Value> = all
+        .iter()
+        .filter(|f| f["rule"] == "duplicate-key")
+        .collect();
+    assert_eq!(dup.len(), 1, "{all:#?}");
+    assert_eq!(dup[0]["severity"], "error");
+    assert_eq!(
+        dup[0]["file"],
+        "testdata/scenarios/terraform-module-outputs/infra/modules/conventions/main.tf"
+    );
+    assert_eq!(dup[0]["line"], 28);
 }
 
 /// Pools per literal `for_each` key, copies of a literal `count`, and sizes from scaling

@@ -43,11 +43,20 @@ pub struct FileReport {
 /// One input's report; a panic becomes an `internal-error` finding on the file. Its message
 /// names the place in taintlint's code, never the panic's payload, which may quote the input.
 pub fn lint_one(input: Input, opts: &LintOptions) -> FileReport {
+    lint_one_with(input, opts, super::terraform::Parse::Now)
+}
+
+/// [`lint_one`], a Terraform file's syntax read now or in the run's Terraform step (`parse`).
+pub(super) fn lint_one_with(
+    input: Input,
+    opts: &LintOptions,
+    parse: super::terraform::Parse,
+) -> FileReport {
     let name = input.name();
     if let Some(bar) = &opts.progress {
         bar.inc(1);
     }
-    match catch_unwind(AssertUnwindSafe(|| lint_input(input, opts))) {
+    match catch_unwind(AssertUnwindSafe(|| lint_input(input, opts, parse))) {
         Ok(r) => r,
         Err(_) => {
             let place = super::panic::take_place().map_or(String::new(), |p| format!(" (at {p})"));
@@ -71,7 +80,7 @@ enum InputKind {
     Memory,
 }
 
-fn lint_input(input: Input, opts: &LintOptions) -> FileReport {
+fn lint_input(input: Input, opts: &LintOptions, parse: super::terraform::Parse) -> FileReport {
     let name = input.name();
     let kind = match &input {
         Input::Entry(_) => InputKind::Disk,
@@ -94,7 +103,7 @@ fn lint_input(input: Input, opts: &LintOptions) -> FileReport {
     };
     let source = SourceFile::new(name, text);
     let mut report = if super::terraform::is_terraform(&source.name) {
-        super::terraform::lint(&source, opts)
+        super::terraform::lint(&source, opts, parse)
     } else {
         match super::templates::template_extension(&source.name) {
             Some(ext) => super::templates::by_name(&source, ext, opts),

@@ -32,7 +32,7 @@ use std::sync::{Arc, Mutex};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::file::{FileReport, lint_one};
+use super::file::{FileReport, lint_one_with};
 use super::options::{Input, LintOptions};
 use crate::analysis::judgements::schedule::Evaluator;
 use crate::analysis::sources::inventory::{Inventory, PlaceSources};
@@ -122,8 +122,10 @@ pub struct Spilled {
     pub files: usize,
     pub documents: usize,
     pub objects: usize,
-    /// The `.tf` files, evaluated by directory once every file is linted.
+    /// The Terraform files, parsed and evaluated by directory once every file is linted.
     terraform: Vec<super::terraform::TfInput>,
+    /// Their findings (syntax, repeated keys, evaluation errors), joining their files'.
+    terraform_findings: Vec<Finding>,
 }
 
 /// Lints `inputs` (then the `--inventory` files, whose workloads are ignored) in parallel and
@@ -157,6 +159,7 @@ pub fn lint_spilled(
         documents: 0,
         objects: 0,
         terraform: Vec::new(),
+        terraform_findings: Vec::new(),
     });
     let inventory_names: Vec<String> = inventory.iter().map(|(_, i)| i.name()).collect();
     // Each input with its cluster: an input's is its file's, an inventory file's is the
@@ -183,7 +186,8 @@ pub fn lint_spilled(
                 Input::Entry(crate::load::walk::Entry::File(path)) => Some(path.clone()),
                 _ => None,
             };
-            let mut report = lint_one(input, opts);
+            // A Terraform file is parsed in the Terraform step, once (see `terraform::evaluate`).
+            let mut report = lint_one_with(input, opts, super::terraform::Parse::Later);
             // Vendored code and test data belong to some other cluster: their workloads and the
             // pools they find are left out of the cross-reference (what the user declares of
             // them still counts); their own mistakes are still reported.
@@ -338,14 +342,18 @@ pub fn lint_spilled(
         .into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let t = std::time::Instant::now();
-    let (pools, roots) = super::terraform::evaluate(std::mem::take(&mut spilled.terraform), opts);
-    spilled.anchors.extend(roots.into_iter().map(|dir| {
-        crate::analysis::sources::clusters::Anchor {
-            kind: crate::analysis::sources::clusters::AnchorKind::Terraform,
-            path: dir.clone(),
-            dir,
-        }
-    }));
+    let evaluated = super::terraform::evaluate(std::mem::take(&mut spilled.terraform), opts);
+    spilled.terraform_findings = evaluated.findings;
+    let pools = evaluated.pools;
+    spilled
+        .anchors
+        .extend(evaluated.anchors.into_iter().map(|dir| {
+            crate::analysis::sources::clusters::Anchor {
+                kind: crate::analysis::sources::clusters::AnchorKind::Terraform,
+                path: dir.clone(),
+                dir,
+            }
+        }));
     add_terraform_pools(&mut spilled, pools);
     super::timing("Terraform evaluation", t.elapsed());
     add_workspace(&mut spilled, opts);
@@ -685,6 +693,7 @@ pub fn finish_spilled(
         charts,
         homes,
         anchors,
+        terraform_findings,
         ..
     } = spilled;
     // The inventory reads its stored places back from the store while the files are worked
@@ -841,7 +850,10 @@ pub fn finish_spilled(
             .or_default()
             .push(f.clone());
     }
-    for f in super::charts::notices(charts) {
+    for f in super::charts::notices(charts)
+        .into_iter()
+        .chain(terraform_findings)
+    {
         loose.entry(Arc::clone(&f.file)).or_default().push(f);
     }
     let mut late_by_file: BTreeMap<Arc<str>, Vec<Finding>> = BTreeMap::new();

@@ -16,7 +16,8 @@ pub enum Cause {
     Data(Arc<str>),
     /// A resource's attribute (`TYPE.NAME.ATTR`): known after apply.
     Resource(Arc<str>),
-    /// A module's output (`module.NAME.OUTPUT`): not evaluated.
+    /// A module's output (`module.NAME.OUTPUT`) that is not evaluated: a registry or Git
+    /// module's, or a local module's not read (outside the repository, past the bounds).
     Module(Arc<str>),
     /// A function taintlint does not evaluate (it reads files, the clock, or is not known).
     Function(Arc<str>),
@@ -39,7 +40,7 @@ impl fmt::Display for Cause {
             ),
             Cause::Data(d) => write!(f, "`{d}` is read from the cloud"),
             Cause::Resource(r) => write!(f, "`{r}` is known after apply"),
-            Cause::Module(m) => write!(f, "`{m}` is a module's output, not evaluated"),
+            Cause::Module(m) => write!(f, "`{m}` is a module's output taintlint does not read"),
             Cause::Function(n) => write!(f, "`{n}(…)` is not evaluated"),
             Cause::Environment(e) => write!(f, "`{e}` is known only where Terraform runs"),
             Cause::Limit(what) => write!(f, "past taintlint's limit on {what}"),

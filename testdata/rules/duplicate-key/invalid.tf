@@ -9,5 +9,14 @@ module "eks" {
       labels = { workload = "gpu", workload = "training" } # expect: duplicate-key
       min_size = 2
     }
+    # Two zones of one name: a `for` expression's repeated key is Terraform's error
+    # ("Duplicate object key"), the labels unknown.
+    batch = {
+      labels = { for z in local.zones : z.name => z.id } # expect: duplicate-key
+    }
   }
+}
+
+locals {
+  zones = [{ name = "a", id = "use1-az1" }, { name = "a", id = "use1-az2" }]
 }

@@ -16,3 +16,14 @@ resource "aws_eks_node_group" "gpu" {
     effect = "NO_SCHEDULE"
   }
 }
+
+# A `for` expression whose keys repeat on purpose groups their values (`...`).
+locals {
+  zones   = [{ name = "a", id = "use1-az1" }, { name = "a", id = "use1-az2" }]
+  by_name = { for z in local.zones : z.name => z.id... }
+}
+
+resource "aws_eks_node_group" "zoned" {
+  node_group_name = "zoned"
+  labels          = { zones = join("-", local.by_name["a"]) }
+}

@@ -44,6 +44,22 @@ pub(super) trait Env {
     /// The key a repeated object key was renamed from, at this span start of this file (see
     /// `parse`).
     fn renamed(&self, file: u32, at: usize) -> Option<&str>;
+    /// Records an error Terraform would report while evaluating (see [`Problem`]).
+    fn report(&self, _problem: Problem) {}
+}
+
+/// An error `terraform plan` reports while evaluating an expression the files hold: a `for`
+/// expression that produces a key twice without the grouping `...`. The value is unknown
+/// (`Cause::Invalid`); the run reports the error at the expression.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Problem {
+    pub(super) file: u32,
+    /// The `for` expression's introduction (`for k, v in coll :`), else the whole expression.
+    pub(super) at: Span,
+    /// The key expression.
+    pub(super) key_at: Option<Span>,
+    /// The key produced twice.
+    pub(super) key: String,
 }
 
 /// The scope of one expression: its module instance, the file it is written in, and the
@@ -53,6 +69,8 @@ pub(super) struct Cx<'e> {
     pub(super) env: &'e dyn Env,
     pub(super) file: u32,
     pub(super) names: Vec<(Arc<str>, Val)>,
+    /// Inside the arguments of `try` or `can`, which catch their errors: none is reported.
+    catching: u32,
 }
 
 fn at_of(file: u32, span: Option<std::ops::Range<usize>>) -> Option<At> {
@@ -81,6 +99,7 @@ impl<'e> Cx<'e> {
             env,
             file,
             names: Vec::new(),
+            catching: 0,
         }
     }
 
@@ -190,7 +209,13 @@ impl<'e> Cx<'e> {
                     (more, _) => Val::map(entries, more).with_at(at),
                 }
             }
-            Expression::StringTemplate(t) => self.template(t, at),
+            // A template that is one interpolation and nothing else is the interpolated value
+            // itself, not converted to a string (`"${var.labels}"` is a map): HCL's
+            // `TemplateWrapExpr` (hashicorp/hcl `hclsyntax/parser_template.go`).
+            Expression::StringTemplate(t) => match (t.len(), t.get(0)) {
+                (1, Some(Element::Interpolation(i))) => self.eval(&i.expr),
+                _ => self.template(t, at),
+            },
             Expression::HeredocTemplate(h) => self.template(&h.template, at),
             Expression::Parenthesis(p) => self.eval(p.inner()),
             Expression::Variable(v) => self.variable(v.as_str(), at),
@@ -253,6 +278,7 @@ impl<'e> Cx<'e> {
         }
         match name {
             "self" => Val::unknown(Cause::Environment(Arc::from("self"))),
+            super::json::UNREADABLE => invalid("a JSON string that is not a valid template"),
             "each" | "count" => invalid(format!("`{name}` outside a resource with `{name}`")),
             _ => invalid(format!("`{name}` is not defined")),
         }
@@ -621,6 +647,7 @@ impl<'e> Cx<'e> {
                                     match map.entry(Arc::clone(&k)) {
                                         std::collections::btree_map::Entry::Occupied(_) => {
                                             self.names.truncate(mark);
+                                            self.duplicate(f, at, ke, &k);
                                             return invalid(format!(
                                                 "duplicate object key `{k}` in a `for` expression (add `...` after the value to group them)"
                                             ));
@@ -653,6 +680,27 @@ impl<'e> Cx<'e> {
             }
             Some(_) => Val::map(map, more).with_at(at),
         }
+    }
+}
+
+impl Cx<'_> {
+    /// Reports a `for` expression's repeated key: hashicorp/hcl `hclsyntax/expression.go`,
+    /// `ForExpr.Value`, "Duplicate object key" unless the expression groups (`...`). Not
+    /// inside `try` or `can`, which catch it (`tryfunc`).
+    fn duplicate(&self, f: &ForExpr, at: Option<At>, key: &Expression, k: &str) {
+        if self.catching > 0 {
+            return;
+        }
+        let intro = self.at(f.intro.span());
+        let Some(place) = intro.or(at) else {
+            return;
+        };
+        self.env.report(Problem {
+            file: place.file,
+            at: place.span,
+            key_at: self.at(key.span()).map(|a| a.span),
+            key: k.to_string(),
+        });
     }
 }
 
@@ -736,7 +784,9 @@ fn call(cx: &mut Cx<'_>, f: &FuncCall, at: Option<At>) -> Val {
         "try" => {
             let mut last = super::funcs::invalid("try", "no argument");
             for a in f.args.iter() {
+                cx.catching += 1;
                 let v = cx.eval(a);
+                cx.catching -= 1;
                 let mut budget = 10_000;
                 if !has_error(&v, &mut budget) {
                     return v;
@@ -749,7 +799,9 @@ fn call(cx: &mut Cx<'_>, f: &FuncCall, at: Option<At>) -> Val {
             let Some(a) = f.args.iter().next() else {
                 return super::funcs::invalid("can", "no argument");
             };
+            cx.catching += 1;
             let v = cx.eval(a);
+            cx.catching -= 1;
             let mut budget = 10_000;
             return match (has_error(&v, &mut budget), v.cause()) {
                 (true, _) => Val::new(V::Bool(false), at),

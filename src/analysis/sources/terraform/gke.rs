@@ -108,7 +108,7 @@ fn identity(cluster: &Val) -> Result<bool, Cause> {
 
 /// Whether the cluster a `google_container_node_pool` is in (its `cluster` argument naming a
 /// `google_container_cluster` of the same module) has Workload Identity.
-pub(super) fn cluster_identity(inst: &Inst<'_>, file: u32, pool: &Val) -> Result<bool, Cause> {
+pub(super) fn cluster_identity(inst: &Inst<'_>, pool: &Val) -> Result<bool, Cause> {
     let unknown = Cause::Environment(Arc::from("the node pool's cluster"));
     let Some(cluster) = field(pool, "cluster") else {
         return Err(unknown);
@@ -119,22 +119,12 @@ pub(super) fn cluster_identity(inst: &Inst<'_>, file: u32, pool: &Val) -> Result
     let Some(name) = address.strip_prefix("google_container_cluster.") else {
         return Err(unknown);
     };
-    for (i, f) in inst.dir.files.iter().enumerate() {
-        for b in f.parsed.body.get_blocks("resource") {
-            let labels: Vec<&str> = b.labels.iter().map(|l| l.as_str()).collect();
-            if labels != ["google_container_cluster", name] {
-                continue;
-            }
-            let mut cx = Cx::new(inst, inst_file(inst, i, file));
-            let body = super::body_val(&mut cx, &b.body, None);
-            return identity(&body);
-        }
-    }
-    Err(unknown)
-}
-
-fn inst_file(inst: &Inst<'_>, i: usize, fallback: u32) -> u32 {
-    inst.file_number(i).unwrap_or(fallback)
+    let Some(m) = inst.resource("google_container_cluster", name) else {
+        return Err(unknown);
+    };
+    let mut cx = Cx::new(inst, m.file());
+    let body = super::body_val(&mut cx, m, None);
+    identity(&body)
 }
 
 /// The metadata-server label of a pool: its own mode, else the cluster's default.

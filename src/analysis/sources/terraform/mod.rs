@@ -50,6 +50,7 @@ mod eval;
 mod funcs;
 mod gke;
 mod hcl;
+mod json;
 mod module;
 mod parse;
 mod types;
@@ -61,11 +62,14 @@ use std::sync::Arc;
 use hcl_edit::Span as _;
 use hcl_edit::structure::{Block, Body};
 
-pub use self::module::{Dir, DirFile, Loader, RootOutcome, evaluate_root, is_local};
+pub use self::module::{
+    Dir, DirFile, EvalProblem, Loader, RootOutcome, evaluate_root, is_local, is_override,
+};
+pub use self::parse::is_json;
 
 use self::eval::Cx;
 use self::hcl::{Pool, k8s_effect};
-use self::module::{Inst, Tree};
+use self::module::{Inst, Merged, Tree};
 use self::value::{At, V, Val};
 use super::loc;
 use crate::analysis::types::terraform::{Cause, Provenance, Unknown};
@@ -90,6 +94,8 @@ pub struct HclError {
 pub struct FileFacts {
     /// Keys repeated in an object constructor: (the dropped key, the one that wins, the key).
     pub repeats: Vec<(Span, Span, String)>,
+    /// A `.tf.json` file's strings that are not valid templates: (where, why).
+    pub bad_templates: Vec<(Span, String)>,
     /// It declares node-pool resources or calls a module (local, or one whose pools are read):
     /// its directory must be evaluated.
     pub evaluate: bool,
@@ -101,20 +107,42 @@ pub struct FileFacts {
     pub creates_cluster: bool,
 }
 
-/// Parses a `.tf` file: its syntax error, or what the run needs to know of it.
-pub fn file_facts(text: &str) -> Result<FileFacts, HclError> {
-    let parsed = parse::parse(text)?;
+/// Parses a Terraform file (`.tf`, or `.tf.json` by its name): its syntax error, or what the
+/// run needs to know of it.
+pub fn file_facts(name: &str, text: &str) -> Result<FileFacts, HclError> {
+    let parsed = parse::parse_file(name, text)?;
+    Ok(facts(&parsed))
+}
+
+/// Parses a Terraform file once for both what the run needs to know of it and its
+/// directory's evaluation: its facts and the file parsed, or its syntax error.
+pub fn read(source: Arc<SourceFile>) -> Result<(FileFacts, DirFile), HclError> {
+    let parsed = parse::parse_file(&source.name, &source.text)?;
+    let facts = facts(&parsed);
+    Ok((
+        facts,
+        DirFile {
+            source,
+            parsed: Arc::new(parsed),
+        },
+    ))
+}
+
+fn facts(parsed: &parse::Parsed) -> FileFacts {
     let local_sources = module::local_sources(&parsed.body);
+    let registry_pools = |b: &Block| {
+        matches!(
+            b.body.get_attribute("source").map(|a| &a.value),
+            Some(hcl_edit::expr::Expression::String(s)) if is_pool_module(s.value())
+        )
+    };
     let evaluate = !local_sources.is_empty()
         || parsed
             .body
             .blocks()
             .any(|b| match (b.ident.as_str(), b.labels.first()) {
                 ("resource", Some(kind)) => is_pool_kind(kind.as_str()),
-                ("module", Some(_)) => matches!(
-                    b.body.get_attribute("source").map(|a| &a.value),
-                    Some(hcl_edit::expr::Expression::String(s)) if is_pool_module(s.value())
-                ),
+                ("module", Some(_)) => registry_pools(b),
                 _ => false,
             });
     let creates_cluster =
@@ -126,25 +154,64 @@ pub fn file_facts(text: &str) -> Result<FileFacts, HclError> {
                     kind.as_str(),
                     "aws_eks_cluster" | "google_container_cluster" | "azurerm_kubernetes_cluster"
                 ),
-                ("module", Some(_)) => matches!(
-                    b.body.get_attribute("source").map(|a| &a.value),
-                    Some(hcl_edit::expr::Expression::String(s)) if is_pool_module(s.value())
-                ),
+                ("module", Some(_)) => registry_pools(b),
                 _ => false,
             });
-    Ok(FileFacts {
-        repeats: parsed.repeats,
+    FileFacts {
+        repeats: parsed.repeats.clone(),
+        bad_templates: parsed.problems.clone(),
         evaluate,
         local_sources,
         creates_cluster,
-    })
+    }
+}
+
+/// The local module `source`s a Terraform text seems to hold: every `source = "./…"` (or
+/// `"source": "../…"`) string, found by a scan of the text, not a parse. It may find more
+/// than the module calls there are (a `source` argument of some other block, one in a
+/// comment), never fewer for a call whose `source` is a plain literal, as Terraform requires.
+pub fn local_source_hints(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let b = text.as_bytes();
+    let mut from = 0;
+    while let Some(i) = text[from..].find("source") {
+        let mut at = from + i + "source".len();
+        from = at;
+        // A JSON key's closing quote.
+        if b.get(at) == Some(&b'"') {
+            at += 1;
+        }
+        while matches!(b.get(at), Some(b' ' | b'\t')) {
+            at += 1;
+        }
+        match (b.get(at), b.get(at + 1)) {
+            (Some(b'='), Some(b'=')) => continue,
+            (Some(b'=' | b':'), _) => at += 1,
+            _ => continue,
+        }
+        while matches!(b.get(at), Some(b' ' | b'\t')) {
+            at += 1;
+        }
+        if b.get(at) != Some(&b'"') {
+            continue;
+        }
+        let rest = &text[at + 1..];
+        let Some(end) = rest.find(['"', '\n']) else {
+            continue;
+        };
+        let value = &rest[..end];
+        if module::is_local(value) && !out.iter().any(|v| v == value) {
+            out.push(value.to_string());
+        }
+    }
+    out
 }
 
 /// The node pools declared in one Terraform file read alone, as a module directory of one
 /// file (no variable files, no other files of its directory): what the language server knows
 /// of an unsaved buffer, and standard input.
 pub fn terraform_decls(source: &Arc<SourceFile>) -> Result<Vec<NodeDecl>, HclError> {
-    let parsed = parse::parse(&source.text)?;
+    let parsed = parse::parse_file(&source.name, &source.text)?;
     let name = source.name.to_string();
     let path = match name.rfind('/') {
         Some(i) => name[..i].to_string(),
@@ -167,16 +234,24 @@ pub fn terraform_decls(source: &Arc<SourceFile>) -> Result<Vec<NodeDecl>, HclErr
     Ok(evaluate_root(dir, &mut NoModules).decls)
 }
 
+/// Might a file of this text make its directory one to evaluate (a node-pool resource, or a
+/// module call)? A scan for the names, not a parse: `false` only when it cannot.
+pub fn may_evaluate(text: &str) -> bool {
+    text.contains("module") || POOL_KINDS.iter().any(|k| text.contains(k))
+}
+
 /// The resource types whose instances are node pools.
+const POOL_KINDS: [&str; 5] = [
+    "aws_eks_node_group",
+    "google_container_node_pool",
+    "google_container_cluster",
+    "azurerm_kubernetes_cluster_node_pool",
+    "azurerm_kubernetes_cluster",
+];
+
+/// The resource types whose instances are node pools ([`POOL_KINDS`]).
 fn is_pool_kind(kind: &str) -> bool {
-    matches!(
-        kind,
-        "aws_eks_node_group"
-            | "google_container_node_pool"
-            | "google_container_cluster"
-            | "azurerm_kubernetes_cluster_node_pool"
-            | "azurerm_kubernetes_cluster"
-    )
+    POOL_KINDS.contains(&kind)
 }
 
 /// The registry modules whose node groups are read.
@@ -206,8 +281,7 @@ struct Instance {
 
 /// The instances of a resource or module block (see the module's text on `count` and
 /// `for_each`). `indexed`: the body uses `count.index`.
-fn instances(inst: &Inst<'_>, file: u32, body: &Body, base: &str, indexed: bool) -> Vec<Instance> {
-    let mut cx = Cx::new(inst, file);
+fn instances(inst: &Inst<'_>, m: &Merged<'_>, base: &str, indexed: bool) -> Vec<Instance> {
     let each = |key: Val, value: Val| -> Vec<(Arc<str>, Val)> {
         let mut m = BTreeMap::new();
         m.insert(Arc::from("key"), key);
@@ -223,8 +297,8 @@ fn instances(inst: &Inst<'_>, file: u32, body: &Body, base: &str, indexed: bool)
             cause,
         }],
     };
-    if let Some(fe) = body.get_attribute("for_each") {
-        let v = cx.eval(&fe.value);
+    if let Some((file, fe)) = m.attr("for_each") {
+        let v = Cx::new(inst, file).eval(&fe.value);
         let unknown_each = |c: &Cause| each(Val::unknown(c.clone()), Val::unknown(c.clone()));
         let (pairs, more): (Vec<(String, Val)>, Option<Cause>) = match &v.v {
             V::Map(o) => (
@@ -266,7 +340,7 @@ fn instances(inst: &Inst<'_>, file: u32, body: &Body, base: &str, indexed: bool)
         }
         return out;
     }
-    let Some(count) = body.get_attribute("count") else {
+    let Some((file, count)) = m.attr("count") else {
         return vec![Instance {
             address: base.to_string(),
             names: Vec::new(),
@@ -274,7 +348,7 @@ fn instances(inst: &Inst<'_>, file: u32, body: &Body, base: &str, indexed: bool)
             unknown: Vec::new(),
         }];
     };
-    let v = cx.eval(&count.value);
+    let v = Cx::new(inst, file).eval(&count.value);
     let index = |i: Val| -> Vec<(Arc<str>, Val)> {
         let mut m = BTreeMap::new();
         m.insert(Arc::from("index"), i);
@@ -318,15 +392,34 @@ fn instances(inst: &Inst<'_>, file: u32, body: &Body, base: &str, indexed: bool)
 
 /// A block's body as a value: its attributes, and its blocks as lists under their type
 /// (`dynamic` blocks expanded over their `for_each`; one over an unknown collection leaves the
-/// list known only in part).
-fn body_val(cx: &mut Cx<'_>, body: &Body, at: Option<At>) -> Val {
-    block_val(cx, body, at, true)
+/// list known only in part). The body is the merge of a block and its overrides (see
+/// [`Merged`]), each part read in its own file.
+fn body_val(cx: &mut Cx<'_>, m: &Merged<'_>, at: Option<At>) -> Val {
+    fields_val(cx, m.attributes(), m.blocks(), at, true)
 }
 
-fn block_val(cx: &mut Cx<'_>, body: &Body, at: Option<At>, top: bool) -> Val {
+fn block_val(cx: &mut Cx<'_>, body: &Body, at: Option<At>) -> Val {
+    let file = cx.file;
+    fields_val(
+        cx,
+        body.attributes().map(|a| (file, a)).collect(),
+        body.blocks().map(|b| (file, b)).collect(),
+        at,
+        false,
+    )
+}
+
+fn fields_val(
+    cx: &mut Cx<'_>,
+    attributes: Vec<(u32, &hcl_edit::structure::Attribute)>,
+    blocks: Vec<(u32, &Block)>,
+    at: Option<At>,
+    top: bool,
+) -> Val {
     let mut entries: BTreeMap<Arc<str>, Val> = BTreeMap::new();
     let mut lists: BTreeMap<Arc<str>, (Vec<Val>, Option<Cause>)> = BTreeMap::new();
-    for a in body.attributes() {
+    let home = cx.file;
+    for (file, a) in attributes {
         // The instance's own `for_each`/`count` are read once for all instances, never per
         // instance (a map of N keys read N times would be quadratic).
         if top
@@ -337,66 +430,78 @@ fn block_val(cx: &mut Cx<'_>, body: &Body, at: Option<At>, top: bool) -> Val {
         {
             continue;
         }
+        cx.file = file;
         let v = cx.eval(&a.value);
         entries.insert(Arc::from(a.key.as_str()), v);
     }
-    for b in body.blocks() {
-        if !cx.env.meter().charge(1) {
-            break;
-        }
-        let bat = cx.at(b.span());
-        if b.ident.as_str() != "dynamic" {
-            let v = block_val(cx, &b.body, bat, false);
-            lists
-                .entry(Arc::from(b.ident.as_str()))
-                .or_default()
-                .0
-                .push(v);
-            continue;
-        }
-        let Some(kind) = b.labels.first().map(|l| l.as_str().to_string()) else {
-            continue;
-        };
-        let list = lists.entry(Arc::from(kind.as_str())).or_default();
-        let iterator: Arc<str> = match b.body.get_attribute("iterator").map(|a| &a.value) {
-            Some(hcl_edit::expr::Expression::Variable(v)) => Arc::from(v.as_str()),
-            _ => Arc::from(kind.as_str()),
-        };
-        let Some(content) = b.body.get_blocks("content").next() else {
-            continue;
-        };
-        let coll = match b.body.get_attribute("for_each") {
-            Some(fe) => cx.eval(&fe.value),
-            None => continue,
-        };
-        let (pairs, more) = match eval::iteration(&coll) {
-            Ok(x) => x,
-            Err(v) => {
-                list.1 = Some(v.cause().cloned().unwrap_or(Cause::Limit("dynamic blocks")));
-                continue;
-            }
-        };
-        if more.is_some() {
-            list.1 = more;
-        }
-        let mut made = Vec::new();
-        for (k, v) in pairs {
-            let mut m = BTreeMap::new();
-            m.insert(Arc::from("key"), k);
-            m.insert(Arc::from("value"), v);
-            cx.names.push((Arc::clone(&iterator), Val::map(m, None)));
-            let cat = cx.at(content.span()).or(bat);
-            made.push(block_val(cx, &content.body, cat, false));
-            cx.names.pop();
-        }
-        if let Some(l) = lists.get_mut(kind.as_str()) {
-            l.0.extend(made);
-        }
+    for (file, b) in blocks {
+        cx.file = file;
+        block_entry(cx, b, &mut lists);
     }
+    cx.file = home;
     for (k, (items, more)) in lists {
         entries.insert(k, Val::list(items, more));
     }
     Val::map(entries, None).with_at(at)
+}
+
+/// A nested block (or the blocks a `dynamic` block makes) added to the lists of its type.
+fn block_entry(
+    cx: &mut Cx<'_>,
+    b: &Block,
+    lists: &mut BTreeMap<Arc<str>, (Vec<Val>, Option<Cause>)>,
+) {
+    if !cx.env.meter().charge(1) {
+        return;
+    }
+    let bat = cx.at(b.span());
+    if b.ident.as_str() != "dynamic" {
+        let v = block_val(cx, &b.body, bat);
+        lists
+            .entry(Arc::from(b.ident.as_str()))
+            .or_default()
+            .0
+            .push(v);
+        return;
+    }
+    let Some(kind) = b.labels.first().map(|l| l.as_str().to_string()) else {
+        return;
+    };
+    let list = lists.entry(Arc::from(kind.as_str())).or_default();
+    let iterator: Arc<str> = match b.body.get_attribute("iterator").map(|a| &a.value) {
+        Some(hcl_edit::expr::Expression::Variable(v)) => Arc::from(v.as_str()),
+        _ => Arc::from(kind.as_str()),
+    };
+    let Some(content) = b.body.get_blocks("content").next() else {
+        return;
+    };
+    let coll = match b.body.get_attribute("for_each") {
+        Some(fe) => cx.eval(&fe.value),
+        None => return,
+    };
+    let (pairs, more) = match eval::iteration(&coll) {
+        Ok(x) => x,
+        Err(v) => {
+            list.1 = Some(v.cause().cloned().unwrap_or(Cause::Limit("dynamic blocks")));
+            return;
+        }
+    };
+    if more.is_some() {
+        list.1 = more;
+    }
+    let mut made = Vec::new();
+    for (k, v) in pairs {
+        let mut m = BTreeMap::new();
+        m.insert(Arc::from("key"), k);
+        m.insert(Arc::from("value"), v);
+        cx.names.push((Arc::clone(&iterator), Val::map(m, None)));
+        let cat = cx.at(content.span()).or(bat);
+        made.push(block_val(cx, &content.body, cat));
+        cx.names.pop();
+    }
+    if let Some(l) = lists.get_mut(kind.as_str()) {
+        l.0.extend(made);
+    }
 }
 
 /// Where pools go as they are read: the evaluation's files, and the instance being read.
@@ -433,7 +538,7 @@ impl<'t> Tf<'t> {
     fn place(&self, at: Option<At>) -> Option<Place> {
         let at = at?;
         let source = self.tree.files.get(at.file as usize)?;
-        Some(loc(source, at.span))
+        Some(loc(source, self.tree.file_span(at.file, at.span)))
     }
 
     fn taint(&self, key: &str, value: &str, effect: &str, at: Option<At>) -> PoolTaint {
@@ -560,26 +665,25 @@ impl<'t> Tf<'t> {
         self.calls.clone_from(&inst.calls);
     }
 
-    fn resource(&mut self, inst: &Inst<'_>, file: u32, block: &Block, kind: &str, name: &str) {
+    fn resource(&mut self, inst: &Inst<'_>, m: &Merged<'_>, kind: &str, name: &str) {
         self.enter(inst);
-        let at = block.labels.get(1).and_then(|l| l.span()).map(|r| At {
-            file,
-            span: Span::new(r.start, r.end.max(r.start)),
-        });
-        let indexed = block.span().is_some_and(|r| {
-            self.tree
-                .files
-                .get(file as usize)
-                .and_then(|f| f.text.get(r))
-                .is_some_and(|t| t.contains("count.index"))
-        });
-        for instance in instances(inst, file, &block.body, &format!("{kind}.{name}"), indexed) {
+        let file = m.file();
+        let at = m
+            .block()
+            .and_then(|b| b.labels.get(1))
+            .and_then(|l| l.span())
+            .map(|r| At {
+                file,
+                span: Span::new(r.start, r.end.max(r.start)),
+            });
+        let indexed = m.attr("count").is_some() && m.uses_count_index();
+        for instance in instances(inst, m, &format!("{kind}.{name}"), indexed) {
             let mut cx = Cx::new(inst, file);
             cx.names = instance.names;
-            let body = body_val(&mut cx, &block.body, at);
+            let body = body_val(&mut cx, m, at);
             self.copies = instance.copies;
             self.instance_unknown = instance.unknown;
-            self.instance(inst, file, &body, kind, instance.address, at);
+            self.instance(inst, &body, kind, instance.address, at);
         }
         self.copies = Some(1);
         self.instance_unknown.clear();
@@ -589,7 +693,6 @@ impl<'t> Tf<'t> {
     fn instance(
         &mut self,
         inst: &Inst<'_>,
-        file: u32,
         body: &Val,
         kind: &str,
         address: String,
@@ -603,7 +706,7 @@ impl<'t> Tf<'t> {
             "google_container_node_pool" => {
                 let zones = gke::zones(body, None);
                 let name = hcl::field(body, "name").and_then(|n| n.text());
-                let wi = gke::cluster_identity(inst, file, body);
+                let wi = gke::cluster_identity(inst, body);
                 let pool = self.gke_pool(body, name, zones, wi);
                 self.push("Terraform", address, pool, at);
             }

@@ -1,11 +1,16 @@
-//! Modules as Terraform reads them: a module is a directory, all of whose `.tf` files are one
-//! configuration; a root module's variables take their values from `terraform.tfvars`,
+//! Modules as Terraform reads them: a module is a directory, all of whose `.tf` and `.tf.json`
+//! files are one configuration, its override files (`override.tf`, `*_override.tf` and their
+//! `.tf.json` forms) merged into it after the others
+//! (<https://developer.hashicorp.com/terraform/language/files/override>: see [`Merged`]); a
+//! root module's variables take their values from `terraform.tfvars`,
 //! `terraform.tfvars.json` and `*.auto.tfvars(.json)` (in that order, later files winning),
 //! else their defaults
 //! (<https://developer.hashicorp.com/terraform/language/values/variables#variable-definition-precedence>);
 //! a called module's from the call's arguments, else their defaults. Locals are evaluated when
 //! first used (a cycle is unknown). A module call with a local `source` (`./…`, `../…`) is read
-//! from its directory, with the call's arguments, once per instance of the call.
+//! from its directory, with the call's arguments, once per instance of the call, for its
+//! pools; `module.NAME.OUTPUT` is that module's `output` block evaluated with the call's
+//! arguments (a map of instances for a `for_each`, a list for a `count`).
 //!
 //! The directories a root calls are read (by the [`Loader`], which confines them to the
 //! repository) before anything is evaluated; their number, the depth of calls and the
@@ -16,49 +21,69 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use hcl_edit::Span as _;
-use hcl_edit::expr::Expression;
-use hcl_edit::structure::{Block, Body};
+use hcl_edit::expr::{Expression, TraversalOperator};
+use hcl_edit::structure::{Attribute, Block, Body};
+use hcl_edit::visit::Visit;
 
-use super::eval::{Cx, Env};
+use super::eval::{Cx, Env, Problem};
 use super::parse::Parsed;
 use super::value::{Meter, V, Val};
 use crate::analysis::types::NodeDecl;
 use crate::analysis::types::terraform::{Cause, ModuleCall};
-use crate::load::SourceFile;
+use crate::load::{SourceFile, Span};
 
 /// How deep module calls may nest.
 const MAX_CALL_DEPTH: usize = 12;
 /// Module directories one root may read.
 const MAX_DIRS: usize = 200;
-/// Module instances one root may evaluate.
+/// Module instances one root may evaluate (for pools and for outputs together).
 const MAX_INSTANCES: u32 = 2_000;
 /// Work units per byte of the files evaluated, over a fixed allowance (see `eval`).
 const UNITS_PER_BYTE: u64 = 8;
 const BASE_UNITS: u64 = 2_000_000;
+/// Evaluation errors one root reports at most.
+const MAX_PROBLEMS: usize = 1_000;
 
-/// One `.tf` file of a module directory, parsed.
+/// One file of a module directory (`.tf` or `.tf.json`), parsed (a copy shares the parse).
+#[derive(Clone)]
 pub struct DirFile {
     pub source: Arc<SourceFile>,
     pub(super) parsed: Arc<Parsed>,
 }
 
 impl DirFile {
-    /// Parses a file (`None`: it does not parse; its syntax error is reported where the file
-    /// is linted).
+    /// Parses a file, by its name's syntax (`None`: it does not parse; its syntax error is
+    /// reported where the file is linted).
     pub fn parse(source: Arc<SourceFile>) -> Option<DirFile> {
-        let parsed = super::parse::parse(&source.text).ok()?;
+        let parsed = super::parse::parse_file(&source.name, &source.text).ok()?;
         Some(DirFile {
             source,
             parsed: Arc::new(parsed),
         })
     }
+
+    /// An override file: `override.tf`, `*_override.tf` or their `.tf.json` forms
+    /// (hashicorp/terraform `internal/configs/parser_config_dir.go`, `IsOverrideFile`).
+    pub(super) fn is_override(&self) -> bool {
+        is_override(&self.source.name)
+    }
 }
 
-/// A module directory: its `.tf` files and (for a root) its variable files.
+/// Is the file named `name` an override file (see [`DirFile::is_override`])?
+pub fn is_override(name: &str) -> bool {
+    let base = name.rsplit('/').next().unwrap_or(name);
+    let stem = base
+        .strip_suffix(".tf.json")
+        .or_else(|| base.strip_suffix(".tf"))
+        .unwrap_or(base);
+    stem == "override" || stem.ends_with("_override")
+}
+
+/// A module directory: its `.tf` and `.tf.json` files and (for a root) its variable files.
 pub struct Dir {
     /// The directory as the run names files (`infra/terraform`).
     pub path: String,
+    /// By name (the override files are told apart by theirs).
     pub files: Vec<DirFile>,
     /// `terraform.tfvars`, `terraform.tfvars.json`, then `*.auto.tfvars(.json)` by name.
     pub tfvars: Vec<Arc<SourceFile>>,
@@ -86,20 +111,62 @@ pub(super) fn local_sources(body: &Body) -> Vec<String> {
         .collect()
 }
 
-/// What one root gives: its pools, and the module directories it read.
+/// An error `terraform plan` would report while evaluating the files (see
+/// [`super::eval::Problem`]), at its file's positions.
+#[derive(Debug, Clone)]
+pub struct EvalProblem {
+    pub source: Arc<SourceFile>,
+    /// The `for` expression's introduction.
+    pub at: Span,
+    /// Its key expression.
+    pub key_at: Option<Span>,
+    /// The key produced twice.
+    pub key: String,
+}
+
+/// What one root gives: its pools, the module directories it read, and the errors Terraform
+/// would report evaluating them.
 pub struct RootOutcome {
     pub decls: Vec<NodeDecl>,
     /// Every directory evaluated (the root first), as named in [`Dir::path`].
     pub dirs: Vec<String>,
+    /// Each once, in the order of their files and positions.
+    pub problems: Vec<EvalProblem>,
 }
 
 /// The files of one evaluation (numbered for [`super::value::At`]) and its shared state.
 pub(super) struct Tree {
     pub(super) files: Vec<Arc<SourceFile>>,
+    /// Each file's parse, by the same number (for the positions of `.tf.json` files).
+    parsed: Vec<Arc<Parsed>>,
     pub(super) meter: Meter,
     dirs: HashMap<String, (Arc<Dir>, u32)>,
+    /// (calling directory, `source`) → the directory read.
+    resolved: HashMap<(String, String), String>,
     instances: Cell<u32>,
+    problems: RefCell<Vec<Problem>>,
     pub(super) root: String,
+}
+
+impl Tree {
+    /// A span of file `file`'s syntax tree as a span of the file (they differ for
+    /// `.tf.json` files, whose tree is of the text made from them).
+    pub(super) fn file_span(&self, file: u32, span: Span) -> Span {
+        match self.parsed.get(file as usize) {
+            Some(p) => p.file_span(span),
+            None => span,
+        }
+    }
+
+    /// Takes one module instance from the evaluation's allowance (`false`: none left).
+    fn take_instance(&self) -> bool {
+        let n = self.instances.get();
+        if n >= MAX_INSTANCES {
+            return false;
+        }
+        self.instances.set(n + 1);
+        true
+    }
 }
 
 /// Evaluates the root module `root` and the local modules it calls (read through `loader`),
@@ -108,15 +175,18 @@ pub fn evaluate_root(root: Arc<Dir>, loader: &mut dyn Loader) -> RootOutcome {
     // Read every directory the root reaches first (sources are literals in Terraform).
     let mut dirs: HashMap<String, (Arc<Dir>, u32)> = HashMap::new();
     let mut files: Vec<Arc<SourceFile>> = Vec::new();
+    let mut parsed: Vec<Arc<Parsed>> = Vec::new();
     let mut queue: Vec<(Arc<Dir>, usize)> = vec![(Arc::clone(&root), 0)];
     let add = |d: &Arc<Dir>,
                files: &mut Vec<Arc<SourceFile>>,
+               parsed: &mut Vec<Arc<Parsed>>,
                dirs: &mut HashMap<String, (Arc<Dir>, u32)>| {
         let base = u32::try_from(files.len()).unwrap_or(u32::MAX);
         files.extend(d.files.iter().map(|f| Arc::clone(&f.source)));
+        parsed.extend(d.files.iter().map(|f| Arc::clone(&f.parsed)));
         dirs.insert(d.path.clone(), (Arc::clone(d), base));
     };
-    add(&root, &mut files, &mut dirs);
+    add(&root, &mut files, &mut parsed, &mut dirs);
     let mut resolved: HashMap<(String, String), Option<String>> = HashMap::new();
     while let Some((dir, depth)) = queue.pop() {
         if depth >= MAX_CALL_DEPTH {
@@ -133,28 +203,31 @@ pub fn evaluate_root(root: Arc<Dir>, loader: &mut dyn Loader) -> RootOutcome {
                 if let Some(d) = got
                     && !dirs.contains_key(&d.path)
                 {
-                    add(&d, &mut files, &mut dirs);
+                    add(&d, &mut files, &mut parsed, &mut dirs);
                     queue.push((d, depth + 1));
                 }
             }
         }
     }
     let bytes: u64 = files.iter().map(|f| f.text.len() as u64).sum();
-    let tree = Tree {
-        files,
-        meter: Meter::new(BASE_UNITS.saturating_add(bytes.saturating_mul(UNITS_PER_BYTE))),
-        dirs,
-        instances: Cell::new(0),
-        root: root.path.clone(),
-    };
     let resolved: HashMap<(String, String), String> = resolved
         .into_iter()
         .filter_map(|(k, v)| v.map(|v| (k, v)))
         .collect();
+    let tree = Tree {
+        files,
+        parsed,
+        meter: Meter::new(BASE_UNITS.saturating_add(bytes.saturating_mul(UNITS_PER_BYTE))),
+        dirs,
+        resolved,
+        instances: Cell::new(0),
+        problems: RefCell::new(Vec::new()),
+        root: root.path.clone(),
+    };
     let mut out = super::Tf::new(&tree);
     let mut seen = vec![root.path.clone()];
     let root_inst = Inst::new(&tree, &root, 0, Inputs::Root, Vec::new(), Vec::new());
-    root_inst.pools(&mut out, &resolved, &mut seen);
+    root_inst.pools(&mut out, &mut seen);
     seen.sort();
     seen.dedup();
     // The root first.
@@ -164,7 +237,27 @@ pub fn evaluate_root(root: Arc<Dir>, loader: &mut dyn Loader) -> RootOutcome {
     // order of their keys).
     let mut decls = out.out;
     decls.sort_by(|a, b| place_key(&a.loc).cmp(&place_key(&b.loc)));
-    RootOutcome { decls, dirs: seen }
+    drop(root_inst);
+    let mut problems = std::mem::take(&mut *tree.problems.borrow_mut());
+    problems.sort_by_key(|p| (p.file, p.at.start, p.at.end));
+    problems.dedup_by_key(|p| (p.file, p.at.start, p.at.end));
+    let problems = problems
+        .into_iter()
+        .filter_map(|p| {
+            let source = tree.files.get(p.file as usize)?;
+            Some(EvalProblem {
+                source: Arc::clone(source),
+                at: tree.file_span(p.file, p.at),
+                key_at: p.key_at.map(|k| tree.file_span(p.file, k)),
+                key: p.key,
+            })
+        })
+        .collect();
+    RootOutcome {
+        decls,
+        dirs: seen,
+        problems,
+    }
 }
 
 fn place_key(p: &crate::analysis::types::Place) -> (&str, usize) {
@@ -182,15 +275,123 @@ pub(super) enum Inputs {
     Call(HashMap<String, Val>),
 }
 
+/// A top-level block as Terraform merges a module's files (hashicorp/terraform
+/// `internal/configs/module_merge.go` and `module_merge_body.go`): the block of a primary
+/// file, then the blocks of the override files with the same type and labels, in the order of
+/// their names. An argument set in an override replaces the base's (`count`, `for_each`, a
+/// module's `source`, a variable's `default` alike); any nested block of a type in an override
+/// (or `dynamic` of that type) replaces all the base's blocks of that type, wholesale. An
+/// override block with no base (Terraform's error) is not read.
+pub(super) struct Merged<'t> {
+    /// (file number, block): the primary first.
+    pub(super) layers: Vec<(u32, &'t Block)>,
+}
+
+impl<'t> Merged<'t> {
+    fn primary(&self) -> Option<(u32, &'t Block)> {
+        self.layers.first().copied()
+    }
+
+    /// The block of the primary file.
+    pub(super) fn block(&self) -> Option<&'t Block> {
+        self.primary().map(|(_, b)| b)
+    }
+
+    /// The file of the primary block.
+    pub(super) fn file(&self) -> u32 {
+        self.primary().map_or(0, |(f, _)| f)
+    }
+
+    /// An argument, from the last layer that sets it.
+    pub(super) fn attr(&self, name: &str) -> Option<(u32, &'t Attribute)> {
+        self.layers
+            .iter()
+            .rev()
+            .find_map(|(f, b)| b.body.get_attribute(name).map(|a| (*f, a)))
+    }
+
+    /// The arguments: each once, from the last layer that sets it (in the base's order, then
+    /// those only overrides set).
+    pub(super) fn attributes(&self) -> Vec<(u32, &'t Attribute)> {
+        let mut out: Vec<(u32, &'t Attribute)> = Vec::new();
+        for (f, b) in &self.layers {
+            for a in b.body.attributes() {
+                match out
+                    .iter_mut()
+                    .find(|(_, x)| x.key.as_str() == a.key.as_str())
+                {
+                    Some(slot) => *slot = (*f, a),
+                    None => out.push((*f, a)),
+                }
+            }
+        }
+        out
+    }
+
+    /// The nested blocks, each override's types replacing the base's.
+    pub(super) fn blocks(&self) -> Vec<(u32, &'t Block)> {
+        let mut out: Vec<(u32, &'t Block)> = Vec::new();
+        for (i, (f, b)) in self.layers.iter().enumerate() {
+            if i > 0 {
+                let types: Vec<&str> = b.body.blocks().map(block_type).collect();
+                if !types.is_empty() {
+                    out.retain(|(_, x)| !types.contains(&block_type(x)));
+                }
+            }
+            out.extend(b.body.blocks().map(|x| (*f, x)));
+        }
+        out
+    }
+
+    /// Does any layer use `count.index`?
+    pub(super) fn uses_count_index(&self) -> bool {
+        self.layers.iter().any(|(_, b)| uses_count_index(&b.body))
+    }
+}
+
+/// A nested block's type, a `dynamic` block's the one it makes.
+fn block_type(b: &Block) -> &str {
+    match (b.ident.as_str(), b.labels.first()) {
+        ("dynamic", Some(l)) => l.as_str(),
+        (t, _) => t,
+    }
+}
+
+/// Does `body` refer to `count.index`?
+fn uses_count_index(body: &Body) -> bool {
+    struct Finder(bool);
+    impl Visit for Finder {
+        fn visit_traversal(&mut self, t: &hcl_edit::expr::Traversal) {
+            if let (Expression::Variable(v), Some(op)) = (&t.expr, t.operators.first())
+                && v.as_str() == "count"
+                && matches!(op.value(), TraversalOperator::GetAttr(a) if a.as_str() == "index")
+            {
+                self.0 = true;
+            }
+            if !self.0 {
+                hcl_edit::visit::visit_traversal(self, t);
+            }
+        }
+    }
+    let mut f = Finder(false);
+    f.visit_body(body);
+    f.0
+}
+
 /// One instance of a module.
 pub(super) struct Inst<'t> {
     pub(super) tree: &'t Tree,
     pub(super) dir: &'t Dir,
     /// The number of the directory's first file.
     base: u32,
+    /// The top-level blocks the evaluation reads (resources, module calls, variables,
+    /// outputs), merged, in the order of the primary files and their lines.
+    blocks: Vec<Merged<'t>>,
     vars: HashMap<String, Val>,
     locals: HashMap<&'t str, (u32, &'t Expression)>,
     memo: RefCell<HashMap<&'t str, Option<Val>>>,
+    /// `module.NAME` once evaluated (`None` while it is: a cycle).
+    outputs: RefCell<HashMap<String, Option<Val>>>,
     /// The module calls from the root to here.
     pub(super) calls: Vec<ModuleCall>,
     /// The directories from the root to here (a module does not call itself).
@@ -237,7 +438,21 @@ impl Env for Inst<'_> {
     }
 
     fn module(&self, name: &str) -> Val {
-        Val::unknown(Cause::Module(Arc::from(format!("module.{name}").as_str())))
+        match self.outputs.borrow().get(name) {
+            Some(Some(v)) => return v.clone(),
+            Some(None) => {
+                return Val::unknown(Cause::Invalid(Arc::from(
+                    format!("`module.{name}` refers to itself").as_str(),
+                )));
+            }
+            None => {}
+        }
+        self.outputs.borrow_mut().insert(name.to_string(), None);
+        let v = self.module_value(name);
+        self.outputs
+            .borrow_mut()
+            .insert(name.to_string(), Some(v.clone()));
+        v
     }
 
     fn path(&self, which: &str) -> Val {
@@ -259,6 +474,61 @@ impl Env for Inst<'_> {
             .get(&at)
             .map(String::as_str)
     }
+
+    fn report(&self, problem: Problem) {
+        let mut problems = self.tree.problems.borrow_mut();
+        if problems.len() < MAX_PROBLEMS {
+            problems.push(problem);
+        }
+    }
+}
+
+/// The top-level blocks of a directory the evaluation reads, merged with their overrides (see
+/// [`Merged`]).
+fn merged_blocks<'t>(dir: &'t Dir, base: u32) -> Vec<Merged<'t>> {
+    let mut out: Vec<Merged<'t>> = Vec::new();
+    let mut index: HashMap<(&'t str, Vec<&'t str>), usize> = HashMap::new();
+    let wanted = |b: &Block| {
+        matches!(
+            b.ident.as_str(),
+            "resource" | "module" | "variable" | "output"
+        )
+    };
+    let key = |b: &'t Block| -> (&'t str, Vec<&'t str>) {
+        (
+            b.ident.as_str(),
+            b.labels.iter().map(|l| l.as_str()).collect(),
+        )
+    };
+    for override_files in [false, true] {
+        for (i, f) in dir.files.iter().enumerate() {
+            if f.is_override() != override_files {
+                continue;
+            }
+            let file = base + i as u32;
+            for b in f.parsed.body.blocks().filter(|b| wanted(b)) {
+                let k = key(b);
+                match (override_files, index.get(&k)) {
+                    (false, Some(_)) | (true, None) => {
+                        // A block declared twice (Terraform's error: the first is read), or an
+                        // override without a base.
+                    }
+                    (false, None) => {
+                        index.insert(k, out.len());
+                        out.push(Merged {
+                            layers: vec![(file, b)],
+                        });
+                    }
+                    (true, Some(&at)) => {
+                        if let Some(m) = out.get_mut(at) {
+                            m.layers.push((file, b));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 impl<'t> Inst<'t> {
@@ -275,17 +545,28 @@ impl<'t> Inst<'t> {
             tree,
             dir,
             base,
+            blocks: merged_blocks(dir, base),
             vars: HashMap::new(),
             locals: HashMap::new(),
             memo: RefCell::new(HashMap::new()),
+            outputs: RefCell::new(HashMap::new()),
             calls,
             stack,
         };
-        for (i, f) in dir.files.iter().enumerate() {
-            let file = base + i as u32;
-            for b in f.parsed.body.get_blocks("locals") {
-                for a in b.body.attributes() {
-                    inst.locals.insert(a.key.as_str(), (file, &a.value));
+        // Locals: an override file's replaces the primary's of the same name.
+        for override_files in [false, true] {
+            for (i, f) in dir.files.iter().enumerate() {
+                if f.is_override() != override_files {
+                    continue;
+                }
+                let file = base + i as u32;
+                for b in f.parsed.body.get_blocks("locals") {
+                    for a in b.body.attributes() {
+                        let name = a.key.as_str();
+                        if !override_files || inst.locals.contains_key(name) {
+                            inst.locals.insert(name, (file, &a.value));
+                        }
+                    }
                 }
             }
         }
@@ -294,127 +575,152 @@ impl<'t> Inst<'t> {
             Inputs::Call(_) => HashMap::new(),
         };
         let mut vars = HashMap::new();
-        for (i, f) in dir.files.iter().enumerate() {
-            let file = base + i as u32;
-            for b in f.parsed.body.get_blocks("variable") {
-                let Some(name) = b.labels.first().map(|l| l.as_str().to_string()) else {
-                    continue;
-                };
-                let given = match &inputs {
-                    Inputs::Root => tfvars.get(&name).cloned(),
-                    Inputs::Call(args) => args.get(&name).cloned(),
-                };
-                let nullable = b
-                    .body
-                    .get_attribute("nullable")
-                    .map(|a| !matches!(&a.value, Expression::Bool(x) if !*x.value()))
-                    .unwrap_or(true);
-                let default = b.body.get_attribute("default").map(|a| &a.value);
-                let value = match (given, default) {
-                    // `nullable = false`: a null argument takes the default.
-                    (Some(v), Some(d)) if v.is_null() && !nullable => Cx::new(&inst, file).eval(d),
-                    (Some(v), _) => v,
-                    (None, Some(d)) => Cx::new(&inst, file).eval(d),
-                    (None, None) => Val::unknown(Cause::Variable(Arc::from(name.as_str()))),
-                };
-                let value = match b.body.get_attribute("type") {
-                    Some(t) => {
-                        let mut cx = Cx::new(&inst, file);
-                        super::types::convert(&mut cx, value, &t.value)
-                    }
-                    None => value,
-                };
-                vars.insert(name, value);
-            }
+        for m in inst
+            .blocks
+            .iter()
+            .filter(|m| m.block().is_some_and(|b| b.ident.as_str() == "variable"))
+        {
+            let Some(name) = m.block().and_then(|b| label(b, 0)) else {
+                continue;
+            };
+            let given = match &inputs {
+                Inputs::Root => tfvars.get(name).cloned(),
+                Inputs::Call(args) => args.get(name).cloned(),
+            };
+            let nullable = m
+                .attr("nullable")
+                .map(|(_, a)| !matches!(&a.value, Expression::Bool(x) if !*x.value()))
+                .unwrap_or(true);
+            let default = m.attr("default");
+            let value = match (given, default) {
+                // `nullable = false`: a null argument takes the default.
+                (Some(v), Some((f, d))) if v.is_null() && !nullable => {
+                    Cx::new(&inst, f).eval(&d.value)
+                }
+                (Some(v), _) => v,
+                (None, Some((f, d))) => Cx::new(&inst, f).eval(&d.value),
+                (None, None) => Val::unknown(Cause::Variable(Arc::from(name))),
+            };
+            let value = match m.attr("type") {
+                Some((f, t)) => {
+                    let mut cx = Cx::new(&inst, f);
+                    super::types::convert(&mut cx, value, &t.value)
+                }
+                None => value,
+            };
+            vars.insert(name.to_string(), value);
         }
         inst.vars = vars;
         inst
     }
 
+    /// The resource `kind.name`, merged.
+    pub(super) fn resource(&self, kind: &str, name: &str) -> Option<&Merged<'t>> {
+        self.blocks.iter().find(|m| {
+            m.block().is_some_and(|b| {
+                b.ident.as_str() == "resource"
+                    && label(b, 0) == Some(kind)
+                    && label(b, 1) == Some(name)
+            })
+        })
+    }
+
     /// The pools of this instance and the modules it calls.
-    pub(super) fn pools(
-        &self,
-        out: &mut super::Tf<'_>,
-        resolved: &HashMap<(String, String), String>,
-        seen: &mut Vec<String>,
-    ) {
-        for (i, f) in self.dir.files.iter().enumerate() {
-            let file = self.base + i as u32;
-            for block in f.parsed.body.blocks() {
-                match (block.ident.as_str(), label(block, 0), label(block, 1)) {
-                    ("resource", Some(kind), Some(name)) if super::is_pool_kind(kind) => {
-                        out.resource(self, file, block, kind, name);
-                    }
-                    ("module", Some(name), _) => {
-                        self.module_call(out, file, block, name, resolved, seen)
-                    }
-                    _ => {}
+    pub(super) fn pools(&self, out: &mut super::Tf<'_>, seen: &mut Vec<String>) {
+        for m in &self.blocks {
+            let Some(block) = m.block() else { continue };
+            match (block.ident.as_str(), label(block, 0), label(block, 1)) {
+                ("resource", Some(kind), Some(name)) if super::is_pool_kind(kind) => {
+                    out.resource(self, m, kind, name);
                 }
+                ("module", Some(name), _) => self.module_call(out, m, name, seen),
+                _ => {}
             }
         }
+    }
+
+    /// A call's `source`, when a literal string.
+    fn source(m: &Merged<'_>) -> Option<String> {
+        match m.attr("source").map(|(_, a)| &a.value) {
+            Some(Expression::String(s)) => Some(s.value().to_string()),
+            _ => None,
+        }
+    }
+
+    /// A module call's arguments for one instance (`names`: its `each`/`count`).
+    fn call_args(&self, m: &Merged<'_>, names: &[(Arc<str>, Val)]) -> HashMap<String, Val> {
+        let mut args = HashMap::new();
+        for (f, a) in m.attributes() {
+            let key = a.key.as_str();
+            if matches!(
+                key,
+                "source" | "version" | "count" | "for_each" | "providers" | "depends_on"
+            ) {
+                continue;
+            }
+            let mut cx = Cx::new(self, f);
+            cx.names = names.to_vec();
+            args.insert(key.to_string(), cx.eval(&a.value));
+        }
+        args
+    }
+
+    /// The directory a local `source` called from here reads, with its first file's number,
+    /// unless reading it again would recurse or pass the depth of calls.
+    fn callee(&self, source: &str) -> Result<(&'t Dir, u32, &'t String), Cause> {
+        let not_read = || Cause::Module(Arc::from(format!("the module at {source}").as_str()));
+        let path = self
+            .tree
+            .resolved
+            .get(&(self.dir.path.clone(), source.to_string()))
+            .ok_or_else(not_read)?;
+        let (dir, base) = self.tree.dirs.get(path).ok_or_else(not_read)?;
+        if self.stack.contains(path) {
+            return Err(Cause::Invalid(Arc::from(
+                format!("the module at {source} calls itself").as_str(),
+            )));
+        }
+        if self.stack.len() >= MAX_CALL_DEPTH {
+            return Err(Cause::Limit("the depth of module calls"));
+        }
+        Ok((dir, *base, path))
     }
 
     fn module_call(
         &self,
         out: &mut super::Tf<'_>,
-        file: u32,
-        block: &'t Block,
+        m: &Merged<'t>,
         name: &str,
-        resolved: &HashMap<(String, String), String>,
         seen: &mut Vec<String>,
     ) {
-        let body = &block.body;
-        let source = match body.get_attribute("source").map(|a| &a.value) {
-            Some(Expression::String(s)) => s.value().to_string(),
-            _ => return,
+        let Some(source) = Self::source(m) else {
+            return;
         };
         let local = is_local(&source);
         if !local && !super::is_pool_module(&source) {
             return;
         }
         let base = format!("module.{name}");
-        let indexed = block.span().is_some_and(|r| {
-            self.tree
-                .files
-                .get(file as usize)
-                .and_then(|f| f.text.get(r))
-                .is_some_and(|t| t.contains("count.index"))
-        });
-        for instance in super::instances(self, file, body, &base, indexed) {
-            let mut cx = Cx::new(self, file);
-            cx.names = instance.names.clone();
-            let mut args = HashMap::new();
-            for a in body.attributes() {
-                let key = a.key.as_str();
-                if matches!(
-                    key,
-                    "source" | "version" | "count" | "for_each" | "providers" | "depends_on"
-                ) {
-                    continue;
-                }
-                args.insert(key.to_string(), cx.eval(&a.value));
-            }
+        let indexed = m.attr("count").is_some() && m.uses_count_index();
+        for instance in super::instances(self, m, &base, indexed) {
+            let args = self.call_args(m, &instance.names);
             out.copies = instance.copies;
             out.instance_unknown = instance.unknown.clone();
             if !local {
-                out.registry_module(self, file, &source, &args, block);
+                if let Some(block) = m.block() {
+                    out.registry_module(self, m.file(), &source, &args, block);
+                }
                 out.copies = Some(1);
                 out.instance_unknown.clear();
                 continue;
             }
-            let Some(path) = resolved.get(&(self.dir.path.clone(), source.clone())) else {
-                continue;
-            };
-            let Some((dir, base)) = self.tree.dirs.get(path) else {
-                continue;
-            };
             // A module that calls itself, or past the limits: not read again.
-            let n = self.tree.instances.get();
-            if self.stack.contains(path) || self.stack.len() >= MAX_CALL_DEPTH || n >= MAX_INSTANCES
-            {
+            let Ok((dir, dir_base, path)) = self.callee(&source) else {
+                continue;
+            };
+            if !self.tree.take_instance() {
                 continue;
             }
-            self.tree.instances.set(n + 1);
             seen.push(path.clone());
             let mut calls = self.calls.clone();
             calls.push(ModuleCall {
@@ -426,22 +732,113 @@ impl<'t> Inst<'t> {
             let child = Inst::new(
                 self.tree,
                 dir,
-                *base,
+                dir_base,
                 Inputs::Call(args),
                 calls,
                 self.stack.clone(),
             );
             // A module instance of unknown number: its pools too.
             out.outer.push((copies, unknown));
-            child.pools(out, resolved, seen);
+            child.pools(out, seen);
             out.outer.pop();
             out.copies = Some(1);
         }
     }
 
-    /// The number of the directory's `i`th file in the evaluation's table.
-    pub(super) fn file_number(&self, i: usize) -> Option<u32> {
-        (i < self.dir.files.len()).then(|| self.base + i as u32)
+    /// `module.NAME`: the object of a local module's outputs evaluated with the call's
+    /// arguments; a map of them by key for a `for_each`, a list for a `count`. A registry
+    /// module's, or one past the limits, is unknown.
+    fn module_value(&self, name: &str) -> Val {
+        let unknown = |c: Cause| Val::unknown(c);
+        let module = || Cause::Module(Arc::from(format!("module.{name}").as_str()));
+        let Some(m) = self.blocks.iter().find(|m| {
+            m.block()
+                .is_some_and(|b| b.ident.as_str() == "module" && label(b, 0) == Some(name))
+        }) else {
+            return unknown(Cause::Invalid(Arc::from(
+                format!("no module call `{name}`").as_str(),
+            )));
+        };
+        let Some(source) = Self::source(m).filter(|s| is_local(s)) else {
+            return unknown(module());
+        };
+        let (dir, dir_base, _) = match self.callee(&source) {
+            Ok(x) => x,
+            Err(c) => return unknown(c),
+        };
+        let base = format!("module.{name}");
+        let counted = m.attr("count").is_some() && m.attr("for_each").is_none();
+        let indexed = counted && m.uses_count_index();
+        let mut list = Vec::new();
+        let mut map = std::collections::BTreeMap::new();
+        let mut more = None;
+        let mut single = None;
+        for instance in super::instances(self, m, &base, indexed) {
+            if let Some(u) = instance.unknown.first() {
+                // Instances of unknown number: the collection is known only in part.
+                more = Some(u.cause.clone());
+                continue;
+            }
+            if !self.tree.take_instance() {
+                return unknown(Cause::Limit("module instances"));
+            }
+            let args = self.call_args(m, &instance.names);
+            let mut calls = self.calls.clone();
+            calls.push(ModuleCall {
+                address: instance.address.clone().into(),
+                source: source.clone().into(),
+            });
+            let child = Inst::new(
+                self.tree,
+                dir,
+                dir_base,
+                Inputs::Call(args),
+                calls,
+                self.stack.clone(),
+            );
+            let outputs = child.outputs();
+            let key = instance
+                .names
+                .iter()
+                .find(|(n, _)| &**n == "each")
+                .and_then(|(_, e)| e.get("key").and_then(Val::text));
+            match (key, instance.copies) {
+                (Some(k), _) => {
+                    map.insert(Arc::from(k.as_str()), outputs);
+                }
+                (None, Some(n)) if counted => {
+                    if n > super::MAX_INDEXED {
+                        return unknown(Cause::Limit("module instances of a `count`"));
+                    }
+                    list.extend(std::iter::repeat_n(outputs, n as usize));
+                }
+                (None, _) => single = Some(outputs),
+            }
+        }
+        if m.attr("for_each").is_some() {
+            Val::map(map, more)
+        } else if counted {
+            Val::list(list, more)
+        } else {
+            single.unwrap_or_else(|| unknown(module()))
+        }
+    }
+
+    /// This instance's outputs, as an object.
+    fn outputs(&self) -> Val {
+        let mut entries = std::collections::BTreeMap::new();
+        for m in &self.blocks {
+            let Some(b) = m.block() else { continue };
+            if b.ident.as_str() != "output" {
+                continue;
+            }
+            let (Some(name), Some((f, value))) = (label(b, 0), m.attr("value")) else {
+                continue;
+            };
+            let v = Cx::new(self, f).eval(&value.value);
+            entries.insert(Arc::from(name), v);
+        }
+        Val::map(entries, None)
     }
 
     /// The module address prefix of pools declared here (`module.a.module.b.`).

@@ -39,6 +39,48 @@ pub(super) struct Parsed {
     /// Each repeated key: (the earlier key, whose value is dropped; the repeat, which wins; the
     /// key).
     pub(super) repeats: Vec<(Span, Span, String)>,
+    /// A `.tf.json` file's: the positions of the text made from it (which `body` holds) in
+    /// the JSON file (see `json`).
+    pub(super) map: Option<super::json::SpanMap>,
+    /// A `.tf.json` file's strings that are not valid templates (JSON spans).
+    pub(super) problems: Vec<(Span, String)>,
+}
+
+impl Parsed {
+    /// A span of `body` as a span of the file.
+    pub(super) fn file_span(&self, s: Span) -> Span {
+        match &self.map {
+            Some(m) => m.span(s),
+            None => s,
+        }
+    }
+}
+
+/// Is `name` a file Terraform reads as JSON (`*.tf.json`)?
+pub fn is_json(name: &str) -> bool {
+    name.ends_with(".tf.json")
+}
+
+/// Parses a Terraform file by its name: the native syntax, or the JSON syntax (see `json`;
+/// its errors at the JSON file's positions).
+pub(super) fn parse_file(name: &str, text: &str) -> Result<Parsed, HclError> {
+    if !is_json(name) {
+        return parse(text);
+    }
+    let made = super::json::make(text)?;
+    match parse(&made.text) {
+        Ok(mut p) => {
+            p.map = Some(made.map);
+            p.problems = made.problems;
+            Ok(p)
+        }
+        // Not expected: the made text is native syntax taintlint wrote.
+        Err(e) => Err(HclError {
+            message: e.message,
+            at: made.map.offset(e.at),
+            limit: e.limit,
+        }),
+    }
 }
 
 /// The most keys one object constructor may have. hcl-edit keeps an object's items in a
@@ -77,6 +119,8 @@ pub(super) fn parse(text: &str) -> Result<Parsed, HclError> {
                     body,
                     renamed,
                     repeats,
+                    map: None,
+                    problems: Vec::new(),
                 });
             }
             Err(e) => e,
@@ -130,6 +174,18 @@ pub(super) fn parse(text: &str) -> Result<Parsed, HclError> {
     }
 }
 
+/// The bytes [`largest_object`] looks at.
+const SPECIAL: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    let bytes = b"#/\"<{}()[]=:";
+    while i < bytes.len() {
+        t[bytes[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
+
 /// The start and the number of keys of the object constructor with the most keys (`{ … }`
 /// after `=`, `(`, `[`, `,`, `:`, `?` or `{`, not a block's body), counted as the `=` and `:`
 /// at its own level: one pass over the text, skipping comments, strings and heredocs. An
@@ -142,7 +198,16 @@ pub(super) fn largest_object(text: &str) -> Option<(usize, usize)> {
     let mut last = b'\n';
     let mut i = 0;
     while i < b.len() {
-        let c = b[i];
+        // Past the bytes that are none of the ones below (most of a file), keeping the last
+        // that is not white space.
+        let from = i;
+        while i < b.len() && !SPECIAL[b[i] as usize] {
+            i += 1;
+        }
+        if let Some(&c) = b[from..i].iter().rev().find(|c| !c.is_ascii_whitespace()) {
+            last = c;
+        }
+        let Some(&c) = b.get(i) else { break };
         match c {
             b'#' => {
                 while i < b.len() && b[i] != b'\n' {
@@ -410,6 +475,164 @@ mod tests {
     fn single_letter_and_quoted_keys() {
         let p = parse("x = { a = 1, _ = 2, a = 3, \"b\" = 1, \"b\" = 2 }\n").expect("parses");
         assert_eq!(p.repeats.len(), 2);
+    }
+
+    /// The scan as it was before it skipped the bytes it does not look at, byte by byte.
+    fn largest_object_reference(text: &str) -> Option<(usize, usize)> {
+        let b = text.as_bytes();
+        // Open brackets: (is an object, start, keys so far); `(` and `[` too, never objects.
+        let mut stack: Vec<(bool, usize, usize)> = Vec::new();
+        let mut best: Option<(usize, usize)> = None;
+        let mut last = b'\n';
+        let mut i = 0;
+        while i < b.len() {
+            let c = b[i];
+            match c {
+                b'#' => {
+                    while i < b.len() && b[i] != b'\n' {
+                        i += 1;
+                    }
+                    continue;
+                }
+                b'/' if b.get(i + 1) == Some(&b'/') => {
+                    while i < b.len() && b[i] != b'\n' {
+                        i += 1;
+                    }
+                    continue;
+                }
+                b'/' if b.get(i + 1) == Some(&b'*') => {
+                    i += 2;
+                    while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
+                        i += 1;
+                    }
+                    i += 2;
+                    continue;
+                }
+                b'"' => {
+                    i += 1;
+                    while i < b.len() && b[i] != b'"' && b[i] != b'\n' {
+                        if b[i] == b'\\' {
+                            i += 1;
+                        }
+                        i += 1;
+                    }
+                    i += 1;
+                    last = b'"';
+                    continue;
+                }
+                b'<' if b.get(i + 1) == Some(&b'<') => {
+                    // A heredoc: to the line that is its marker.
+                    let mut j = i + 2;
+                    if b.get(j) == Some(&b'-') {
+                        j += 1;
+                    }
+                    let start = j;
+                    while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
+                        j += 1;
+                    }
+                    if j > start {
+                        let marker = &text[start..j];
+                        let mut k = j;
+                        loop {
+                            let Some(nl) = text[k..].find('\n') else {
+                                k = b.len();
+                                break;
+                            };
+                            k += nl + 1;
+                            let end = text[k..].find('\n').map_or(b.len(), |e| k + e);
+                            if text[k..end].trim() == marker {
+                                k = end;
+                                break;
+                            }
+                        }
+                        i = k;
+                        last = b'"';
+                        continue;
+                    }
+                }
+                b'{' => {
+                    let object =
+                        matches!(last, b'=' | b'(' | b'[' | b',' | b':' | b'?' | b'{' | b'>');
+                    stack.push((object, i, 0));
+                }
+                b'(' | b'[' => stack.push((false, i, 0)),
+                b'}' | b')' | b']' => {
+                    if let Some((true, start, n)) = stack.pop()
+                        && best.is_none_or(|(_, m)| n > m)
+                    {
+                        best = Some((start, n));
+                    }
+                }
+                b'=' | b':' => {
+                    let next = b.get(i + 1).copied();
+                    let prev = if i > 0 { b[i - 1] } else { 0 };
+                    let operator = matches!(next, Some(b'=') | Some(b'>'))
+                        || matches!(prev, b'=' | b'!' | b'<' | b'>');
+                    if !operator && let Some((true, _, n)) = stack.last_mut() {
+                        *n += 1;
+                    }
+                }
+                _ => {}
+            }
+            if !c.is_ascii_whitespace() {
+                last = c;
+            }
+            i += 1;
+        }
+        // An object left open (a syntax error the parser reports).
+        for (object, start, n) in stack {
+            if object && best.is_none_or(|(_, m)| n > m) {
+                best = Some((start, n));
+            }
+        }
+        best
+    }
+
+    /// The scan that skips gives what the byte-by-byte scan gave, on texts made of the bytes
+    /// it looks at and others.
+    #[test]
+    fn the_skipping_scan_agrees_with_the_plain_one() {
+        let pieces = [
+            "x = {",
+            "}",
+            " a = 1\n",
+            "b: 2,",
+            "\"s{=}\"",
+            "# c {=\n",
+            "// d\n",
+            "/* e = { */",
+            "<<EOT\n{ = }\nEOT\n",
+            "(",
+            ")",
+            "[",
+            "]",
+            "?",
+            ">",
+            "==",
+            "<=",
+            "=>",
+            " ",
+            "\n",
+            "k",
+            "\\\"",
+            "<",
+            "/",
+        ];
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        for _ in 0..3000 {
+            let mut text = String::new();
+            for _ in 0..(seed % 40) {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                text.push_str(pieces[(seed % pieces.len() as u64) as usize]);
+            }
+            assert_eq!(
+                largest_object(&text),
+                largest_object_reference(&text),
+                "{text:?}"
+            );
+        }
     }
 
     #[test]

@@ -744,6 +744,15 @@ fn dir_decls(
     tfvars: &[(&str, &str)],
     modules: &[(&str, &[(&str, &str)])],
 ) -> Vec<NodeDecl> {
+    dir_outcome(files, tfvars, modules).decls
+}
+
+/// [`dir_decls`], with the directories read and the evaluation's errors.
+fn dir_outcome(
+    files: &[(&str, &str)],
+    tfvars: &[(&str, &str)],
+    modules: &[(&str, &[(&str, &str)])],
+) -> RootOutcome {
     fn dir(path: &str, files: &[(&str, &str)]) -> Dir {
         Dir {
             path: path.to_string(),
@@ -794,7 +803,7 @@ fn dir_decls(
             .map(|(path, files)| (path.to_string(), Arc::new(dir(path, files))))
             .collect(),
     );
-    evaluate_root(Arc::new(root), &mut mods).decls
+    evaluate_root(Arc::new(root), &mut mods)
 }
 
 fn names(d: &[NodeDecl]) -> Vec<&str> {
@@ -1229,4 +1238,359 @@ fn evaluation_is_bounded() {
         Some(LabelValues::Any)
     );
     assert_eq!(label(&d[0], "c"), Some(LabelValues::Any));
+}
+
+/// The line (1-based) of a place in its file.
+fn line_of(d: &NodeDecl) -> (String, usize) {
+    let Place::Here(loc) = &d.loc else {
+        panic!("not here")
+    };
+    let line = loc.source.text[..loc.span.start].matches('\n').count() + 1;
+    (loc.source.name.to_string(), line)
+}
+
+/// A `for` expression that produces a key twice without `...` is Terraform's error ("Duplicate
+/// object key", hashicorp/hcl `ForExpr.Value`): reported once at the expression (however often
+/// it is evaluated), its value unknown, the rest of the file read; with `...` the values are
+/// grouped by key; inside `try` the error is caught.
+#[test]
+fn for_expressions_with_repeated_keys() {
+    let main = r#"locals {
+  nodes   = [{ name = "a", zone = "x" }, { name = "b", zone = "x" }, { name = "c", zone = "y" }]
+  by_zone = { for n in local.nodes : n.zone => n.name }
+  grouped = { for n in local.nodes : n.zone => n.name... }
+  caught  = try({ for n in local.nodes : n.zone => n.name }, { fallback = "yes" })
+}
+resource "aws_eks_node_group" "dup" {
+  node_group_name = "dup"
+  labels          = local.by_zone
+  tags            = local.by_zone
+}
+resource "aws_eks_node_group" "grouped" {
+  node_group_name = "grouped"
+  labels = {
+    zones = join(",", keys(local.grouped))
+    x     = join("+", local.grouped["x"])
+    y     = length(local.grouped["y"])
+  }
+}
+resource "aws_eks_node_group" "caught" {
+  node_group_name = "caught"
+  labels          = local.caught
+}
+resource "aws_eks_node_group" "after" {
+  node_group_name = "after"
+  labels          = { ok = "yes" }
+}
+"#;
+    let out = dir_outcome(&[("main.tf", main)], &[], &[]);
+    let d = &out.decls;
+    assert_eq!(
+        names(d),
+        [
+            "aws_eks_node_group.dup",
+            "aws_eks_node_group.grouped",
+            "aws_eks_node_group.caught",
+            "aws_eks_node_group.after"
+        ]
+    );
+    assert!(d[0].any_label);
+    let tf = d[0].terraform.as_ref().expect("provenance");
+    assert!(
+        tf.unknown.iter().any(|u| matches!(
+            &u.cause,
+            crate::analysis::types::terraform::Cause::Invalid(m) if m.contains("duplicate object key `x`")
+        )),
+        "{:?}",
+        tf.unknown
+    );
+    assert_eq!(label(&d[1], "zones"), Some(LabelValues::one("x,y")));
+    assert_eq!(label(&d[1], "x"), Some(LabelValues::one("a+b")));
+    assert_eq!(label(&d[1], "y"), Some(LabelValues::one("1")));
+    assert_eq!(label(&d[2], "fallback"), Some(LabelValues::one("yes")));
+    assert_eq!(label(&d[3], "ok"), Some(LabelValues::one("yes")));
+    // Once, at the `for` of `by_zone` (not the one `try` catches), its key expression named.
+    assert_eq!(out.problems.len(), 1, "{:?}", out.problems);
+    let p = &out.problems[0];
+    assert_eq!(p.key, "x");
+    assert_eq!(&main[p.at.start..p.at.end], "for n in local.nodes :");
+    assert_eq!(main[..p.at.start].lines().count(), 3);
+    let k = p.key_at.expect("key");
+    assert_eq!(&main[k.start..k.end], "n.zone");
+}
+
+/// `*.tf.json` (Terraform's JSON syntax): blocks by labels, strings as templates where
+/// Terraform reads expressions (keys too), a variable's default as a literal, a `type` in a
+/// string, nested blocks, `dynamic` blocks, `"//"` comments; pools at their JSON lines.
+#[test]
+fn json_files_are_read_as_terraform_reads_them() {
+    let json = r#"{
+  "//": "generated",
+  "variable": {
+    "team": { "default": "ml" },
+    "extra": { "type": "map(string)", "default": { "tier": "${gold}" } },
+    "spot": { "default": true }
+  },
+  "locals": [
+    { "pools": { "gpu": { "instance": "g5.xlarge" }, "cpu": { "instance": "m6i.large" } } },
+    { "key_name": "${\"dedi\"}cated" }
+  ],
+  "resource": {
+    "aws_eks_node_group": {
+      "np": {
+        "for_each": "${local.pools}",
+        "node_group_name": "${each.key}-${var.team}",
+        "instance_types": ["${each.value.instance}"],
+        "capacity_type": "${var.spot ? \"SPOT\" : \"ON_DEMAND\"}",
+        "labels": "${merge(var.extra, { team = var.team })}",
+        "taint": [{ "key": "${local.key_name}", "value": "${each.key}", "effect": "NO_SCHEDULE" }],
+        "scaling_config": { "max_size": 3 },
+        "lifecycle": { "ignore_changes": ["scaling_config"] }
+      }
+    },
+    "google_container_node_pool": {
+      "g": {
+        "name": "g",
+        "node_config": {
+          "labels": { "${var.team}-role": "batch", "cost": "$${not-a-template}" },
+          "dynamic": {
+            "taint": {
+              "for_each": "${[\"a\", \"b\"]}",
+              "iterator": "t",
+              "content": { "key": "${t.value}", "value": "x", "effect": "NO_EXECUTE" }
+            }
+          }
+        }
+      }
+    },
+    "aws_iam_role": { "r": { "name": "${unknown_function()}" } }
+  }
+}
+"#;
+    let d = dir_decls(&[("main.tf.json", json)], &[], &[]);
+    assert_eq!(
+        names(&d),
+        [
+            r#"aws_eks_node_group.np["cpu"]"#,
+            r#"aws_eks_node_group.np["gpu"]"#,
+            "google_container_node_pool.g"
+        ]
+    );
+    let gpu = &d[1];
+    assert_eq!(
+        label(gpu, "eks.amazonaws.com/nodegroup"),
+        Some(LabelValues::one("gpu-ml"))
+    );
+    assert_eq!(
+        label(gpu, "node.kubernetes.io/instance-type"),
+        Some(LabelValues::one("g5.xlarge"))
+    );
+    assert_eq!(
+        label(gpu, "eks.amazonaws.com/capacityType"),
+        Some(LabelValues::one("SPOT"))
+    );
+    // A default is a literal: `${gold}` is not a reference.
+    assert_eq!(label(gpu, "tier"), Some(LabelValues::one("${gold}")));
+    assert_eq!(label(gpu, "team"), Some(LabelValues::one("ml")));
+    assert!(!gpu.any_label);
+    assert_eq!(taints(gpu), ["dedicated=gpu:NoSchedule"]);
+    assert_eq!(gpu.max_nodes, Some(3));
+    assert_eq!(line_of(gpu), ("root/main.tf.json".to_string(), 14));
+    let taint_line = {
+        let Some(Place::Here(loc)) = gpu.taints[0].loc.as_ref() else {
+            panic!("taint place")
+        };
+        json[..loc.span.start].matches('\n').count() + 1
+    };
+    assert_eq!(taint_line, 20);
+    let g = &d[2];
+    assert_eq!(label(g, "ml-role"), Some(LabelValues::one("batch")));
+    assert_eq!(
+        label(g, "cost"),
+        Some(LabelValues::one("${not-a-template}"))
+    );
+    assert_eq!(taints(g), ["a=x:NoExecute", "b=x:NoExecute"]);
+}
+
+/// Override files (`override.tf`, `*_override.tf`, their `.tf.json` forms) merged as
+/// Terraform merges them: an argument replaces the base's, a nested block type replaces all
+/// the base's blocks of that type, `count` too; a variable's default and a local are
+/// replaced; an override with no base block is not read.
+#[test]
+fn override_files_are_merged() {
+    let main = r#"variable "size" {
+  default = 2
+}
+locals {
+  role = "base"
+}
+resource "aws_eks_node_group" "a" {
+  node_group_name = "a"
+  instance_types  = ["m5.large"]
+  labels          = { role = local.role, kept = "yes" }
+  taint {
+    key    = "base"
+    value  = "1"
+    effect = "NO_SCHEDULE"
+  }
+  dynamic "taint" {
+    for_each = ["base2"]
+    content {
+      key    = taint.value
+      effect = "NO_SCHEDULE"
+    }
+  }
+  scaling_config {
+    max_size = var.size
+  }
+}
+resource "aws_eks_node_group" "b" {
+  node_group_name = "b"
+  count           = 1
+}
+"#;
+    let over = r#"variable "size" {
+  default = 5
+}
+locals {
+  role  = "overridden"
+  fresh = "never declared in a primary file"
+}
+resource "aws_eks_node_group" "a" {
+  taint {
+    key    = "over"
+    value  = "1"
+    effect = "NO_EXECUTE"
+  }
+}
+resource "aws_eks_node_group" "b" {
+  count = 0
+}
+resource "aws_eks_node_group" "orphan" {
+  node_group_name = "orphan"
+}
+"#;
+    let json_over =
+        r#"{"resource": {"aws_eks_node_group": {"a": {"instance_types": ["g5.xlarge"]}}}}"#;
+    let d = dir_decls(
+        &[
+            ("a_override.tf.json", json_over),
+            ("main.tf", main),
+            ("override.tf", over),
+        ],
+        &[],
+        &[],
+    );
+    assert_eq!(names(&d), ["aws_eks_node_group.a"]);
+    let a = &d[0];
+    assert_eq!(label(a, "role"), Some(LabelValues::one("overridden")));
+    assert_eq!(label(a, "kept"), Some(LabelValues::one("yes")));
+    assert_eq!(taints(a), ["over=1:NoExecute"]);
+    assert_eq!(a.max_nodes, Some(5));
+    assert_eq!(
+        label(a, "node.kubernetes.io/instance-type"),
+        Some(LabelValues::one("g5.xlarge"))
+    );
+    // Where the base block is.
+    assert_eq!(line_of(a), ("root/main.tf".to_string(), 7));
+    assert!(is_override("x/override.tf") && is_override("a_override.tf.json"));
+    assert!(!is_override("overrides.tf") && !is_override("main.tf"));
+}
+
+/// `module.NAME.OUTPUT` of a local module: its `output` blocks evaluated with the call's
+/// arguments, by key for a `for_each`, by index for a `count`; a registry module's outputs,
+/// and a module that calls itself, are unknown; an error in a module called five times is
+/// reported once.
+#[test]
+fn local_module_outputs() {
+    let main = r#"module "labels" {
+  source = "./modules/labels"
+  team   = "data"
+}
+module "per" {
+  source   = "./modules/labels"
+  for_each = toset(["a", "b"])
+  team     = each.key
+}
+module "counted" {
+  source = "./modules/labels"
+  count  = 2
+  team   = "c${count.index}"
+}
+module "self" {
+  source = "./modules/self"
+}
+module "vpc" {
+  source = "terraform-aws-modules/vpc/aws"
+}
+resource "aws_eks_node_group" "x" {
+  node_group_name = "x"
+  labels = merge(module.labels.labels, {
+    per     = module.per["b"].labels.team
+    counted = module.counted[1].labels.team
+    n       = length(module.counted)
+    vpc     = module.vpc.vpc_id
+    loop    = module.self.value
+  })
+  taint {
+    key    = module.labels.taint_key
+    value  = "1"
+    effect = "NO_SCHEDULE"
+  }
+}
+"#;
+    let labels = r#"variable "team" {}
+locals {
+  common = { team = var.team, managed = "terraform" }
+  dup    = { for k in ["a", "a"] : k => k }
+}
+output "labels" {
+  value = local.common
+}
+output "taint_key" {
+  value = "dedicated-${var.team}"
+}
+output "dup" {
+  value = local.dup
+}
+"#;
+    let selfmod = r#"module "again" {
+  source = "../self"
+}
+output "value" {
+  value = module.again.value
+}
+"#;
+    let out = dir_outcome(
+        &[("main.tf", main)],
+        &[],
+        &[
+            ("root/modules/labels", &[("main.tf", labels)]),
+            ("root/modules/self", &[("main.tf", selfmod)]),
+        ],
+    );
+    let x = by_name(&out.decls, "aws_eks_node_group.x");
+    assert_eq!(label(x, "team"), Some(LabelValues::one("data")));
+    assert_eq!(label(x, "managed"), Some(LabelValues::one("terraform")));
+    assert_eq!(label(x, "per"), Some(LabelValues::one("b")));
+    assert_eq!(label(x, "counted"), Some(LabelValues::one("c1")));
+    assert_eq!(label(x, "n"), Some(LabelValues::one("2")));
+    assert_eq!(label(x, "vpc"), Some(LabelValues::Any));
+    assert_eq!(label(x, "loop"), Some(LabelValues::Any));
+    assert!(!x.any_label);
+    assert_eq!(taints(x), ["dedicated-data=1:NoSchedule"]);
+    let Some(Place::Here(t)) = x.taints[0].loc.as_ref() else {
+        panic!("taint place")
+    };
+    assert_eq!(&*t.source.name, "root/main.tf");
+    // The module's `for` error, once for its five instances.
+    assert_eq!(out.problems.len(), 1, "{:?}", out.problems);
+    assert_eq!(&*out.problems[0].source.name, "root/modules/labels/main.tf");
+}
+
+/// The local module `source`s a scan of the text finds: `.tf` and `.tf.json` forms, not `==`.
+#[test]
+fn local_source_hints_scan() {
+    let text = "module \"a\" {\n  source = \"./a\"\n}\nmodule \"b\" {\n  source   =   \"../b\"\n}\nx = source == \"./c\"\n{\"module\": {\"d\": {\"source\": \"./d\"}}}\nmodule \"e\" {\n  source = \"terraform-aws-modules/eks/aws\"\n}\n";
+    assert_eq!(local_source_hints(text), ["./a", "../b", "./d"]);
 }
