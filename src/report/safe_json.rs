@@ -12,14 +12,69 @@ use serde_json::ser::{CompactFormatter, Formatter, PrettyFormatter};
 
 /// Writes `value` as pretty JSON with every unsafe character escaped.
 pub(super) fn write<T: Serialize>(out: &mut dyn Write, value: &T) -> io::Result<()> {
-    let mut ser = serde_json::Serializer::with_formatter(out, Safe(PrettyFormatter::new()));
-    value.serialize(&mut ser).map_err(io::Error::other)
+    let mut blocks = Blocks::new(out);
+    let mut ser = serde_json::Serializer::with_formatter(&mut blocks, Safe(PrettyFormatter::new()));
+    value.serialize(&mut ser).map_err(io::Error::other)?;
+    blocks.finish()
 }
 
 /// Writes `value` as compact JSON (one line) with every unsafe character escaped.
 pub(super) fn write_compact<T: Serialize>(out: &mut dyn Write, value: &T) -> io::Result<()> {
-    let mut ser = serde_json::Serializer::with_formatter(out, Safe(CompactFormatter));
-    value.serialize(&mut ser).map_err(io::Error::other)
+    let mut blocks = Blocks::new(out);
+    let mut ser = serde_json::Serializer::with_formatter(&mut blocks, Safe(CompactFormatter));
+    value.serialize(&mut ser).map_err(io::Error::other)?;
+    blocks.finish()
+}
+
+/// Bytes gathered before they are passed on.
+const BLOCK: usize = 64 << 10;
+
+/// Gathers the many small writes of the serializer (a quote, a key, an indentation) and
+/// passes them on [`BLOCK`] bytes at a time: each of them is then an append to a vector, not
+/// a call through `dyn Write` (a report of half a million findings makes tens of millions).
+struct Blocks<'a> {
+    buf: Vec<u8>,
+    out: &'a mut dyn Write,
+}
+
+impl<'a> Blocks<'a> {
+    fn new(out: &'a mut dyn Write) -> Self {
+        Blocks {
+            buf: Vec::new(),
+            out,
+        }
+    }
+
+    /// Passes on what is left.
+    fn finish(mut self) -> io::Result<()> {
+        self.out.write_all(&self.buf)?;
+        self.buf.clear();
+        Ok(())
+    }
+}
+
+impl Write for Blocks<'_> {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.write_all(bytes)?;
+        Ok(bytes.len())
+    }
+
+    #[inline]
+    fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.buf.extend_from_slice(bytes);
+        if self.buf.len() >= BLOCK {
+            self.out.write_all(&self.buf)?;
+            self.buf.clear();
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.write_all(&self.buf)?;
+        self.buf.clear();
+        self.out.flush()
+    }
 }
 
 /// The first character of `text` that `util::text::is_unsafe` names, and where. Reads
