@@ -99,6 +99,24 @@ fn first_unsafe(text: &str) -> Option<(usize, char)> {
     None
 }
 
+/// The bytes [`string`] looks at: what JSON escapes, and what starts a character
+/// `util::text::is_unsafe` names (see [`first_unsafe`]).
+static ATTENTION: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        t[b] = true;
+        b += 1;
+    }
+    t[b'"' as usize] = true;
+    t[b'\\' as usize] = true;
+    t[0x7f] = true;
+    t[0xC2] = true;
+    t[0xD8] = true;
+    t[0xE2] = true;
+    t
+};
+
 /// Appends `text` as a JSON string to `buf`, byte for byte as the [`write`] serializers
 /// write it (serde_json's escapes, then [`Safe`]'s): for the writers that build their JSON
 /// by hand (`json::write`). One pass over the bytes; plain text is copied in runs.
@@ -109,7 +127,13 @@ pub(super) fn string(buf: &mut Vec<u8>, text: &str) {
     let mut run = 0;
     let mut i = 0;
     while i < bytes.len() {
-        let b = bytes[i];
+        // Plain bytes in a tight loop: most text is all plain.
+        while bytes.get(i).is_some_and(|&b| !ATTENTION[usize::from(b)]) {
+            i += 1;
+        }
+        let Some(&b) = bytes.get(i) else {
+            break;
+        };
         let short: &[u8] = match b {
             b'"' => b"\\\"",
             b'\\' => b"\\\\",
