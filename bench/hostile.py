@@ -243,6 +243,46 @@ def gen_distinct_pools(path, n):
     gen_xref.generate_distinct(path, n, n, False, False)
 
 
+def gen_tolerated_near(path, n):
+    """N Nodes, each its own label `role: rI` and taint `dedicated=vI`, and N Deployments each
+    tolerating its taint but selecting `rIx` (one slip from many pools' values): every pod is
+    unschedulable and every class tolerated by key, so the near miss was scored against every
+    pool (quadratic)."""
+    in_folder(path, "{}\n")
+    for i in range(n):
+        d = os.path.join(path, "examples", f"ex{i}")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "node.yaml"), "w") as f:
+            f.write(f"apiVersion: v1\nkind: Node\nmetadata:\n  name: n{i}\n  labels: {{role: r{i}}}\n"
+                    f"spec:\n  taints:\n    - {{key: dedicated, value: v{i}, effect: NoSchedule}}\n")
+        with open(os.path.join(d, "app.yaml"), "w") as f:
+            f.write(deployment_near(i))
+
+
+def deployment_near(i):
+    return (f"apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app{i}\nspec:\n"
+            f"  selector: {{matchLabels: {{app: a}}}}\n  template:\n    metadata: {{labels: {{app: a}}}}\n"
+            f"    spec:\n      nodeSelector: {{role: r{i}x}}\n"
+            f"      tolerations: [{{key: dedicated, value: v{i}, effect: NoSchedule}}]\n"
+            f"      containers: [{{name: c, image: i}}]\n")
+
+
+def gen_many_clusters(path, n):
+    """N folders, each an eksctl ClusterConfig (a cluster the files define) and a Deployment
+    missing its pool: N inferred clusters, each judged alone (every inventory once shared a
+    copy of the run's list of stored places: quadratic memory)."""
+    in_folder(path, "{}\n")
+    for i in range(n):
+        d = os.path.join(path, "examples", f"ex{i}")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "cluster.yaml"), "w") as f:
+            f.write(f"apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  name: c{i}\n"
+                    f"  region: us-east-1\nmanagedNodeGroups:\n  - name: ng{i}\n    labels: {{role: r{i}}}\n"
+                    f"    taints:\n      - {{key: dedicated, value: v{i}, effect: NoSchedule}}\n")
+        with open(os.path.join(d, "app.yaml"), "w") as f:
+            f.write(deployment_near(i))
+
+
 def gen_dup_tolerations(path, n):
     with open(path, "w") as f:
         f.write(pod_head("duplicate-tolerations"))
@@ -392,6 +432,8 @@ CLASSES = {
     "ns-tolerations": (gen_ns_tolerations, (1_250, 2_500), "tolerations", []),
     "ns-tolerations-over": (gen_ns_tolerations, (5_000, 20_000), "tolerations", []),
     "distinct-pools": (gen_distinct_pools, (2_000, 4_000), "pools x pods", []),
+    "tolerated-near": (gen_tolerated_near, (4_000, 8_000), "pools x pods", []),
+    "many-clusters": (gen_many_clusters, (4_000, 8_000), "clusters", []),
     "policy-glob": (gen_policy_glob, (100_000, 200_000), "bytes a key", []),
     "star-glob": (gen_star_glob, (50_000, 100_000), "stars", []),
     "server-long-line": (gen_server_long_line, (10_000, 20_000), "tolerations", []),
@@ -401,7 +443,7 @@ CLASSES = {
 # The file name's extension, when not `.yaml`.
 EXTENSION = {"tf-for-each": ".tf"}
 FOLDERS = {"policy-glob", "star-glob", "server-long-line", "ns-tolerations", "ns-tolerations-over",
-           "distinct-pools"}
+           "distinct-pools", "tolerated-near", "many-clusters"}
 #: Classes that talk to `taintlint server` instead of running `check`.
 SERVER = {"server-long-line": run_server, "lsp-length": run_lsp_length}
 #: Classes whose input changes when linted (`--fix`): generated again for every run.

@@ -61,12 +61,25 @@ fn explained(dir: &str) -> (BTreeMap<Key, usize>, BTreeSet<Key>) {
     };
     let (view, opts) = taintlint::commands::run_view(&args.input).unwrap();
     let (mut none, mut some) = (BTreeMap::new(), BTreeSet::new());
+    // Each inferred cluster is a view of its own (its files against its own pools).
+    for view in std::iter::once(&view).chain(&view.clusters) {
+        explain_view(view, &opts, &mut none, &mut some);
+    }
+    (none, some)
+}
+
+fn explain_view(
+    view: &taintlint::engine::View,
+    opts: &taintlint::engine::LintOptions,
+    none: &mut BTreeMap<Key, usize>,
+    some: &mut BTreeSet<Key>,
+) {
     if view.inventory.pools.is_empty() {
-        return (none, some);
+        return;
     }
     for (i, w) in view.workloads.iter().enumerate() {
         let text =
-            taintlint::report::explain::render(&view, &[i], opts.settings.comparison_operators);
+            taintlint::report::explain::render(view, &[i], opts.settings.comparison_operators);
         let line = text
             .lines()
             .find_map(|l| l.strip_prefix("Node pools: "))
@@ -89,7 +102,6 @@ fn explained(dir: &str) -> (BTreeMap<Key, usize>, BTreeSet<Key>) {
             none.insert(key, total);
         }
     }
-    (none, some)
 }
 
 /// The disagreements of the two commands on `dir`, and how many workloads both judged

@@ -347,7 +347,7 @@ fn stored_places_read_back() {
     let mut inventory = Inventory::from_pools(vec![pool("gpu", &[], Vec::new(), &[])]);
     inventory.set_places(Box::new(StoredSources {
         store: Arc::new(store),
-        files: vec![slot],
+        files: Arc::new(vec![slot]),
     }));
     let loc = inventory.loc(&Place::Stored { file: 0, span }).unwrap();
     assert_eq!(&*loc.source.name, "pools/gpu.yaml");

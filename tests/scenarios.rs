@@ -31,6 +31,10 @@ const SCENARIOS: &[&str] = &[
     "cluster-inventory-merge",
     "cluster-inventory-terraform",
     "cluster-merge-unknown",
+    "cluster-split-eksctl",
+    "cluster-split-folders",
+    "cluster-split-terraform",
+    "cluster-split-tutorials",
     "clusters",
     "comparison-operators",
     "cordoned",
@@ -180,6 +184,181 @@ fn a_defined_cluster_judges_the_keys_its_pools_own() {
         billing,
         ["testdata/scenarios/cluster-folders/clusters/prod/apps.yaml"]
     );
+}
+
+/// A repository of tutorials: a cluster defined in one tutorial's `cluster/` folder holds that
+/// tutorial (`cluster` names infrastructure) and not the tutorial beside it, whose workloads
+/// are judged as files of no inferred cluster (no owned-key warning from another's pools).
+#[test]
+fn a_tutorials_cluster_holds_its_tutorial_only() {
+    let all = findings(&run("cluster-split-tutorials").1);
+    let wrong = about(&all, "unschedulable-workload", "train-wrong-accelerator");
+    assert_eq!(wrong.len(), 1, "{all:#?}");
+    assert!(message(wrong[0]).contains("tpu/get-started/cluster` creates"));
+    for quiet in ["train-ok", "dws-v6e", "platform-web"] {
+        assert!(
+            all.iter().all(|f| f["object"]["name"] != quiet),
+            "{quiet}: {all:#?}"
+        );
+    }
+    let explain = |w: &str| {
+        taintlint(&[
+            "explain",
+            "testdata/scenarios/cluster-split-tutorials",
+            "--isolated",
+            "--workload",
+            w,
+        ])
+        .run()
+        .stdout
+    };
+    let text = explain("Job/train-ok");
+    assert!(
+        text.contains("the files under `testdata/scenarios/cluster-split-tutorials/tpu/get-started/` belong to it (its definition's folder, grown up through the folders named for infrastructure)"),
+        "{text}"
+    );
+    let text = explain("Job/dws-v6e");
+    assert!(text.contains("this file lies in none of them"), "{text}");
+    let text = explain("Deployment/platform-web");
+    assert!(
+        text.contains("the files under `testdata/scenarios/cluster-split-tutorials/gke-platform/` belong to it"),
+        "{text}"
+    );
+}
+
+/// Several clusters inferred in one repository (two Terraform roots, two eksctl configs,
+/// `clusters/a` and `clusters/b`): each judges its own workloads against its own pools, and no
+/// message names a pool, a label value or a taint of another.
+#[test]
+fn each_inferred_cluster_is_judged_alone() {
+    let foreign: &[(&str, &[&str])] = &[
+        (
+            "cluster-split-terraform",
+            &[
+                "ml/",
+                "spark/",
+                "executors",
+                "gpu",
+                "aws_eks_node_group",
+                "eks_managed",
+            ],
+        ),
+        (
+            "cluster-split-eksctl",
+            &["shop/", "batch/", "web", "checkout", "workers"],
+        ),
+        (
+            "cluster-split-folders",
+            &["clusters/a", "clusters/b", "a-", "b-"],
+        ),
+    ];
+    for (scenario, _) in foreign {
+        let all = findings(&run(scenario).1);
+        assert!(!all.is_empty(), "{scenario}");
+        for f in &all {
+            let file = f["file"].as_str().unwrap();
+            // The stack the finding's file lies in, and the other stacks' marks.
+            let (own, other): (&str, &[&str]) = match *scenario {
+                "cluster-split-terraform" if file.contains("/spark/") => (
+                    "spark",
+                    &["/ml/", "aws_eks_node_group", "`system`", "`gpu` ("],
+                ),
+                "cluster-split-terraform" => (
+                    "ml",
+                    &[
+                        "/spark/",
+                        "eks_managed_node_groups",
+                        "`core`",
+                        "SparkExecutors` (",
+                    ],
+                ),
+                "cluster-split-eksctl" if file.contains("/shop/") => {
+                    ("shop", &["/batch/", "`workers`"])
+                }
+                "cluster-split-eksctl" => {
+                    ("batch", &["/shop/", "managedNodeGroup `web`", "`checkout`"])
+                }
+                _ if file.contains("/clusters/a/") => ("a", &["clusters/b", "b-"]),
+                _ => ("b", &["clusters/a", "a-general", "a-db"]),
+            };
+            let text = f.to_string();
+            for mark in other {
+                assert!(
+                    !text.contains(mark),
+                    "{scenario}: a finding of {own} names {mark}: {f:#}"
+                );
+            }
+        }
+    }
+    let all = findings(&run("cluster-split-terraform").1);
+    assert_eq!(
+        about(&all, "unschedulable-workload", "spark-wrong-group").len(),
+        1
+    );
+    assert_eq!(
+        about(&all, "unschedulable-workload", "ml-wrong-group").len(),
+        1
+    );
+    assert_eq!(
+        about(&all, "toleration-matches-no-taint", "ml-stale-toleration").len(),
+        1
+    );
+    for quiet in ["spark-ok", "ml-ok"] {
+        assert!(all.iter().all(|f| f["object"]["name"] != quiet), "{quiet}");
+    }
+    let all = findings(&run("cluster-split-eksctl").1);
+    let loose = about(&all, "dedicated-toleration-without-affinity", "shop-loose");
+    assert_eq!(loose.len(), 1, "{all:#?}");
+    assert!(message(loose[0]).contains("`web`"));
+    assert_eq!(about(&all, "daemonset-misses-pools", "shop-agent").len(), 1);
+    assert_eq!(
+        about(&all, "unschedulable-workload", "batch-wrong-role").len(),
+        1
+    );
+    let all = findings(&run("cluster-split-folders").1);
+    assert_eq!(
+        about(&all, "toleration-matches-no-taint", "b-stale").len(),
+        1
+    );
+    // `explain` explains a workload in its own cluster, and says which.
+    let explained = taintlint(&[
+        "explain",
+        "testdata/scenarios/cluster-split-terraform",
+        "--isolated",
+        "--workload",
+        "Job/spark-wrong-group",
+    ])
+    .run();
+    let text = &explained.stdout;
+    assert!(
+        text.contains("Cluster: the cluster the Terraform root `testdata/scenarios/cluster-split-terraform/spark/terraform` creates"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Node pools: 0 of 2 can run this pod"),
+        "{text}"
+    );
+    assert!(!text.contains("ml/terraform"), "{text}");
+    // `matrix` draws one matrix per cluster, each with its own pools and workloads only.
+    let drawn = taintlint(&[
+        "matrix",
+        "testdata/scenarios/cluster-split-eksctl",
+        "--isolated",
+        "--format",
+        "json",
+    ])
+    .run();
+    let doc: Value = serde_json::from_str(&drawn.stdout).unwrap();
+    let clusters = doc["clusters"].as_array().unwrap();
+    assert_eq!(clusters.len(), 2, "{doc:#}");
+    for c in clusters {
+        let pools = c["pools"].to_string();
+        let workloads = c["workloads"].to_string();
+        let shop = pools.contains("web");
+        assert_eq!(shop, !pools.contains("workers"), "{c:#}");
+        assert_eq!(shop, workloads.contains("shop-agent"), "{c:#}");
+        assert_eq!(!shop, workloads.contains("batch-ok"), "{c:#}");
+    }
 }
 
 /// Unknown is local: `merge(local.groups, var.extra)` keeps the known groups with their labels

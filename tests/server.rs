@@ -968,3 +968,101 @@ fn an_operators_resource_in_the_editor() {
     assert!(c.request("shutdown", Value::Null).is_null());
     c.notify("exit", Value::Null);
 }
+
+// --- The editor says what `check` says ---
+
+/// Copies `from` into `to`, recursively.
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
+}
+
+/// The manifests under `dir`, relative, sorted.
+fn manifests(dir: &std::path::Path, base: &std::path::Path, out: &mut Vec<String>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            manifests(&p, base, out);
+        } else if p
+            .extension()
+            .is_some_and(|x| x == "yaml" || x == "yml" || x == "json")
+        {
+            out.push(p.strip_prefix(base).unwrap().to_string_lossy().into_owned());
+        }
+    }
+    out.sort();
+}
+
+/// Every scenario run as `check ROOT` (those without arguments of their own) gives each of
+/// its manifests, opened in the editor, the diagnostics `check` gives that file: the editor
+/// sees the workspace's pools, the clusters its files define and each inferred cluster's own
+/// pools as `check` does (`pool-tolerated-by-nothing` is not shown in the editor).
+#[test]
+fn the_editor_agrees_with_check_on_the_scenarios() {
+    let scenarios = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/scenarios");
+    let mut names: Vec<_> = std::fs::read_dir(&scenarios)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir() && !p.join("args.txt").exists())
+        .collect();
+    names.sort();
+    let mut problems = Vec::new();
+    for scenario in names {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        copy_tree(&scenario, root);
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_taintlint"))
+            .args(["check", ".", "--format", "json"])
+            .current_dir(root)
+            .output()
+            .unwrap();
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mut files = Vec::new();
+        manifests(root, root, &mut files);
+        let mut c = Client::initialized(root);
+        for file in &files {
+            let mut want: Vec<String> = report["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|f| {
+                    f["file"].as_str().map(|n| n.trim_start_matches("./")) == Some(file.as_str())
+                        && f["rule"] != "pool-tolerated-by-nothing"
+                })
+                .map(|f| {
+                    format!(
+                        "{}@{}",
+                        f["rule"].as_str().unwrap(),
+                        f["line"].as_i64().unwrap() - 1
+                    )
+                })
+                .collect();
+            want.sort();
+            let uri = url::Url::from_file_path(root.join(file))
+                .unwrap()
+                .to_string();
+            let text = std::fs::read_to_string(root.join(file)).unwrap();
+            c.open(&uri, &text);
+            let mut got = codes(&c.diagnostics(&uri, Some(1)));
+            got.sort();
+            if got != want {
+                problems.push(format!(
+                    "{}/{file}: check {want:?}, editor {got:?}",
+                    scenario.file_name().unwrap().to_string_lossy()
+                ));
+            }
+        }
+        assert!(c.request("shutdown", Value::Null).is_null());
+        c.notify("exit", Value::Null);
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

@@ -21,6 +21,9 @@ pub struct LintOptions {
     /// Namespaces and RuntimeClasses of files the run does not lint (the language server's
     /// other workspace files), for admission; after the run's own.
     pub extra_admission: Vec<crate::analysis::judgements::admission::Fact>,
+    /// The language server's other workspace files, as `check ROOT` would find them beside
+    /// the buffer it lints (see [`Workspace`]).
+    pub workspace: Workspace,
     /// Mistakes found in the config file.
     pub config_findings: Vec<Finding>,
     /// `per-file-ignores`: (glob, rules).
@@ -44,6 +47,21 @@ pub struct LintOptions {
     pub clusters: Vec<Cluster>,
     /// `--follow-links`: a Terraform module directory may be read through a symbolic link.
     pub follow_links: bool,
+}
+
+/// What a run that lints one buffer (the language server) knows of the workspace's other
+/// files, counted as if they were linted with it: the pools found in them (by file, with the
+/// file's cluster slot), the cluster definitions among them, and their Kueue objects. So the
+/// buffer is judged as `check ROOT` judges it: the clusters its files define, each inferred
+/// cluster's own pools (`analysis::sources::clusters`), its queues and flavors.
+#[derive(Clone, Debug, Default)]
+pub struct Workspace {
+    /// (file, cluster slot, a pool found in it).
+    pub nodes: Vec<(std::sync::Arc<str>, usize, crate::analysis::types::NodeDecl)>,
+    /// The cluster definitions of the default cluster's files.
+    pub anchors: Vec<crate::analysis::sources::clusters::Anchor>,
+    /// (cluster slot, a file's Kueue objects).
+    pub kueue: Vec<(usize, crate::analysis::types::kueue::Kueue)>,
 }
 
 /// A configured cluster: the files its path globs match.
@@ -157,6 +175,7 @@ impl Default for LintOptions {
             limits: limits(),
             extra_nodes: Vec::new(),
             extra_admission: Vec::new(),
+            workspace: Workspace::default(),
             config_findings: Vec::new(),
             per_file_ignores: Vec::new(),
             keep_sources: true,

@@ -109,6 +109,10 @@ pub struct Spilled {
     )>,
     /// The accumulators of the whole-run rules (see `rules::Aggregate`), per cluster.
     aggregates: Vec<Vec<Box<dyn Aggregate>>>,
+    /// The default cluster's accumulators by folder of the files: the clusters inferred from
+    /// the files (known once every file is read) each take their folders' (see
+    /// [`Placement`]).
+    dir_aggregates: std::collections::HashMap<Arc<str>, Vec<Box<dyn Aggregate>>>,
     /// The Kueue queues and flavors of the linted files with their inputs' numbers, per
     /// cluster.
     kueue: Vec<Vec<(usize, Kueue)>>,
@@ -146,6 +150,7 @@ pub fn lint_spilled(
         aggregates: (0..opts.slots())
             .map(|_| opts.rules.new_aggregates())
             .collect(),
+        dir_aggregates: std::collections::HashMap::new(),
         kueue: (0..opts.slots()).map(|_| Vec::new()).collect(),
         charts: super::charts::Charts::new(),
         files: 0,
@@ -235,6 +240,7 @@ pub fn lint_spilled(
             // The declarations' sources, encoded here (outside the lock), stored below.
             let sources = encode_places(&nodes);
             let relevant = Relevant::of(&report.workloads);
+            let has_workloads = !report.workloads.is_empty();
             let mut aggregates = opts.rules.new_aggregates();
             for a in &mut aggregates {
                 a.add(&report.workloads);
@@ -274,23 +280,10 @@ pub fn lint_spilled(
             s.terraform.extend(terraform);
             // The clusters the default cluster's files define (see `sources::clusters`).
             if !inventory_only && !fixture && cluster == Some(opts.clusters.len()) {
-                use crate::analysis::sources::clusters::{
-                    Anchor, AnchorKind, clusters_folder, dir_of,
-                };
-                if let Some(folder) = clusters_folder(&name) {
-                    s.anchors.push(Anchor {
-                        kind: AnchorKind::ClustersFolder,
-                        dir: folder.to_string(),
-                        path: folder.to_string(),
-                    });
-                }
-                if nodes.iter().any(|n| n.origin.starts_with("eksctl")) {
-                    s.anchors.push(Anchor {
-                        kind: AnchorKind::Eksctl,
-                        dir: dir_of(&name).to_string(),
-                        path: name.to_string(),
-                    });
-                }
+                s.anchors
+                    .extend(crate::analysis::sources::clusters::anchors_of_file(
+                        &name, &nodes,
+                    ));
             }
             if !nodes.is_empty() {
                 s.homes.insert(
@@ -308,7 +301,22 @@ pub fn lint_spilled(
             }
             s.admission
                 .extend(facts.into_iter().map(|f| (index, cluster, f)));
-            if let Some(slot) = cluster.and_then(|c| s.aggregates.get_mut(c)) {
+            if cluster == Some(opts.clusters.len()) && !inventory_only {
+                // Kept by folder until the inferred clusters are known.
+                if has_workloads {
+                    let dir = crate::analysis::sources::clusters::dir_of(&name);
+                    match s.dir_aggregates.get_mut(dir) {
+                        Some(runs) => {
+                            for (run, file) in runs.iter_mut().zip(aggregates) {
+                                run.merge(file);
+                            }
+                        }
+                        None => {
+                            s.dir_aggregates.insert(dir.into(), aggregates);
+                        }
+                    }
+                }
+            } else if let Some(slot) = cluster.and_then(|c| s.aggregates.get_mut(c)) {
                 for (run, file) in slot.iter_mut().zip(aggregates) {
                     run.merge(file);
                 }
@@ -348,7 +356,45 @@ pub fn lint_spilled(
     }));
     add_terraform_pools(&mut spilled, pools);
     super::timing("Terraform evaluation", t.elapsed());
+    add_workspace(&mut spilled, opts);
     spilled
+}
+
+/// The language server's other workspace files (`LintOptions::workspace`), counted as if
+/// they were linted after the run's inputs: their pools in their clusters with their
+/// folders, their cluster definitions, their Kueue objects.
+fn add_workspace(s: &mut Spilled, opts: &LintOptions) {
+    let w = &opts.workspace;
+    // Numbered after every input (inputs are numbered from 0, one each).
+    let first = s
+        .nodes
+        .iter()
+        .map(|(i, _, _)| i + 1)
+        .max()
+        .unwrap_or(0)
+        .max(usize::MAX / 2);
+    let mut index = first;
+    let mut last: Option<&str> = None;
+    for (file, slot, n) in &w.nodes {
+        if last != Some(&**file) {
+            index += 1;
+            last = Some(file);
+            s.homes.insert(
+                index,
+                crate::analysis::sources::clusters::dir_of(file).into(),
+            );
+        }
+        let mut n = n.clone();
+        n.labels = std::mem::take(&mut n.labels).share(&mut s.label_sets);
+        s.nodes.push((index, Some(*slot), Box::new(n)));
+    }
+    s.anchors.extend(w.anchors.iter().cloned());
+    for (slot, k) in &w.kueue {
+        index += 1;
+        if let Some(list) = s.kueue.get_mut(*slot) {
+            list.push((index, k.clone()));
+        }
+    }
 }
 
 /// Adds the pools Terraform's evaluation found, their places stored as a file's are.
@@ -414,8 +460,8 @@ pub struct SourceRecord(
 /// The sources of the run's node declarations, in its store: one record per file.
 pub struct StoredSources {
     pub store: Arc<Store>,
-    /// The record of each file's source.
-    pub files: Vec<Slot>,
+    /// The record of each file's source (one list shared by every cluster's inventory).
+    pub files: Arc<Vec<Slot>>,
 }
 
 impl PlaceSources for StoredSources {
@@ -629,6 +675,10 @@ pub struct View {
     pub eval: crate::analysis::judgements::schedule::Evaluation,
     /// The Kueue queues and flavors of the viewed cluster's files.
     pub kueue: Kueue,
+    /// The clusters inferred from the files when there are several (see
+    /// `sources::clusters`): each with its own pools and workloads, judged alone; this view
+    /// then holds the files and pools in none of them.
+    pub clusters: Vec<View>,
 }
 
 /// Runs the cross-reference file by file over the spilled reports and spills the sorted,
@@ -652,6 +702,7 @@ pub fn finish_spilled(
         admission,
         label_sets,
         aggregates,
+        dir_aggregates,
         places,
         kueue,
         charts,
@@ -662,31 +713,49 @@ pub fn finish_spilled(
     // The inventory reads its stored places back from the store while the files are worked
     // on: both share it.
     let store = Arc::new(store);
+    let places = Arc::new(places);
     drop(label_sets);
     nodes.sort_by_key(|(i, _, _)| *i);
-    let (stacks, definition) = inferred_cluster(&nodes, &homes, anchors, opts.clusters.len());
+    let (stacks, definition, split) =
+        inferred_cluster(&nodes, &homes, anchors, opts.clusters.len());
+    let place = Placement::new(opts.clusters.len(), stacks.clone(), split);
     // Each cluster's declarations, in input order: its own files', then those given for every
     // cluster (`--inventory`, the config's pools). A configured cluster is declared by its
-    // entry in the config.
-    let slots = opts.slots();
+    // entry in the config. A pool found in the default cluster's files goes to the inferred
+    // cluster its folder lies in (see [`Placement`]); one declared for the default cluster
+    // (`--inventory` for it) to every inferred cluster too.
+    let slots = place.slots();
     let mut per_slot: Vec<Vec<Box<NodeDecl>>> = (0..slots).map(|_| Vec::new()).collect();
-    for (_, scope, n) in nodes {
-        match scope {
-            Some(s) => {
-                if let Some(list) = per_slot.get_mut(s) {
-                    list.push(n);
+    let default = opts.clusters.len();
+    for (index, scope, n) in nodes {
+        // The slot that takes the declaration itself, and those that take copies.
+        let (one, copies) = match scope {
+            Some(s) if s == default && !n.declared => {
+                let home = match &n.terraform {
+                    Some(p) => crate::analysis::sources::clusters::ClusterDef::home(&p.root),
+                    None => homes.get(&index).map_or("", |h| &**h),
+                };
+                // Also the default cluster's: its files (those in no inferred cluster) are
+                // judged against every found pool, as when nothing is inferred.
+                match place.of_dir(home) {
+                    s if s == default => (s, 0..0),
+                    s => (s, default..default + 1),
                 }
             }
-            None => {
-                for list in per_slot.iter_mut().skip(1) {
-                    list.push(n.clone());
-                }
-                if let Some(first) = per_slot.first_mut() {
-                    first.push(n);
-                }
+            Some(s) if s == default => (s, default + 1..slots),
+            Some(s) => (s, 0..0),
+            None => (0, 1..slots),
+        };
+        for t in copies {
+            if let Some(list) = per_slot.get_mut(t) {
+                list.push(n.clone());
             }
         }
+        if let Some(list) = per_slot.get_mut(one) {
+            list.push(n);
+        }
     }
+    drop(homes);
     let admissions = super::admission::build(admission, opts, &mut relevant);
     let t = std::time::Instant::now();
     let mut declared = 0;
@@ -700,7 +769,9 @@ pub fn finish_spilled(
             }
             declared += decls.len();
             let mut inventory = Inventory::build_for(decls, &relevant);
-            if s == opts.clusters.len() {
+            if let Some(def) = place.definition(s) {
+                inventory.set_cluster(def);
+            } else if s == default {
                 if let Some(def) = &definition {
                     inventory.set_cluster(def.clone());
                 } else if let Some(stacks) = &stacks {
@@ -709,7 +780,7 @@ pub fn finish_spilled(
             }
             inventory.set_places(Box::new(StoredSources {
                 store: Arc::clone(&store),
-                files: places.clone(),
+                files: Arc::clone(&places),
             }));
             inventory
         })
@@ -736,6 +807,7 @@ pub fn finish_spilled(
         cross: &cross,
         kueue: &kueue,
         opts,
+        place: &place,
         view: view.then_some(view_slot),
     };
 
@@ -743,11 +815,22 @@ pub fn finish_spilled(
     // configuration's, and the late ones.
     let mut loose: BTreeMap<Arc<str>, Vec<Finding>> = BTreeMap::new();
     let t = std::time::Instant::now();
+    let mut aggregates = aggregates;
+    aggregates.resize_with(slots, || opts.rules.new_aggregates());
+    let mut dir_aggregates: Vec<_> = dir_aggregates.into_iter().collect();
+    dir_aggregates.sort_by(|a, b| a.0.cmp(&b.0));
+    for (dir, runs) in dir_aggregates {
+        if let Some(slot) = aggregates.get_mut(place.of_dir(&dir)) {
+            for (run, folder) in slot.iter_mut().zip(runs) {
+                run.merge(folder);
+            }
+        }
+    }
     for (slot, aggregates) in aggregates.into_iter().enumerate() {
         let (Some(inventory), Some(evaluator), Some(admission)) = (
             inventories.get(slot),
             evaluators.get(slot),
-            admissions.get(slot),
+            admissions.get(place.base(slot)),
         ) else {
             continue;
         };
@@ -760,6 +843,10 @@ pub fn finish_spilled(
         for aggregate in aggregates {
             let mut found = Vec::new();
             aggregate.report(&ctx, &mut found);
+            if slot == default && place.slots() > default + 1 {
+                // A pool of an inferred cluster is judged there, with its own workloads.
+                found.retain(|f| place.of_file(opts, &f.file) == default);
+            }
             judged_in(inventory, opts.cluster_name(slot), &mut found);
             for f in found {
                 loose.entry(Arc::clone(&f.file)).or_default().push(f);
@@ -796,7 +883,7 @@ pub fn finish_spilled(
     // Half the budget for the output (the reports' part is mostly freed by now).
     let (budget, mut kept) = (opts.budget / 2, 0usize);
     let mut out = SpilledFindings::new(budget);
-    let mut seen: Vec<(usize, Vec<Workload>)> = Vec::new();
+    let mut seen: Vec<(usize, usize, Vec<Workload>)> = Vec::new();
     let t = std::time::Instant::now();
     loop {
         let batch: Vec<Group> = groups.by_ref().take(BATCH).collect::<Result<_, _>>()?;
@@ -813,10 +900,11 @@ pub fn finish_spilled(
         let last = budget > 0 && groups.peek().is_none();
         for FileDone {
             mut findings,
+            slot,
             workloads,
         } in done
         {
-            seen.extend(workloads);
+            seen.extend(workloads.into_iter().map(|(i, w)| (i, slot, w)));
             // The baseline: the one place its findings are dropped.
             if let Some(known) = &mut known {
                 out.baselined += crate::baseline::filter_with(&mut findings, known);
@@ -839,26 +927,54 @@ pub fn finish_spilled(
         ),
         t.elapsed(),
     );
-    let eval = view
-        .then(|| evaluators.get(view_slot))
-        .flatten()
-        .map(|evaluator| {
-            // Input order, as the files were given.
-            seen.sort_by_key(|(index, _)| *index);
-            let workloads: Vec<Workload> = seen.into_iter().flat_map(|(_, w)| w).collect();
-            let eval = evaluator.evaluate(&workloads);
-            (workloads, eval)
-        });
+    // Input order, as the files were given.
+    seen.sort_by_key(|(index, _, _)| *index);
+    // The viewed cluster's, then each cluster inferred in it (see [`Placement`]).
+    let viewed: Vec<usize> = if view {
+        std::iter::once(view_slot)
+            .chain(
+                (view_slot == default)
+                    .then_some(default + 1..slots)
+                    .into_iter()
+                    .flatten(),
+            )
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut evaluated = Vec::new();
+    for &slot in &viewed {
+        let Some(evaluator) = evaluators.get(slot) else {
+            continue;
+        };
+        let workloads: Vec<Workload> = seen
+            .iter_mut()
+            .filter(|(_, s, _)| *s == slot)
+            .flat_map(|(_, _, w)| std::mem::take(w))
+            .collect();
+        let eval = evaluator.evaluate(&workloads);
+        evaluated.push((slot, workloads, eval));
+    }
     drop(evaluators);
-    let view = eval.and_then(|(workloads, eval)| {
-        let inventory = inventories.into_iter().nth(view_slot)?;
-        let kueue = kueue.into_iter().nth(view_slot).unwrap_or_default();
-        Some(View {
+    let mut inventories: Vec<Option<Inventory>> = inventories.into_iter().map(Some).collect();
+    let mut parts: Vec<View> = Vec::new();
+    for (slot, workloads, eval) in evaluated {
+        let Some(inventory) = inventories.get_mut(slot).and_then(Option::take) else {
+            continue;
+        };
+        let kueue = kueue.get(place.base(slot)).cloned().unwrap_or_default();
+        parts.push(View {
             inventory,
             workloads,
             eval,
             kueue,
-        })
+            clusters: Vec::new(),
+        });
+    }
+    let view = (!parts.is_empty()).then(|| {
+        let mut main = parts.remove(0);
+        main.clusters = parts;
+        main
     });
     Ok((out, view))
 }
@@ -866,8 +982,9 @@ pub fn finish_spilled(
 /// The cluster the default cluster's files define, when they define one and every pool
 /// found among them lies in it (see `sources::clusters`): one anchor's stack holds them all.
 /// Pools given for every cluster (`--inventory`, the config's) do not count: they are
-/// declared. Pools of several stacks make no definition (each stack would need its own
-/// inventory).
+/// declared. With several stacks, at least one of which a single anchor defines, there is no
+/// one definition: the run is split (the third value), each such stack judged alone (see
+/// [`Placement`]).
 fn inferred_cluster(
     nodes: &[(usize, Option<usize>, Box<NodeDecl>)],
     homes: &std::collections::HashMap<usize, Arc<str>>,
@@ -876,12 +993,16 @@ fn inferred_cluster(
 ) -> (
     Option<Arc<crate::analysis::sources::clusters::Stacks>>,
     Option<crate::analysis::sources::clusters::ClusterDef>,
+    bool,
 ) {
     use crate::analysis::sources::clusters::{ClusterDef, Stacks};
     if anchors.is_empty() {
-        return (None, None);
+        return (None, None, false);
     }
     let stacks = Arc::new(Stacks::infer(anchors));
+    if stacks.split() {
+        return (Some(stacks), None, true);
+    }
     // The one stack every found pool lies in; `None` when some lies in none, or they lie in
     // several.
     let mut one: Option<Option<usize>> = None;
@@ -907,7 +1028,96 @@ fn inferred_cluster(
             stacks: Arc::clone(&stacks),
             stack,
         });
-    (Some(stacks), def)
+    (Some(stacks), def, false)
+}
+
+/// The cluster each file and each found pool is judged in. The configured clusters (`clusters:`
+/// in the config) take the files their paths match; the rest are the default cluster's. When
+/// the default cluster's files define several clusters (see `sources::clusters`), each stack
+/// one anchor defines becomes a cluster of its own, a slot after the default's: its files are
+/// judged against the pools found in its folder (and those given for every cluster) only. The
+/// files in none of them stay in the default cluster and are judged against every found pool,
+/// as when nothing is inferred (its whole-run rules report no pool of an inferred cluster). Admission (Namespaces,
+/// RuntimeClasses) and Kueue objects stay the default cluster's, shared by those inferred in
+/// it.
+pub(crate) struct Placement {
+    default: usize,
+    stacks: Option<Arc<crate::analysis::sources::clusters::Stacks>>,
+    /// Each stack's slot (`None`: its files stay in the default cluster).
+    stack_slots: Vec<Option<usize>>,
+    /// The stack of each slot after the default's.
+    slot_stacks: Vec<usize>,
+    slots: usize,
+}
+
+impl Placement {
+    pub(crate) fn new(
+        default: usize,
+        stacks: Option<Arc<crate::analysis::sources::clusters::Stacks>>,
+        split: bool,
+    ) -> Placement {
+        let mut slots = default + 1;
+        let stack_slots = match (&stacks, split) {
+            (Some(st), true) => st
+                .stacks
+                .iter()
+                .map(|s| {
+                    s.anchor().map(|_| {
+                        slots += 1;
+                        slots - 1
+                    })
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let slot_stacks = (0..stack_slots.len())
+            .filter(|&k| stack_slots.get(k).copied().flatten().is_some())
+            .collect();
+        Placement {
+            default,
+            stacks,
+            stack_slots,
+            slot_stacks,
+            slots,
+        }
+    }
+
+    /// Every slot: the configured clusters', the default's, the inferred clusters'.
+    pub(crate) fn slots(&self) -> usize {
+        self.slots
+    }
+
+    /// The slot of a default-cluster file in folder `dir` (or a pool made there).
+    pub(crate) fn of_dir(&self, dir: &str) -> usize {
+        self.stacks
+            .as_ref()
+            .and_then(|s| s.of_dir(dir))
+            .and_then(|k| self.stack_slots.get(k).copied().flatten())
+            .unwrap_or(self.default)
+    }
+
+    /// The slot a file is judged in.
+    pub(crate) fn of_file(&self, opts: &LintOptions, file: &str) -> usize {
+        match opts.slot_of(file) {
+            s if s == self.default => self.of_dir(crate::analysis::sources::clusters::dir_of(file)),
+            s => s,
+        }
+    }
+
+    /// The configured or default cluster a slot lies in (its admission and Kueue objects).
+    pub(crate) fn base(&self, slot: usize) -> usize {
+        slot.min(self.default)
+    }
+
+    /// The definition an inferred cluster's pools are judged as.
+    fn definition(&self, slot: usize) -> Option<crate::analysis::sources::clusters::ClusterDef> {
+        let stacks = self.stacks.as_ref()?;
+        let stack = *self.slot_stacks.get(slot.checked_sub(self.default + 1)?)?;
+        Some(crate::analysis::sources::clusters::ClusterDef {
+            stacks: Arc::clone(stacks),
+            stack,
+        })
+    }
 }
 
 /// A cross-reference against pools merely found among the linted files is not sure enough to
@@ -930,6 +1140,8 @@ fn judged_in(inventory: &Inventory, cluster: Option<Arc<str>>, found: &mut [Find
 /// keeps its [`View`].
 struct FileDone {
     findings: Vec<Finding>,
+    /// The cluster it was judged in.
+    slot: usize,
     workloads: Vec<(usize, Vec<Workload>)>,
 }
 
@@ -993,7 +1205,9 @@ struct Run<'a> {
     cross: &'a [(&'static rules::RuleMeta, rules::CrossFn)],
     kueue: &'a [Kueue],
     opts: &'a LintOptions,
-    /// Keep the workloads of this cluster (see [`View`]).
+    /// The cluster each file is judged in.
+    place: &'a Placement,
+    /// Keep the workloads of this cluster and of the clusters inferred in it (see [`View`]).
     view: Option<usize>,
 }
 
@@ -1008,7 +1222,9 @@ impl Run<'_> {
             late,
         } = group;
         // The file's cluster: its workloads are judged against that cluster's pools.
-        let slot = self.opts.slot_of(&name);
+        let slot = self.place.of_file(self.opts, &name);
+        // Admission and Kueue are those of the cluster it is inferred in.
+        let base = self.place.base(slot);
         let (Some(inventory), Some(evaluator)) =
             (self.inventories.get(slot), self.evaluators.get(slot))
         else {
@@ -1049,10 +1265,10 @@ impl Run<'_> {
         findings.retain(|f| !rules::superseded(f, inventory));
         // Admission first: the pods the scheduler sees; those it refuses are not judged.
         let admitted = super::admission::admitted(
-            self.admissions.get(slot),
+            self.admissions.get(base),
             &mut workloads,
             self.opts,
-            slot,
+            base,
             &mut findings,
         );
         if !admitted.is_empty() {
@@ -1062,7 +1278,7 @@ impl Run<'_> {
                 workloads: &admitted,
                 eval: &eval,
                 settings: &self.opts.settings,
-                kueue: self.kueue.get(slot).unwrap_or(&NO_KUEUE),
+                kueue: self.kueue.get(base).unwrap_or(&NO_KUEUE),
             };
             let mut found = Vec::new();
             for (_, check) in self.cross {
@@ -1078,7 +1294,7 @@ impl Run<'_> {
         }
         drop(admitted);
         let mut kept = Vec::new();
-        if self.view == Some(slot) {
+        if self.view == Some(base) {
             // Split back by entry, from the last one.
             for (index, start) in starts.into_iter().rev() {
                 kept.push((index, workloads.split_off(start.min(workloads.len()))));
@@ -1086,6 +1302,7 @@ impl Run<'_> {
         }
         Ok(FileDone {
             findings,
+            slot,
             workloads: kept,
         })
     }

@@ -169,7 +169,7 @@ pub(super) struct TfInput {
 pub fn workspace_pools(
     files: Vec<(String, usize, TerraformFile)>,
     opts: &LintOptions,
-) -> Vec<(String, usize, NodeDecl)> {
+) -> (Vec<(String, usize, NodeDecl)>, Vec<String>) {
     let mut names = Vec::new();
     let inputs = files
         .into_iter()
@@ -187,14 +187,15 @@ pub fn workspace_pools(
             }
         })
         .collect();
-    evaluate(inputs, opts)
-        .0
+    let (pools, roots) = evaluate(inputs, opts);
+    let pools = pools
         .into_iter()
         .filter_map(|p| {
             let (name, slot) = names.get(p.index)?.clone();
             Some((name, slot, p.decl))
         })
-        .collect()
+        .collect();
+    (pools, roots)
 }
 
 /// A pool found by evaluating Terraform, with the input it belongs to.

@@ -43,6 +43,20 @@ pub fn cluster_line(inventory: &Inventory, name: &str) -> Option<String> {
             ),
             None => "this file lies in none of them".to_string(),
         };
+        if stacks.split() {
+            // A file of a cluster one definition defines is in that cluster's view.
+            let shared = if stacks.of(name).is_some() {
+                ", which no single definition defines"
+            } else {
+                ""
+            };
+            return Some(format!(
+                "none: the files define {} cluster{} ({}), each judged alone against the pools found in its folder; {this}{shared}, so it is judged against every pool found in the linted files",
+                names.len(),
+                if names.len() == 1 { "" } else { "s" },
+                names.join(", ")
+            ));
+        }
         return Some(format!(
             "none inferred: the files define {} cluster{} ({}) and {this}; the found pools do not all lie in one, so they are judged together as found in the linted files",
             names.len(),

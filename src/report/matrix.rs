@@ -24,11 +24,75 @@ pub enum Style {
 /// The matrix of a run's workloads and node pools; with a column for Kueue when a workload
 /// is submitted to a Kueue queue (`gate`: the comparison-operators setting, as `check`).
 pub fn render(outcome: &Outcome, style: Style, gate: bool) -> String {
+    if outcome.clusters.is_empty() {
+        return render_one(outcome, style, gate, "");
+    }
+    // Several clusters inferred from the files: one matrix each (see `engine::Placement`),
+    // after the files and pools in none of them when there are any.
+    let rest = (!outcome.workloads.is_empty()).then_some(outcome);
+    let parts: Vec<&Outcome> = rest.into_iter().chain(&outcome.clusters).collect();
+    match style {
+        Style::Json => {
+            let docs: Vec<serde_json::Value> = parts
+                .iter()
+                .filter_map(|o| serde_json::from_str(&render_one(o, style, gate, "")).ok())
+                .collect();
+            let doc = serde_json::json!({ "version": 1, "clusters": docs });
+            let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
+            s.push('\n');
+            s
+        }
+        Style::Mermaid => {
+            let mut s = String::from("flowchart LR\n");
+            for (n, o) in parts.iter().enumerate() {
+                s.push_str(&format!(
+                    "  subgraph c{n}[\"{}\"]\n",
+                    mermaid_label(&cluster_title(o))
+                ));
+                s.push_str(&mermaid_body(o, &format!("c{n}")));
+                s.push_str("  end\n");
+            }
+            s.push_str(MERMAID_CLASS);
+            s
+        }
+        Style::Table | Style::Markdown => {
+            let mut s = String::new();
+            for (n, o) in parts.iter().enumerate() {
+                if n > 0 {
+                    s.push('\n');
+                }
+                let title = cluster_title(o);
+                s.push_str(&if style == Style::Markdown {
+                    format!("### {title}\n\n")
+                } else {
+                    format!("== {title} ==\n")
+                });
+                s.push_str(&render_one(o, style, gate, ""));
+            }
+            s
+        }
+    }
+}
+
+/// The heading of one inferred cluster's matrix: which cluster (see `sources::clusters`).
+fn cluster_title(o: &Outcome) -> String {
+    match o.inventory.cluster() {
+        Some(def) => def.describe(),
+        None => "the files in none of the inferred clusters, against every found pool".to_string(),
+    }
+}
+
+fn render_one(outcome: &Outcome, style: Style, gate: bool, prefix: &str) -> String {
     let kueue = kueue_cells(outcome, gate);
     match style {
         Style::Table => table(outcome, kueue.as_deref()),
         Style::Markdown => markdown(outcome, kueue.as_deref()),
-        Style::Mermaid => mermaid(outcome),
+        Style::Mermaid => {
+            let mut s = String::from("flowchart LR\n");
+            s.push_str(&mermaid_body(outcome, prefix));
+            s.push_str(MERMAID_CLASS);
+            s
+        }
         Style::Json => json(outcome, kueue.as_deref()),
     }
 }
@@ -293,10 +357,17 @@ fn clusters_note(o: &Outcome) -> String {
             .iter()
             .map(|s| format!("`{}` ({})", crate::util::text::escape(&s.name()), s.why()))
             .collect();
-        return format!(
-            "\nClusters: the files define {}; the pools above do not all lie in one, so they are judged together as found in the linted files.\n",
-            names.join("; ")
-        );
+        return if stacks.split() {
+            format!(
+                "\nClusters: the files define {}; each is judged alone against the pools found in its folder (below); the workloads above lie in none of them and are judged against every pool found in the linted files.\n",
+                names.join("; ")
+            )
+        } else {
+            format!(
+                "\nClusters: the files define {}; the pools above do not all lie in one, so they are judged together as found in the linted files.\n",
+                names.join("; ")
+            )
+        };
     };
     let mut s = format!(
         "\nCluster: {}; every pool above is its pool.\n",
@@ -364,26 +435,31 @@ fn mermaid_label(s: &str) -> String {
     s.replace('"', "#quot;")
 }
 
-fn mermaid(o: &Outcome) -> String {
-    let mut s = String::from("flowchart LR\n");
+/// A flowchart's nodes and edges; node names start with `prefix` (one per cluster).
+fn mermaid_body(o: &Outcome, prefix: &str) -> String {
+    let mut s = String::new();
     for (i, name) in workload_names(o).iter().enumerate() {
-        s.push_str(&format!("  w{i}[\"{}\"]\n", mermaid_label(name)));
+        s.push_str(&format!("  {prefix}w{i}[\"{}\"]\n", mermaid_label(name)));
     }
     for (p, pool) in o.inventory.pools.iter().enumerate() {
-        s.push_str(&format!("  p{p}[(\"{}\")]\n", mermaid_label(&pool.title())));
+        s.push_str(&format!(
+            "  {prefix}p{p}[(\"{}\")]\n",
+            mermaid_label(&pool.title())
+        ));
     }
     for (i, fits) in o.eval.fits.iter().enumerate() {
         let mut any = false;
         for p in 0..fits.len() {
             if fits.admits(p) && rejection(o, i).is_none() {
-                s.push_str(&format!("  w{i} --> p{p}\n"));
+                s.push_str(&format!("  {prefix}w{i} --> {prefix}p{p}\n"));
                 any = true;
             }
         }
         if !any && !o.inventory.pools.is_empty() {
-            s.push_str(&format!("  w{i}:::unschedulable\n"));
+            s.push_str(&format!("  {prefix}w{i}:::unschedulable\n"));
         }
     }
-    s.push_str("  classDef unschedulable stroke:#d00,stroke-width:2px\n");
     s
 }
+
+const MERMAID_CLASS: &str = "  classDef unschedulable stroke:#d00,stroke-width:2px\n";

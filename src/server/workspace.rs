@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use crate::analysis::judgements::admission::Fact;
+use crate::analysis::sources::clusters::{Anchor, AnchorKind, anchors_of_file};
 use crate::analysis::types::NodeDecl;
+use crate::analysis::types::kueue::Kueue;
 use crate::cli::InputArgs;
 use crate::commands::{self, Gathered, ToolError};
 use crate::engine::{self, Input, LintOptions};
@@ -39,7 +41,12 @@ type Found = (
     Vec<NodeDecl>,
     Vec<Fact>,
     Option<engine::TerraformFile>,
+    Extra,
 );
+
+/// A found file's cluster definitions and Kueue objects (for the default cluster's files
+/// outside test data, as `check` counts them).
+type Extra = (Vec<Anchor>, Option<Kueue>);
 
 /// What one config's run would know before it lints a buffer.
 pub(crate) struct Scope {
@@ -53,6 +60,11 @@ pub(crate) struct Scope {
     /// The Namespaces and RuntimeClasses of the files the walk finds, by file (for
     /// admission): (cluster slot, facts).
     facts: BTreeMap<String, (usize, Vec<Fact>)>,
+    /// The cluster definitions among the files, with the file each comes from (`""` for a
+    /// Terraform root's, found by its directory's evaluation).
+    anchors: Vec<(String, Anchor)>,
+    /// The Kueue objects of the files the walk finds, by file: (cluster slot, objects).
+    kueue: BTreeMap<String, (usize, Kueue)>,
     /// The config's `exclude` (`None`: a glob that does not compile, reported by the walk).
     exclude: Option<crate::load::walk::WalkOptions>,
 }
@@ -151,28 +163,63 @@ impl Scope {
                 } else {
                     report.admission
                 };
-                let nodes = file_decls(&opts, &name, report.nodes);
                 let slot = opts.slot_of(&name);
-                (name, slot, nodes, facts, terraform)
+                // As `engine::lint_spilled` counts them.
+                let fixture = engine::is_fixture(&name, &opts.roots);
+                let extra: Extra = if fixture {
+                    (Vec::new(), None)
+                } else {
+                    let anchors = if slot == opts.clusters.len() {
+                        anchors_of_file(&name, &report.nodes)
+                    } else {
+                        Vec::new()
+                    };
+                    let kueue = std::mem::take(&mut report.kueue);
+                    (anchors, (!kueue.is_empty()).then_some(kueue))
+                };
+                let nodes = file_decls(&opts, &name, report.nodes);
+                (name, slot, nodes, facts, terraform, extra)
             })
-            .filter(|(_, _, nodes, facts, tf)| {
-                !nodes.is_empty() || !facts.is_empty() || tf.is_some()
+            .filter(|(_, _, nodes, facts, tf, (anchors, kueue))| {
+                !nodes.is_empty()
+                    || !facts.is_empty()
+                    || tf.is_some()
+                    || !anchors.is_empty()
+                    || kueue.is_some()
             })
             .collect();
         let mut files: BTreeMap<String, (usize, Vec<NodeDecl>)> = BTreeMap::new();
         let mut facts = BTreeMap::new();
         let mut terraform = Vec::new();
+        let mut anchors = Vec::new();
+        let mut kueue = BTreeMap::new();
         let found: Vec<(String, usize, Vec<NodeDecl>, Vec<Fact>)> = found
             .into_iter()
-            .map(|(name, slot, nodes, f, tf)| {
+            .map(|(name, slot, nodes, f, tf, (file_anchors, k))| {
                 if let Some(tf) = tf {
                     terraform.push((name.clone(), slot, tf));
+                }
+                anchors.extend(file_anchors.into_iter().map(|a| (name.clone(), a)));
+                if let Some(k) = k {
+                    kueue.insert(name.clone(), (slot, k));
                 }
                 (name, slot, nodes, f)
             })
             .collect();
-        // Terraform's pools, evaluated by directory (each given to its root's first file).
-        for (name, slot, decl) in engine::workspace_pools(terraform, &opts) {
+        // Terraform's pools, evaluated by directory (each given to its root's first file),
+        // and the roots that create a cluster.
+        let (pools, roots) = engine::workspace_pools(terraform, &opts);
+        anchors.extend(roots.into_iter().map(|dir| {
+            (
+                String::new(),
+                Anchor {
+                    kind: AnchorKind::Terraform,
+                    path: dir.clone(),
+                    dir,
+                },
+            )
+        }));
+        for (name, slot, decl) in pools {
             files
                 .entry(name)
                 .or_insert_with(|| (slot, Vec::new()))
@@ -197,6 +244,8 @@ impl Scope {
             cluster_inventory,
             files,
             facts,
+            anchors,
+            kueue,
             exclude,
         }
     }
@@ -229,20 +278,44 @@ impl Scope {
                 );
             }
         }
+        opts.extra_nodes.extend(extra);
+        // The pools found in the other files, counted as `check` counts them: in their
+        // folders, for the clusters the files define.
+        let mut found = Vec::new();
         for (file, (s, decls)) in &self.files {
             if file != name && *s == slot && !open.contains_key(file) {
-                extra.extend(decls.iter().cloned());
+                let file: std::sync::Arc<str> = file.as_str().into();
+                found.extend(decls.iter().map(|d| (file.clone(), slot, d.clone())));
             }
         }
         for (file, decls) in open {
             if file != name && opts.slot_of(file) == slot && !self.is_inventory(file) {
-                extra.extend(file_decls(&opts, file, decls.clone()));
+                let f: std::sync::Arc<str> = file.as_str().into();
+                found.extend(
+                    file_decls(&opts, file, decls.clone())
+                        .into_iter()
+                        .map(|d| (f.clone(), slot, d)),
+                );
             }
         }
         if let Some(own) = own {
-            extra.extend(own.iter().cloned());
+            let file: std::sync::Arc<str> = name.into();
+            found.extend(own.iter().map(|d| (file.clone(), slot, d.clone())));
         }
-        opts.extra_nodes.extend(extra);
+        opts.workspace.nodes = found;
+        // The buffer's own definitions come from its text.
+        opts.workspace.anchors = self
+            .anchors
+            .iter()
+            .filter(|(file, _)| file != name)
+            .map(|(_, a)| a.clone())
+            .collect();
+        opts.workspace.kueue = self
+            .kueue
+            .iter()
+            .filter(|(file, (s, _))| *file != name && *s == slot)
+            .map(|(_, (s, k))| (*s, k.clone()))
+            .collect();
         // The other files' Namespaces and RuntimeClasses, as saved.
         for (file, (s, facts)) in &self.facts {
             if file != name && *s == slot {

@@ -236,6 +236,11 @@ impl ClassIndex {
         Some(sorted(out))
     }
 
+    /// The classes whose pools carry label `key` with a value not known.
+    pub fn any_value_of(&self, key: &str) -> &[u32] {
+        self.any_value.get(key).map_or(&[], Vec::as_slice)
+    }
+
     /// The classes with a blocking taint of one of these keys.
     pub fn with_taint_keys<'a>(&self, keys: impl IntoIterator<Item = &'a str>) -> Classes {
         let mut out = Vec::new();

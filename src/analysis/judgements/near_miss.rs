@@ -69,24 +69,28 @@ pub fn near_miss(inventory: &Inventory, w: &Workload, fits: &Verdicts) -> Option
         Vec::new()
     };
     let selected_none = selected.is_empty();
-    let tier: Vec<usize> = if !selected.is_empty() {
-        selected
-    } else if !tolerated.is_empty() {
-        tolerated.iter().map(|&c| c as usize).collect()
+    // With one `In` requirement and no class selected, the classes nearest by value (over
+    // every class), used where they bound the tier's best (see `narrowed`).
+    let nearest = if selected_none {
+        nearest_by_one_value(pools, classes, w)
     } else {
-        (0..classes.len()).collect()
+        None
+    };
+    let (tier, nearest): (Vec<usize>, _) = if !selected.is_empty() {
+        (selected, None)
+    } else if !tolerated.is_empty() {
+        match nearest.and_then(|n| narrowed(classes, &tolerated, n, w)) {
+            Some((tier, n)) => (tier, Some(n)),
+            None => (tolerated.iter().map(|&c| c as usize).collect(), None),
+        }
+    } else {
+        ((0..classes.len()).collect(), nearest)
     };
     // (tolerated, likeness, fewest reasons) of each class of the tier, in class order (the
     // order of their first pools).
     type Score = (bool, usize, usize);
     let mut best: Option<(Score, usize)> = None;
     let mut tied_pools = 0usize;
-    let third = selected_none && tolerated.is_empty();
-    let nearest = if third {
-        nearest_by_one_value(pools, classes, w)
-    } else {
-        None
-    };
     let likeness = |c: usize| -> Option<usize> {
         let pool = classes.reps.get(c).and_then(|&r| pools.get(r))?;
         let distance = match &nearest {
@@ -141,6 +145,54 @@ pub fn near_miss(inventory: &Inventory, w: &Workload, fits: &Verdicts) -> Option
     })
 }
 
+/// The pod's one `In` key, the smallest edit distance to a value classes carry under it, and
+/// those classes (sorted): see [`nearest_by_one_value`].
+type Nearest<'a> = (&'a str, usize, Vec<u32>);
+
+/// The classes of `tier` (sorted) that can be the likest, when the nearest values of the
+/// pod's one `In` requirement (`nearest`, over every class) are carried by some class of the
+/// tier: those classes (at that distance), the tier's classes with the key at a value not
+/// known (distance 0), and none without the key, which `evidence::label_distance` puts at the
+/// longest wanted value's length — farther, unless that is no more than the nearest distance
+/// (then `None`: the whole tier is scored). Every class left out is strictly less like the
+/// pod than some class kept, so the likest and their ties are the same: each workload costs
+/// its near classes, not every tolerated class (a hostile run of thousands of pools each
+/// tainted alike and labelled apart was quadratic).
+fn narrowed<'a>(
+    classes: &super::schedule::PoolClasses,
+    tier: &[u32],
+    nearest: Nearest<'a>,
+    w: &Workload,
+) -> Option<(Vec<usize>, Nearest<'a>)> {
+    let (key, d, near) = &nearest;
+    let longest = super::evidence::in_requirements(w)
+        .next()
+        .map(|(_, values)| values.iter().map(|v| v.len()).max().unwrap_or(0))?;
+    if longest <= *d {
+        return None;
+    }
+    let in_tier = |c: &u32| tier.binary_search(c).is_ok();
+    let mut kept: Vec<usize> = near
+        .iter()
+        .filter(|c| in_tier(c))
+        .map(|&c| c as usize)
+        .collect();
+    if kept.is_empty() {
+        return None;
+    }
+    kept.extend(
+        classes
+            .index
+            .any_value_of(key)
+            .iter()
+            .filter(|c| in_tier(c))
+            .map(|&c| c as usize),
+    );
+    kept.sort_unstable();
+    kept.dedup();
+    Some((kept, nearest))
+}
+
 /// When the pod's selection has one `In` requirement (a nodeSelector of one pair, say): its
 /// key, the smallest edit distance from a wanted value to a value classes carry under it, and
 /// those classes (sorted). Every other class with a value of the key is farther; one without
@@ -149,7 +201,7 @@ fn nearest_by_one_value<'a>(
     pools: &[Box<crate::analysis::types::Pool>],
     classes: &super::schedule::PoolClasses,
     w: &'a Workload,
-) -> Option<(&'a str, usize, Vec<u32>)> {
+) -> Option<Nearest<'a>> {
     let mut ins = super::evidence::in_requirements(w);
     let (key, values) = ins.next()?;
     if ins.next().is_some() {

@@ -9,11 +9,17 @@
 //! - an eksctl `ClusterConfig` (its file's folder);
 //! - a `clusters/<name>/` folder (the Flux and Argo CD layout of one folder per cluster).
 //!
-//! Each anchor's folder grows into its *stack*: the highest folder above it that holds no
-//! other anchor (the anchor's own folder when it holds others). A file belongs to the stack
-//! whose folder is the deepest one it lies in; a file in no stack's folder belongs to none.
-//! With one anchor in the run, its stack is every linted file. Two anchors in one folder
-//! (two eksctl files side by side) make a stack with no single definition: it defines nothing.
+//! Each anchor's folder grows into its *stack*: from the anchor's folder up through every
+//! folder named for infrastructure (a name with a word such as `terraform`, `tf`, `infra`,
+//! `cluster` or `platform`: see [`INFRA_WORDS`]) to the folder that holds it, and no higher,
+//! nor into a folder that holds another anchor. So `shop/infra/terraform` makes the stack
+//! `shop/` (the project the infrastructure is for, with its manifests beside it), while a
+//! tutorial whose own folder holds its `main.tf` (`samples/networking/`) keeps that folder: a
+//! repository of many examples never joins a sibling example to a cluster it does not use.
+//! With one anchor folder in the run, its stack is every linted file. A file belongs to the
+//! stack whose folder is the deepest one it lies in; a file in no stack's folder belongs to
+//! none. Two anchors in one folder (two eksctl files side by side) make a stack with no single
+//! definition: it defines nothing.
 //!
 //! Each step is a lookup per folder of a path: the work is linear in the paths' lengths.
 
@@ -93,10 +99,13 @@ impl Stack {
         let folder = if self.root.is_empty() {
             "every linted file belongs to it (the files define no other cluster)".to_string()
         } else {
-            format!(
-                "the files under `{}/` belong to it (the highest folder above its definition that holds no other)",
-                crate::util::text::escape(&self.root)
-            )
+            let root = crate::util::text::escape(&self.root);
+            match self.anchor() {
+                Some(a) if a.dir != self.root => format!(
+                    "the files under `{root}/` belong to it (its definition's folder, grown up through the folders named for infrastructure)"
+                ),
+                _ => format!("the files under `{root}/` belong to it (its definition's folder)"),
+            }
         };
         match self.anchor() {
             Some(_) => folder,
@@ -168,6 +177,28 @@ fn ancestors(dir: &str) -> impl Iterator<Item = &str> {
     })
 }
 
+/// The cluster definitions a file of the default cluster makes: its `clusters/<name>`
+/// folder, and its folder when it is an eksctl config (one with eksctl's node groups).
+/// Terraform roots are found by their directory's evaluation.
+pub fn anchors_of_file(name: &str, nodes: &[crate::analysis::types::NodeDecl]) -> Vec<Anchor> {
+    let mut anchors = Vec::new();
+    if let Some(folder) = clusters_folder(name) {
+        anchors.push(Anchor {
+            kind: AnchorKind::ClustersFolder,
+            dir: folder.to_string(),
+            path: folder.to_string(),
+        });
+    }
+    if nodes.iter().any(|n| n.origin.starts_with("eksctl")) {
+        anchors.push(Anchor {
+            kind: AnchorKind::Eksctl,
+            dir: dir_of(name).to_string(),
+            path: name.to_string(),
+        });
+    }
+    anchors
+}
+
 /// The `clusters/<name>` folder a file lies under, if any (the innermost).
 pub fn clusters_folder(file: &str) -> Option<&str> {
     let dir = dir_of(file);
@@ -187,6 +218,37 @@ pub fn clusters_folder(file: &str) -> Option<&str> {
     found
 }
 
+/// Words that name a folder for the infrastructure a project runs on rather than the project
+/// itself (`infra`, `terraform`, `gke-cluster`, `eks_platform`): a stack grows past them.
+pub const INFRA_WORDS: &[&str] = &[
+    "aks",
+    "cluster",
+    "clusters",
+    "eks",
+    "eksctl",
+    "gke",
+    "iac",
+    "infra",
+    "infrastructure",
+    "opentofu",
+    "platform",
+    "terraform",
+    "tf",
+    "tofu",
+];
+
+/// The last name of a folder path.
+fn last_name(dir: &str) -> &str {
+    dir.rfind('/').map_or(dir, |i| &dir[i + 1..])
+}
+
+/// Is a folder named for infrastructure: one of its words (split at `-`, `_`, `.`) is in
+/// [`INFRA_WORDS`], compared without case?
+pub fn infra_named(name: &str) -> bool {
+    name.split(['-', '_', '.'])
+        .any(|w| INFRA_WORDS.iter().any(|i| i.eq_ignore_ascii_case(w)))
+}
+
 impl Stacks {
     /// The stacks of these anchors (see the module's text).
     pub fn infer(mut anchors: Vec<Anchor>) -> Stacks {
@@ -203,15 +265,23 @@ impl Stacks {
         }
         let mut stacks: Vec<Stack> = Vec::new();
         let mut by_root: HashMap<String, usize> = HashMap::new();
+        let only_one = dirs.len() == 1;
         for a in anchors.iter() {
-            // The highest folder above the anchor's that holds only it.
-            let mut root = a.dir.as_str();
-            for up in ancestors(&a.dir) {
-                if holds.get(up).copied().unwrap_or(0) > 1 {
-                    break;
+            let root = if only_one {
+                ""
+            } else {
+                // Up through the folders named for infrastructure, to the one holding them,
+                // while the folder above holds no other anchor.
+                let mut root = a.dir.as_str();
+                while !root.is_empty() && infra_named(last_name(root)) {
+                    let up = dir_of(root);
+                    if holds.get(up).copied().unwrap_or(0) > 1 {
+                        break;
+                    }
+                    root = up;
                 }
-                root = up;
-            }
+                root
+            };
             let i = *by_root.entry(root.to_string()).or_insert_with(|| {
                 stacks.push(Stack {
                     root: root.to_string(),
@@ -248,6 +318,13 @@ impl Stacks {
 
     pub fn is_empty(&self) -> bool {
         self.stacks.is_empty()
+    }
+
+    /// Are the files split into clusters judged alone? When there are several stacks and one
+    /// anchor alone defines at least one of them: each such stack is a cluster of its own, and
+    /// the files and found pools in none of them are judged together (`engine::Placement`).
+    pub fn split(&self) -> bool {
+        self.stacks.len() > 1 && self.stacks.iter().any(|s| s.anchor().is_some())
     }
 }
 
@@ -294,10 +371,73 @@ mod tests {
             Some("samples/a")
         );
         assert_eq!(root("samples/b/app.yaml").as_deref(), Some("samples/b"));
-        assert_eq!(root("eksctl/c/app.yaml").as_deref(), Some("eksctl"));
+        assert_eq!(root("eksctl/c/app.yaml").as_deref(), Some("eksctl/c"));
+        assert_eq!(s.of("eksctl/other.yaml"), None);
         // Beside the stacks' folders: no stack.
         assert_eq!(s.of("samples/shared.yaml"), None);
         assert_eq!(s.of("README.yaml"), None);
+    }
+
+    #[test]
+    fn stacks_grow_through_infrastructure_folders_only() {
+        let s = Stacks::infer(vec![
+            // A tutorial whose cluster lives in its `cluster/` folder, beside other tutorials.
+            tf("ai-ml/ray/tpu/get-started/cluster"),
+            tf("ai-ml/ray/gke-platform"),
+            // Infrastructure two folders deep.
+            tf("demos/vit/tf/platform"),
+            // A tutorial folder that holds its own Terraform root.
+            tf("autopilot/networking-tutorial"),
+        ]);
+        let root = |f: &str| s.of(f).and_then(|i| s.get(i)).map(|s| s.root.clone());
+        assert_eq!(
+            root("ai-ml/ray/tpu/get-started/train/ray.yaml").as_deref(),
+            Some("ai-ml/ray/tpu/get-started")
+        );
+        // A sibling tutorial is no part of it.
+        assert_eq!(root("ai-ml/ray/tpu/dws/rayjob.yaml"), None);
+        assert_eq!(root("ai-ml/ray/tpu/job.yaml"), None);
+        // `gke-platform` is named for infrastructure, but the folder above holds another
+        // anchor: it stays where it is.
+        assert_eq!(
+            root("ai-ml/ray/gke-platform/x.yaml").as_deref(),
+            Some("ai-ml/ray/gke-platform")
+        );
+        assert_eq!(root("ai-ml/ray/rayserve/x.yaml"), None);
+        assert_eq!(
+            root("demos/vit/yamls/spec.yaml").as_deref(),
+            Some("demos/vit")
+        );
+        assert_eq!(root("demos/other/x.yaml"), None);
+        assert_eq!(
+            root("autopilot/networking-tutorial/k8s.yaml").as_deref(),
+            Some("autopilot/networking-tutorial")
+        );
+        assert_eq!(root("autopilot/other/k8s.yaml"), None);
+    }
+
+    #[test]
+    fn infrastructure_names() {
+        for n in [
+            "terraform",
+            "tf",
+            "infra",
+            "gke-cluster",
+            "eks_platform",
+            "Terraform.aws",
+        ] {
+            assert!(infra_named(n), "{n}");
+        }
+        for n in [
+            "get-started",
+            "examples",
+            "spark-on-k8s",
+            "platformer",
+            "dws",
+            "",
+        ] {
+            assert!(!infra_named(n), "{n}");
+        }
     }
 
     #[test]

@@ -35,6 +35,8 @@ pub struct Inventory {
     label_keys: std::sync::OnceLock<std::collections::HashSet<Arc<str>>>,
     /// [`Inventory::closed`], worked out once.
     closed: std::sync::OnceLock<bool>,
+    /// Some pool is declared (worked out once: asked per workload and per file).
+    declared: std::sync::OnceLock<bool>,
     /// [`Inventory::taint_indices_with`]' index, built once.
     by_key_value: std::sync::OnceLock<ByKeyValue>,
     /// [`Inventory::titles`], worked out once.
@@ -297,6 +299,7 @@ impl Inventory {
             found_in: std::sync::OnceLock::new(),
             label_keys: std::sync::OnceLock::new(),
             closed: std::sync::OnceLock::new(),
+            declared: std::sync::OnceLock::new(),
             titles: std::sync::OnceLock::new(),
             by_key_value: std::sync::OnceLock::new(),
             key_words: std::sync::OnceLock::new(),
@@ -649,7 +652,9 @@ impl Inventory {
     /// the pools found among the linted files, which may be a part of the cluster (node groups
     /// made by Terraform or a cloud CLI are not in any manifest).
     pub fn declared(&self) -> bool {
-        self.pools.iter().any(|p| p.declared)
+        *self
+            .declared
+            .get_or_init(|| self.pools.iter().any(|p| p.declared))
     }
 
     /// Are these pools the whole cluster (a closed world), so that what none of them admits

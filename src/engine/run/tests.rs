@@ -117,3 +117,50 @@ fn output_records_keep_order_and_counts() {
         }
     }
 }
+
+/// The clusters inferred from the files each take a slot after the default's; files and
+/// pools in none of them (beside them, or in a folder two definitions share) stay in the
+/// default cluster; a configured cluster's files are never split.
+#[test]
+fn inferred_clusters_take_their_folders() {
+    use crate::analysis::sources::clusters::{Anchor, AnchorKind, Stacks};
+    let anchor = |kind, dir: &str, path: &str| Anchor {
+        kind,
+        dir: dir.to_string(),
+        path: path.to_string(),
+    };
+    let stacks = Stacks::infer(vec![
+        anchor(AnchorKind::Terraform, "spark/terraform", "spark/terraform"),
+        anchor(AnchorKind::Terraform, "ml/terraform", "ml/terraform"),
+        anchor(AnchorKind::Eksctl, "shared", "shared/a.yaml"),
+        anchor(AnchorKind::Eksctl, "shared", "shared/b.yaml"),
+    ]);
+    assert!(stacks.split());
+    let opts = LintOptions::default();
+    let place = Placement::new(opts.clusters.len(), Some(Arc::new(stacks)), true);
+    let default = opts.clusters.len();
+    // Two clusters one definition defines; the shared folder defines none.
+    assert_eq!(place.slots(), default + 3);
+    let spark = place.of_file(&opts, "spark/examples/job.yaml");
+    let ml = place.of_file(&opts, "ml/manifests/train.yaml");
+    assert_ne!(spark, ml);
+    assert!(spark > default && ml > default);
+    assert_eq!(place.of_dir("spark/terraform"), spark);
+    assert_eq!(place.of_dir("ml/terraform/modules/gke"), ml);
+    assert_eq!(place.of_file(&opts, "shared/app.yaml"), default);
+    assert_eq!(place.of_file(&opts, "README.yaml"), default);
+    assert_eq!(place.base(spark), default);
+    let def = place.definition(spark).unwrap();
+    assert_eq!(def.stack().unwrap().root, "spark");
+    assert!(def.holds("spark/examples/job.yaml"));
+    assert!(!def.holds("ml/manifests/train.yaml"));
+    assert!(place.definition(default).is_none());
+    // Not split (one cluster, or nothing inferred): every file stays in the default.
+    let one = Stacks::infer(vec![anchor(AnchorKind::Terraform, "infra", "infra")]);
+    assert!(!one.split());
+    let place = Placement::new(default, Some(Arc::new(one)), false);
+    assert_eq!(place.slots(), default + 1);
+    assert_eq!(place.of_file(&opts, "apps/a.yaml"), default);
+    let none = Placement::new(default, None, false);
+    assert_eq!(none.of_dir("x"), default);
+}

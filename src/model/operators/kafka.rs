@@ -66,15 +66,22 @@ roles:
 };
 
 fn synth(h: &Hook<'_, '_>) -> Synth {
-    let mut s = Synth::default();
     if h.role != "kafka" {
-        return s;
+        return Synth::default();
     }
-    if let Some(key) = text(h.get("spec.kafka.rack.topologyKey")) {
-        s.span = h.get("spec.kafka.rack.topologyKey").map(|n| n.span);
+    rack(h, "spec.kafka.rack.topologyKey", "broker nodes")
+}
+
+/// The required node affinity Strimzi adds for rack awareness: `<topologyKey> Exists` on the
+/// nodes of `whose` pods (cluster-operator/.../model/ModelUtils.java
+/// `affinityWithRackLabelSelector`, used by the Kafka, Kafka Connect and Kafka Bridge models).
+pub(super) fn rack(h: &Hook<'_, '_>, path: &str, whose: &str) -> Synth {
+    let mut s = Synth::default();
+    if let Some(key) = text(h.get(path)) {
+        s.span = h.get(path).map(|n| n.span);
         s.requirements.push(need(key, "Exists", &[]));
         s.notes.push(format!(
-            "required node affinity `{key} Exists` on the broker nodes: rack awareness (strimzi/strimzi-kafka-operator ModelUtils.java `affinityWithRackLabelSelector`)"
+            "required node affinity `{key} Exists` on the {whose}: rack awareness (strimzi/strimzi-kafka-operator ModelUtils.java `affinityWithRackLabelSelector`)"
         ));
     }
     s

@@ -96,11 +96,84 @@ macro_rules! argo_workflow {
     };
 }
 
+/// The declaration of a Volcano job whose `JobSpec` is at `$spec` (see `volcano_job.rs`): a role
+/// per task of `tasks[]`, `replicas` pods made from its `template`, the job's
+/// `priorityClassName` where the template names none.
+macro_rules! volcano_job {
+    ($kind:literal, $group:literal, $spec:literal) => {
+        concat!(
+            "\nkind: ",
+            $kind,
+            "\napiVersion: ",
+            $group,
+            "/*\nroles:\n",
+            "  - name: task\n",
+            "    at: ",
+            $spec,
+            ".tasks[*]\n",
+            "    namedBy: name\n",
+            "    podSpec: template.spec\n",
+            "    priorityClassName: [/",
+            $spec,
+            ".priorityClassName, template.spec.priorityClassName]\n",
+            "    replicas: replicas\n",
+        )
+    };
+}
+
+/// The declaration of a Confluent for Kubernetes component (see `confluent_kafka.rs`): its
+/// `spec.replicas` pods placed by `spec.podTemplate`.
+macro_rules! confluent_component {
+    ($kind:literal) => {
+        concat!(
+            "\nkind: ",
+            $kind,
+            "\napiVersion: platform.confluent.io/*\nroles:\n",
+            "  - name: \"\"\n",
+            "    at: spec.podTemplate\n",
+            "    podSpec: .\n",
+            "    replicas: /spec.replicas\n",
+        )
+    };
+}
+
+/// The declaration of a Strimzi Kafka Connect cluster (see `kafka_connect.rs`): `spec.replicas`
+/// workers (3 when unset) placed by `spec.template.pod`, with `spec.resources`.
+macro_rules! strimzi_connect {
+    ($kind:literal, $role:literal) => {
+        concat!(
+            "\nkind: ",
+            $kind,
+            "\napiVersion: kafka.strimzi.io/*\nroles:\n",
+            "  - name: ",
+            $role,
+            "\n    at: spec.template.pod\n",
+            "    podSpec: .\n",
+            "    resources: /spec.resources\n",
+            "    replicas: /spec.replicas\n",
+            "    defaultReplicas: 3\n",
+        )
+    };
+}
+
+mod agent_sandbox;
+mod agent_sandbox_template;
 mod alertmanager;
 mod ceph_cluster;
+mod ceph_filesystem;
+mod ceph_object_store;
 mod cluster_log_forwarder;
 mod cluster_logging;
 mod cnpg_cluster;
+mod cnpg_pooler;
+mod confluent_connect;
+mod confluent_control_center;
+mod confluent_kafka;
+mod confluent_kafka_rest_proxy;
+mod confluent_kraft_controller;
+mod confluent_ksqldb;
+mod confluent_schema_registry;
+mod confluent_zookeeper;
 mod cron_workflow;
 mod datadog_agent;
 mod eck_agent;
@@ -114,9 +187,13 @@ mod istio_operator;
 mod jax_job;
 mod jobset;
 mod kafka;
+mod kafka_bridge;
+mod kafka_connect;
+mod kafka_mirror_maker2;
 mod kafka_node_pool;
 mod kibana;
 mod knative_service;
+mod kubeflow_notebook;
 mod leader_worker_set;
 mod mpi_job;
 mod mx_job;
@@ -126,17 +203,24 @@ mod pipeline_run;
 mod prometheus;
 mod pytorch_job;
 mod ray_cluster;
+mod ray_cron_job;
 mod ray_job;
 mod ray_service;
+mod redis_enterprise_cluster;
+mod redis_failover;
 mod scheduled_spark_application;
 mod scylla_cluster;
 mod spark_application;
 mod task_run;
 mod tf_job;
 mod thanos_ruler;
+mod volcano_cron_job;
+mod volcano_job;
+mod volcano_job_template;
 mod workflow;
 mod workflow_template;
 mod xgboost_job;
+mod zalando_postgresql;
 
 /// One kind of the catalogue.
 pub struct Operator {
@@ -154,11 +238,24 @@ pub struct Operator {
 
 /// Every kind of the catalogue, by file.
 pub static CATALOGUE: &[&Operator] = &[
+    &agent_sandbox::OPERATOR,
+    &agent_sandbox_template::OPERATOR,
     &alertmanager::OPERATOR,
     &ceph_cluster::OPERATOR,
+    &ceph_filesystem::OPERATOR,
+    &ceph_object_store::OPERATOR,
     &cluster_log_forwarder::OPERATOR,
     &cluster_logging::OPERATOR,
     &cnpg_cluster::OPERATOR,
+    &cnpg_pooler::OPERATOR,
+    &confluent_connect::OPERATOR,
+    &confluent_control_center::OPERATOR,
+    &confluent_kafka::OPERATOR,
+    &confluent_kafka_rest_proxy::OPERATOR,
+    &confluent_kraft_controller::OPERATOR,
+    &confluent_ksqldb::OPERATOR,
+    &confluent_schema_registry::OPERATOR,
+    &confluent_zookeeper::OPERATOR,
     &cron_workflow::OPERATOR,
     &datadog_agent::OPERATOR,
     &eck_agent::OPERATOR,
@@ -172,9 +269,13 @@ pub static CATALOGUE: &[&Operator] = &[
     &jax_job::OPERATOR,
     &jobset::OPERATOR,
     &kafka::OPERATOR,
+    &kafka_bridge::OPERATOR,
+    &kafka_connect::OPERATOR,
+    &kafka_mirror_maker2::OPERATOR,
     &kafka_node_pool::OPERATOR,
     &kibana::OPERATOR,
     &knative_service::OPERATOR,
+    &kubeflow_notebook::OPERATOR,
     &leader_worker_set::OPERATOR,
     &mpi_job::OPERATOR,
     &mx_job::OPERATOR,
@@ -184,17 +285,24 @@ pub static CATALOGUE: &[&Operator] = &[
     &prometheus::OPERATOR,
     &pytorch_job::OPERATOR,
     &ray_cluster::OPERATOR,
+    &ray_cron_job::OPERATOR,
     &ray_job::OPERATOR,
     &ray_service::OPERATOR,
+    &redis_enterprise_cluster::OPERATOR,
+    &redis_failover::OPERATOR,
     &scheduled_spark_application::OPERATOR,
     &scylla_cluster::OPERATOR,
     &spark_application::OPERATOR,
     &task_run::OPERATOR,
     &tf_job::OPERATOR,
     &thanos_ruler::OPERATOR,
+    &volcano_cron_job::OPERATOR,
+    &volcano_job::OPERATOR,
+    &volcano_job_template::OPERATOR,
     &workflow::OPERATOR,
     &workflow_template::OPERATOR,
     &xgboost_job::OPERATOR,
+    &zalando_postgresql::OPERATOR,
 ];
 
 /// A kind of the catalogue, its declaration read.
