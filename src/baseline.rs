@@ -34,7 +34,7 @@ pub fn render(findings: &dyn FindingSource) -> std::io::Result<String> {
             rule: f.rule.to_string(),
             file: f.file.to_string(),
             fingerprint: fingerprint(f),
-            message: f.message.clone(),
+            message: f.message.to_string(),
         });
         Ok(())
     })?;

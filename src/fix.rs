@@ -307,10 +307,14 @@ pub fn insert_node_selector(src: &SourceFile, slot: &SelectorSlot, key: &str, va
 }
 
 /// A fix from one edit, when there is one.
-pub fn single(applicability: Applicability, title: &str, edit: Option<Edit>) -> Option<Fix> {
+pub fn single(
+    applicability: Applicability,
+    title: impl Into<std::borrow::Cow<'static, str>>,
+    edit: Option<Edit>,
+) -> Option<Fix> {
     edit.map(|e| Fix {
         applicability,
-        title: title.to_string(),
+        title: title.into(),
         edits: vec![e],
     })
 }

@@ -241,7 +241,7 @@ fn the_docs_example_declarations_read() {
         let body = &body[..body.find("```").unwrap()];
         let cfg =
             taintlint::config::parse(".taintlint.yaml", body.to_string(), Path::new(".")).unwrap();
-        let problems: Vec<&str> = cfg.findings.iter().map(|f| f.message.as_str()).collect();
+        let problems: Vec<&str> = cfg.findings.iter().map(|f| &*f.message).collect();
         assert!(problems.is_empty(), "{body}: {problems:?}");
         assert!(!cfg.workload_kinds.is_empty(), "{body}");
         named_roles |= cfg

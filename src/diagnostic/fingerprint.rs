@@ -38,7 +38,7 @@ pub fn fingerprint(f: &Finding) -> String {
             o.name.as_deref().unwrap_or("")
         )
     });
-    let field = f.field.clone().unwrap_or_else(|| f.message.clone());
+    let field = f.field.clone().unwrap_or_else(|| f.message.to_string());
     format!(
         "{:016x}",
         fnv1a(&format!("{}|{}|{}|{}", f.rule, uri(&f.file), object, field))

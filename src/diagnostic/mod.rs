@@ -115,13 +115,13 @@ impl Edit {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Fix {
     pub applicability: Applicability,
-    /// What the fix does, imperative: "remove `value`".
-    pub title: String,
+    /// What the fix does, imperative: "remove `value`" (mostly a fixed text: borrowed).
+    pub title: Cow<'static, str>,
     pub edits: Vec<Edit>,
 }
 
 impl Fix {
-    pub fn safe(title: impl Into<String>, edits: Vec<Edit>) -> Self {
+    pub fn safe(title: impl Into<Cow<'static, str>>, edits: Vec<Edit>) -> Self {
         Fix {
             applicability: Applicability::Safe,
             title: title.into(),
@@ -129,7 +129,7 @@ impl Fix {
         }
     }
 
-    pub fn unsafe_(title: impl Into<String>, edits: Vec<Edit>) -> Self {
+    pub fn unsafe_(title: impl Into<Cow<'static, str>>, edits: Vec<Edit>) -> Self {
         Fix {
             applicability: Applicability::Unsafe,
             title: title.into(),
@@ -154,7 +154,9 @@ impl Fix {
 pub struct Finding {
     pub rule: &'static str,
     pub severity: Severity,
-    pub message: String,
+    /// Borrowed when fixed (a rule's one sentence for half a million duplicates), so a
+    /// finding costs no copy of it.
+    pub message: Cow<'static, str>,
     /// Mostly a fixed text: borrowed, not copied into every finding.
     pub help: Option<Cow<'static, str>>,
     /// The file; `None` only before the finding is attached to one.
@@ -186,7 +188,7 @@ impl<'de> Deserialize<'de> for Finding {
         struct Data {
             rule: String,
             severity: Severity,
-            message: String,
+            message: Cow<'static, str>,
             help: Option<Cow<'static, str>>,
             #[serde(with = "crate::load::codec::opt_source")]
             source: Option<Arc<SourceFile>>,
@@ -236,7 +238,7 @@ impl Finding {
         };
         let labels = self.primary.iter().chain(&self.secondary);
         std::mem::size_of::<Finding>()
-            + text(&self.message)
+            + cow(&self.message)
             + self.help.as_ref().map_or(0, cow)
             + labels.map(|l| cow(&l.text)).sum::<usize>()
             + self.secondary.len() * std::mem::size_of::<Label>()
@@ -248,7 +250,7 @@ impl Finding {
             + self.field.as_deref().map_or(0, text)
             + self.api_error.as_deref().map_or(0, text)
             + self.fix.as_ref().map_or(0, |fix| {
-                text(&fix.title)
+                cow(&fix.title)
                     + fix
                         .edits
                         .iter()
@@ -257,7 +259,11 @@ impl Finding {
             })
     }
 
-    pub fn new(rule: &'static str, severity: Severity, message: impl Into<String>) -> Self {
+    pub fn new(
+        rule: &'static str,
+        severity: Severity,
+        message: impl Into<Cow<'static, str>>,
+    ) -> Self {
         Finding {
             rule,
             severity,
@@ -288,6 +294,8 @@ impl Finding {
 
     #[must_use]
     pub fn secondary(mut self, span: Span, text: impl Into<Cow<'static, str>>) -> Self {
+        // Most findings have one: room for exactly one (a push would make room for four).
+        self.secondary.reserve_exact(1);
         self.secondary.push(Label {
             span,
             text: text.into(),
@@ -340,9 +348,14 @@ impl Finding {
 
     #[must_use]
     pub fn in_file(mut self, source: &Arc<SourceFile>) -> Self {
+        self.set_file(source);
+        self
+    }
+
+    /// Attaches the finding to `source` in place (see [`Finding::in_file`]).
+    pub fn set_file(&mut self, source: &Arc<SourceFile>) {
         self.file.clone_from(&source.name);
         self.source = Some(Arc::clone(source));
-        self
     }
 
     /// The 1-based start and end positions of the primary span, or 1:1.
@@ -356,31 +369,56 @@ impl Finding {
             _ => (one, one),
         }
     }
-
-    /// The order of output: file, line, column, rule, then message.
-    pub fn sort_key(&self) -> (&str, usize, usize, &'static str, &str) {
-        let (start, _) = self.range();
-        (
-            &self.file,
-            start.line,
-            start.column,
-            self.rule,
-            &self.message,
-        )
-    }
 }
 
-/// Sorts findings into output order ([`Finding::sort_key`]), stably, without copying their
+/// Sorts findings into output order (file, line and column of the start, rule, then
+/// message), stably, without copying their
 /// file names and messages: the borrowed keys (positions computed once) order an index
 /// list, and the findings are then moved into that order in place.
 pub fn sort_findings(findings: &mut [Finding]) {
-    let order: Vec<usize> = {
-        let keys: Vec<_> = findings.iter().map(Finding::sort_key).collect();
-        let mut order: Vec<usize> = (0..findings.len()).collect();
-        order.sort_by(|&a, &b| keys[a].cmp(&keys[b]));
-        order
-    };
-    // Slot k takes the finding at order[k]: follow each cycle of the permutation once.
+    let ranges: Vec<_> = findings.iter().map(Finding::range).collect();
+    let order = output_order(findings, &ranges);
+    permute(findings, &order);
+}
+
+/// [`sort_findings`], then drops each finding that repeats the one before it (same rule,
+/// file, message and range): the positions are computed once for both.
+pub fn sort_and_dedup_findings(findings: &mut Vec<Finding>) {
+    let ranges: Vec<_> = findings.iter().map(Finding::range).collect();
+    let order = output_order(findings, &ranges);
+    // Whether the finding at each output place stays: compared with the last one kept.
+    let mut keep = Vec::with_capacity(order.len());
+    let mut last: Option<usize> = None;
+    for &i in &order {
+        let repeated = last.is_some_and(|j| {
+            let (a, b) = (&findings[i], &findings[j]);
+            a.rule == b.rule && a.file == b.file && a.message == b.message && ranges[i] == ranges[j]
+        });
+        if !repeated {
+            last = Some(i);
+        }
+        keep.push(!repeated);
+    }
+    permute(findings, &order);
+    let mut keep = keep.into_iter();
+    findings.retain(|_| keep.next().unwrap_or(true));
+}
+
+/// The indices of `findings` in output order (`ranges`: each one's [`Finding::range`]).
+fn output_order(findings: &[Finding], ranges: &[(Position, Position)]) -> Vec<usize> {
+    let keys: Vec<_> = findings
+        .iter()
+        .zip(ranges)
+        .map(|(f, (start, _))| (&*f.file, start.line, start.column, f.rule, &*f.message))
+        .collect();
+    let mut order: Vec<usize> = (0..findings.len()).collect();
+    order.sort_by(|&a, &b| keys[a].cmp(&keys[b]));
+    order
+}
+
+/// Moves `findings` into `order` in place: slot k takes the finding at `order[k]`.
+fn permute(findings: &mut [Finding], order: &[usize]) {
+    // Follow each cycle of the permutation once.
     let mut placed = vec![false; findings.len()];
     for start in 0..findings.len() {
         let mut k = start;
@@ -444,7 +482,7 @@ mod sort_tests {
         assert!(base >= std::mem::size_of::<Finding>());
         let source = SourceFile::new("nodes.yaml", String::new());
         let mut busy = plain.clone().help(format!("{:100}", "help"));
-        busy.message = "x".repeat(300);
+        busy.message = "x".repeat(300).into();
         for _ in 0..12 {
             busy.related.push(Related {
                 source: Arc::clone(&source),
@@ -456,6 +494,46 @@ mod sort_tests {
         assert!(busy.approx_size() >= base + 300 + 100 + related);
         // A fixed help text is borrowed: it costs nothing.
         assert_eq!(plain.clone().help("fixed").approx_size(), base);
+    }
+
+    /// Sorting and deduplicating with the positions computed once gives what sorting, then
+    /// comparing each finding's range with the last one kept, gives.
+    #[test]
+    fn sort_and_dedup_equals_sort_then_dedup() {
+        let text: String = (0..40).map(|i| format!("k{i}: v\n")).collect();
+        let source = SourceFile::new("f.yaml", text);
+        let mut findings = Vec::new();
+        let mut x: u32 = 11;
+        for i in 0..600 {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            let start = (x >> 8) as usize % 30;
+            let mut f = Finding::new(
+                ["b", "a"][(x >> 12) as usize % 2],
+                Severity::Warning,
+                ["m", "n"][(x >> 14) as usize % 2],
+            )
+            .primary(Span::new(start, start + (x >> 16) as usize % 3), "x")
+            .help(i.to_string());
+            if x >> 20 & 1 == 0 {
+                f = f.in_file(&source);
+            } else {
+                f.file = "f.yaml".into();
+            }
+            findings.push(f);
+        }
+        let mut expected = findings.clone();
+        sort_findings(&mut expected);
+        expected.dedup_by(|a, b| {
+            a.rule == b.rule && a.file == b.file && a.message == b.message && a.range() == b.range()
+        });
+        sort_and_dedup_findings(&mut findings);
+        let helps = |v: &[Finding]| -> Vec<String> {
+            v.iter()
+                .map(|f| f.help.as_deref().unwrap_or("").to_string())
+                .collect()
+        };
+        assert!(findings.len() < 600);
+        assert_eq!(helps(&findings), helps(&expected));
     }
 
     #[test]
@@ -482,7 +560,7 @@ mod sort_tests {
                     (
                         f.file.to_string(),
                         f.rule,
-                        f.message.clone(),
+                        f.message.to_string(),
                         f.help.as_deref().map(str::to_string),
                     )
                 })

@@ -142,7 +142,8 @@ impl FileReport {
     /// Replaces `source` everywhere in the report by a lite copy that keeps only the
     /// positions the report refers to, so the file's text can be freed.
     pub fn make_lite(&mut self, source: &Arc<SourceFile>) {
-        let mut offsets: Vec<usize> = Vec::new();
+        // Two labels of two offsets for most findings (a file may have half a million).
+        let mut offsets: Vec<usize> = Vec::with_capacity(4 * self.findings.len());
         let mine = |s: &Arc<SourceFile>| Arc::ptr_eq(s, source);
         let span = |sp: Span, offsets: &mut Vec<usize>| {
             offsets.push(sp.start);
@@ -667,9 +668,15 @@ fn lint_document(
                 .admission
                 .extend(crate::analysis::judgements::admission::fact(object));
         }
-        for mut f in found {
+        for f in &mut found {
             f.object = Some(object.id.clone());
-            report.findings.push(f.in_file(source));
+            f.set_file(source);
+        }
+        // Moved, not copied one by one: an object may have half a million findings.
+        if report.findings.is_empty() {
+            report.findings = found;
+        } else {
+            report.findings.append(&mut found);
         }
     });
 }

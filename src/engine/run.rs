@@ -178,6 +178,8 @@ pub fn lint_spilled(
     let inventory_names: std::collections::HashSet<String> = inventory_names.into_iter().collect();
     // Estimated bytes of the reports kept as they are.
     let kept = AtomicUsize::new(0);
+    // Whether a report larger than the whole budget is kept as it is (see below).
+    let big_kept = std::sync::atomic::AtomicBool::new(false);
     all.par_bridge()
         .for_each(|(index, inventory_only, cluster, input)| {
             let name: Arc<str> = input.name().into();
@@ -249,13 +251,19 @@ pub fn lint_spilled(
             }
             let (documents, objects) = (report.documents, report.objects);
             // Reports stay as they are within the budget (`None`); past it they are encoded
-            // (also `None` when they cannot be: a source with its text).
+            // (also `None` when they cannot be: a source with its text). One report larger
+            // than the whole budget stays as it is too, outside the budget: the
+            // cross-reference holds a file's whole report when it comes to it anyway, so
+            // encoding it would only cost writing and reading it back (a pull request's one
+            // file of half a million findings); every other one is encoded, so at most one
+            // such report is held. A budget of 0 (the tests') spills every report.
             let size = estimate(&report);
             let encoded = if size == 0 || kept.fetch_add(size, Ordering::Relaxed) + size <= budget {
                 None
             } else {
                 kept.fetch_sub(size, Ordering::Relaxed);
-                encode(&report).ok()
+                let alone = budget > 0 && size > budget && !big_kept.swap(true, Ordering::Relaxed);
+                if alone { None } else { encode(&report).ok() }
             };
             let mut guard = shared
                 .lock()
@@ -596,17 +604,32 @@ impl SpilledFindings {
             return;
         }
         self.pending.append(&mut findings);
-        if self.pending.len() >= self.per_record {
-            self.flush();
+        if self.pending.len() < self.per_record {
+            return;
+        }
+        // A file of many findings makes several records: the reporters read back one at a
+        // time, and no record is encoded in a buffer the size of the whole file's.
+        let mut all = std::mem::take(&mut self.pending).into_iter();
+        loop {
+            let record: Vec<Finding> = all.by_ref().take(self.per_record).collect();
+            if record.len() < self.per_record {
+                self.pending = record;
+                return;
+            }
+            self.write(record);
         }
     }
 
-    /// Writes the gathered findings as one record (kept as they are if they cannot be).
+    /// Writes the gathered findings as one record.
     fn flush(&mut self) {
-        if self.pending.is_empty() {
-            return;
+        if !self.pending.is_empty() {
+            let findings = std::mem::take(&mut self.pending);
+            self.write(findings);
         }
-        let mut findings = std::mem::take(&mut self.pending);
+    }
+
+    /// Writes `findings` as one record (kept as they are if they cannot be).
+    fn write(&mut self, mut findings: Vec<Finding>) {
         trim_foreign_sources(&mut findings);
         let out = match codec::encode(&findings) {
             Ok(bytes) => Out::Spilled(self.store.put(&bytes)),
@@ -866,7 +889,8 @@ pub fn finish_spilled(
         entries: index.into_sorted(&store)?,
         loose,
         late: late_by_file,
-    };
+    }
+    .peekable();
 
     // Half the budget for the output (the reports' part is mostly freed by now).
     let (budget, mut kept) = (opts.budget / 2, 0usize);
@@ -882,6 +906,10 @@ pub fn finish_spilled(
             .into_par_iter()
             .map(|g| run.file(g))
             .collect::<Result<_, StoreError>>()?;
+        // The last batch's findings are all in memory now: they stay so for the reporters
+        // (spilling them would only write and read them back), unless every record is to be
+        // spilled (a budget of 0, the tests' setting).
+        let last = budget > 0 && groups.peek().is_none();
         for FileDone {
             mut findings,
             slot,
@@ -897,7 +925,7 @@ pub fn finish_spilled(
                 continue;
             }
             kept += findings_size(&findings);
-            out.push(findings, kept <= budget);
+            out.push(findings, last || kept <= budget);
         }
     }
     out.flush();
@@ -1297,10 +1325,7 @@ impl Run<'_> {
 pub fn settle(findings: &mut Vec<Finding>, suppressions: &mut [Suppression], opts: &LintOptions) {
     crate::suppress::apply(findings, suppressions, &opts.rules);
     opts.apply_ignores(findings);
-    crate::diagnostic::sort_findings(findings);
-    findings.dedup_by(|a, b| {
-        a.rule == b.rule && a.file == b.file && a.message == b.message && a.range() == b.range()
-    });
+    crate::diagnostic::sort_and_dedup_findings(findings);
 }
 
 /// Cross-reference findings point at taints and pools in other files (`related`); those

@@ -78,7 +78,7 @@ pub(super) fn write(findings: &dyn FindingSource, out: &mut dyn Write) -> io::Re
         let n = seen.entry(base.clone()).or_insert(0);
         *n += 1;
         let fingerprint = if *n == 1 { base } else { format!("{base}-{n}") };
-        let mut description = f.message.clone();
+        let mut description = f.message.to_string();
         if let Some(cluster) = &f.cluster {
             description.push_str(&format!(" (cluster `{cluster}`)"));
         }

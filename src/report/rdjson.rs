@@ -141,7 +141,7 @@ fn range(text: Option<&SourceFile>, lines: &SourceFile, span: Span) -> Range {
 }
 
 fn diagnostic<'a>(f: &'a Finding, cache: &mut Option<ReadBack>) -> Diagnostic<'a> {
-    let mut message = f.message.clone();
+    let mut message = f.message.to_string();
     if let Some(cluster) = &f.cluster {
         message.push_str(&format!(" (cluster `{cluster}`)"));
     }

@@ -12,14 +12,69 @@ use serde_json::ser::{CompactFormatter, Formatter, PrettyFormatter};
 
 /// Writes `value` as pretty JSON with every unsafe character escaped.
 pub(super) fn write<T: Serialize>(out: &mut dyn Write, value: &T) -> io::Result<()> {
-    let mut ser = serde_json::Serializer::with_formatter(out, Safe(PrettyFormatter::new()));
-    value.serialize(&mut ser).map_err(io::Error::other)
+    let mut blocks = Blocks::new(out);
+    let mut ser = serde_json::Serializer::with_formatter(&mut blocks, Safe(PrettyFormatter::new()));
+    value.serialize(&mut ser).map_err(io::Error::other)?;
+    blocks.finish()
 }
 
 /// Writes `value` as compact JSON (one line) with every unsafe character escaped.
 pub(super) fn write_compact<T: Serialize>(out: &mut dyn Write, value: &T) -> io::Result<()> {
-    let mut ser = serde_json::Serializer::with_formatter(out, Safe(CompactFormatter));
-    value.serialize(&mut ser).map_err(io::Error::other)
+    let mut blocks = Blocks::new(out);
+    let mut ser = serde_json::Serializer::with_formatter(&mut blocks, Safe(CompactFormatter));
+    value.serialize(&mut ser).map_err(io::Error::other)?;
+    blocks.finish()
+}
+
+/// Bytes gathered before they are passed on.
+const BLOCK: usize = 64 << 10;
+
+/// Gathers the many small writes of the serializer (a quote, a key, an indentation) and
+/// passes them on [`BLOCK`] bytes at a time: each of them is then an append to a vector, not
+/// a call through `dyn Write` (a report of half a million findings makes tens of millions).
+struct Blocks<'a> {
+    buf: Vec<u8>,
+    out: &'a mut dyn Write,
+}
+
+impl<'a> Blocks<'a> {
+    fn new(out: &'a mut dyn Write) -> Self {
+        Blocks {
+            buf: Vec::new(),
+            out,
+        }
+    }
+
+    /// Passes on what is left.
+    fn finish(mut self) -> io::Result<()> {
+        self.out.write_all(&self.buf)?;
+        self.buf.clear();
+        Ok(())
+    }
+}
+
+impl Write for Blocks<'_> {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.write_all(bytes)?;
+        Ok(bytes.len())
+    }
+
+    #[inline]
+    fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.buf.extend_from_slice(bytes);
+        if self.buf.len() >= BLOCK {
+            self.out.write_all(&self.buf)?;
+            self.buf.clear();
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.write_all(&self.buf)?;
+        self.buf.clear();
+        self.out.flush()
+    }
 }
 
 /// The first character of `text` that `util::text::is_unsafe` names, and where. Reads
@@ -42,6 +97,84 @@ fn first_unsafe(text: &str) -> Option<(usize, char)> {
         from = at + c.len_utf8();
     }
     None
+}
+
+/// The bytes [`string`] looks at: what JSON escapes, and what starts a character
+/// `util::text::is_unsafe` names (see [`first_unsafe`]).
+static ATTENTION: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        t[b] = true;
+        b += 1;
+    }
+    t[b'"' as usize] = true;
+    t[b'\\' as usize] = true;
+    t[0x7f] = true;
+    t[0xC2] = true;
+    t[0xD8] = true;
+    t[0xE2] = true;
+    t
+};
+
+/// Appends `text` as a JSON string to `buf`, byte for byte as the [`write`] serializers
+/// write it (serde_json's escapes, then [`Safe`]'s): for the writers that build their JSON
+/// by hand (`json::write`). One pass over the bytes; plain text is copied in runs.
+pub(super) fn string(buf: &mut Vec<u8>, text: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let bytes = text.as_bytes();
+    buf.push(b'"');
+    let mut run = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        // Plain bytes in a tight loop: most text is all plain.
+        while bytes.get(i).is_some_and(|&b| !ATTENTION[usize::from(b)]) {
+            i += 1;
+        }
+        let Some(&b) = bytes.get(i) else {
+            break;
+        };
+        let short: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x08 => b"\\b",
+            0x0c => b"\\f",
+            0x00..=0x1f => b"",
+            0x7f | 0xC2 | 0xD8 | 0xE2 => {
+                // `i` starts a character: these bytes never continue one.
+                let c = text[i..].chars().next().unwrap_or('\0');
+                if !crate::util::text::is_unsafe(c) {
+                    i += c.len_utf8();
+                    continue;
+                }
+                buf.extend_from_slice(&bytes[run..i]);
+                let _ = write!(buf, "\\u{:04x}", u32::from(c));
+                i += c.len_utf8();
+                run = i;
+                continue;
+            }
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        buf.extend_from_slice(&bytes[run..i]);
+        if short.is_empty() {
+            // Another C0 control: `\u00XX`, as serde_json writes it.
+            buf.extend_from_slice(b"\\u00");
+            buf.push(HEX[usize::from(b >> 4)]);
+            buf.push(HEX[usize::from(b & 0xf)]);
+        } else {
+            buf.extend_from_slice(short);
+        }
+        i += 1;
+        run = i;
+    }
+    buf.extend_from_slice(&bytes[run..]);
+    buf.push(b'"');
 }
 
 /// A formatter that writes what `F` writes, but with the unsafe characters of strings
@@ -125,6 +258,38 @@ mod tests {
                 .replace('\u{7f}', "\\u007f")
                 .replace('\u{202e}', "\\u202e")
         );
+    }
+
+    /// [`super::string`] writes each string as the serializer does, hostile ones and
+    /// multi-byte text included.
+    #[test]
+    fn string_is_the_serializers() {
+        let mut texts: Vec<String> = crate::util::text::HOSTILE
+            .iter()
+            .flat_map(|h| [h.to_string(), format!("a{h}b"), format!("{h}{h}x")])
+            .collect();
+        texts.extend(
+            [
+                "",
+                "plain",
+                "q\"uote\\back",
+                "日本語 é €𝄞",
+                "\u{7f}\u{80}\u{a0}\u{61c}\u{2030}",
+            ]
+            .map(str::to_string),
+        );
+        texts.push((0u8..=0x7f).map(char::from).collect());
+        for t in texts {
+            let mut mine = Vec::new();
+            super::string(&mut mine, &t);
+            let mut theirs = Vec::new();
+            super::write_compact(&mut theirs, &t).expect("write");
+            assert_eq!(
+                String::from_utf8_lossy(&mine),
+                String::from_utf8_lossy(&theirs),
+                "{t:?}"
+            );
+        }
     }
 
     /// Each hostile string, pretty and compact: no raw unsafe character, and the same value

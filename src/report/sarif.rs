@@ -183,7 +183,7 @@ impl serde::Serialize for Results<'_> {
 }
 
 fn result(f: &Finding) -> Value {
-    let mut text = f.message.clone();
+    let mut text = f.message.to_string();
     super::push_help_and_api(&mut text, f);
     let mut result = json!({
         "ruleId": f.rule,

@@ -316,15 +316,15 @@ pub fn check_inventory(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
             {
                 continue;
             }
+            // A toleration repeated word for word is said once (as in the heuristic).
+            if !said.insert((&*t.key, &*t.operator, &*t.value, &*t.effect)) {
+                continue;
+            }
             // Length-prefixed: any text may appear in a key or value.
             let key = [&t.key, &t.operator, &t.value, &t.effect]
                 .iter()
                 .map(|x| format!("{}:{x}", x.len()))
                 .collect::<String>();
-            // A toleration repeated word for word is said once (as in the heuristic).
-            if !said.insert(key.clone()) {
-                continue;
-            }
             let answer = ctx.eval.memo.get_or(META.name, fits, &key, || {
                 // Pools with a taint this toleration tolerates: only those with its key (and
                 // its value, for `Equal`); a pool's taints of one key are listed together.

@@ -80,7 +80,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             .field(tol.field_path("key"))
             .fix(crate::fix::single(
                 Applicability::Safe,
-                &format!("replace `{old}` with `{new}`"),
+                format!("replace `{old}` with `{new}`"),
                 fix,
             )),
         );

@@ -257,7 +257,7 @@ fn enum_fix(
     let want = crate::util::nearest(bad, values, 2)?;
     crate::fix::single(
         Applicability::Safe,
-        &format!("replace `{bad}` with `{want}`"),
+        format!("replace `{bad}` with `{want}`"),
         crate::fix::replace_scalar(r.ctx.source, k, v, want),
     )
 }

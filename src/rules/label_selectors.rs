@@ -192,7 +192,7 @@ fn check_requirement(r: &mut Reporter<'_, '_>, ex: &Node, p: &str, what: &str) {
                 let want = OPERATORS.iter().find(|c| c.eq_ignore_ascii_case(op))?;
                 crate::fix::single(
                     Applicability::Safe,
-                    &format!("replace `{op}` with `{want}`"),
+                    format!("replace `{op}` with `{want}`"),
                     crate::fix::replace_scalar(r.ctx.source, k, v, want),
                 )
             });

@@ -75,13 +75,17 @@ pub struct RuleMeta {
 impl RuleMeta {
     /// A finding of this rule, at its severity: the one way rules (and the engine, for the
     /// rules it raises) make findings.
-    pub fn finding(&self, message: impl Into<String>) -> Finding {
+    pub fn finding(&self, message: impl Into<std::borrow::Cow<'static, str>>) -> Finding {
         Finding::new(self.name, self.severity, message)
     }
 
     /// A finding of this rule at another severity (an info for node agents, a warning for a
     /// value the server accepts).
-    pub fn finding_at(&self, severity: Severity, message: impl Into<String>) -> Finding {
+    pub fn finding_at(
+        &self,
+        severity: Severity,
+        message: impl Into<std::borrow::Cow<'static, str>>,
+    ) -> Finding {
         Finding::new(self.name, severity, message)
     }
 }

@@ -165,6 +165,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     let gate = ctx.settings.comparison_operators;
     for spec in &ctx.object.pod_specs {
         let shadowed = shadowing(&spec.tolerations, gate);
+        out.reserve(shadowed.iter().flatten().count());
         // Each list checked once for all its removals (not once per finding); an operator's
         // role may gather its tolerations from a few lists (Rook's `all` and the role's own).
         let mut lists: Vec<(usize, Option<crate::fix::SeqItems<'_>>)> = Vec::new();
@@ -178,16 +179,16 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             let exact = a == b && earlier.seconds() == later.seconds();
             let can_noexecute = matches!(b.effect, "" | "NoExecute");
             let differs = can_noexecute && earlier.seconds() != later.seconds();
-            let message = if exact {
-                "duplicate toleration: the same toleration appears earlier in the list".to_string()
+            let message: std::borrow::Cow<'static, str> = if exact {
+                "duplicate toleration: the same toleration appears earlier in the list".into()
             } else if differs {
                 format!(
                     "toleration is shadowed: an earlier toleration matches every taint this one does, so NoExecute eviction uses its `tolerationSeconds` ({}), not this one's ({})",
                     seconds_text(earlier.seconds()),
                     seconds_text(later.seconds())
-                )
+                ).into()
             } else {
-                "toleration is shadowed: an earlier toleration already matches every taint this one matches".to_string()
+                "toleration is shadowed: an earlier toleration already matches every taint this one matches".into()
             };
             let help = if differs {
                 "the first matching toleration decides when a NoExecute taint evicts the pod; put the one you mean first, or remove the other"

@@ -61,7 +61,7 @@ pub(crate) fn canonical_case(
     let edit = crate::fix::replace_scalar(ctx.source, field.key, field.value, want);
     crate::fix::single(
         Applicability::Safe,
-        &format!("replace `{text}` with `{want}`"),
+        format!("replace `{text}` with `{want}`"),
         edit,
     )
 }

@@ -72,7 +72,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             let Some(want) = typo_of(key) else { continue };
             let fix = crate::fix::single(
                 Applicability::Unsafe,
-                &format!("replace `{key}` with `{want}`"),
+                format!("replace `{key}` with `{want}`"),
                 crate::fix::replace_scalar(ctx.source, k, v, want),
             );
             out.push(

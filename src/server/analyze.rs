@@ -212,7 +212,7 @@ fn diagnostic(f: &Finding, text: &Text, buffer: (&str, &Url), others: &mut Index
         .primary
         .as_ref()
         .map_or_else(Range::default, |l| text.range(l.span));
-    let mut message = f.message.clone();
+    let mut message = f.message.to_string();
     if let Some(help) = &f.help {
         let _ = write!(message, "\nhelp: {help}");
     }
