@@ -13,6 +13,10 @@ pub struct Ctx<'a> {
     pub document: &'a Document,
     pub source: &'a SourceFile,
     pub settings: &'a Settings,
+    /// Whether the document's text may hold a value go-yaml cannot convert (a tag, a `.inf`
+    /// or `.nan`: [`super::decoding::may_be_undecodable`]); found once per document, which
+    /// a List's items share.
+    pub undecodable_possible: bool,
 }
 
 impl Ctx<'_> {

@@ -21,12 +21,16 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     let mut first_type_error = true;
     // A JSON stream's values are JSON's, not YAML 1.1's (`load::json`).
     let json = crate::load::json::is_json_stream(&ctx.source.text);
-    // What go-yaml cannot decode is looked for in the whole object (`undecodable`), the rest
-    // in the scheduling fields.
+    // What go-yaml cannot decode is looked for in the whole object (`undecodable`), where
+    // the document's text may hold it, the rest in the scheduling fields.
     let problems = walk(ctx.object)
         .into_iter()
         .filter(|p| !matches!(p, Problem::NonFinite { .. } | Problem::BadTag { .. }))
-        .chain(undecodable(ctx.object.node));
+        .chain(if ctx.undecodable_possible {
+            undecodable(ctx.object.node)
+        } else {
+            Vec::new()
+        });
     for p in problems {
         match p {
             Problem::Type {
