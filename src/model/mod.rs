@@ -104,10 +104,13 @@ pub fn pod_spec_path(kind: &str, group: &str) -> Option<&'static [&'static str]>
 /// The kind name used in API-server messages: `Pod`, `Deployment.apps`.
 pub fn kind_text(kind: &str, group: &str) -> String {
     if group.is_empty() {
-        kind.to_string()
-    } else {
-        format!("{kind}.{group}")
+        return kind.to_string();
     }
+    let mut text = String::with_capacity(kind.len() + 1 + group.len());
+    text.push_str(kind);
+    text.push('.');
+    text.push_str(group);
+    text
 }
 
 /// Kinds whose contents are never searched for scheduling fields.
@@ -203,7 +206,8 @@ fn build_object<'a>(node: &'a Node, doc_path: String, kinds: &[WorkloadKind]) ->
             kind_text: kind_text(kind, group),
         };
         if let Some(spec) = node.path(path) {
-            pod_specs.push(PodSpec::new(spec, path.join("."), true));
+            // One spec: a vector of one (a spec is large; `push` would make room for four).
+            pod_specs = vec![PodSpec::new(spec, path.join("."), true)];
         }
     } else if kind == "Node" && group.is_empty() {
         schema = Schema::Builtin {
@@ -212,7 +216,7 @@ fn build_object<'a>(node: &'a Node, doc_path: String, kinds: &[WorkloadKind]) ->
         if let Some(list) = node.path(&["spec", "taints"]) {
             // The server reports Node taint errors under `metadata.taints`
             // (pkg/apis/core/validation/validation.go `ValidateNode`).
-            taints.push(TaintList::new(list, "spec.taints", "metadata.taints"));
+            taints = vec![TaintList::new(list, "spec.taints", "metadata.taints")];
         }
         unschedulable = node.path(&["spec", "unschedulable"]);
     } else if kind == "RuntimeClass" && group == "node.k8s.io" {
@@ -220,7 +224,7 @@ fn build_object<'a>(node: &'a Node, doc_path: String, kinds: &[WorkloadKind]) ->
             kind_text: kind_text(kind, group),
         };
         if let Some(sched) = node.get("scheduling") {
-            pod_specs.push(PodSpec::new(sched, "scheduling".to_string(), true));
+            pod_specs = vec![PodSpec::new(sched, "scheduling".to_string(), true)];
         }
     } else if let Some(wk) = kinds.iter().find(|k| k.matches(kind, api_version)) {
         // A configured kind: its pods are where the config says.
@@ -394,8 +398,12 @@ fn search_custom<'a>(node: &'a Node, path: String, out: &mut Vec<PodSpec<'a>>, d
 /// Joins a field path: `join("spec", "tolerations")` = `spec.tolerations`.
 pub fn join(prefix: &str, child: &str) -> String {
     if prefix.is_empty() {
-        child.to_string()
-    } else {
-        format!("{prefix}.{child}")
+        return child.to_string();
     }
+    // Made for every field of every pod spec: no formatting machinery.
+    let mut path = String::with_capacity(prefix.len() + 1 + child.len());
+    path.push_str(prefix);
+    path.push('.');
+    path.push_str(child);
+    path
 }
