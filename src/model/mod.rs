@@ -104,13 +104,10 @@ pub fn pod_spec_path(kind: &str, group: &str) -> Option<&'static [&'static str]>
 /// The kind name used in API-server messages: `Pod`, `Deployment.apps`.
 pub fn kind_text(kind: &str, group: &str) -> String {
     if group.is_empty() {
-        return kind.to_string();
+        kind.to_string()
+    } else {
+        dotted(kind, group)
     }
-    let mut text = String::with_capacity(kind.len() + 1 + group.len());
-    text.push_str(kind);
-    text.push('.');
-    text.push_str(group);
-    text
 }
 
 /// Kinds whose contents are never searched for scheduling fields.
@@ -398,12 +395,17 @@ fn search_custom<'a>(node: &'a Node, path: String, out: &mut Vec<PodSpec<'a>>, d
 /// Joins a field path: `join("spec", "tolerations")` = `spec.tolerations`.
 pub fn join(prefix: &str, child: &str) -> String {
     if prefix.is_empty() {
-        return child.to_string();
+        child.to_string()
+    } else {
+        dotted(prefix, child)
     }
-    // Made for every field of every pod spec: no formatting machinery.
-    let mut path = String::with_capacity(prefix.len() + 1 + child.len());
-    path.push_str(prefix);
-    path.push('.');
-    path.push_str(child);
-    path
+}
+
+/// `a.b`, made for every field of every pod spec: no formatting machinery.
+fn dotted(a: &str, b: &str) -> String {
+    let mut text = String::with_capacity(a.len() + 1 + b.len());
+    text.push_str(a);
+    text.push('.');
+    text.push_str(b);
+    text
 }
