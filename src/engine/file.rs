@@ -633,12 +633,14 @@ fn lint_document(
     model::each_object(doc, &opts.settings.workload_kinds, &mut |object| {
         let object = &object;
         report.objects += 1;
+        let decoded = rules::decoded(object, &opts.rules);
         let ctx = Ctx {
             object,
             document: doc,
             source,
             settings: &opts.settings,
             undecodable_possible,
+            decoded: &decoded,
         };
         let mut found = Vec::new();
         for (_, check) in opts.rules.enabled_checks() {
