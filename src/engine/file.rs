@@ -628,7 +628,6 @@ fn lint_document(
         return;
     }
     report.documents += 1;
-    let undecodable_possible = rules::may_be_undecodable(&source.text, doc);
     // One object at a time: the items of a List are built, linted and dropped in turn.
     model::each_object(doc, &opts.settings.workload_kinds, &mut |object| {
         let object = &object;
@@ -639,7 +638,6 @@ fn lint_document(
             document: doc,
             source,
             settings: &opts.settings,
-            undecodable_possible,
             decoded: &decoded,
         };
         let mut found = Vec::new();

@@ -99,6 +99,8 @@ pub fn parse_each(text: &str, limits: Limits, each: &mut dyn FnMut(Document) -> 
                     span: node.span,
                     root: Some(node),
                     has_complex_key: false,
+                    // JSON has no tags, and no `.inf`.
+                    maybe_undecodable: false,
                 };
                 if !each(doc) {
                     out.stopped = true;

@@ -13,10 +13,6 @@ pub struct Ctx<'a> {
     pub document: &'a Document,
     pub source: &'a SourceFile,
     pub settings: &'a Settings,
-    /// Whether the document's text may hold a value go-yaml cannot convert (a tag, a `.inf`
-    /// or `.nan`: [`super::decoding::may_be_undecodable`]); found once per document, which
-    /// a List's items share.
-    pub undecodable_possible: bool,
     /// What [`super::decoding::walk`] finds in the object's typed fields ([`decoded`]), walked
     /// once for the decode rules that read it (`yaml-type-mismatch`, `unknown-field`).
     pub(crate) decoded: &'a [super::decoding::Problem<'a>],

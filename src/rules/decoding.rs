@@ -467,25 +467,6 @@ pub(crate) fn collection_word(node: &Node) -> &'static str {
     }
 }
 
-/// Whether the text of `doc` (in `source`, the text it was read from) may hold a value
-/// [`undecodable`] finds: one needs a tag (`!`) or a plain `.inf` or `.nan` (any case, maybe
-/// signed), and every node of a document, an alias's copy included, was read from its text.
-/// The text read runs from the start of the line where the document or its root begins (a
-/// tag written before a mapping's first key is on that line) to where either ends.
-pub(crate) fn may_be_undecodable(source: &str, doc: &crate::load::yaml::Document) -> bool {
-    let root = doc.root.as_ref().map_or(doc.span, |r| r.span);
-    let start = doc.span.start.min(root.start).min(source.len());
-    let end = doc.span.end.max(root.end).min(source.len());
-    let b = source.as_bytes();
-    let start = memchr::memrchr(b'\n', &b[..start]).map_or(0, |i| i + 1);
-    let text = &b[start..end.max(start)];
-    memchr::memchr(b'!', text).is_some()
-        || memchr::memchr_iter(b'.', text).any(|i| {
-            let word = text.get(i + 1..i + 4).unwrap_or_default();
-            word.eq_ignore_ascii_case(b"inf") || word.eq_ignore_ascii_case(b"nan")
-        })
-}
-
 /// The values of a whole object that go-yaml cannot turn into JSON, wherever they are: a
 /// non-finite float (`json: unsupported value: +Inf`) or a tag that does not fit its text
 /// (`cannot decode !!str \`abc\` as a !!int`). kubectl refuses the file there, whatever the

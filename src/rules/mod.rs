@@ -15,7 +15,6 @@ pub mod tolerations;
 
 pub use ctx::{Aggregate, CheckFn, CrossCtx, CrossFn, Ctx, RunCtx};
 pub(crate) use ctx::{decoded, push, push_server_only};
-pub(crate) use decoding::may_be_undecodable;
 pub use selection::{Level, RuleSet, unknown_rule_message};
 
 pub use duplicate_key::META as DUPLICATE_KEY;

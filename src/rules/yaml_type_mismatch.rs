@@ -21,9 +21,9 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     let mut first_type_error = true;
     // A JSON stream's values are JSON's, not YAML 1.1's (`load::json`).
     let json = crate::load::json::is_json_stream(&ctx.source.text);
-    // What go-yaml cannot decode is looked for in the whole object (`undecodable`), where
-    // the document's text may hold it, the rest in the scheduling fields.
-    let whole = if ctx.undecodable_possible {
+    // What go-yaml cannot decode is looked for in the whole object (`undecodable`), when the
+    // document holds a tagged or non-finite scalar, the rest in the scheduling fields.
+    let whole = if ctx.document.maybe_undecodable {
         undecodable(ctx.object.node)
     } else {
         Vec::new()
