@@ -642,11 +642,13 @@ fn lint_document(
     model::each_object(doc, &opts.settings.workload_kinds, &mut |object| {
         let object = &object;
         report.objects += 1;
+        let decoded = rules::decoded(object, &opts.rules);
         let ctx = Ctx {
             object,
             document: doc,
             source,
             settings: &opts.settings,
+            decoded: &decoded,
         };
         let mut found = Vec::new();
         for (_, check) in opts.rules.enabled_checks() {

@@ -46,6 +46,9 @@ struct Fast<'a> {
     /// What the tree built so far costs ([`Node::cost`]), against [`Limits::max_document_bytes`].
     bytes: Cell<usize>,
     max_bytes: usize,
+    /// A plain `.inf` or `.nan` was made ([`Document::maybe_undecodable`]; no tag is ever
+    /// taken here).
+    non_finite: Cell<bool>,
 }
 
 /// Runs the builder over one chunk: the document, or where it gave up.
@@ -66,6 +69,7 @@ fn run_counted(chunk: &str, limits: Limits, build: bool) -> (Result<Option<Docum
         build,
         bytes: Cell::new(0),
         max_bytes: limits.max_document_bytes,
+        non_finite: Cell::new(false),
     };
     let doc = fast.document();
     let over = fast.over();
@@ -229,6 +233,9 @@ impl<'a> Fast<'a> {
     fn scalar(&self, span: Span, text: &str, style: Style) -> Node {
         if self.build {
             self.charge(scalar_cost(text));
+        }
+        if style == Style::Plain && super::yaml11::non_finite(text).is_some() {
+            self.non_finite.set(true);
         }
         Node {
             span,
@@ -400,6 +407,7 @@ impl<'a> Fast<'a> {
                     span: Span::new(m.min(len), len),
                     root: Some(self.scalar(Span::empty(len), "", Style::Plain)),
                     has_complex_key: false,
+                    maybe_undecodable: false,
                 })),
             };
         }
@@ -420,6 +428,7 @@ impl<'a> Fast<'a> {
             span: Span::new(start.min(end), end),
             root: Some(root),
             has_complex_key: false,
+            maybe_undecodable: self.non_finite.get(),
         }))
     }
 

@@ -27,14 +27,12 @@ const PEEK: usize = 4096;
 /// (kubectl's input decoder drops it).
 pub fn is_json_stream(text: &str) -> bool {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let head = &text.as_bytes()[..text.len().min(PEEK)];
-    // A character cut at the end of the peek is no `{` either.
-    let head = match std::str::from_utf8(head) {
-        Ok(h) => h,
-        Err(e) => &text[..e.valid_up_to()],
-    };
-    head.trim_start_matches(char::is_whitespace)
-        .starts_with('{')
+    // The first character that is not white space, if it starts within the peek (a `{` is
+    // one byte: one that starts there is all there). Only the leading white space is read.
+    text.char_indices()
+        .take_while(|(at, _)| *at < PEEK)
+        .find(|(_, c)| !c.is_whitespace())
+        .is_some_and(|(_, c)| c == '{')
 }
 
 /// Where kubectl 1.34 and later read a JSON stream again as YAML after a JSON error, when it
@@ -101,6 +99,8 @@ pub fn parse_each(text: &str, limits: Limits, each: &mut dyn FnMut(Document) -> 
                     span: node.span,
                     root: Some(node),
                     has_complex_key: false,
+                    // JSON has no tags, and no `.inf`.
+                    maybe_undecodable: false,
                 };
                 if !each(doc) {
                     out.stopped = true;
@@ -490,6 +490,11 @@ mod tests {
         assert!(!is_json_stream("a: {}"));
         assert!(!is_json_stream(&format!("{}{{}}", " ".repeat(4096))));
         assert!(is_json_stream(&format!("{}{{}}", " ".repeat(4095))));
+        // A wide space cut by the end of the peek: nothing past it is peeked at.
+        assert!(!is_json_stream(&format!(
+            "{}\u{3000}{{}}",
+            " ".repeat(4094)
+        )));
     }
 
     #[test]

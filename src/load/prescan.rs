@@ -118,6 +118,17 @@ pub enum Prescan {
     Parse,
 }
 
+/// What [`classify`] looks for in every document, each searcher built once (building one
+/// costs about as much as searching a small document).
+static NEEDLES: std::sync::LazyLock<[memchr::memmem::Finder<'static>; 3]> =
+    std::sync::LazyLock::new(|| {
+        [
+            memchr::memmem::Finder::new(b"taintlint"),
+            memchr::memmem::Finder::new(b"scheduler.alpha.kubernetes.io/"),
+            memchr::memmem::Finder::new(b"openshift.io/node-selector"),
+        ]
+    });
+
 /// Whether a document chunk holds one object of a kind without scheduling fields, written in
 /// YAML the parser accepts (checked by the fast builder without building it): such a document
 /// need not be built nor linted. The object's `kind` and `apiVersion` are read the way the
@@ -129,13 +140,14 @@ pub fn classify(doc: &str, limits: Limits, configured: impl Fn(&str) -> bool) ->
     }
     // A `taintlint.dev/ignore` annotation is registered (and reported when unused) on any
     // object: such a document is linted whatever its kind.
-    if memchr::memmem::find(doc.as_bytes(), b"taintlint").is_some() {
+    let [ignore, pod_node_selector, project_node_selector] = &*NEEDLES;
+    if ignore.find(doc.as_bytes()).is_some() {
         return Prescan::Build;
     }
     // A Namespace's scheduling annotations feed the admission plugins
     // (`analysis::judgements::admission`): such a document is built.
-    if memchr::memmem::find(doc.as_bytes(), b"scheduler.alpha.kubernetes.io/").is_some()
-        || memchr::memmem::find(doc.as_bytes(), b"openshift.io/node-selector").is_some()
+    if pod_node_selector.find(doc.as_bytes()).is_some()
+        || project_node_selector.find(doc.as_bytes()).is_some()
     {
         return Prescan::Build;
     }

@@ -292,6 +292,11 @@ pub struct Document {
     pub span: Span,
     /// A mapping key that is itself a collection, as `{{ .Values.x }}` parses.
     pub has_complex_key: bool,
+    /// A scalar of it has a tag, or is a plain `.inf` or `.nan` ([`super::yaml11::non_finite`]):
+    /// a value go-yaml may not turn into JSON. Without one, no value of the document is (what
+    /// `yaml-type-mismatch` looks for in a whole object); every builder sets it as it makes
+    /// the scalars (an alias's copy was made in the same document).
+    pub maybe_undecodable: bool,
 }
 
 /// Why a file (or a document of it) could not be loaded. `TooLarge`: the document would take
@@ -416,6 +421,7 @@ struct Builder {
     stack: Vec<Frame>,
     anchors: HashMap<usize, Node>,
     has_complex_key: bool,
+    maybe_undecodable: bool,
     root: Option<Node>,
     /// What the tree (and the anchors' copies) cost so far ([`Node::cost`]).
     bytes: usize,
@@ -430,6 +436,7 @@ impl Builder {
             stack: Vec::new(),
             anchors: HashMap::new(),
             has_complex_key: false,
+            maybe_undecodable: false,
             root: None,
             bytes: 0,
             error: None,
@@ -1291,6 +1298,7 @@ fn parse_strict(
                         index,
                         span: Span::new(doc_start.min(end), end),
                         has_complex_key: b.has_complex_key,
+                        maybe_undecodable: b.maybe_undecodable,
                         root: b.root,
                     };
                     index += 1;
@@ -1369,13 +1377,12 @@ fn parse_strict(
                 } else {
                     text
                 };
+                let style = style_of(style);
+                b.maybe_undecodable |= tag.is_some()
+                    || (style == Style::Plain && super::yaml11::non_finite(&text).is_some());
                 let node = Node {
                     span: bspan,
-                    value: Value::Scalar(Scalar {
-                        text,
-                        style: style_of(style),
-                        tag,
-                    }),
+                    value: Value::Scalar(Scalar { text, style, tag }),
                 };
                 if !b.charge(node.cost()) {
                     outcome.error = Some(too_large(doc_start, limits));
@@ -1497,6 +1504,29 @@ mod tests {
         let s = parse(text, Limits::default());
         assert!(s.error.is_none(), "{:?}", s.error);
         s.documents.into_iter().next().unwrap().root.unwrap()
+    }
+
+    /// Both builders say when a document holds a tagged or non-finite scalar, and only then.
+    #[test]
+    fn documents_say_when_they_may_not_decode() {
+        let cases = [
+            ("a: 1\nb: [x, .5, -1]\nc: example.info\n", false),
+            ("a: .inf\n", true),
+            ("a: [1, -.Inf]\n", true),
+            ("a:\n  b: .NaN\n", true),
+            ("a: '.inf'\n", false),
+            ("a: .iNf\n", false),
+            ("a: !!int x\n", true),
+            ("a: &x .nan\nb: *x\n", true),
+        ];
+        for (text, want) in cases {
+            let slow = parse_at(text, 0, Limits::default());
+            assert!(slow.error.is_none(), "{text}");
+            assert_eq!(slow.documents[0].maybe_undecodable, want, "parser: {text}");
+            if let Some(fast) = super::super::fast_yaml::parse_at(text, 0, Limits::default()) {
+                assert_eq!(fast.documents[0].maybe_undecodable, want, "fast: {text}");
+            }
+        }
     }
 
     /// The values of `values` in a flow sequence whose closer sits at or below its key's

@@ -133,6 +133,17 @@ fn tagged(tag: &str, text: &str) -> Resolved {
     })
 }
 
+/// The float a plain scalar spells that JSON cannot carry (`.inf`, `-.Inf`, `.NAN`, … as
+/// YAML 1.1 writes them), named as Go prints it.
+pub fn non_finite(text: &str) -> Option<&'static str> {
+    match text {
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => Some("+Inf"),
+        "-.inf" | "-.Inf" | "-.INF" => Some("-Inf"),
+        ".nan" | ".NaN" | ".NAN" => Some("NaN"),
+        _ => None,
+    }
+}
+
 /// Resolution of an untagged plain scalar (go-yaml v2 `resolve`).
 pub fn resolve_plain(text: &str) -> Resolved {
     match text {
@@ -143,12 +154,20 @@ pub fn resolve_plain(text: &str) -> Resolved {
         "n" | "N" | "no" | "No" | "NO" | "false" | "False" | "FALSE" | "off" | "Off" | "OFF" => {
             return Resolved::Bool(false);
         }
-        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => {
-            return Resolved::NonFinite("+Inf");
-        }
-        "-.inf" | "-.Inf" | "-.INF" => return Resolved::NonFinite("-Inf"),
-        ".nan" | ".NaN" | ".NAN" => return Resolved::NonFinite("NaN"),
         _ => {}
+    }
+    if let Some(what) = non_finite(text) {
+        return Resolved::NonFinite(what);
+    }
+    // A plain decimal without a leading zero (most numbers written: `replicas: 3`): what
+    // `strconv.ParseInt(text, 0, 64)` below makes of it, without its copies. Eighteen digits
+    // always fit.
+    if text.len() <= 18
+        && text.bytes().all(|c| c.is_ascii_digit())
+        && (text.len() == 1 || !text.starts_with('0'))
+        && let Ok(i) = text.parse::<i64>()
+    {
+        return Resolved::Int(i);
     }
     let first = text.as_bytes()[0];
     if first == b'.' {

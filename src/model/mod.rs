@@ -106,7 +106,7 @@ pub fn kind_text(kind: &str, group: &str) -> String {
     if group.is_empty() {
         kind.to_string()
     } else {
-        format!("{kind}.{group}")
+        dotted(kind, group)
     }
 }
 
@@ -203,7 +203,8 @@ fn build_object<'a>(node: &'a Node, doc_path: String, kinds: &[WorkloadKind]) ->
             kind_text: kind_text(kind, group),
         };
         if let Some(spec) = node.path(path) {
-            pod_specs.push(PodSpec::new(spec, path.join("."), true));
+            // One spec: a vector of one (a spec is large; `push` would make room for four).
+            pod_specs = vec![PodSpec::new(spec, path.join("."), true)];
         }
     } else if kind == "Node" && group.is_empty() {
         schema = Schema::Builtin {
@@ -212,7 +213,7 @@ fn build_object<'a>(node: &'a Node, doc_path: String, kinds: &[WorkloadKind]) ->
         if let Some(list) = node.path(&["spec", "taints"]) {
             // The server reports Node taint errors under `metadata.taints`
             // (pkg/apis/core/validation/validation.go `ValidateNode`).
-            taints.push(TaintList::new(list, "spec.taints", "metadata.taints"));
+            taints = vec![TaintList::new(list, "spec.taints", "metadata.taints")];
         }
         unschedulable = node.path(&["spec", "unschedulable"]);
     } else if kind == "RuntimeClass" && group == "node.k8s.io" {
@@ -220,7 +221,7 @@ fn build_object<'a>(node: &'a Node, doc_path: String, kinds: &[WorkloadKind]) ->
             kind_text: kind_text(kind, group),
         };
         if let Some(sched) = node.get("scheduling") {
-            pod_specs.push(PodSpec::new(sched, "scheduling".to_string(), true));
+            pod_specs = vec![PodSpec::new(sched, "scheduling".to_string(), true)];
         }
     } else if let Some(wk) = kinds.iter().find(|k| k.matches(kind, api_version)) {
         // A configured kind: its pods are where the config says.
@@ -396,6 +397,15 @@ pub fn join(prefix: &str, child: &str) -> String {
     if prefix.is_empty() {
         child.to_string()
     } else {
-        format!("{prefix}.{child}")
+        dotted(prefix, child)
     }
+}
+
+/// `a.b`, made for every field of every pod spec: no formatting machinery.
+fn dotted(a: &str, b: &str) -> String {
+    let mut text = String::with_capacity(a.len() + 1 + b.len());
+    text.push_str(a);
+    text.push('.');
+    text.push_str(b);
+    text
 }

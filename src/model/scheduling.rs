@@ -387,22 +387,15 @@ impl<'a> PodSpec<'a> {
     /// The pod spec at `node` (at `path`), every field read off that mapping.
     pub fn new(node: &'a Node, path: String, builtin: bool) -> Self {
         let mut spec = PodSpec::empty(node, path.clone(), builtin);
-        spec.written.push(Written {
-            part: Part {
-                key: node,
-                value: node,
-                path: path.clone(),
-            },
-            typed: if builtin {
-                if path == "scheduling" {
-                    Typed::Scheduling
-                } else {
-                    Typed::PodSpec
-                }
+        let typed = if builtin {
+            if path == "scheduling" {
+                Typed::Scheduling
             } else {
-                Typed::CustomPodSpec
-            },
-        });
+                Typed::PodSpec
+            }
+        } else {
+            Typed::CustomPodSpec
+        };
         if let Some(list) = Part::of(node, "tolerations", &path) {
             spec.tolerations = tolerations_of(&list);
             spec.tolerations_list = Some(list.field());
@@ -443,6 +436,15 @@ impl<'a> PodSpec<'a> {
             .get("resourceClaims")
             .and_then(Node::as_seq)
             .is_some_and(|c| !c.is_empty());
+        // The whole spec is written here: the path's last use.
+        spec.written = vec![Written {
+            part: Part {
+                key: node,
+                value: node,
+                path,
+            },
+            typed,
+        }];
         spec
     }
 
@@ -548,50 +550,57 @@ impl<'a> PodSpec<'a> {
 
     /// The containers of its container lists (or maps of containers by name).
     fn each_container(&self) -> impl Iterator<Item = &'a Node> + '_ {
+        // A list is a sequence or a mapping (name → container), never both.
         self.containers.iter().flat_map(|list| {
-            let items: Vec<&'a Node> = match (list.as_seq(), list.as_map()) {
-                (Some(seq), _) => seq.iter().collect(),
-                (_, Some(map)) => map.iter().map(|(_, v)| v).collect(),
-                _ => Vec::new(),
-            };
-            items
+            let seq = list.as_seq().unwrap_or_default().iter();
+            seq.chain(list.as_map().unwrap_or_default().iter().map(|(_, v)| v))
         })
     }
 
     /// Every `ResourceRequirements` mapping: the spec's own and each container's.
-    pub fn all_resources(&self) -> Vec<&'a Node> {
-        let mut out: Vec<&'a Node> = self.resources.clone();
-        out.extend(self.each_container().filter_map(|c| c.get("resources")));
-        out
+    pub fn all_resources(&self) -> impl Iterator<Item = &'a Node> + '_ {
+        self.resources
+            .iter()
+            .copied()
+            .chain(self.each_container().filter_map(|c| c.get("resources")))
     }
 
     /// The resources its containers (and the pod, and the operator's resource fields)
     /// request or limit, each once, in the order written.
     pub fn resource_names(&self) -> Vec<&'a str> {
         let mut names = Vec::new();
-        for r in self.all_resources() {
-            for k in ["limits", "requests"] {
-                for (name, _) in r.get(k).and_then(Node::as_map).unwrap_or_default() {
-                    if let Some(n) = name.text()
-                        && !names.contains(&n)
-                    {
-                        names.push(n);
-                    }
-                }
+        for n in self.each_resource_name() {
+            if !names.contains(&n) {
+                names.push(n);
             }
         }
         names
     }
 
+    /// Every name under `limits` and `requests` of [`Self::all_resources`], in the order
+    /// written, repeats included.
+    fn each_resource_name(&self) -> impl Iterator<Item = &'a str> + '_ {
+        self.all_resources().flat_map(|r| {
+            ["limits", "requests"].into_iter().flat_map(move |k| {
+                r.get(k)
+                    .and_then(Node::as_map)
+                    .unwrap_or_default()
+                    .iter()
+                    .filter_map(|(name, _)| name.text())
+            })
+        })
+    }
+
     /// The extended resources (`vendor.example/name`) it requests or limits, with the ones
     /// its operator adds.
     pub fn extended_resources(&self) -> Vec<String> {
-        let mut names: Vec<String> = self
-            .resource_names()
-            .into_iter()
-            .filter(|n| n.contains('/'))
-            .map(str::to_string)
-            .collect();
+        // `resource_names`' order, only the names with a `/` (most specs have none).
+        let mut names: Vec<String> = Vec::new();
+        for n in self.each_resource_name().filter(|n| n.contains('/')) {
+            if !names.iter().any(|m| m == n) {
+                names.push(n.to_string());
+            }
+        }
         for r in self.synth.iter().flat_map(|s| &s.resources) {
             if !names.contains(r) {
                 names.push(r.clone());

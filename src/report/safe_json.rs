@@ -84,11 +84,8 @@ impl Write for Blocks<'_> {
 fn first_unsafe(text: &str) -> Option<(usize, char)> {
     let bytes = text.as_bytes();
     let mut from = 0;
-    while let Some(i) = bytes[from..]
-        .iter()
-        .position(|&b| b < 0x20 || matches!(b, 0x7f | 0xC2 | 0xD8 | 0xE2))
-    {
-        let at = from + i;
+    loop {
+        let at = from + first_maybe(&bytes[from..])?;
         // `at` starts a character: the bytes looked for never continue one.
         let c = text[at..].chars().next()?;
         if crate::util::text::is_unsafe(c) {
@@ -96,7 +93,33 @@ fn first_unsafe(text: &str) -> Option<(usize, char)> {
         }
         from = at + c.len_utf8();
     }
-    None
+}
+
+/// Where the first byte of `bytes` is that may start what [`first_unsafe`] looks for. Eight
+/// bytes at a time while they are all printable ASCII (`0x20..=0x7e`: a whole word tested at
+/// once), then byte by byte.
+fn first_maybe(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut clean = 0;
+    for word in bytes.chunks_exact(8) {
+        let Ok(word) = <[u8; 8]>::try_from(word) else {
+            break;
+        };
+        let x = u64::from_le_bytes(word);
+        // A byte below 0x20 borrows into its high bit; one above 0x7e has it set after +1
+        // (or already).
+        let below = x.wrapping_sub(ONES * 0x20) & !x & HIGH;
+        let above = (x.wrapping_add(ONES) | x) & HIGH;
+        if below | above != 0 {
+            break;
+        }
+        clean += 8;
+    }
+    let rest = &bytes[clean..];
+    rest.iter()
+        .position(|&b| b < 0x20 || matches!(b, 0x7f | 0xC2 | 0xD8 | 0xE2))
+        .map(|i| clean + i)
 }
 
 /// The bytes [`string`] looks at: what JSON escapes, and what starts a character
@@ -235,6 +258,60 @@ impl<F: Formatter> Formatter for Safe<F> {
 
 #[cfg(test)]
 mod tests {
+    /// [`super::first_unsafe`] as it was before it read eight bytes at a time: one byte at a time.
+    fn first_unsafe_bytewise(text: &str) -> Option<(usize, char)> {
+        let bytes = text.as_bytes();
+        let mut from = 0;
+        while let Some(i) = bytes[from..]
+            .iter()
+            .position(|&b| b < 0x20 || matches!(b, 0x7f | 0xC2 | 0xD8 | 0xE2))
+        {
+            let at = from + i;
+            let c = text[at..].chars().next()?;
+            if crate::util::text::is_unsafe(c) {
+                return Some((at, c));
+            }
+            from = at + c.len_utf8();
+        }
+        None
+    }
+
+    #[test]
+    fn words_find_what_bytes_find() {
+        let pieces = [
+            "a",
+            "plain text ",
+            "é",
+            "\u{85}",
+            "\u{2028}",
+            "\u{2019}",
+            "\u{61c}",
+            "\u{600}",
+            "\u{7f}",
+            "\t",
+            "日本",
+            "\u{202e}",
+            "\u{a0}",
+        ];
+        let mut seed = 0x9e37_79b9_u64;
+        for _ in 0..2000 {
+            let mut text = String::new();
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            let n = (seed >> 58) as usize;
+            for k in 0..n {
+                seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                let pick = (seed >> 33) as usize % pieces.len();
+                // Mostly plain text, so that the unsafe characters fall at every offset.
+                text.push_str(if k % 3 == 0 { pieces[pick] } else { pieces[1] });
+            }
+            assert_eq!(
+                super::first_unsafe(&text),
+                first_unsafe_bytewise(&text),
+                "{text:?}"
+            );
+        }
+    }
+
     #[test]
     fn same_json_no_raw_controls() {
         let v = serde_json::json!({"a": ["x\u{2028}y\u{85}z\u{7f}\u{202e}", "日本\t\n\u{1b}"], "b": {}});

@@ -13,6 +13,21 @@ pub struct Ctx<'a> {
     pub document: &'a Document,
     pub source: &'a SourceFile,
     pub settings: &'a Settings,
+    /// What [`super::decoding::walk`] finds in the object's typed fields ([`decoded`]), walked
+    /// once for the decode rules that read it (`yaml-type-mismatch`, `unknown-field`).
+    pub(crate) decoded: &'a [super::decoding::Problem<'a>],
+}
+
+/// The decoding walk of `object` for its [`Ctx`]: made when a decode rule runs, else empty.
+pub(crate) fn decoded<'a>(
+    object: &'a Object<'a>,
+    rules: &super::RuleSet,
+) -> Vec<super::decoding::Problem<'a>> {
+    if rules.decodes() {
+        super::decoding::walk(object)
+    } else {
+        Vec::new()
+    }
 }
 
 impl Ctx<'_> {

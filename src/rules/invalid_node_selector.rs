@@ -82,7 +82,7 @@ fn check_map(ctx: &Ctx<'_>, out: &mut Vec<Finding>, part: &crate::model::Part<'_
         let Some(entries) = part.value.as_map() else {
             return;
         };
-        let path = part.path.clone();
+        let path = &part.path;
         for (k, v) in entries {
             let Some(key) = k.text() else { continue };
             for msg in label_key_errors(key, ctx.settings) {
@@ -90,8 +90,8 @@ fn check_map(ctx: &Ctx<'_>, out: &mut Vec<Finding>, part: &crate::model::Part<'_
                 )
                 .primary(k.span, "invalid label key")
                 .help(super::tolerations::key_help(key))
-                .field(join(&path, key));
-                push(ctx, out, f, || invalid(&path, &go_quote(key), &msg));
+                .field(join(path, key));
+                push(ctx, out, f, || invalid(path, &go_quote(key), &msg));
             }
             let value = if v.is_null() {
                 ""
@@ -106,8 +106,8 @@ fn check_map(ctx: &Ctx<'_>, out: &mut Vec<Finding>, part: &crate::model::Part<'_
                 )
                 .primary(v.span, "invalid label value")
                 .help("node labels can only hold label values: at most 63 characters of `A-Z a-z 0-9 - _ .`, starting and ending alphanumeric; no node can match this")
-                .field(join(&path, key));
-                push(ctx, out, f, || invalid(&path, &go_quote(value), &msg));
+                .field(join(path, key));
+                push(ctx, out, f, || invalid(path, &go_quote(value), &msg));
             }
         }
     }

@@ -218,6 +218,11 @@ impl Terms<'_> {
         let words = self.words;
         let key = text_of(entry.map(|(_, v)| v)).unwrap_or("");
         let span = entry.map_or(term.span, |(_, v)| v.span);
+        let errors = label_key_errors(key, r.ctx.settings);
+        if !key.is_empty() && errors.is_empty() {
+            return;
+        }
+        // A suggestion only for a key that is wrong.
         let help = match crate::util::nearest(key, TOPOLOGY_KEYS, 3) {
             Some(k) if !key.is_empty() && k != key => format!("did you mean `{k}`?"),
             _ => "set `topologyKey` to a node label that names the domain, e.g. `kubernetes.io/hostname` (one node) or `topology.kubernetes.io/zone`".to_string(),
@@ -232,7 +237,7 @@ impl Terms<'_> {
                 api: required(kp, "can not be empty"),
             });
         }
-        for msg in label_key_errors(key, r.ctx.settings) {
+        for msg in errors {
             r.add(Problem {
                 span,
                 message: format!("{words} topology key `{key}` is not a valid label key: {msg}"),

@@ -14,7 +14,7 @@ mod taints;
 pub mod tolerations;
 
 pub use ctx::{Aggregate, CheckFn, CrossCtx, CrossFn, Ctx, RunCtx};
-pub(crate) use ctx::{push, push_server_only};
+pub(crate) use ctx::{decoded, push, push_server_only};
 pub use selection::{Level, RuleSet, unknown_rule_message};
 
 pub use duplicate_key::META as DUPLICATE_KEY;

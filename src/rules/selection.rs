@@ -145,6 +145,14 @@ impl RuleSet {
             .any(|(r, on)| *on && (r.cross.is_some() || r.aggregate.is_some() || r.needs_workloads))
     }
 
+    /// Does a decode rule run (one that reads [`super::decoding::walk`])?
+    pub fn decodes(&self) -> bool {
+        RULES
+            .iter()
+            .zip(&self.enabled)
+            .any(|(r, on)| *on && r.decode.is_some())
+    }
+
     pub fn enabled_checks(&self) -> impl Iterator<Item = (&'static RuleMeta, CheckFn)> + '_ {
         RULES
             .iter()

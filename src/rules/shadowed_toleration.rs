@@ -164,6 +164,10 @@ fn indexed(tolerations: &[Toleration<'_>], gate: bool) -> Vec<Option<usize>> {
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     let gate = ctx.settings.comparison_operators;
     for spec in &ctx.object.pod_specs {
+        // Only a later toleration can be shadowed: one alone never is.
+        if spec.tolerations.len() < 2 {
+            continue;
+        }
         let shadowed = shadowing(&spec.tolerations, gate);
         out.reserve(shadowed.iter().flatten().count());
         // Each list checked once for all its removals (not once per finding); an operator's

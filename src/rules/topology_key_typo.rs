@@ -38,38 +38,43 @@ const WELL_KNOWN: &[&str] = &[
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     for spec in &ctx.object.pod_specs {
-        let mut keys: Vec<(String, &Node, &Node)> = Vec::new();
-        {
-            for part in [&spec.pod_affinity, &spec.pod_anti_affinity] {
-                let Some(part) = part else { continue };
-                let block = part.value;
-                let base = part.path.clone();
-                let req = "requiredDuringSchedulingIgnoredDuringExecution";
-                for (i, t) in block.get(req).and_then(Node::as_seq).unwrap_or_default().iter().enumerate() {
-                    if let Some((k, v)) = t.entry("topologyKey") {
-                        keys.push((format!("{base}.{req}[{i}].topologyKey"), k, v));
-                    }
+        // Where each `topologyKey` sits, as a path made only for a typo (most keys are none).
+        let mut keys: Vec<(Where<'_>, &Node, &Node)> = Vec::new();
+        for part in [&spec.pod_affinity, &spec.pod_anti_affinity] {
+            let Some(part) = part else { continue };
+            let block = part.value;
+            for (i, t) in block.get(REQUIRED).and_then(Node::as_seq).unwrap_or_default().iter().enumerate() {
+                if let Some((k, v)) = t.entry("topologyKey") {
+                    keys.push((Where::Required(&part.path, i), k, v));
                 }
-                let pref = "preferredDuringSchedulingIgnoredDuringExecution";
-                for (i, t) in block.get(pref).and_then(Node::as_seq).unwrap_or_default().iter().enumerate() {
-                    if let Some((k, v)) = t.get("podAffinityTerm").and_then(|p| p.entry("topologyKey")) {
-                        keys.push((format!("{base}.{pref}[{i}].podAffinityTerm.topologyKey"), k, v));
-                    }
+            }
+            for (i, t) in block.get(PREFERRED).and_then(Node::as_seq).unwrap_or_default().iter().enumerate() {
+                if let Some((k, v)) = t.get("podAffinityTerm").and_then(|p| p.entry("topologyKey")) {
+                    keys.push((Where::Preferred(&part.path, i), k, v));
                 }
             }
         }
-        let spread = spec
-            .topology_spread
-            .as_ref()
-            .map_or_else(|| spec.field_path("topologySpreadConstraints"), |p| p.path.clone());
         for (i, c) in spec.spread_constraints().iter().enumerate() {
             if let Some((k, v)) = c.entry("topologyKey") {
-                keys.push((format!("{spread}[{i}].topologyKey"), k, v));
+                keys.push((Where::Spread(i), k, v));
             }
         }
-        for (path, k, v) in keys {
+        for (at, k, v) in keys {
             let Some(key) = v.text() else { continue };
             let Some(want) = typo_of(key) else { continue };
+            let path = match at {
+                Where::Required(base, i) => format!("{base}.{REQUIRED}[{i}].topologyKey"),
+                Where::Preferred(base, i) => {
+                    format!("{base}.{PREFERRED}[{i}].podAffinityTerm.topologyKey")
+                }
+                Where::Spread(i) => {
+                    let spread = spec
+                        .topology_spread
+                        .as_ref()
+                        .map_or_else(|| spec.field_path("topologySpreadConstraints"), |p| p.path.clone());
+                    format!("{spread}[{i}].topologyKey")
+                }
+            };
             let fix = crate::fix::single(
                 Applicability::Unsafe,
                 format!("replace `{key}` with `{want}`"),
@@ -88,6 +93,17 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     }
 }
 
+const REQUIRED: &str = "requiredDuringSchedulingIgnoredDuringExecution";
+const PREFERRED: &str = "preferredDuringSchedulingIgnoredDuringExecution";
+
+/// Where a `topologyKey` is: the `i`th required or preferred term of a pod (anti-)affinity
+/// block (at its path), or the `i`th spread constraint.
+enum Where<'a> {
+    Required(&'a str, usize),
+    Preferred(&'a str, usize),
+    Spread(usize),
+}
+
 /// The well-known label `key` misspells: within two edits (or differing in case), not one of
 /// them, and not a key of another domain that happens to be close.
 fn typo_of(key: &str) -> Option<&'static str> {
@@ -95,13 +111,13 @@ fn typo_of(key: &str) -> Option<&'static str> {
         return None;
     }
     let lower = key.to_ascii_lowercase();
-    let (best, d) = WELL_KNOWN
-        .iter()
-        .map(|w| (*w, crate::util::edit_distance(&lower, w)))
-        .min_by_key(|(_, d)| *d)?;
     // A short key (`zone`) is two edits from nothing well known; these keys are long, so
-    // two edits is a typo, not another label.
-    (d <= 2).then_some(best)
+    // two edits is a typo, not another label. The first of the nearest, as listed.
+    WELL_KNOWN
+        .iter()
+        .filter_map(|w| Some((*w, crate::util::edit_distance_within(&lower, w, 2)?)))
+        .min_by_key(|(_, d)| *d)
+        .map(|(w, _)| w)
 }
 
 #[cfg(test)]

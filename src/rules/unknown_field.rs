@@ -16,18 +16,22 @@ pub static META: RuleMeta = RuleMeta {
 pub static RULE: Rule = Rule::new(&META).check(check).decode(Decode::Strict);
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
-    let unknown: Vec<_> = walk(ctx.object)
-        .into_iter()
+    let unknown: Vec<_> = ctx
+        .decoded
+        .iter()
         .filter_map(|p| match p {
             Problem::Unknown {
                 key,
                 path,
                 known,
                 go_struct,
-            } => Some((key, path, known, go_struct)),
+            } => Some((*key, path.as_str(), *known, *go_struct)),
             _ => None,
         })
         .collect();
+    if unknown.is_empty() {
+        return;
+    }
     // The server lists every unknown field of the object in one strict-decoding error.
     let api = matches!(ctx.object.schema, Schema::Builtin { .. }).then(|| {
         let list: Vec<String> = unknown
@@ -51,7 +55,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         )
         .primary(key.span, "unknown field")
         .help(help)
-        .field(path.clone());
+        .field(*path);
         if i == 0
             && let Some(a) = &api
         {

@@ -21,12 +21,18 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
     let mut first_type_error = true;
     // A JSON stream's values are JSON's, not YAML 1.1's (`load::json`).
     let json = crate::load::json::is_json_stream(&ctx.source.text);
-    // What go-yaml cannot decode is looked for in the whole object (`undecodable`), the rest
-    // in the scheduling fields.
-    let problems = walk(ctx.object)
-        .into_iter()
+    // What go-yaml cannot decode is looked for in the whole object (`undecodable`), when the
+    // document holds a tagged or non-finite scalar, the rest in the scheduling fields.
+    let whole = if ctx.document.maybe_undecodable {
+        undecodable(ctx.object.node)
+    } else {
+        Vec::new()
+    };
+    let problems = ctx
+        .decoded
+        .iter()
         .filter(|p| !matches!(p, Problem::NonFinite { .. } | Problem::BadTag { .. }))
-        .chain(undecodable(ctx.object.node));
+        .chain(&whole);
     for p in problems {
         match p {
             Problem::Type {
@@ -39,15 +45,16 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 path,
                 go_type,
             } => {
+                let (node, key, go_type, go_struct) = (*node, *key, *go_type, *go_struct);
                 let text = node.text().unwrap_or("");
                 // A map's key may hold dots (`cloud.google.com/gke-accelerator-count`): the
                 // field is named by its key node, not by the path's last segment.
-                let name = key.and_then(Node::text).unwrap_or_else(|| last(&path));
+                let name = key.and_then(Node::text).unwrap_or_else(|| last(path));
                 let (message, help) = match go_type {
                     "string" => (
                         format!(
                             "{}, but `{}` must be a string",
-                            describe(&resolved, text, json),
+                            describe(resolved, text, json),
                             name
                         ),
                         if node.as_scalar().is_some() {
@@ -76,7 +83,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                         },
                     ),
                     _ => (
-                        format!("`{}` must be a {go_type}, but this is {what}", last(&path)),
+                        format!("`{}` must be a {go_type}, but this is {what}", last(path)),
                         "fix the structure of this field".to_string(),
                     ),
                 };
@@ -95,7 +102,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 let mut f = META.finding(message)
                     .primary(node.span, format!("decodes as {what}"))
                     .help(help)
-                    .field(path)
+                    .field(path.clone())
                     .fix(fix);
                 if matches!(ctx.object.schema, Schema::Builtin { .. })
                     && std::mem::take(&mut first_type_error)

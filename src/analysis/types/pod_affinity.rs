@@ -28,7 +28,10 @@ pub enum Selects {
 
 /// A placeholder the cluster never sees as written (`${VAR}`, `{{ .Values.x }}`, `@VAR@`).
 pub fn templated(s: &str) -> bool {
-    s.contains("${") || s.contains("{{") || (s.len() > 2 && s.starts_with('@') && s.ends_with('@'))
+    let b = s.as_bytes();
+    // `${` or `{{`: a `{` after a `$` or a `{` (one pass: asked of every label of every pod).
+    memchr::memchr_iter(b'{', b).any(|i| i > 0 && matches!(b[i - 1], b'$' | b'{'))
+        || (s.len() > 2 && s.starts_with('@') && s.ends_with('@'))
 }
 
 /// The labels the spec's pods get: the template's `metadata.labels` (a Pod's own), in order,
@@ -47,11 +50,16 @@ pub fn spec_labels<'s>(object: &Object<'s>, spec: &'s PodSpec<'s>) -> Vec<(&'s s
 
 /// The labels the spec's pods get: the template's `metadata.labels` (a Pod's own), in order.
 pub fn pod_labels<'a>(object: &Object<'a>, spec_path: &str) -> Vec<(&'a str, &'a str)> {
-    let mut parts: Vec<&str> = spec_path.split('.').filter(|p| !p.is_empty()).collect();
     // `spec.template.spec` → `spec.template`; `spec` → the object.
-    parts.pop();
-    parts.extend(["metadata", "labels"]);
-    let Some(labels) = object.node.path(&parts) else {
+    let mut segments = spec_path.split('.').filter(|p| !p.is_empty()).peekable();
+    let mut template = Some(object.node);
+    while let Some(segment) = segments.next() {
+        if segments.peek().is_none() {
+            break;
+        }
+        template = template.and_then(|n| n.get(segment));
+    }
+    let Some(labels) = template.and_then(|t| t.path(&["metadata", "labels"])) else {
         return Vec::new();
     };
     labels

@@ -216,21 +216,22 @@ fn requirements(list: Option<&Node>) -> Vec<Requirement> {
         .collect()
 }
 
-/// The scheduling signature of each pod spec of a workload object.
-pub fn workloads(object: &Object<'_>, source: &Arc<SourceFile>) -> Vec<Workload> {
+/// The scheduling signature of each pod spec of a workload object, one after another (the
+/// caller keeps them: no vector of its own per object).
+pub fn workloads<'o>(
+    object: &'o Object<'_>,
+    source: &'o Arc<SourceFile>,
+) -> impl Iterator<Item = Workload> + 'o {
     // Only specs the scheduler will see: built-in workloads and pod-creating custom resources,
     // not tolerations lent to other pods (a RuntimeClass's, a Kueue ResourceFlavor's).
-    if object.pod_specs.is_empty() || object.kind == "RuntimeClass" || object.lends_tolerations() {
-        return Vec::new();
-    }
+    let lent = object.kind == "RuntimeClass" || object.lends_tolerations();
+    let specs: &[PodSpec<'_>] = if lent { &[] } else { &object.pod_specs };
     // A patch fragment (no `containers`) is merged onto a base kept elsewhere: what it says
     // about scheduling is not the pod's whole story.
-    object
-        .pod_specs
+    specs
         .iter()
         .filter(|spec| !spec.is_fragment())
-        .map(|spec| workload(object, spec, source))
-        .collect()
+        .map(move |spec| workload(object, spec, source))
 }
 
 fn workload(object: &Object<'_>, spec: &PodSpec<'_>, source: &Arc<SourceFile>) -> Workload {
@@ -454,7 +455,7 @@ fn node_selection(spec: &PodSpec<'_>) -> (Labels, Vec<Requirement>) {
 /// No cpu or memory in any container's, init container's or the pod's own `resources`
 /// (`requests` or `limits`): the BestEffort QoS class.
 fn best_effort(spec: &PodSpec<'_>) -> bool {
-    !spec.all_resources().iter().any(|r| {
+    !spec.all_resources().any(|r| {
         ["requests", "limits"].iter().any(|k| {
             r.get(k)
                 .and_then(Node::as_map)
