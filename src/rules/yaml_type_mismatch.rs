@@ -117,7 +117,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             Problem::Surprise { node, path, note } => {
                 let text = node.text().unwrap_or("");
                 out.push(
-                    META.finding_at(Severity::Warning, note)
+                    META.finding_at(Severity::Warning, note.to_string())
                         .primary(node.span, "not decimal")
                         .help(format!(
                             "write the decimal number you mean; `{text}` with a leading zero is not decimal to YAML 1.1"
