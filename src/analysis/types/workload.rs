@@ -414,11 +414,16 @@ type Labels = Vec<(Arc<str>, Arc<str>)>;
 /// must meet: the operator ANDs them into every term).
 fn node_selection(spec: &PodSpec<'_>) -> (Labels, Vec<Requirement>) {
     let mut pairs: Labels = Vec::new();
+    // Where each key is in `pairs`: a selector of 100,000 keys is not searched per key.
+    let mut at: std::collections::HashMap<Arc<str>, usize> = std::collections::HashMap::new();
     let mut put = |k: &str, v: &str| {
         let (k, v) = (intern(k), intern(v));
-        match pairs.iter_mut().find(|(pk, _)| *pk == k) {
+        match at.get(&k).and_then(|&i| pairs.get_mut(i)) {
             Some(p) => p.1 = v,
-            None => pairs.push((k, v)),
+            None => {
+                at.insert(Arc::clone(&k), pairs.len());
+                pairs.push((k, v));
+            }
         }
     };
     let mut expressions = Vec::new();
