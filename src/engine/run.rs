@@ -373,15 +373,8 @@ pub fn lint_spilled(
 /// folders, their cluster definitions, their Kueue objects.
 fn add_workspace(s: &mut Spilled, opts: &LintOptions) {
     let w = &opts.workspace;
-    // Numbered after every input (inputs are numbered from 0, one each).
-    let first = s
-        .nodes
-        .iter()
-        .map(|(i, _, _)| i + 1)
-        .max()
-        .unwrap_or(0)
-        .max(usize::MAX / 2);
-    let mut index = first;
+    // Numbered after every input (inputs are numbered from 0, one each: far below this).
+    let mut index = usize::MAX / 2;
     let mut last: Option<&str> = None;
     for (file, slot, n) in &w.nodes {
         if last != Some(&**file) {

@@ -422,37 +422,21 @@ impl Env for Inst<'_> {
             .get_key_value(name)
             .map(|(k, _)| *k)
             .unwrap_or("");
-        match self.memo.borrow().get(key) {
-            Some(Some(v)) => return v.clone(),
-            Some(None) => {
-                return Val::unknown(Cause::Invalid(Arc::from(
-                    format!("`local.{name}` refers to itself").as_str(),
-                )));
-            }
-            None => {}
-        }
-        self.memo.borrow_mut().insert(key, None);
-        let v = Cx::new(self, file).eval(expr);
-        self.memo.borrow_mut().insert(key, Some(v.clone()));
-        v
+        once(
+            &self.memo,
+            key,
+            || format!("local.{name}"),
+            || Cx::new(self, file).eval(expr),
+        )
     }
 
     fn module(&self, name: &str) -> Val {
-        match self.outputs.borrow().get(name) {
-            Some(Some(v)) => return v.clone(),
-            Some(None) => {
-                return Val::unknown(Cause::Invalid(Arc::from(
-                    format!("`module.{name}` refers to itself").as_str(),
-                )));
-            }
-            None => {}
-        }
-        self.outputs.borrow_mut().insert(name.to_string(), None);
-        let v = self.module_value(name);
-        self.outputs
-            .borrow_mut()
-            .insert(name.to_string(), Some(v.clone()));
-        v
+        once(
+            &self.outputs,
+            name.to_string(),
+            || format!("module.{name}"),
+            || self.module_value(name),
+        )
     }
 
     fn path(&self, which: &str) -> Val {
@@ -937,4 +921,27 @@ fn from_json(v: &serde_json::Value, depth: u32) -> Val {
             None,
         ),
     }
+}
+
+/// The value of `key` worked out once: `compute` the first time (its value kept), the kept
+/// value after; asked again while it is being computed (`what` refers to itself), unknown.
+fn once<K: std::hash::Hash + Eq + Clone>(
+    memo: &RefCell<HashMap<K, Option<Val>>>,
+    key: K,
+    what: impl FnOnce() -> String,
+    compute: impl FnOnce() -> Val,
+) -> Val {
+    match memo.borrow().get(&key) {
+        Some(Some(v)) => return v.clone(),
+        Some(None) => {
+            return Val::unknown(Cause::Invalid(Arc::from(
+                format!("`{}` refers to itself", what()).as_str(),
+            )));
+        }
+        None => {}
+    }
+    memo.borrow_mut().insert(key.clone(), None);
+    let v = compute();
+    memo.borrow_mut().insert(key, Some(v.clone()));
+    v
 }

@@ -191,6 +191,12 @@ const SPECIAL: [bool; 256] = {
 /// at its own level: one pass over the text, skipping comments, strings and heredocs. An
 /// estimate (a conditional's `:` counts too), enough to bound the parse.
 pub(super) fn largest_object(text: &str) -> Option<(usize, usize)> {
+    scan_objects(text, true)
+}
+
+/// [`largest_object`]'s scan; `skip`: pass over the bytes it does not look at in one step
+/// (off, byte by byte: the reference the tests compare it with).
+fn scan_objects(text: &str, skip: bool) -> Option<(usize, usize)> {
     let b = text.as_bytes();
     // Open brackets: (is an object, start, keys so far); `(` and `[` too, never objects.
     let mut stack: Vec<(bool, usize, usize)> = Vec::new();
@@ -201,7 +207,7 @@ pub(super) fn largest_object(text: &str) -> Option<(usize, usize)> {
         // Past the bytes that are none of the ones below (most of a file), keeping the last
         // that is not white space.
         let from = i;
-        while i < b.len() && !SPECIAL[b[i] as usize] {
+        while skip && i < b.len() && !SPECIAL[b[i] as usize] {
             i += 1;
         }
         if let Some(&c) = b[from..i].iter().rev().find(|c| !c.is_ascii_whitespace()) {
@@ -477,117 +483,6 @@ mod tests {
         assert_eq!(p.repeats.len(), 2);
     }
 
-    /// The scan as it was before it skipped the bytes it does not look at, byte by byte.
-    fn largest_object_reference(text: &str) -> Option<(usize, usize)> {
-        let b = text.as_bytes();
-        // Open brackets: (is an object, start, keys so far); `(` and `[` too, never objects.
-        let mut stack: Vec<(bool, usize, usize)> = Vec::new();
-        let mut best: Option<(usize, usize)> = None;
-        let mut last = b'\n';
-        let mut i = 0;
-        while i < b.len() {
-            let c = b[i];
-            match c {
-                b'#' => {
-                    while i < b.len() && b[i] != b'\n' {
-                        i += 1;
-                    }
-                    continue;
-                }
-                b'/' if b.get(i + 1) == Some(&b'/') => {
-                    while i < b.len() && b[i] != b'\n' {
-                        i += 1;
-                    }
-                    continue;
-                }
-                b'/' if b.get(i + 1) == Some(&b'*') => {
-                    i += 2;
-                    while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
-                        i += 1;
-                    }
-                    i += 2;
-                    continue;
-                }
-                b'"' => {
-                    i += 1;
-                    while i < b.len() && b[i] != b'"' && b[i] != b'\n' {
-                        if b[i] == b'\\' {
-                            i += 1;
-                        }
-                        i += 1;
-                    }
-                    i += 1;
-                    last = b'"';
-                    continue;
-                }
-                b'<' if b.get(i + 1) == Some(&b'<') => {
-                    // A heredoc: to the line that is its marker.
-                    let mut j = i + 2;
-                    if b.get(j) == Some(&b'-') {
-                        j += 1;
-                    }
-                    let start = j;
-                    while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
-                        j += 1;
-                    }
-                    if j > start {
-                        let marker = &text[start..j];
-                        let mut k = j;
-                        loop {
-                            let Some(nl) = text[k..].find('\n') else {
-                                k = b.len();
-                                break;
-                            };
-                            k += nl + 1;
-                            let end = text[k..].find('\n').map_or(b.len(), |e| k + e);
-                            if text[k..end].trim() == marker {
-                                k = end;
-                                break;
-                            }
-                        }
-                        i = k;
-                        last = b'"';
-                        continue;
-                    }
-                }
-                b'{' => {
-                    let object =
-                        matches!(last, b'=' | b'(' | b'[' | b',' | b':' | b'?' | b'{' | b'>');
-                    stack.push((object, i, 0));
-                }
-                b'(' | b'[' => stack.push((false, i, 0)),
-                b'}' | b')' | b']' => {
-                    if let Some((true, start, n)) = stack.pop()
-                        && best.is_none_or(|(_, m)| n > m)
-                    {
-                        best = Some((start, n));
-                    }
-                }
-                b'=' | b':' => {
-                    let next = b.get(i + 1).copied();
-                    let prev = if i > 0 { b[i - 1] } else { 0 };
-                    let operator = matches!(next, Some(b'=') | Some(b'>'))
-                        || matches!(prev, b'=' | b'!' | b'<' | b'>');
-                    if !operator && let Some((true, _, n)) = stack.last_mut() {
-                        *n += 1;
-                    }
-                }
-                _ => {}
-            }
-            if !c.is_ascii_whitespace() {
-                last = c;
-            }
-            i += 1;
-        }
-        // An object left open (a syntax error the parser reports).
-        for (object, start, n) in stack {
-            if object && best.is_none_or(|(_, m)| n > m) {
-                best = Some((start, n));
-            }
-        }
-        best
-    }
-
     /// The scan that skips gives what the byte-by-byte scan gave, on texts made of the bytes
     /// it looks at and others.
     #[test]
@@ -629,7 +524,7 @@ mod tests {
             }
             assert_eq!(
                 largest_object(&text),
-                largest_object_reference(&text),
+                scan_objects(&text, false),
                 "{text:?}"
             );
         }
