@@ -164,11 +164,30 @@ fn a_defined_cluster_judges_the_keys_its_pools_own() {
         about(&all, "toleration-matches-no-taint", "stale-toleration").len(),
         1
     );
+    // A key without a prefix that no pool of the cluster the Terraform root creates sets:
+    // the user's own, on no node of these pools (nodeSelector, or an `Exists` requirement).
+    for (name, required) in [
+        ("unmentioned-key", "`disktype: ssd`"),
+        ("exists-key", "label `fast-network`"),
+    ] {
+        let unset = about(&all, "unschedulable-workload", name);
+        assert_eq!(unset.len(), 1, "{name}: {all:#?}");
+        assert_eq!(unset[0]["severity"], "warning");
+        let help = unset[0]["help"].as_str().unwrap();
+        assert!(
+            help.contains(&format!("the pod requires {required}"))
+                && help.contains(
+                    "the Terraform root `testdata/scenarios/cluster-eks-owned/infra` creates sets `"
+                )
+                && help.contains("without a prefix"),
+            "{help}"
+        );
+    }
     for quiet in [
         "spark-ok",
-        "unmentioned-key",
         "dedicated-elsewhere",
         "instance-type",
+        "prefixed-key",
     ] {
         assert!(
             all.iter().all(|f| f["object"]["name"] != quiet),
@@ -186,6 +205,22 @@ fn a_defined_cluster_judges_the_keys_its_pools_own() {
         billing,
         ["testdata/scenarios/cluster-folders/clusters/prod/apps.yaml"]
     );
+    // A clusters/<name>/ folder does not create its cluster: a key no pool of it sets stays
+    // unjudged, prefix or not.
+    assert!(
+        about(&all, "unschedulable-workload", "reports").is_empty(),
+        "{all:#?}"
+    );
+    // An eksctl group's boot command registers labels and taints (`--node-labels`,
+    // `--register-with-taints`).
+    let all = findings(&run("cluster-eksctl-apps").1);
+    assert!(
+        all.iter().all(|f| f["object"]["name"] != "edge-proxy"),
+        "{all:#?}"
+    );
+    let cache = about(&all, "unschedulable-workload", "edge-cache");
+    assert_eq!(cache.len(), 1, "{all:#?}");
+    assert!(message(cache[0]).contains("untolerated taint {edge: true}"));
 }
 
 /// A repository of tutorials: a cluster defined in one tutorial's `cluster/` folder holds that
@@ -381,10 +416,13 @@ fn a_merge_with_an_unknown_part_keeps_the_known_groups() {
             1,
             "{scenario}: {all:#?}"
         );
-        assert!(
-            all.iter().all(|f| f["object"]["name"] != "spark-ok"),
-            "{scenario}: {all:#?}"
-        );
+        // A key without a prefix no shown group sets: the groups the variable adds may.
+        for ok in ["spark-ok", "unshown-group-label"] {
+            assert!(
+                all.iter().all(|f| f["object"]["name"] != ok),
+                "{scenario}: {ok}: {all:#?}"
+            );
+        }
     }
 }
 
@@ -1150,12 +1188,12 @@ fn terraform_eks_node_groups() {
     assert_eq!(mismatch.len(), 1, "{all:#?}");
     assert!(message(mismatch[0]).contains("Terraform `aws_eks_node_group.gpu`"));
     assert_eq!(about(&all, "unschedulable-workload", "nightly").len(), 1);
-    // A label no found group has (`disktype`) is no evidence against pools found in the tree
-    // (issue 27): the group may be made elsewhere. Declared, the groups are the cluster.
-    assert!(
-        about(&all, "unschedulable-workload", "cache").is_empty(),
-        "{all:#?}"
-    );
+    // A label no group has (`disktype`): the root creates the cluster with these groups, and
+    // a key without a prefix is the user's own (no node agent adds it), so no node has it:
+    // a warning. Declared, the groups are the cluster: an error.
+    let cache = about(&all, "unschedulable-workload", "cache");
+    assert_eq!(cache.len(), 1, "{all:#?}");
+    assert_eq!(cache[0]["severity"], "warning");
     let declared = declared_run("terraform-eks");
     let cache = about(&declared, "unschedulable-workload", "cache");
     assert_eq!(cache.len(), 1, "{declared:#?}");

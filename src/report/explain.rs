@@ -67,9 +67,14 @@ pub fn cluster_line(inventory: &Inventory, name: &str) -> Option<String> {
     let stack = def.stack()?;
     Some(if def.holds(name) {
         format!(
-            "{}; {}; for the label keys all its pools set, they are the whole cluster",
+            "{}; {}; for the label keys all its pools set{}, they are the whole cluster",
             def.describe(),
-            stack.why()
+            stack.why(),
+            if def.creates() {
+                " and, when every pool shows its labels, for label keys without a prefix"
+            } else {
+                ""
+            }
         )
     } else {
         format!(
@@ -570,7 +575,8 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
     let unseen_only = ok > 0
         && (inventory.closed() || inventory.cluster_of(&w.source.name).is_some())
         && crate::analysis::judgements::evidence::only_unknown_groups_admit(inventory, verdicts)
-        && crate::analysis::judgements::evidence::owned_miss(inventory, w).is_some();
+        && crate::analysis::judgements::evidence::owned_miss(inventory, &outcome.kueue, w)
+            .is_some();
     let ok = if unseen_only { 0 } else { ok };
     let _ = writeln!(s, "\nNode pools: {ok} of {} can run this pod", order.len());
     if unseen_only {
@@ -745,7 +751,8 @@ fn check_is_silent(outcome: &Outcome, i: usize) -> Option<String> {
     match crate::analysis::judgements::evidence::aim(inventory, w, &outcome.eval.fits[i]) {
         // In a cluster the files define, a value of a key its pools own is judged anyway.
         crate::analysis::judgements::evidence::Aim::Elsewhere
-            if crate::analysis::judgements::evidence::owned_miss(inventory, w).is_some() =>
+            if crate::analysis::judgements::evidence::owned_miss(inventory, &outcome.kueue, w)
+                .is_some() =>
         {
             None
         }

@@ -58,7 +58,7 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         let mut owned = None;
         let label_miss = if only_unknown {
             // Only what the shown pools own is evidence against such a pool.
-            match evidence::owned_miss(ctx.inventory, w) {
+            match evidence::owned_miss(ctx.inventory, ctx.kueue, w) {
                 Some(m) => owned = Some(m),
                 None => continue,
             }
@@ -71,7 +71,7 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                 .memo
                 .get_or(META.name, fits, "aim", || evidence::aim(ctx.inventory, w, fits))
             {
-                Aim::Elsewhere => match evidence::owned_miss(ctx.inventory, w) {
+                Aim::Elsewhere => match evidence::owned_miss(ctx.inventory, ctx.kueue, w) {
                     Some(m) => {
                         owned = Some(m);
                         None
@@ -278,11 +278,27 @@ fn unknown_groups_note(inventory: &Inventory) -> String {
 const SHOWN_VALUES: usize = 6;
 
 /// The help for a pod that requires a value of a label key every pool of the defined cluster
-/// sets, none to that value: a near miss naming the pools and their values.
+/// sets, none to that value: a near miss naming the pools and their values. Or for one that
+/// requires a label key without a prefix that no pool of a cluster the files create sets.
 fn describe_owned_miss(inventory: &Inventory, miss: &evidence::OwnedMiss) -> String {
     let esc = |s: &str| crate::util::text::escape(s).into_owned();
-    let shown: Vec<String> = miss
-        .values
+    let cluster = inventory
+        .cluster()
+        .map_or_else(|| "the cluster".to_string(), |c| c.describe());
+    let wanted: Vec<String> = miss.wanted.iter().map(|v| format!("`{}`", esc(v))).collect();
+    let Some(values) = &miss.values else {
+        let required = if wanted.is_empty() {
+            format!("label `{}`", esc(&miss.key))
+        } else {
+            let values: Vec<String> = miss.wanted.iter().map(|v| esc(v)).collect();
+            format!("`{}: {}`", esc(&miss.key), values.join("` or `"))
+        };
+        return format!(
+            "the pod requires {required}, and no pool of {cluster} sets `{}`: a label key without a prefix is the user's own (automated components must add prefixed keys), so no node of these pools has it, and a label put on a node by hand is gone when the node is replaced; fix the key, or set the label on the pool meant to run this pod",
+            esc(&miss.key),
+        );
+    };
+    let shown: Vec<String> = values
         .values
         .iter()
         .take(SHOWN_VALUES)
@@ -291,13 +307,9 @@ fn describe_owned_miss(inventory: &Inventory, miss: &evidence::OwnedMiss) -> Str
             format!("`{}` ({title})", esc(v))
         })
         .collect();
-    let more = miss.values.values.len().saturating_sub(SHOWN_VALUES);
-    let wanted: Vec<String> = miss.wanted.iter().map(|v| format!("`{}`", esc(v))).collect();
+    let more = values.values.len().saturating_sub(SHOWN_VALUES);
     format!(
-        "every pool of {} sets `{}`, none to {}: they have {}{}; fix the value, or add the pool that has it",
-        inventory
-            .cluster()
-            .map_or_else(|| "the cluster".to_string(), |c| c.describe()),
+        "every pool of {cluster} sets `{}`, none to {}: they have {}{}; fix the value, or add the pool that has it",
         esc(&miss.key),
         wanted.join(" or "),
         shown.join(", "),

@@ -191,25 +191,39 @@ pub fn aim(inventory: &Inventory, w: &Workload, fits: &Verdicts) -> Aim {
 }
 
 /// A value of an owned label key (see the module's text) that no pool of the defined cluster
-/// has, with the pools' values.
+/// has, with the pools' values; or a private label key no pool sets.
 #[derive(Clone, Debug)]
 pub struct OwnedMiss {
     pub key: String,
-    /// The values the pod accepts.
+    /// The values the pod accepts (empty for `Exists`).
     pub wanted: Vec<String>,
-    /// The pools' values, each with the first pool that has it.
-    pub values: std::sync::Arc<crate::analysis::sources::inventory::OwnedLabel>,
+    /// The pools' values, each with the first pool that has it; `None` for a label key without
+    /// a prefix that no pool of a cluster the files create sets ([`Inventory::lacks_private_label`]).
+    pub values: Option<std::sync::Arc<crate::analysis::sources::inventory::OwnedLabel>>,
 }
 
 /// The first requirement of the pod (its nodeSelector, then a single required term's `In`
-/// expressions) on a label key the defined cluster's pools (or a declared inventory's) own
-/// that none of their values satisfies; `None` outside a defined cluster, for a pod pinned to a dedicated pool made
-/// elsewhere (see the module's text), or when every owned key is satisfied.
-pub fn owned_miss(inventory: &Inventory, w: &Workload) -> Option<OwnedMiss> {
+/// and `Exists` expressions) that no pool of the defined cluster (or a declared inventory)
+/// can meet by what the pools prove: a value of a label key they own that none of their
+/// values satisfies, or — in a cluster the files create (a Terraform root, an eksctl
+/// `ClusterConfig`, not a `clusters/<name>/` folder, whose base nodes may be made elsewhere) —
+/// a label key without a prefix that no pool sets. `None` outside a defined cluster, for a
+/// pod pinned to a dedicated pool made elsewhere (see the module's text), or when every such
+/// key is satisfied.
+///
+/// `kueue` holds the Kueue objects of the workload's cluster: a `ResourceFlavor` that names
+/// nodes by a label shows that nodes carry it.
+pub fn owned_miss(
+    inventory: &Inventory,
+    kueue: &crate::analysis::types::kueue::Kueue,
+    w: &Workload,
+) -> Option<OwnedMiss> {
     // A declared inventory is the whole cluster too.
-    if !inventory.closed() {
-        inventory.cluster_of(&w.source.name)?;
-    }
+    let created = if inventory.closed() {
+        false
+    } else {
+        inventory.cluster_of(&w.source.name)?.creates()
+    };
     if tolerates_absent_taint(inventory, w) {
         return None;
     }
@@ -222,7 +236,7 @@ pub fn owned_miss(inventory: &Inventory, w: &Workload) -> Option<OwnedMiss> {
     let terms = term
         .into_iter()
         .flat_map(|t| t.expressions.iter())
-        .filter(|r| r.operator == "In")
+        .filter(|r| matches!(r.operator.as_str(), "In" | "Exists"))
         .map(|r| {
             (
                 r.key.as_str(),
@@ -236,6 +250,18 @@ pub fn owned_miss(inventory: &Inventory, w: &Workload) -> Option<OwnedMiss> {
         if is_well_known_label(key) || is_every_node_label(key) {
             continue;
         }
+        let miss = |values| OwnedMiss {
+            key: key.to_string(),
+            wanted: wanted.iter().map(|v| (*v).to_string()).collect(),
+            values,
+        };
+        if created && inventory.lacks_private_label(key) && !kueue.flavors_label(key) {
+            return Some(miss(None));
+        }
+        // `Exists` is met by any value of an owned key.
+        if wanted.is_empty() {
+            continue;
+        }
         let Some(owned) = inventory.owned_label(key) else {
             continue;
         };
@@ -246,11 +272,7 @@ pub fn owned_miss(inventory: &Inventory, w: &Workload) -> Option<OwnedMiss> {
         {
             continue;
         }
-        return Some(OwnedMiss {
-            key: key.to_string(),
-            wanted: wanted.iter().map(|v| (*v).to_string()).collect(),
-            values: owned,
-        });
+        return Some(miss(Some(owned)));
     }
     None
 }

@@ -144,6 +144,14 @@ impl ClusterDef {
         self.stacks.get(self.stack)
     }
 
+    /// Is it defined by a file that creates it (a Terraform root, an eksctl `ClusterConfig`),
+    /// not by a `clusters/<name>/` folder, whose base nodes may be made elsewhere?
+    pub fn creates(&self) -> bool {
+        self.stack()
+            .and_then(Stack::anchor)
+            .is_some_and(|a| matches!(a.kind, AnchorKind::Terraform | AnchorKind::Eksctl))
+    }
+
     /// `the cluster the Terraform root `infra/terraform` creates`.
     pub fn describe(&self) -> String {
         match self.stack().and_then(Stack::anchor) {

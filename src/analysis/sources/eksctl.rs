@@ -37,7 +37,8 @@ pub(super) fn cluster_config(mut d: Decls<'_, '_>) {
             if let Some(types) = instance_types(ng) {
                 labels.insert_absent("node.kubernetes.io/instance-type", types);
             }
-            let taints = eksctl_taints(ng.get("taints"), d.source);
+            let mut taints = eksctl_taints(ng.get("taints"), d.source);
+            boot_flags(ng, d.source, &mut labels, &mut taints);
             let at = d.place(ng.get("name").map_or(ng.span, |n| n.span));
             // The group's upper bound (eksctl sets `maxSize` to `desiredCapacity` when only
             // that is given).
@@ -76,6 +77,29 @@ fn instance_types(ng: &Node) -> Option<LabelValues> {
         (None, one) if !one.is_empty() && one != "mixed" => Some(LabelValues::one(&one)),
         _ => None,
     }
+}
+
+/// The kubelet flags of a group's `overrideBootstrapCommand` (a custom AMI's boot script or
+/// nodeadm `NodeConfig`, which eksctl passes to the node as written): its `--node-labels` and
+/// `--register-with-taints` are labels and taints of the group's nodes beside its own.
+fn boot_flags(
+    ng: &Node,
+    source: &Arc<SourceFile>,
+    labels: &mut Labels,
+    taints: &mut Vec<PoolTaint>,
+) {
+    let Some(command) = ng.get("overrideBootstrapCommand") else {
+        return;
+    };
+    let flags = crate::analysis::sources::kubelet::kubelet_flags(&text(Some(command)));
+    for (k, v) in &flags.labels {
+        labels.insert_absent(k, LabelValues::one(v));
+    }
+    taints.extend(flags.taints.iter().map(|(k, v, effect)| PoolTaint {
+        taint: TaintSpec::new(k, v, effect).shared(),
+        loc: Some(loc(source, command.span)),
+        startup: false,
+    }));
 }
 
 /// eksctl taints: the list form `- {key, value, effect}` or the deprecated map form

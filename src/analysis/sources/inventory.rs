@@ -57,6 +57,9 @@ pub struct Inventory {
     stacks: Option<Arc<super::clusters::Stacks>>,
     /// [`Inventory::owned_label`]'s answers, one per label key asked about.
     owned: std::sync::Mutex<HashMap<String, Option<Arc<OwnedLabel>>>>,
+    /// Every pool is shown with every label it sets (see [`Inventory::lacks_private_label`]),
+    /// worked out once.
+    labels_shown: std::sync::OnceLock<bool>,
 }
 
 /// A label key every pool of a defined cluster sets, with a known value (see
@@ -309,6 +312,7 @@ impl Inventory {
             cluster: None,
             stacks: None,
             owned: std::sync::Mutex::new(HashMap::new()),
+            labels_shown: std::sync::OnceLock::new(),
         }
     }
 
@@ -385,6 +389,26 @@ impl Inventory {
         let answer = owned.then(|| Arc::new(OwnedLabel { values }));
         cache.insert(key.to_string(), answer.clone());
         answer
+    }
+
+    /// Is `key` a label key without a prefix that no pool sets, while every pool is shown
+    /// with every label it sets (none stands for groups the files do not show, none may carry
+    /// any label)? A key without a prefix is the user's own: "If the prefix is omitted, the
+    /// label Key is presumed to be private to the user. Automated system components (…) which
+    /// add labels to end-user objects must specify a prefix" (kubernetes/website,
+    /// `content/en/docs/concepts/overview/working-with-objects/labels.md`). No node agent
+    /// adds it, so no node these pools make has it. A lookup in sets worked out once.
+    pub fn lacks_private_label(&self, key: &str) -> bool {
+        if key.contains('/') || self.declares_label(key) {
+            return false;
+        }
+        *self.labels_shown.get_or_init(|| {
+            !self.pools.is_empty()
+                && self
+                    .pools
+                    .iter()
+                    .all(|p| !p.any_label && !p.stands_for_unknown_groups())
+        })
     }
 
     /// Where the stored places of the pools are to be read back from.

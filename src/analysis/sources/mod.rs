@@ -8,6 +8,7 @@ pub mod inventory;
 mod inventory_file;
 mod karpenter;
 mod kubeadm;
+pub(super) mod kubelet;
 pub mod kueue;
 mod node;
 mod openshift;

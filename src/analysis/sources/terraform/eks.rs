@@ -6,6 +6,7 @@ use std::sync::Arc;
 use super::Tf;
 use super::hcl::{Pool, field, list_items};
 use super::value::{Look, Val};
+use crate::analysis::sources::kubelet::kubelet_flags;
 use crate::analysis::types::terraform::Cause;
 
 /// The module's `max_size` when neither the group nor the defaults give one (`node_groups.tf`
@@ -390,56 +391,4 @@ pub(super) fn eks_capacity_and_type(pool: &mut Pool, capacity: Option<&Val>, typ
     {
         pool.label_val("node.kubernetes.io/instance-type", &s.items[0]);
     }
-}
-
-/// The labels and taints of kubelet flags written in user data.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub(super) struct KubeletFlags {
-    pub(super) labels: Vec<(String, String)>,
-    /// (key, value, effect)
-    pub(super) taints: Vec<(String, String, String)>,
-}
-
-/// `--node-labels=k=v,…` and `--register-with-taints=k=v:Effect,…` (or with a space for `=`)
-/// anywhere in `text`: shell arguments, quoted or not, or a YAML/JSON list of flags.
-pub(super) fn kubelet_flags(text: &str) -> KubeletFlags {
-    let mut out = KubeletFlags::default();
-    let tokens: Vec<&str> = text
-        .split_whitespace()
-        .map(|t| t.trim_matches(|c: char| matches!(c, '\'' | '"' | '[' | ']' | ',' | '\\')))
-        .collect();
-    let mut i = 0;
-    while i < tokens.len() {
-        let token = tokens[i];
-        i += 1;
-        let (flag, inline) = match token.split_once('=') {
-            Some((f, v)) => (f, Some(v)),
-            None => (token, None),
-        };
-        if flag != "--node-labels" && flag != "--register-with-taints" {
-            continue;
-        }
-        let value = match inline {
-            Some(v) => v,
-            None => match tokens.get(i) {
-                Some(v) => {
-                    i += 1;
-                    v
-                }
-                None => break,
-            },
-        };
-        for item in value.split(',').filter(|s| !s.is_empty()) {
-            if flag == "--node-labels" {
-                let (k, v) = item.split_once('=').unwrap_or((item, ""));
-                out.labels.push((k.to_string(), v.to_string()));
-            } else {
-                let (kv, effect) = item.rsplit_once(':').unwrap_or((item, ""));
-                let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
-                out.taints
-                    .push((k.to_string(), v.to_string(), effect.to_string()));
-            }
-        }
-    }
-    out
 }

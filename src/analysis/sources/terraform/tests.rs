@@ -526,7 +526,7 @@ fn eks_module_worker_groups() {
 
 #[test]
 fn kubelet_flag_forms() {
-    let f = eks::kubelet_flags(
+    let f = crate::analysis::sources::kubelet::kubelet_flags(
         "--kubelet-extra-args \"--node-labels a=b,c --register-with-taints=k=v:NoSchedule\"",
     );
     assert_eq!(
@@ -534,7 +534,10 @@ fn kubelet_flag_forms() {
         [("a".into(), "b".into()), ("c".into(), String::new())]
     );
     assert_eq!(f.taints, [("k".into(), "v".into(), "NoSchedule".into())]);
-    assert_eq!(eks::kubelet_flags("--node-labels"), Default::default());
+    assert_eq!(
+        crate::analysis::sources::kubelet::kubelet_flags("--node-labels"),
+        Default::default()
+    );
 }
 
 #[test]
