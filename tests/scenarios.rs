@@ -188,6 +188,8 @@ fn a_defined_cluster_judges_the_keys_its_pools_own() {
         "dedicated-elsewhere",
         "instance-type",
         "prefixed-key",
+        // Written as NodePool labels in a chart's values (a Terraform heredoc, a values file).
+        "chart-pool-labels",
     ] {
         assert!(
             all.iter().all(|f| f["object"]["name"] != quiet),

@@ -30,6 +30,9 @@ pub struct FileReport {
     pub suppressions: Vec<crate::suppress::Suppression>,
     /// Kueue queues and flavors (for `kueue-no-flavor-fits`; their places are lite copies).
     pub kueue: crate::analysis::types::kueue::Kueue,
+    /// The label keys without a prefix the file mentions where no pool is read (see
+    /// `analysis::sources::mentions`), sorted, each once.
+    pub label_mentions: Vec<Box<str>>,
     /// Namespaces and RuntimeClasses, for admission (see `engine::admission`).
     pub admission: Vec<crate::analysis::judgements::admission::Fact>,
     /// The file is a Helm/Go template that was not linted (its notice may become its chart's:
@@ -110,6 +113,16 @@ fn lint_input(input: Input, opts: &LintOptions, parse: super::terraform::Parse) 
             None => lint_source(&source, opts),
         }
     };
+    if opts.rules.needs_inventory()
+        && (report.terraform.is_some()
+            || report.helm_template
+            || super::terraform::is_terraform(&source.name)
+            || super::templates::template_extension(&source.name).is_some())
+    {
+        // Text taintlint does not read as objects: every key it writes.
+        crate::analysis::sources::mentions::in_text(&source.text, &mut report.label_mentions);
+    }
+    crate::analysis::sources::mentions::settle(&mut report.label_mentions);
     let decoded = encoding.is_some();
     if let Some(note) = encoding {
         // The text linted is not the file's bytes: no fix may be written back from it.
@@ -638,6 +651,7 @@ fn lint_document(
         return;
     }
     report.documents += 1;
+    let workloads = report.workloads.len();
     // One object at a time: the items of a List are built, linted and dropped in turn.
     model::each_object(doc, &opts.settings.workload_kinds, &mut |object| {
         let object = &object;
@@ -681,6 +695,14 @@ fn lint_document(
             report.findings.append(&mut found);
         }
     });
+    // The labels a document writes where no pool is read (a chart's values, a flavor's node
+    // labels); a workload's are its pods' own, and its placement is what is judged.
+    if opts.rules.needs_inventory()
+        && report.workloads.len() == workloads
+        && let Some(root) = &doc.root
+    {
+        crate::analysis::sources::mentions::in_document(root, &mut report.label_mentions);
+    }
 }
 
 fn load_error_finding(

@@ -62,6 +62,9 @@ pub struct Workspace {
     pub anchors: Vec<crate::analysis::sources::clusters::Anchor>,
     /// (cluster slot, a file's Kueue objects).
     pub kueue: Vec<(usize, crate::analysis::types::kueue::Kueue)>,
+    /// The label keys the other files mention where no pool is read (see
+    /// `analysis::sources::mentions`).
+    pub mentions: Vec<Box<str>>,
 }
 
 /// A configured cluster: the files its path globs match.

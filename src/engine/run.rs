@@ -96,6 +96,9 @@ pub struct Spilled {
     homes: std::collections::HashMap<usize, Arc<str>>,
     /// What defines a cluster among the default cluster's files (`sources::clusters`).
     anchors: Vec<crate::analysis::sources::clusters::Anchor>,
+    /// The label keys without a prefix the run's files mention where no pool is read (see
+    /// `analysis::sources::mentions`).
+    mentions: std::collections::HashSet<Box<str>>,
     /// The stored source of each file with node declarations (see `Place::Stored`).
     places: Vec<Slot>,
     /// The label sets of the node declarations: copies of a template share one.
@@ -145,6 +148,7 @@ pub fn lint_spilled(
         nodes: Vec::new(),
         homes: std::collections::HashMap::new(),
         anchors: Vec::new(),
+        mentions: std::collections::HashSet::new(),
         places: Vec::new(),
         label_sets: std::collections::HashSet::new(),
         relevant: Relevant::default(),
@@ -230,6 +234,7 @@ pub fn lint_spilled(
                 on_disk,
                 file: *file,
             });
+            let mentions = std::mem::take(&mut report.label_mentions);
             // Like workloads: the queues of the cluster's own linted files.
             let kueue = std::mem::take(&mut report.kueue);
             let kueue = (!inventory_only && !fixture && !kueue.is_empty()).then_some(kueue);
@@ -282,6 +287,7 @@ pub fn lint_spilled(
                 store_places(&mut nodes, &source, s.store.put(&bytes), &mut s.places);
             }
             s.terraform.extend(terraform);
+            s.mentions.extend(mentions);
             // The clusters the default cluster's files define (see `sources::clusters`).
             if !inventory_only && !fixture && cluster == Some(opts.clusters.len()) {
                 s.anchors
@@ -390,6 +396,7 @@ fn add_workspace(s: &mut Spilled, opts: &LintOptions) {
         s.nodes.push((index, Some(*slot), Box::new(n)));
     }
     s.anchors.extend(w.anchors.iter().cloned());
+    s.mentions.extend(w.mentions.iter().cloned());
     for (slot, k) in &w.kueue {
         index += 1;
         if let Some(list) = s.kueue.get_mut(*slot) {
@@ -709,9 +716,11 @@ pub fn finish_spilled(
         charts,
         homes,
         anchors,
+        mentions,
         terraform_findings,
         ..
     } = spilled;
+    let mentions = Arc::new(mentions);
     // The inventory reads its stored places back from the store while the files are worked
     // on: both share it.
     let store = Arc::new(store);
@@ -780,6 +789,7 @@ pub fn finish_spilled(
                     inventory.set_stacks(Arc::clone(stacks));
                 }
             }
+            inventory.set_mentions(Arc::clone(&mentions));
             inventory.set_places(Box::new(StoredSources {
                 store: Arc::clone(&store),
                 files: Arc::clone(&places),

@@ -575,8 +575,7 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
     let unseen_only = ok > 0
         && (inventory.closed() || inventory.cluster_of(&w.source.name).is_some())
         && crate::analysis::judgements::evidence::only_unknown_groups_admit(inventory, verdicts)
-        && crate::analysis::judgements::evidence::owned_miss(inventory, &outcome.kueue, w)
-            .is_some();
+        && crate::analysis::judgements::evidence::owned_miss(inventory, w).is_some();
     let ok = if unseen_only { 0 } else { ok };
     let _ = writeln!(s, "\nNode pools: {ok} of {} can run this pod", order.len());
     if unseen_only {
@@ -751,8 +750,7 @@ fn check_is_silent(outcome: &Outcome, i: usize) -> Option<String> {
     match crate::analysis::judgements::evidence::aim(inventory, w, &outcome.eval.fits[i]) {
         // In a cluster the files define, a value of a key its pools own is judged anyway.
         crate::analysis::judgements::evidence::Aim::Elsewhere
-            if crate::analysis::judgements::evidence::owned_miss(inventory, &outcome.kueue, w)
-                .is_some() =>
+            if crate::analysis::judgements::evidence::owned_miss(inventory, w).is_some() =>
         {
             None
         }

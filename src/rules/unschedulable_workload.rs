@@ -58,7 +58,7 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
         let mut owned = None;
         let label_miss = if only_unknown {
             // Only what the shown pools own is evidence against such a pool.
-            match evidence::owned_miss(ctx.inventory, ctx.kueue, w) {
+            match evidence::owned_miss(ctx.inventory, w) {
                 Some(m) => owned = Some(m),
                 None => continue,
             }
@@ -71,7 +71,7 @@ pub fn check(ctx: &CrossCtx<'_>, out: &mut Vec<Finding>) {
                 .memo
                 .get_or(META.name, fits, "aim", || evidence::aim(ctx.inventory, w, fits))
             {
-                Aim::Elsewhere => match evidence::owned_miss(ctx.inventory, ctx.kueue, w) {
+                Aim::Elsewhere => match evidence::owned_miss(ctx.inventory, w) {
                     Some(m) => {
                         owned = Some(m);
                         None

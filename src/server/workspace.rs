@@ -46,7 +46,7 @@ type Found = (
 
 /// A found file's cluster definitions and Kueue objects (for the default cluster's files
 /// outside test data, as `check` counts them).
-type Extra = (Vec<Anchor>, Option<Kueue>);
+type Extra = (Vec<Anchor>, Option<Kueue>, Vec<Box<str>>);
 
 /// What one config's run would know before it lints a buffer.
 pub(crate) struct Scope {
@@ -65,6 +65,9 @@ pub(crate) struct Scope {
     anchors: Vec<(String, Anchor)>,
     /// The Kueue objects of the files the walk finds, by file: (cluster slot, objects).
     kueue: BTreeMap<String, (usize, Kueue)>,
+    /// The label keys the files the walk finds mention where no pool is read, by file (see
+    /// `analysis::sources::mentions`).
+    mentions: BTreeMap<String, Vec<Box<str>>>,
     /// The config's `exclude` (`None`: a glob that does not compile, reported by the walk).
     exclude: Option<crate::load::walk::WalkOptions>,
 }
@@ -166,8 +169,9 @@ impl Scope {
                 let slot = opts.slot_of(&name);
                 // As `engine::lint_spilled` counts them.
                 let fixture = engine::is_fixture(&name, &opts.roots);
+                let mentions = std::mem::take(&mut report.label_mentions);
                 let extra: Extra = if fixture {
-                    (Vec::new(), None)
+                    (Vec::new(), None, mentions)
                 } else {
                     let anchors = if slot == opts.clusters.len() {
                         anchors_of_file(&name, &report.nodes)
@@ -175,17 +179,18 @@ impl Scope {
                         Vec::new()
                     };
                     let kueue = std::mem::take(&mut report.kueue);
-                    (anchors, (!kueue.is_empty()).then_some(kueue))
+                    (anchors, (!kueue.is_empty()).then_some(kueue), mentions)
                 };
                 let nodes = file_decls(&opts, &name, report.nodes);
                 (name, slot, nodes, facts, terraform, extra)
             })
-            .filter(|(_, _, nodes, facts, tf, (anchors, kueue))| {
+            .filter(|(_, _, nodes, facts, tf, (anchors, kueue, mentions))| {
                 !nodes.is_empty()
                     || !facts.is_empty()
                     || tf.is_some()
                     || !anchors.is_empty()
                     || kueue.is_some()
+                    || !mentions.is_empty()
             })
             .collect();
         let mut files: BTreeMap<String, (usize, Vec<NodeDecl>)> = BTreeMap::new();
@@ -193,9 +198,13 @@ impl Scope {
         let mut terraform = Vec::new();
         let mut anchors = Vec::new();
         let mut kueue = BTreeMap::new();
+        let mut mentions = BTreeMap::new();
         let found: Vec<(String, usize, Vec<NodeDecl>, Vec<Fact>)> = found
             .into_iter()
-            .map(|(name, slot, nodes, f, tf, (file_anchors, k))| {
+            .map(|(name, slot, nodes, f, tf, (file_anchors, k, m))| {
+                if !m.is_empty() {
+                    mentions.insert(name.clone(), m);
+                }
                 if let Some(tf) = tf {
                     terraform.push((name.clone(), slot, tf));
                 }
@@ -246,6 +255,7 @@ impl Scope {
             facts,
             anchors,
             kueue,
+            mentions,
             exclude,
         }
     }
@@ -315,6 +325,12 @@ impl Scope {
             .iter()
             .filter(|(file, (s, _))| *file != name && *s == slot)
             .map(|(_, (s, k))| (*s, k.clone()))
+            .collect();
+        opts.workspace.mentions = self
+            .mentions
+            .iter()
+            .filter(|(file, _)| *file != name)
+            .flat_map(|(_, m)| m.iter().cloned())
             .collect();
         // The other files' Namespaces and RuntimeClasses, as saved.
         for (file, (s, facts)) in &self.facts {

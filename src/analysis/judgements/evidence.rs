@@ -210,14 +210,7 @@ pub struct OwnedMiss {
 /// a label key without a prefix that no pool sets. `None` outside a defined cluster, for a
 /// pod pinned to a dedicated pool made elsewhere (see the module's text), or when every such
 /// key is satisfied.
-///
-/// `kueue` holds the Kueue objects of the workload's cluster: a `ResourceFlavor` that names
-/// nodes by a label shows that nodes carry it.
-pub fn owned_miss(
-    inventory: &Inventory,
-    kueue: &crate::analysis::types::kueue::Kueue,
-    w: &Workload,
-) -> Option<OwnedMiss> {
+pub fn owned_miss(inventory: &Inventory, w: &Workload) -> Option<OwnedMiss> {
     // A declared inventory is the whole cluster too.
     let created = if inventory.closed() {
         false
@@ -255,7 +248,7 @@ pub fn owned_miss(
             wanted: wanted.iter().map(|v| (*v).to_string()).collect(),
             values,
         };
-        if created && inventory.lacks_private_label(key) && !kueue.flavors_label(key) {
+        if created && inventory.lacks_private_label(key) {
             return Some(miss(None));
         }
         // `Exists` is met by any value of an owned key.

@@ -60,6 +60,9 @@ pub struct Inventory {
     /// Every pool is shown with every label it sets (see [`Inventory::lacks_private_label`]),
     /// worked out once.
     labels_shown: std::sync::OnceLock<bool>,
+    /// The label keys the run's files mention where no pool is read (see
+    /// `sources::mentions`).
+    mentions: Option<Arc<std::collections::HashSet<Box<str>>>>,
 }
 
 /// A label key every pool of a defined cluster sets, with a known value (see
@@ -313,7 +316,14 @@ impl Inventory {
             stacks: None,
             owned: std::sync::Mutex::new(HashMap::new()),
             labels_shown: std::sync::OnceLock::new(),
+            mentions: None,
         }
+    }
+
+    /// The label keys the run's files mention where no pool is read: a pool the files do not
+    /// show as one may set them (see [`Inventory::lacks_private_label`]).
+    pub fn set_mentions(&mut self, mentions: Arc<std::collections::HashSet<Box<str>>>) {
+        self.mentions = Some(mentions);
     }
 
     /// These pools are every pool of a cluster the files define.
@@ -391,15 +401,19 @@ impl Inventory {
         answer
     }
 
-    /// Is `key` a label key without a prefix that no pool sets, while every pool is shown
-    /// with every label it sets (none stands for groups the files do not show, none may carry
-    /// any label)? A key without a prefix is the user's own: "If the prefix is omitted, the
+    /// Is `key` a label key without a prefix that no pool sets and no file mentions where no
+    /// pool is read (a chart's values, a Terraform heredoc: `sources::mentions`), while every
+    /// pool is shown with every label it sets (none stands for groups the files do not show,
+    /// none may carry any label)? A key without a prefix is the user's own: "If the prefix is omitted, the
     /// label Key is presumed to be private to the user. Automated system components (…) which
     /// add labels to end-user objects must specify a prefix" (kubernetes/website,
     /// `content/en/docs/concepts/overview/working-with-objects/labels.md`). No node agent
     /// adds it, so no node these pools make has it. A lookup in sets worked out once.
     pub fn lacks_private_label(&self, key: &str) -> bool {
-        if key.contains('/') || self.declares_label(key) {
+        if key.contains('/')
+            || self.declares_label(key)
+            || self.mentions.as_ref().is_some_and(|m| m.contains(key))
+        {
             return false;
         }
         *self.labels_shown.get_or_init(|| {

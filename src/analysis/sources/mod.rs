@@ -10,6 +10,7 @@ mod karpenter;
 mod kubeadm;
 pub(super) mod kubelet;
 pub mod kueue;
+pub mod mentions;
 mod node;
 mod openshift;
 pub mod scaling;

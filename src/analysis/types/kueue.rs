@@ -51,9 +51,6 @@ pub struct Kueue {
     pub flavors: Vec<Flavor>,
     pub cluster_queues: Vec<ClusterQueue>,
     pub local_queues: Vec<LocalQueue>,
-    /// [`Kueue::flavors_label`]'s keys, gathered at its first question (after the objects
-    /// are all in).
-    pub flavor_label_keys: std::sync::OnceLock<std::collections::HashSet<String>>,
 }
 
 /// No Kueue object (for cross-reference contexts built outside a run).
@@ -61,7 +58,6 @@ pub static NO_KUEUE: Kueue = Kueue {
     flavors: Vec::new(),
     cluster_queues: Vec::new(),
     local_queues: Vec::new(),
-    flavor_label_keys: std::sync::OnceLock::new(),
 };
 
 /// A workload's submission to a LocalQueue.
@@ -78,20 +74,6 @@ pub struct Submission {
 impl Kueue {
     pub fn is_empty(&self) -> bool {
         self.flavors.is_empty() && self.cluster_queues.is_empty() && self.local_queues.is_empty()
-    }
-
-    /// Does some `ResourceFlavor` name nodes by label `key` (its `nodeLabels`)? Then nodes of
-    /// the cluster carry it, whatever the node pools in the files show: the flavor describes
-    /// them.
-    pub fn flavors_label(&self, key: &str) -> bool {
-        self.flavor_label_keys
-            .get_or_init(|| {
-                self.flavors
-                    .iter()
-                    .flat_map(|f| f.node_labels.iter().map(|(k, _)| k.clone()))
-                    .collect()
-            })
-            .contains(key)
     }
 
     /// The objects of a cluster's files, in input order (files are linted in parallel and

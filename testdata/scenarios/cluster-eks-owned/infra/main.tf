@@ -28,3 +28,19 @@ module "eks" {
     }
   }
 }
+
+# NodePools made by a chart from values taintlint does not read as pools: the labels they
+# write (`accelerator`, `gpuType`) may be on nodes, so pods selecting them are not judged.
+resource "helm_release" "gpu_nodepools" {
+  name  = "karpenter-resources-gpu"
+  chart = "./charts/karpenter-resources"
+  values = [
+    <<-EOT
+      nodePool:
+        labels:
+          - accelerator: nvidia
+    EOT
+    ,
+    file("${path.module}/helm-values/nodepools.yaml")
+  ]
+}
