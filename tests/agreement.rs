@@ -4,6 +4,8 @@
 //! `explain` says a pool can run. Walked over every scenario of `testdata/scenarios/` and,
 //! where `../shared/realworld` is beside the checkout (or `TAINTLINT_REALWORLD` names the
 //! folder), over the twenty whole repositories; that part skips, saying so, when absent.
+//! A DaemonSet that `check` says runs on K of N pools (`daemonset-misses-pools`) is one
+//! `explain` says K of N pools can run.
 
 #![allow(clippy::unwrap_used)] // tests may unwrap
 
@@ -17,17 +19,25 @@ use taintlint::cli::{Cli, Command};
 /// A workload as both commands name it: (file, kind, namespace, name, spec path).
 type Key = (String, String, String, String, String);
 
-/// `check DIR --isolated --format json`: the `unschedulable-workload` findings, with the pool
-/// count of their message.
-fn checked(dir: &str) -> BTreeMap<Key, usize> {
+/// What `check DIR --isolated --format json` says: the `unschedulable-workload` findings, with
+/// the pool count of their message, and the `daemonset-misses-pools` findings, with the pools
+/// their message says the DaemonSet runs on and the pools counted.
+struct Checked {
+    unschedulable: BTreeMap<Key, usize>,
+    daemonsets: BTreeMap<Key, (usize, usize)>,
+}
+
+fn checked(dir: &str) -> Checked {
     let cli =
         Cli::try_parse_from(["taintlint", "check", dir, "--isolated", "--format", "json"]).unwrap();
     let mut out = Vec::new();
     taintlint::run(cli, &mut out).unwrap();
     let report: Value = serde_json::from_slice(&out).unwrap();
     let mut found = BTreeMap::new();
+    let mut daemonsets = BTreeMap::new();
     for f in report["findings"].as_array().unwrap() {
-        if f["rule"] != "unschedulable-workload" {
+        let daemonset = f["rule"] == "daemonset-misses-pools";
+        if f["rule"] != "unschedulable-workload" && !daemonset {
             continue;
         }
         let o = &f["object"];
@@ -39,8 +49,19 @@ fn checked(dir: &str) -> BTreeMap<Key, usize> {
             text(&o["name"]),
             text(&f["field"]),
         );
-        // `0/N node pools ... can run this pod`
         let message = text(&f["message"]);
+        if daemonset {
+            // `DaemonSet runs on K/N node pools; not on: …`
+            let counts = message
+                .split_once(" runs on ")
+                .and_then(|(_, m)| m.split(' ').next())
+                .and_then(|n| n.split_once('/'))
+                .and_then(|(k, n)| Some((k.parse().ok()?, n.parse().ok()?)))
+                .unwrap_or_else(|| panic!("{message}"));
+            daemonsets.insert(key, counts);
+            continue;
+        }
+        // `0/N node pools ... can run this pod`
         let total = message
             .strip_prefix("0/")
             .and_then(|m| m.split(' ').next())
@@ -48,31 +69,43 @@ fn checked(dir: &str) -> BTreeMap<Key, usize> {
             .unwrap_or_else(|| panic!("{message}"));
         found.insert(key, total);
     }
-    found
+    Checked {
+        unschedulable: found,
+        daemonsets,
+    }
 }
 
-/// `explain DIR --isolated` of every workload: the keys of those no pool can run (with the
-/// pool count) that `explain` does not say `check` is silent about, and of those some pool can
-/// run.
-fn explained(dir: &str) -> (BTreeMap<Key, usize>, BTreeSet<Key>) {
+/// What `explain DIR --isolated` says of every workload: the keys of those no pool can run
+/// (with the pool count) that `explain` does not say `check` is silent about, of those some
+/// pool can run, and every workload's (pools that can run it, pools counted).
+struct Explained {
+    none: BTreeMap<Key, usize>,
+    some: BTreeSet<Key>,
+    counts: BTreeMap<Key, (usize, usize)>,
+}
+
+fn explained(dir: &str) -> Explained {
     let cli = Cli::try_parse_from(["taintlint", "explain", dir, "--isolated"]).unwrap();
     let Command::Explain(args) = cli.command else {
         unreachable!()
     };
     let (view, opts) = taintlint::commands::run_view(&args.input).unwrap();
-    let (mut none, mut some) = (BTreeMap::new(), BTreeSet::new());
+    let mut out = Explained {
+        none: BTreeMap::new(),
+        some: BTreeSet::new(),
+        counts: BTreeMap::new(),
+    };
     // Each inferred cluster is a view of its own (its files against its own pools).
     for view in std::iter::once(&view).chain(&view.clusters) {
-        explain_view(view, &opts, &mut none, &mut some);
+        explain_view(view, &opts, &mut out);
     }
-    (none, some)
+    out
 }
 
 fn explain_view(
     view: &taintlint::engine::View,
     opts: &taintlint::engine::LintOptions,
-    none: &mut BTreeMap<Key, usize>,
-    some: &mut BTreeSet<Key>,
+    out: &mut Explained,
 ) {
     if view.inventory.pools.is_empty() {
         return;
@@ -96,19 +129,23 @@ fn explain_view(
             w.object.name.clone().unwrap_or_default(),
             w.spec_path.to_string(),
         );
+        out.counts.insert(key.clone(), (ok, total));
         if ok > 0 {
-            some.insert(key);
+            out.some.insert(key);
         } else if !text.contains("(`check` does not report this: ") {
-            none.insert(key, total);
+            out.none.insert(key, total);
         }
     }
 }
 
-/// The disagreements of the two commands on `dir`, and how many workloads both judged
-/// unschedulable.
-fn disagreements(dir: &str) -> (Vec<String>, usize) {
-    let check = checked(dir);
-    let (none, some) = explained(dir);
+/// The disagreements of the two commands on `dir`, how many workloads both judged
+/// unschedulable, and how many DaemonSets' counts were compared.
+fn disagreements(dir: &str) -> (Vec<String>, usize, usize) {
+    let Checked {
+        unschedulable: check,
+        daemonsets,
+    } = checked(dir);
+    let Explained { none, some, counts } = explained(dir);
     eprintln!(
         "{dir}: {} unschedulable by check, {} by explain, {} schedulable",
         check.len(),
@@ -138,7 +175,17 @@ fn disagreements(dir: &str) -> (Vec<String>, usize) {
             ));
         }
     }
-    (problems, both)
+    for (key, runs) in &daemonsets {
+        if counts.get(key) != Some(runs) {
+            problems.push(format!(
+                "{dir}: check says {key:?} runs on {}/{} pools, explain says {:?}",
+                runs.0,
+                runs.1,
+                counts.get(key)
+            ));
+        }
+    }
+    (problems, both, daemonsets.len())
 }
 
 #[test]
@@ -152,16 +199,19 @@ fn check_and_explain_agree_on_the_scenarios() {
     dirs.sort();
     let mut problems = Vec::new();
     let mut judged = 0;
+    let mut daemonsets = 0;
     for dir in &dirs {
         // A scenario run with other arguments (`args.txt`) is not the plain folder.
         if dir.join("args.txt").is_file() {
             continue;
         }
-        let (p, both) = disagreements(&dir.to_string_lossy());
+        let (p, both, ds) = disagreements(&dir.to_string_lossy());
         problems.extend(p);
         judged += both;
+        daemonsets += ds;
     }
     assert!(judged > 10, "{judged}");
+    assert!(daemonsets >= 2, "{daemonsets}");
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 

@@ -804,6 +804,11 @@ fn same_named_pools_are_named_once() {
         "0/1 node pools found in the linted files can run this pod: 1 has untolerated taint {nvidia.com/gpu: true}"
     );
     assert_eq!(web[0]["related"].as_array().unwrap().len(), 1);
+    // A name is open to a DaemonSet when one of its pools is (as `explain` counts it).
+    assert!(
+        all.iter().all(|f| f["object"]["name"] != "gpu-agent"),
+        "{all:#?}"
+    );
 }
 
 /// `clusters:` in the config: each cluster's workloads are judged against its own pools (and
@@ -1121,6 +1126,15 @@ fn found_pools_judge_only_what_they_are_evidence_for() {
 #[test]
 fn eksctl_instance_types_are_labels() {
     let eks = findings(&run("instance-types").1);
+    // A group with no instance type has eksctl's default, m5.large.
+    assert!(
+        eks.iter().all(|f| f["object"]["name"] != "on-default-type"),
+        "{eks:#?}"
+    );
+    assert_eq!(
+        about(&eks, "unschedulable-workload", "not-default-type").len(),
+        1
+    );
     // eksctl's instance types are the nodes' `node.kubernetes.io/instance-type`; the hint
     // names the group with the most similar one, in `check` and in `explain` alike.
     let monitor = about(&eks, "unschedulable-workload", "neuron-monitor");

@@ -35,6 +35,7 @@ pub(super) enum Syntax {
     AtPlaceholder,
     Printf,
     JsonWithComments,
+    Braces,
 }
 
 impl Syntax {
@@ -46,6 +47,9 @@ impl Syntax {
             Syntax::AtPlaceholder => "a template with `@VAR@` placeholders",
             Syntax::Printf => "a printf format (`%s`) a program fills in",
             Syntax::JsonWithComments => "JSON with comments (an editor's or a tool's config)",
+            Syntax::Braces => {
+                "a template with `{{ … }}` placeholders (Helm, Jinja, Argo Workflows parameters)"
+            }
         }
     }
 
@@ -64,6 +68,9 @@ impl Syntax {
             Syntax::Printf => "lint what the program writes from it",
             Syntax::JsonWithComments => {
                 "kubectl reads neither JSON with comments nor this as YAML; if it is no manifest, exclude it"
+            }
+            Syntax::Braces => {
+                "render it first (`helm template`, Ansible, or the tool that fills it in) and lint the output; an Argo Workflows parameter is filled in when the pod is made"
             }
         }
     }
@@ -97,9 +104,25 @@ pub(super) fn find(text: &str) -> Option<Marker> {
     if let Some(at) = printf_verb(text) {
         return Some(marker(Syntax::Printf, at, 2));
     }
+    // A `{{ … }}` that YAML reads as part of a value (a quoted Helm or Jinja expression, an
+    // Argo Workflows parameter): the value is filled in later, so it is not judged.
+    if let Some(at) = braces(bytes) {
+        return Some(marker(Syntax::Braces, at, 2));
+    }
     let start = text.len() - text.trim_start().len();
     (text[start..].starts_with("//") || text[start..].starts_with("/*"))
         .then(|| marker(Syntax::JsonWithComments, start, 2))
+}
+
+/// The first `{{` outside a comment closed by `}}` on its line.
+fn braces(bytes: &[u8]) -> Option<usize> {
+    memchr::memmem::find_iter(bytes, b"{{").find(|&at| {
+        let rest = bytes.get(at + 2..).unwrap_or_default();
+        let line = rest
+            .get(..memchr::memchr(b'\n', rest).unwrap_or(rest.len()))
+            .unwrap_or_default();
+        memchr::memmem::find(line, b"}}").is_some() && !in_comment(bytes, at)
+    })
 }
 
 /// The first printf verb (`%s`, `%d`, `%v`, `%q`) that stands where a value starts (after
@@ -388,6 +411,16 @@ mod tests {
             find("a: \"#%{ x }\"\n").map(|m| m.syntax),
             Some(Syntax::Terraform)
         );
+    }
+
+    #[test]
+    fn double_braces_in_values_are_placeholders() {
+        // An Argo Workflows parameter, a quoted Helm expression: the YAML parses.
+        let m = find("nodeSelector:\n  arch: \"{{inputs.parameters.arch}}\"\n").expect("braces");
+        assert_eq!((m.syntax, m.span.start), (Syntax::Braces, 23));
+        // In a comment, or not closed on its line: none.
+        assert!(find("# render with {{ .Values.x }}\na: 1\n").is_none());
+        assert!(find("a: \"{{\"\nb: \"}}\"\n").is_none());
     }
 
     #[test]

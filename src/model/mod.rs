@@ -363,7 +363,23 @@ fn search_custom<'a>(node: &'a Node, path: String, out: &mut Vec<PodSpec<'a>>, d
                 _ => true,
             });
             if is_spec_like && !lends_affinity {
-                out.push(PodSpec::new(node, path.clone(), false));
+                let mut spec = PodSpec::new(node, path.clone(), false);
+                // A chart's values that pick the controller the chart renders (`kind:
+                // DaemonSet`, ingress-nginx's `controller.kind`, the OpenTelemetry
+                // Collector chart's `mode: daemonset`): its pods run one per node.
+                let per_node = ["kind", "mode"].iter().any(|k| {
+                    node.get(k)
+                        .and_then(Node::text)
+                        .is_some_and(|v| v.eq_ignore_ascii_case("DaemonSet"))
+                });
+                if per_node {
+                    spec.role = Some(scheduling::Role {
+                        name: String::new(),
+                        pods: scheduling::PodCount::PerNode,
+                        at: None,
+                    });
+                }
+                out.push(spec);
             }
             for (k, v) in entries {
                 let Some(key) = k.text() else { continue };

@@ -67,18 +67,22 @@ fn missed_pools(
     w: &crate::analysis::types::Workload,
     fits: &crate::analysis::judgements::schedule::Verdicts,
 ) -> (usize, usize, Vec<String>) {
-    // Each name once: same-named pools are alternatives.
-    let mut names = std::collections::HashSet::new();
-    let mut missed_names = std::collections::HashSet::new();
-    let mut missed: Vec<usize> = Vec::new();
+    // Each name once: same-named pools are alternatives, and a name is open to the
+    // DaemonSet when any of its pools is (as `explain` counts them). Each missed name is
+    // shown by its first pool.
+    let mut names: std::collections::HashMap<String, (usize, bool)> =
+        std::collections::HashMap::new();
     for (i, pool) in pools.iter().enumerate() {
-        let title = pool.title();
-        if !fits.admits(i) && missed_names.insert(title.clone()) {
-            missed.push(i);
-        }
-        names.insert(title);
+        let entry = names.entry(pool.title()).or_insert((i, false));
+        entry.1 |= fits.admits(i);
     }
     let total = names.len();
+    let mut missed: Vec<usize> = names
+        .values()
+        .filter(|(_, open)| !open)
+        .map(|(first, _)| *first)
+        .collect();
+    missed.sort_unstable();
     let shown = missed
         .iter()
         .take(SHOWN)

@@ -59,7 +59,11 @@ pub(super) fn cluster_config(mut d: Decls<'_, '_>) {
 /// The instance types of a node group, which the kubelet labels its nodes with
 /// (`node.kubernetes.io/instance-type`): `instanceType`, or the list of a managed group's
 /// `instanceTypes` or of `instancesDistribution.instanceTypes` (`instanceType: mixed`).
-/// `None` when none is given (eksctl's default applies; the label has some value).
+/// When none is given, eksctl gives the group its default, `m5.large`
+/// (eksctl-io/eksctl pkg/eks/nodegroup_service.go `Normalize`, `DefaultNodeType` in
+/// pkg/apis/eksctl.io/v1alpha5/types.go), unless the types come from elsewhere: an
+/// `instanceSelector`, a managed group's own `launchTemplate`, a self-managed group's
+/// `instancesDistribution`, or an Outpost; then `None` (the label has some value).
 fn instance_types(ng: &Node) -> Option<LabelValues> {
     let list = ng
         .get("instanceTypes")
@@ -72,9 +76,18 @@ fn instance_types(ng: &Node) -> Option<LabelValues> {
                 .collect::<Vec<_>>()
         })
         .filter(|l| !l.is_empty());
+    let elsewhere = [
+        "instanceSelector",
+        "launchTemplate",
+        "instancesDistribution",
+        "outpostARN",
+    ]
+    .iter()
+    .any(|k| ng.get(k).is_some_and(|v| !v.is_null()));
     match (list, text(ng.get("instanceType"))) {
         (Some(list), _) => Some(LabelValues::of(list)),
         (None, one) if !one.is_empty() && one != "mixed" => Some(LabelValues::one(&one)),
+        (None, one) if one.is_empty() && !elsewhere => Some(LabelValues::one("m5.large")),
         _ => None,
     }
 }
