@@ -61,24 +61,32 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
         for (i, c) in list.iter().enumerate() {
             // (An item that is not a mapping is a decode error: `yaml-type-mismatch`.)
             if c.as_map().is_some() {
-                check_constraint(&mut r, c, &format!("{base}[{i}]"), repeated[i], &pod_label_keys);
+                let at = format!("{base}[{i}]");
+                check_constraint(&mut r, c, &at, repeated[i], &pod_label_keys, !spec.builtin);
             }
         }
     }
 }
 
 /// Checks one constraint; `repeated`: a later one has its {topologyKey, whenUnsatisfiable}.
+/// `custom`: a custom resource's constraint, which its operator copies into the pods it
+/// builds: a field left at Go's zero value (`maxSkew: 0`, no `topologyKey`, no
+/// `whenUnsatisfiable`) is one operators fill in (Percona's XtraDB and MongoDB operators make
+/// them 1, `kubernetes.io/hostname` and `ScheduleAnyway`: percona-xtradb-cluster-operator
+/// `pkg/pxc/statefulset.go` `PodTopologySpreadConstraints`), so only values the server
+/// refuses whatever the operator adds are reported there.
 fn check_constraint(
     r: &mut Reporter<'_, '_>,
     c: &Node,
     p: &str,
     repeated: bool,
     pod_label_keys: &std::collections::HashSet<&str>,
+    custom: bool,
 ) {
     // maxSkew: > 0.
     let skew_node = c.get("maxSkew");
     if let Some(skew) = int_of(skew_node)
-        && skew <= 0
+        && (skew < 0 || (skew == 0 && !custom))
     {
         let sp = join(p, "maxSkew");
         r.add(Problem {
@@ -93,7 +101,7 @@ fn check_constraint(
     // topologyKey: required (any text is accepted).
     let key_entry = c.entry("topologyKey");
     let key = text_of(key_entry.map(|(_, v)| v)).unwrap_or("");
-    if key.is_empty() {
+    if key.is_empty() && !custom {
         let kp = join(p, "topologyKey");
         r.add(Problem {
             span: key_entry.map_or(c.span, |(_, v)| v.span),
@@ -107,7 +115,7 @@ fn check_constraint(
     // whenUnsatisfiable: DoNotSchedule or ScheduleAnyway.
     let when_entry = c.entry("whenUnsatisfiable");
     let when = text_of(when_entry.map(|(_, v)| v)).unwrap_or("");
-    if !ACTIONS.contains(&when) {
+    if !ACTIONS.contains(&when) && !(custom && when.is_empty()) {
         let wp = join(p, "whenUnsatisfiable");
         let fix = enum_fix(r, when_entry, when, ACTIONS);
         r.add_fixed(
@@ -126,8 +134,8 @@ fn check_constraint(
             fix,
         );
     }
-    // {topologyKey, whenUnsatisfiable}: once.
-    if repeated {
+    // {topologyKey, whenUnsatisfiable}: once (an operator may fill in either).
+    if repeated && !(custom && (key.is_empty() || when.is_empty())) {
         let dp = join(p, "{topologyKey, whenUnsatisfiable}");
         r.add(Problem {
             span: key_entry.map_or(c.span, |(k, _)| k.span),
