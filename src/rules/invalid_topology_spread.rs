@@ -115,7 +115,9 @@ fn check_constraint(
     // whenUnsatisfiable: DoNotSchedule or ScheduleAnyway.
     let when_entry = c.entry("whenUnsatisfiable");
     let when = text_of(when_entry.map(|(_, v)| v)).unwrap_or("");
-    if !ACTIONS.contains(&when) && !(custom && when.is_empty()) {
+    // (An operator fills in an action left out.)
+    let filled = custom && when.is_empty();
+    if !ACTIONS.contains(&when) && !filled {
         let wp = join(p, "whenUnsatisfiable");
         let fix = enum_fix(r, when_entry, when, ACTIONS);
         r.add_fixed(
