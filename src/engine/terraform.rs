@@ -1095,7 +1095,8 @@ fn manifest_heredocs(text: &str) -> Vec<Heredoc> {
         let manifest = body
             .lines()
             .any(|l| l.trim_start().starts_with("apiVersion:"))
-            && body.lines().any(|l| l.trim_start().starts_with("kind:"));
+            && body.lines().any(|l| l.trim_start().starts_with("kind:"))
+            && starts_as_yaml(body);
         if manifest && line.len() >= 3 {
             found.push(Heredoc {
                 opener,
@@ -1105,6 +1106,30 @@ fn manifest_heredocs(text: &str) -> Vec<Heredoc> {
         }
     }
     found
+}
+
+/// Does the heredoc's first line of content (after blank and comment lines) start YAML: a
+/// document marker, a list item, or a mapping key? A shell script that writes a manifest with
+/// `cat <<EOF` (a `local_file`'s content, user data) starts otherwise, and is not one.
+fn starts_as_yaml(body: &str) -> bool {
+    let Some(first) = body
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+    else {
+        return false;
+    };
+    if first.starts_with("---") || first.starts_with("- ") || first == "-" {
+        return true;
+    }
+    // `key:` or `key: value`, the key plain or quoted (or a `${…}` Terraform fills in).
+    let key_end = first
+        .find(": ")
+        .or_else(|| first.strip_suffix(':').map(str::len));
+    key_end.is_some_and(|end| {
+        let key = &first[..end];
+        !key.is_empty() && !key.contains(char::is_whitespace) || key.starts_with(['"', '\''])
+    })
 }
 
 /// The indentation Terraform strips from the lines of a `<<-` heredoc: the smallest number of
@@ -1195,6 +1220,23 @@ echo hi
 EOT
 }
 "#;
+
+    #[test]
+    fn a_script_that_writes_a_manifest_is_no_manifest() {
+        let script = "resource \"local_file\" \"join\" {\n  content = <<-EOT\n    #!/usr/bin/env bash\n    cat <<EOF > node.yaml\n    apiVersion: node.eks.aws/v1alpha1\n    kind: NodeConfig\n    EOF\n  EOT\n}\n";
+        assert!(yaml_view(script).is_none());
+        for yaml in [
+            "# a comment\napiVersion: v1\n",
+            "---\nkind: X\n",
+            "- a\n",
+            "\"k\": v\n",
+        ] {
+            assert!(starts_as_yaml(yaml), "{yaml}");
+        }
+        for not in ["cat <<EOF\n", "echo apiVersion: v1\n", "", "# only\n"] {
+            assert!(!starts_as_yaml(not), "{not}");
+        }
+    }
 
     #[test]
     fn only_manifest_heredocs_are_kept_at_their_offsets() {
