@@ -181,6 +181,15 @@ def gen_flow_dense(path, mb):
         f.write("0]}\n")
 
 
+def gen_flow_indent(path, n):
+    # n flow collections, each with its lines at column 0 (go-yaml reads them; saphyr wants
+    # them indented): one scan indents them all, and the text is parsed again once.
+    with open(path, "w") as f:
+        f.write("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\nx:\n")
+        for i in range(n):
+            f.write(f"  k{i}: [\n1,\n\t2]\n")
+
+
 def gen_docs(path, n, template):
     with open(path, "w") as f:
         if template:
@@ -422,6 +431,7 @@ CLASSES = {
     "flow-line": (gen_flow_line, (15, 30), "MB", []),
     "flow-line-max": (gen_flow_line, (45, 60), "MB", []),
     "flow-dense": (gen_flow_dense, (30, 60), "MB", []),
+    "flow-indent": (gen_flow_indent, (100_000, 200_000), "collections", []),
     "docs-full": (lambda p, n: gen_docs(p, n, False), (500_000, 1_000_000), "documents", ["--full-parse"]),
     "docs-template": (lambda p, n: gen_docs(p, n, True), (500_000, 1_000_000), "documents", []),
     "alias-full": (gen_alias, (500, 1_000), "documents", ["--full-parse"]),

@@ -239,6 +239,32 @@ fn flow_closer_at_the_keys_indentation() {
     );
 }
 
+/// Nor does it check the indentation of any line inside a flow collection
+/// (`yaml_parser_roll_indent`/`yaml_parser_unroll_indent` return while `flow_level > 0`, and
+/// `yaml_parser_scan_to_next_token` skips tabs there): a line may sit at its key's
+/// indentation, less, at column 0, or start with a tab. saphyr says "invalid indentation" or
+/// "tabs disallowed within this context (block indentation)".
+#[test]
+fn flow_lines_at_any_indentation() {
+    same("spec:\n  sel: {\n a: b}\n", r#"{"spec":{"sel":{"a":"b"}}}"#);
+    same(
+        "spec:\n  sel: {\n\ta: b}\n",
+        r#"{"spec":{"sel":{"a":"b"}}}"#,
+    );
+    same(
+        "spec:\n  list: [{name: c,\nimage: i}]\n  x: 1\n",
+        r#"{"spec":{"list":[{"name":"c","image":"i"}],"x":1}}"#,
+    );
+    same("- a: [1,\n 2]\n", r#"[{"a":[1,2]}]"#);
+    same(
+        "a:\n  b: [\n1,\n\t2,\n  [3,\n4], \"x\ny\"]\nc: 5\n",
+        r#"{"a":{"b":[1,2,[3,4],"x y"]},"c":5}"#,
+    );
+    // Outside a flow collection the indentation is still checked.
+    let text = "a:\n  b: 1\n c: 2\n";
+    assert!(full(text).join(" ").starts_with("ERROR"), "{text:?}");
+}
+
 /// go-yaml's scanner holds the continuation lines of a multi-line quoted scalar to no
 /// indentation (`yaml_parser_scan_flow_scalar` in go-yaml v2's `scannerc.go` checks only for a
 /// document indicator at column 0 and the end of the stream before each line), so they may

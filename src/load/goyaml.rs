@@ -10,7 +10,9 @@
 //!   collection or a block scalar header (`[a]#c`, `|#c`), a comment line less indented than
 //!   a block scalar's explicit indentation; a byte order mark inside the text becomes a
 //!   private-use character while parsing and is put back in the scalars' text; a
-//!   U+0085/U+2028/U+2029 line break ends a comment, as in go-yaml.
+//!   U+0085/U+2028/U+2029 line break ends a comment, as in go-yaml. A flow collection's lines
+//!   may sit at any indentation or start with a tab: they are indented before parsing and the
+//!   positions mapped back (`super::flow_indent`).
 //! - **refused by go-yaml, accepted by saphyr**: a check of the parsed text gives go-yaml's
 //!   error at its place: control characters, the `\/` escape, a line starting with a tab, a
 //!   mapping key that is a collection, a flow mapping key over 1,024 characters.

@@ -4,6 +4,7 @@
 
 pub mod codec;
 pub mod fast_yaml;
+mod flow_indent;
 pub(crate) mod go_json;
 mod goyaml;
 pub mod json;

@@ -863,7 +863,15 @@ pub fn parse_chunk(chunk: &str, base: usize, limits: Limits) -> Stream {
 ///   lines (saphyr: "wrongly indented line in block scalar"): in go-yaml
 ///   (`yaml_parser_scan_block_scalar_breaks`) a less indented line ends the scalar: the
 ///   comment moves to column 0, where saphyr ends the scalar too.
+///
+/// Then a flow collection's lines may sit at any indentation (`super::flow_indent`).
 fn parse_relaxed(text: &str, limits: Limits) -> Stream {
+    let first = parse_mended(text, limits);
+    super::flow_indent::mend(text, first, &|t| parse_mended(t, limits))
+}
+
+/// [`parse_relaxed`] but for the flow collections' indentation.
+fn parse_mended(text: &str, limits: Limits) -> Stream {
     let stream = strict_stream(text, limits);
     let Some(LoadError::Syntax { offset, message }) = &stream.error else {
         return stream;
