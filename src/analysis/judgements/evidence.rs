@@ -29,8 +29,11 @@
 //!   label its pools declare that is not a well-known one) tolerates for nothing a taint key
 //!   no pool has ([`lands_on_cluster`]). A pod that tolerates a taint key no pool of the
 //!   cluster has while selecting a value none has is pinned to a dedicated pool made
-//!   outside these files: neither is judged. Keys no pool sets stay unjudged, and a pool
-//!   whose value of the key is not known keeps the key open.
+//!   outside these files: neither is judged. Keys no pool sets stay unjudged, but for a key
+//!   without a prefix (the user's own: no node agent adds it) in a cluster the files create,
+//!   when every pool shows its labels and no file writes the key where no pool is read
+//!   ([`Inventory::lacks_private_label`]); a pool whose value of the key is not known keeps the
+//!   key open.
 //!
 //! The cross-reference rules that judge a pod by what no pool offers (`unschedulable-workload`,
 //! `toleration-matches-no-taint`) ask this module, whatever the source of the pools
