@@ -364,6 +364,7 @@ fn search_custom<'a>(node: &'a Node, path: String, out: &mut Vec<PodSpec<'a>>, d
             });
             if is_spec_like && !lends_affinity {
                 let mut spec = PodSpec::new(node, path.clone(), false);
+                spec.generic = true;
                 // A chart's values that pick the controller the chart renders (`kind:
                 // DaemonSet`, ingress-nginx's `controller.kind`, the OpenTelemetry
                 // Collector chart's `mode: daemonset`): its pods run one per node.

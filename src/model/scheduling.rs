@@ -351,6 +351,9 @@ pub struct PodSpec<'a> {
     pub path: String,
     /// The server validates this spec with `ValidatePodSpec` (a built-in kind).
     pub builtin: bool,
+    /// Found by the pod-spec search in a custom resource no catalogue entry describes
+    /// (`model::search_custom`): what its operator makes of the fields is not known.
+    pub generic: bool,
     /// An operator's pod role (`model::operators`, `workload-kinds:`).
     pub role: Option<Role>,
     /// The tolerations list in effect (the last one written when lists override each other).
@@ -454,6 +457,7 @@ impl<'a> PodSpec<'a> {
             node,
             path,
             builtin,
+            generic: false,
             role: None,
             tolerations_list: None,
             tolerations: Vec::new(),
