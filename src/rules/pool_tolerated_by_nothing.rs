@@ -112,8 +112,11 @@ impl Usage {
 #[derive(Default)]
 pub struct Users {
     /// One workload per signature (and RuntimeClass and namespace, which admission reads),
-    /// without its `nodeName`.
-    by_signature: std::collections::BTreeMap<UserKey, Workload>,
+    /// without its `nodeName`. Boxed: a run whose clusters are inferred from its folders
+    /// keeps one of these per folder (`engine::run`), most with one workload, and a map's
+    /// first node has room for eleven entries (11 workloads' size, 4.7 KB, per folder;
+    /// boxed, 11 pointers).
+    by_signature: std::collections::BTreeMap<UserKey, Box<Workload>>,
     /// The `nodeName`s of the workloads.
     bound: std::collections::BTreeSet<String>,
 }
@@ -155,7 +158,7 @@ impl Users {
                 Namespace(Arc::clone(&w.object)),
             );
             self.by_signature.entry(key).or_insert_with(|| {
-                let mut w = w.clone();
+                let mut w = Box::new(w.clone());
                 w.node_name = None;
                 w
             });
@@ -192,7 +195,7 @@ impl Users {
         settings: &Settings,
         admission: &Admission,
     ) -> Usage {
-        let mut workloads: Vec<Workload> = self.by_signature.into_values().collect();
+        let mut workloads: Vec<Workload> = self.by_signature.into_values().map(|w| *w).collect();
         // The pods as admission leaves them; those it refuses use no pool.
         admission.apply(&mut workloads);
         workloads.retain(|w| w.admission.as_ref().is_none_or(|a| a.rejection.is_none()));
