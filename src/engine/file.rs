@@ -114,8 +114,7 @@ fn lint_input(input: Input, opts: &LintOptions, parse: super::terraform::Parse) 
         }
     };
     if opts.rules.needs_inventory()
-        && (report.terraform.is_some()
-            || report.helm_template
+        && (report.helm_template
             || super::terraform::is_terraform(&source.name)
             || super::templates::template_extension(&source.name).is_some())
     {

@@ -651,6 +651,31 @@ impl<'t> Inst<'t> {
 
     /// The directory a local `source` called from here reads, with its first file's number,
     /// unless reading it again would recurse or pass the depth of calls.
+    /// The instance at `address` of the local module `source` this one calls (its folder
+    /// `dir`, read with `args`): one call deeper.
+    fn child(
+        &self,
+        dir: &'t Dir,
+        dir_base: u32,
+        args: HashMap<String, Val>,
+        address: &str,
+        source: &str,
+    ) -> Inst<'t> {
+        let mut calls = self.calls.clone();
+        calls.push(ModuleCall {
+            address: address.into(),
+            source: source.into(),
+        });
+        Inst::new(
+            self.tree,
+            dir,
+            dir_base,
+            Inputs::Call(args),
+            calls,
+            self.stack.clone(),
+        )
+    }
+
     fn callee(&self, source: &str) -> Result<(&'t Dir, u32, &'t String), Cause> {
         let not_read = || Cause::Module(Arc::from(format!("the module at {source}").as_str()));
         let path = self
@@ -706,21 +731,9 @@ impl<'t> Inst<'t> {
                 continue;
             }
             seen.push(path.clone());
-            let mut calls = self.calls.clone();
-            calls.push(ModuleCall {
-                address: instance.address.clone().into(),
-                source: source.clone().into(),
-            });
             let copies = out.copies;
             let unknown = std::mem::take(&mut out.instance_unknown);
-            let child = Inst::new(
-                self.tree,
-                dir,
-                dir_base,
-                Inputs::Call(args),
-                calls,
-                self.stack.clone(),
-            );
+            let child = self.child(dir, dir_base, args, &instance.address, &source);
             // A module instance of unknown number: its pools too.
             out.outer.push((copies, unknown));
             child.pools(out, seen);
@@ -767,19 +780,7 @@ impl<'t> Inst<'t> {
                 return unknown(Cause::Limit("module instances"));
             }
             let args = self.call_args(m, &instance.names);
-            let mut calls = self.calls.clone();
-            calls.push(ModuleCall {
-                address: instance.address.clone().into(),
-                source: source.clone().into(),
-            });
-            let child = Inst::new(
-                self.tree,
-                dir,
-                dir_base,
-                Inputs::Call(args),
-                calls,
-                self.stack.clone(),
-            );
+            let child = self.child(dir, dir_base, args, &instance.address, &source);
             let outputs = child.outputs();
             let key = instance
                 .names
