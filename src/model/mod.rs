@@ -12,6 +12,8 @@ pub mod operators;
 pub mod roles;
 pub mod scheduling;
 
+use std::fmt::Write as _;
+
 use crate::diagnostic::ObjectId;
 use crate::load::yaml::{Document, Node, Value};
 use crate::settings::WorkloadKind;
@@ -237,7 +239,7 @@ fn build_object<'a>(node: &'a Node, doc_path: String, kinds: &[WorkloadKind]) ->
         schema = Schema::Custom;
     } else {
         schema = Schema::Custom;
-        search_custom(node, String::new(), &mut pod_specs, 0);
+        search_custom(node, &mut String::new(), &mut pod_specs, 0);
         taints.extend(infra_taints(node, kind, group));
     }
     Object {
@@ -343,7 +345,10 @@ const SCHEDULING_KEYS: &[&str] = &["tolerations", "nodeSelector", "affinity"];
 
 /// Finds pod-spec-like mappings in a custom resource: any mapping holding a `tolerations`
 /// list, a `nodeSelector` mapping or an `affinity` mapping. Metadata and status are skipped.
-fn search_custom<'a>(node: &'a Node, path: String, out: &mut Vec<PodSpec<'a>>, depth: usize) {
+/// `path` is the node's field path, one buffer for the whole walk: each level appends its key
+/// or index and takes it off again, and only a spec found keeps a copy (formatting a new
+/// string for every field of a custom resource cost more than the search).
+fn search_custom<'a>(node: &'a Node, path: &mut String, out: &mut Vec<PodSpec<'a>>, depth: usize) {
     if depth > 64 {
         return;
     }
@@ -392,17 +397,22 @@ fn search_custom<'a>(node: &'a Node, path: String, out: &mut Vec<PodSpec<'a>>, d
                 if is_spec_like && SCHEDULING_KEYS.contains(&key) && key != "affinity" {
                     continue;
                 }
-                let child = if path.is_empty() {
-                    key.to_string()
-                } else {
-                    format!("{path}.{key}")
-                };
-                search_custom(v, child, out, depth + 1);
+                let len = path.len();
+                if len > 0 {
+                    path.push('.');
+                }
+                path.push_str(key);
+                search_custom(v, path, out, depth + 1);
+                path.truncate(len);
             }
         }
         Value::Seq(items) => {
+            let len = path.len();
             for (i, item) in items.iter().enumerate() {
-                search_custom(item, format!("{path}[{i}]"), out, depth + 1);
+                // Writing to a `String` cannot fail.
+                let _ = write!(path, "[{i}]");
+                search_custom(item, path, out, depth + 1);
+                path.truncate(len);
             }
         }
         Value::Scalar(_) => {}

@@ -353,8 +353,46 @@ pub fn read(declaration: &str) -> Result<WorkloadKind, Vec<String>> {
 }
 
 /// The catalogue's entry for an object of `kind` and `apiVersion`.
+///
+/// Most objects of a run are of no catalogued kind (Services, ConfigMaps, CRDs of other
+/// projects), and a run over one file should not read 65 declarations: the kind names are
+/// taken from the declarations' `kind:` lines without the parser, and only a declaration whose
+/// kind is asked for is read, once per run.
 pub fn find(kind: &str, api_version: &str) -> Option<&'static Entry> {
-    entries().iter().find(|e| e.kind.matches(kind, api_version))
+    /// A catalogue declaration's kind name, and its entry once read (`None`: it does not read).
+    type Lazy = (&'static str, OnceLock<Option<Entry>>);
+    static BY_KIND: OnceLock<Vec<Lazy>> = OnceLock::new();
+    let by_kind = BY_KIND.get_or_init(|| {
+        CATALOGUE
+            .iter()
+            .map(|op| (declared_kind(op.declaration).unwrap_or(""), OnceLock::new()))
+            .collect()
+    });
+    by_kind
+        .iter()
+        .zip(CATALOGUE)
+        .filter(|((name, _), _)| *name == kind)
+        .filter_map(|((_, entry), op)| {
+            entry
+                .get_or_init(|| {
+                    Some(Entry {
+                        kind: read(op.declaration).ok()?,
+                        synth: op.synth,
+                        operator: op,
+                    })
+                })
+                .as_ref()
+        })
+        .find(|e| e.kind.matches(kind, api_version))
+}
+
+/// The kind a declaration names on its top-level `kind:` line (a plain scalar: the
+/// declarations are ours), read without the parser; `tests.rs` checks it against [`read`].
+fn declared_kind(declaration: &str) -> Option<&str> {
+    declaration
+        .lines()
+        .find_map(|line| line.strip_prefix("kind:"))
+        .map(str::trim)
 }
 
 /// A toleration an operator adds.
