@@ -318,6 +318,10 @@ pub struct Synth {
     pub spread_keys: Vec<String>,
     /// Labels it gives the pods (which their own affinity terms may select).
     pub labels: Vec<(String, String)>,
+    /// It fills in the fields of the role's topology spread constraints left at Go's zero
+    /// value (`maxSkew: 0`, no `topologyKey`, no `whenUnsatisfiable`) before the pods reach
+    /// the server, so only values the server refuses whatever it adds are findings.
+    pub spread_defaults: bool,
     /// Where findings about these pieces point (the field that causes them).
     pub span: Option<Span>,
     /// The operator makes no pods of this role for this object.
@@ -334,6 +338,7 @@ impl Synth {
             && self.resources.is_empty()
             && self.spread_keys.is_empty()
             && self.labels.is_empty()
+            && !self.spread_defaults
             && !self.none
             && self.notes.is_empty()
     }

@@ -62,7 +62,9 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             // (An item that is not a mapping is a decode error: `yaml-type-mismatch`.)
             if c.as_map().is_some() {
                 let at = format!("{base}[{i}]");
-                check_constraint(&mut r, c, &at, repeated[i], &pod_label_keys, spec.generic);
+                let defaulted =
+                    spec.generic || spec.synth.as_ref().is_some_and(|s| s.spread_defaults);
+                check_constraint(&mut r, c, &at, repeated[i], &pod_label_keys, defaulted);
             }
         }
     }
@@ -70,7 +72,8 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
 
 /// Checks one constraint; `repeated`: a later one has its {topologyKey, whenUnsatisfiable}.
 /// `custom`: the constraint of a custom resource no catalogue entry describes, which its
-/// unknown operator copies into the pods it builds: a field left at Go's zero value (`maxSkew: 0`, no `topologyKey`, no
+/// unknown operator copies into the pods it builds, or of a catalogued operator known to fill
+/// them in (`Synth::spread_defaults`): a field left at Go's zero value (`maxSkew: 0`, no `topologyKey`, no
 /// `whenUnsatisfiable`) is one operators fill in (Percona's XtraDB and MongoDB operators make
 /// them 1, `kubernetes.io/hostname` and `ScheduleAnyway`: percona-xtradb-cluster-operator
 /// `pkg/pxc/statefulset.go` `PodTopologySpreadConstraints`), so only values the server

@@ -96,6 +96,27 @@ macro_rules! argo_workflow {
     };
 }
 
+/// A role placed by a Percona operator's own pod spec type (XtraDB Cluster's `PodSpec`,
+/// MongoDB's `MultiAZ`; see `percona_xtradb_cluster.rs`): the pods' fields under their own
+/// names, `affinity.advanced` as the pods' affinity (`affinity` is the operator's
+/// `PodAffinity`), `sidecars`, and `size` pods; `$extra`: the role's other lines.
+macro_rules! percona_role {
+    ($name:literal, $at:literal, $extra:literal) => {
+        concat!(
+            "  - name: ",
+            $name,
+            "\n    at: ",
+            $at,
+            "\n    tolerations: tolerations\n    nodeSelector: nodeSelector\n",
+            "    affinity: affinity.advanced\n",
+            "    topologySpreadConstraints: topologySpreadConstraints\n",
+            "    priorityClassName: priorityClassName\n    runtimeClassName: runtimeClassName\n",
+            "    resources: resources\n    containers: sidecars\n    replicas: size\n",
+            $extra,
+        )
+    };
+}
+
 /// The declaration of a Volcano job whose `JobSpec` is at `$spec` (see `volcano_job.rs`): a role
 /// per task of `tasks[]`, `replicas` pods made from its `template`, the job's
 /// `priorityClassName` where the template names none.
@@ -199,6 +220,8 @@ mod mpi_job;
 mod mx_job;
 mod opentelemetry_collector;
 mod paddle_job;
+mod percona_server_mongodb;
+mod percona_xtradb_cluster;
 mod pipeline_run;
 mod prometheus;
 mod pytorch_job;
@@ -281,6 +304,8 @@ pub static CATALOGUE: &[&Operator] = &[
     &mx_job::OPERATOR,
     &opentelemetry_collector::OPERATOR,
     &paddle_job::OPERATOR,
+    &percona_server_mongodb::OPERATOR,
+    &percona_xtradb_cluster::OPERATOR,
     &pipeline_run::OPERATOR,
     &prometheus::OPERATOR,
     &pytorch_job::OPERATOR,
