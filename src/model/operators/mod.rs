@@ -380,7 +380,7 @@ pub fn read(declaration: &str) -> Result<WorkloadKind, Vec<String>> {
 /// The catalogue's entry for an object of `kind` and `apiVersion`.
 ///
 /// Most objects of a run are of no catalogued kind (Services, ConfigMaps, CRDs of other
-/// projects), and a run over one file should not read 65 declarations: the kind names are
+/// projects), and a run over one file should not read every declaration: the kind names are
 /// taken from the declarations' `kind:` lines without the parser, and only a declaration whose
 /// kind is asked for is read, once per run.
 pub fn find(kind: &str, api_version: &str) -> Option<&'static Entry> {
