@@ -511,8 +511,12 @@ impl<'a> PodSpec<'a> {
     }
 
     /// The entries of its map-shaped node selectors, layered (a later key overrides).
+    /// The `nodeSelector` maps' entries, patch directives left out.
     pub fn selector_entries(&self) -> impl Iterator<Item = &'a (Node, Node)> + '_ {
-        self.node_selectors.iter().flat_map(Selector::map)
+        self.node_selectors
+            .iter()
+            .flat_map(Selector::map)
+            .filter(|(k, _)| !k.text().is_some_and(is_patch_directive))
     }
 
     /// `priorityClassName`, when written as text.
@@ -681,6 +685,19 @@ pub fn is_label_selector(node: &Node) -> bool {
             matches!(k.text(), Some("matchLabels" | "matchExpressions")) && v.as_scalar().is_none()
         })
     })
+}
+
+/// A strategic-merge-patch directive written as a map key: `$patch` (`replace`, `delete`,
+/// `merge`), `$retainKeys`, `$setElementOrder/<field>` and `$deleteFromPrimitiveList/<field>`
+/// (k8s.io/apimachinery pkg/util/strategicpatch/patch.go: `directiveMarker`,
+/// `retainKeysDirective`, `setElementOrderDirectivePrefix`,
+/// `deleteFromPrimitiveListDirectivePrefix`). A document holding one is a patch (a kustomize
+/// `patches:` entry, `kubectl patch`): the merge consumes the key, so it is neither a field nor
+/// a label, and it never reaches the API server.
+pub fn is_patch_directive(key: &str) -> bool {
+    matches!(key, "$patch" | "$retainKeys")
+        || key.starts_with("$setElementOrder/")
+        || key.starts_with("$deleteFromPrimitiveList/")
 }
 
 impl PodSpec<'_> {

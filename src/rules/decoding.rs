@@ -431,12 +431,16 @@ impl<'a> Walk<'a> {
                     let here = At::Field(&at, name);
                     self.value((Some(k), v), *ty, s.name, here, here);
                 }
-                None if s.closed => self.problems.push(Problem::Unknown {
-                    key: k,
-                    path: At::Field(&at, key).path(),
-                    known: s.fields,
-                    go_struct: s.name,
-                }),
+                // A strategic-merge-patch directive (`$patch: delete`) is the patch's, not a
+                // field of the struct.
+                None if s.closed && !crate::model::scheduling::is_patch_directive(key) => {
+                    self.problems.push(Problem::Unknown {
+                        key: k,
+                        path: At::Field(&at, key).path(),
+                        known: s.fields,
+                        go_struct: s.name,
+                    })
+                }
                 None => {}
             }
         }

@@ -85,6 +85,10 @@ fn check_map(ctx: &Ctx<'_>, out: &mut Vec<Finding>, part: &crate::model::Part<'_
         let path = &part.path;
         for (k, v) in entries {
             let Some(key) = k.text() else { continue };
+            if crate::model::scheduling::is_patch_directive(key) {
+                // `$patch: replace` of a kustomize patch: merged away, not a label.
+                continue;
+            }
             for msg in label_key_errors(key, ctx.settings) {
                 let f = META.finding(format!("nodeSelector key `{key}` is not a valid label key: {msg}"),
                 )

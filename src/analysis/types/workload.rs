@@ -7,6 +7,7 @@ use std::sync::Arc;
 use crate::diagnostic::ObjectId;
 use crate::load::yaml::Node;
 use crate::load::{SourceFile, Span};
+use crate::model::scheduling::is_patch_directive;
 use crate::model::{Object, PodCount, PodSpec, Schema, SelectorShape};
 use crate::util::intern;
 
@@ -434,7 +435,7 @@ fn node_selection(spec: &PodSpec<'_>) -> (Labels, Vec<Requirement>) {
             _ => value.get("matchLabels"),
         };
         for (k, v) in labels.and_then(Node::as_map).unwrap_or_default() {
-            if let Some(k) = k.text() {
+            if let Some(k) = k.text().filter(|k| !is_patch_directive(k)) {
                 put(k, &text(Some(v)));
             }
         }

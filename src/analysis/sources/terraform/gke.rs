@@ -17,7 +17,9 @@
 //! `resource_container_cluster.go` in hashicorp/terraform-provider-google; the API's
 //! `Cluster.nodePools`: "This field should not be set if `node_config` or
 //! `initial_node_count` are specified"). So a cluster with `node_pool` blocks has no default
-//! pool, and `remove_default_node_pool = true` deletes it after creation.
+//! pool, and `remove_default_node_pool = true` deletes it after creation: the provider deletes
+//! the pool *named* `default-pool` (`resourceContainerClusterCreate`), so an inline
+//! `node_pool` of that name is deleted as well.
 //!
 //! **Workload Identity.** Nodes that run the GKE metadata server carry the label
 //! `iam.gke.io/gke-metadata-server-enabled: "true"`, which workloads using Workload Identity
@@ -176,6 +178,13 @@ impl Tf<'_> {
         }
         for np in &inline {
             let name = field(np, "name").and_then(|n| n.text());
+            // `remove_default_node_pool` deletes the pool named `default-pool` once the
+            // cluster is made, whichever block made it (`resourceContainerClusterCreate`
+            // deletes `…/nodePools/default-pool` by that name): an inline pool so named is
+            // gone too.
+            if removed && name.as_deref() == Some("default-pool") {
+                continue;
+            }
             let zones = zones(np, Some(body));
             let pool = self.gke_pool(np, name.clone(), zones, wi.clone());
             let shown = name.unwrap_or_else(|| "node_pool".to_string());

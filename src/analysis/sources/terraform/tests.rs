@@ -99,6 +99,9 @@ resource "google_container_cluster" "b" {
   node_pool {
 name = "inline"
   }
+  node_pool {
+name = "default-pool"
+  }
 }
 resource "google_container_cluster" "auto" {
   enable_autopilot = true
