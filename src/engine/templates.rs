@@ -1,5 +1,5 @@
 //! Files that are templates of another kind than Helm's: envsubst (`${VAR}`), Terraform's
-//! `templatefile` (`%{ if … }`, `${…}`), Jinja (`{% … %}`), `@VAR@` placeholders, Go/C printf
+//! `templatefile` (`%{ if … }`, `${…}`), Jinja (`{% … %}`), `@VAR@` and `%VAR%` placeholders, Go/C printf
 //! formats (`name: %s`); and JSON with comments (a VS Code or TypeScript config), which is no
 //! manifest and no YAML either. Helm/Go
 //! templates that do not parse are recognised while parsing (`file`); these are settled once
@@ -44,7 +44,7 @@ impl Syntax {
             Syntax::Terraform => "a Terraform template (`%{ … }`)",
             Syntax::Jinja => "a Jinja template (`{% … %}`)",
             Syntax::Envsubst => "an envsubst template (`${VAR}`)",
-            Syntax::AtPlaceholder => "a template with `@VAR@` placeholders",
+            Syntax::AtPlaceholder => "a template with `@VAR@` or `%VAR%` placeholders",
             Syntax::Printf => "a printf format (`%s`) a program fills in",
             Syntax::JsonWithComments => "JSON with comments (an editor's or a tool's config)",
             Syntax::Braces => {
@@ -201,15 +201,16 @@ fn envsubst(text: &str, from: usize) -> Option<(usize, usize)> {
 fn at_placeholder(text: &str, from: usize) -> Option<(usize, usize)> {
     let bytes = text.as_bytes();
     let mut at = from;
-    while let Some(i) = memchr::memchr(b'@', bytes.get(at..)?) {
+    while let Some(i) = memchr::memchr2(b'@', b'%', bytes.get(at..)?) {
         let start = at + i;
+        let delimiter = bytes[start];
         let name_len = bytes[start + 1..]
             .iter()
             .take_while(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || **b == b'_')
             .count();
         if name_len >= 2
             && bytes.get(start + 1).is_some_and(u8::is_ascii_uppercase)
-            && bytes.get(start + 1 + name_len) == Some(&b'@')
+            && bytes.get(start + 1 + name_len) == Some(&delimiter)
         {
             return Some((start, name_len + 2));
         }
@@ -399,6 +400,14 @@ mod tests {
             find("v: @TAG@\n").map(|m| m.syntax),
             Some(Syntax::AtPlaceholder)
         );
+        // eksctl's connector manifest: `%EKS_ACTIVATION_CODE%` is replaced before parsing.
+        let pct = find("data:\n  code: %EKS_ACTIVATION_CODE%\n").expect("a placeholder");
+        assert_eq!(
+            (pct.syntax, pct.span),
+            (Syntax::AtPlaceholder, Span::new(14, 35))
+        );
+        // Not placeholders: mixed delimiters, a percentage, printf's lowercase verbs.
+        assert_eq!(find("a: @AB%\nb: 50% of 100%\n").map(|m| m.syntax), None);
         // Not placeholders: an email, a lone `$`, `${` with no name, shell `$(VAR)`.
         assert_eq!(
             find("mail: ops@example.com\ncost: $5\nx: ${ }\ny: $(POD)\n"),
