@@ -17,7 +17,7 @@
 //! takes its own version: the newest rules. Sizes when unset: 3 for a replica set (the safe
 //! minimum), 1 arbiter, 2 `mongos` (`minSafeMongosSize`).
 
-use super::percona_xtradb_cluster::anti_affinity;
+use super::percona_xtradb_cluster::{anti_affinity, key_span};
 use super::*;
 
 pub(super) static OPERATOR: Operator = Operator {
@@ -81,7 +81,7 @@ fn synth(h: &Hook<'_, '_>) -> Synth {
     let version = text(h.get("spec.crVersion")).and_then(cr_version);
     let at_least = |v: (u32, u32)| version.is_none_or(|have| have >= v);
     let mut s = Synth {
-        span: anchor(h, &[]),
+        span: key_span(h),
         spread_defaults: at_least((1, 15)),
         ..Synth::default()
     };
@@ -93,9 +93,6 @@ fn synth(h: &Hook<'_, '_>) -> Synth {
     if !on {
         s.none = true;
         return s;
-    }
-    if let Some(key) = h.here("affinity.antiAffinityTopologyKey") {
-        s.span = Some(key.span);
     }
     let keys = if at_least((1, 16)) {
         KEYS

@@ -56,9 +56,8 @@ const KEYS: &[&str] = &[
 const SOURCE: &str = "percona/percona-xtradb-cluster-operator pkg/pxc/statefulset.go `PodAffinity`";
 
 fn synth(h: &Hook<'_, '_>) -> Synth {
-    let key = format!("spec.{}.affinity.antiAffinityTopologyKey", h.role);
     let mut s = Synth {
-        span: anchor(h, &[&key]),
+        span: key_span(h),
         spread_defaults: true,
         ..Synth::default()
     };
@@ -69,6 +68,14 @@ fn synth(h: &Hook<'_, '_>) -> Synth {
     s.notes
         .extend(anti_affinity(h, KEYS, SOURCE, &mut s.one_per_node));
     s
+}
+
+/// Where the generated anti-affinity's findings point: the role's `antiAffinityTopologyKey`
+/// when written, else the role's place.
+pub(super) fn key_span(h: &Hook<'_, '_>) -> Option<crate::load::Span> {
+    h.here("affinity.antiAffinityTopologyKey")
+        .map(|n| n.span)
+        .or(anchor(h, &[]))
 }
 
 /// The pod anti-affinity Percona's operators generate from their `PodAffinity`
