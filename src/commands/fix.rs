@@ -284,6 +284,7 @@ fn clone_failure(f: &ReadFailure) -> ReadFailure {
             text: text.clone(),
         },
         R::Binary(w) => R::Binary(w),
+        R::Sealed(w) => R::Sealed(w),
         R::Nul { offset, text } => R::Nul {
             offset: *offset,
             text: text.clone(),

@@ -41,6 +41,8 @@ pub struct FileReport {
     /// A `.tf` file that parses: what evaluating its directory needs (see
     /// `engine::terraform::evaluate`).
     pub terraform: Option<Box<super::terraform::TerraformFile>>,
+    /// The file is encrypted or marked not text: what it is (see `engine::folds`).
+    pub sealed: Option<Box<str>>,
 }
 
 /// One input's report; a panic becomes an `internal-error` finding on the file. Its message
@@ -89,28 +91,49 @@ fn lint_input(input: Input, opts: &LintOptions, parse: super::terraform::Parse) 
         Input::Entry(_) => InputKind::Disk,
         Input::Text { .. } => InputKind::Memory,
     };
+    let mut disk_path = None;
     let text = match input {
         Input::Entry(Entry::Error { message, .. }) => {
             return file_failure(&name, &rules::UNREADABLE_FILE, message, None, opts);
         }
-        Input::Entry(Entry::File(path)) => load::read_file(&path, opts.max_file_size),
+        Input::Entry(Entry::File(path)) => {
+            let text = load::read_file(&path, opts.max_file_size);
+            disk_path = Some(path);
+            text
+        }
         Input::Text { text, .. } => text,
     };
     let on_disk = matches!(kind, InputKind::Disk);
     let (text, encoding) = match text {
         Ok(text) => (text, None),
-        Err(failure) => match super::encoding::decoded_as_kubectl(&name, failure) {
-            Ok((text, note)) => (text, Some(note)),
-            Err(failure) => return read_failure(&name, failure, opts),
-        },
+        Err(failure) => {
+            // Not text, and the repository says so: not a manifest (`encrypted-file`).
+            if let Some(marked) = disk_path
+                .as_deref()
+                .filter(|_| failure.is_not_text())
+                .and_then(|path| gitattributes_mark(path, opts))
+            {
+                return super::folds::sealed(
+                    &name,
+                    &format!("marked `{marked}` in .gitattributes"),
+                    opts,
+                );
+            }
+            match super::encoding::decoded_as_kubectl(&name, failure) {
+                Ok((text, note)) => (text, Some(note)),
+                Err(failure) => return read_failure(&name, failure, opts),
+            }
+        }
     };
     let source = SourceFile::new(name, text);
     let mut report = if super::terraform::is_terraform(&source.name) {
         super::terraform::lint(&source, opts, parse)
     } else {
         match super::templates::template_extension(&source.name) {
-            Some(ext) => super::templates::by_name(&source, ext, opts),
-            None => lint_source(&source, opts),
+            Some(ext) if !super::templates::plain_yaml(&source.text) => {
+                super::templates::by_name(&source, ext, opts)
+            }
+            _ => lint_source(&source, opts),
         }
     };
     if opts.rules.needs_inventory()
@@ -228,9 +251,53 @@ fn file_failure(
     r
 }
 
+/// One `unjudged-custom-kind` notice per kind and document (a run folds them further, see
+/// `engine::folds`): the object's loose scheduling fields at `at` were not judged.
+fn unjudged_kind(
+    object: &model::Object<'_>,
+    at: Span,
+    source: &Arc<SourceFile>,
+    opts: &LintOptions,
+    noted: &mut Vec<String>,
+    found: &mut Vec<Finding>,
+) {
+    let meta = &rules::UNJUDGED_CUSTOM_KIND;
+    let key = format!("{}/{}", object.kind, object.group);
+    if !opts.rules.is_enabled(meta.name) || noted.contains(&key) {
+        return;
+    }
+    let field = source.text.get(at.start..at.end).unwrap_or("tolerations");
+    let field = crate::util::text::escape(field.trim_matches(['"', '\'']));
+    let kind = crate::util::text::escape(object.kind);
+    let api = crate::util::text::escape(object.api_version);
+    found.push(
+        meta.finding(format!(
+            "`{kind}` ({api}) sets `{field}` outside a pod spec: nothing shows it reaches a pod, so it was not judged"
+        ))
+        .primary(at, "not shown to reach a pod")
+        .help(format!(
+            "if its operator copies these fields into its pods as written, declare where in the config: `workload-kinds: [{{kind: {kind}, apiVersion: {api}, podSpec: <path of the pod spec>}}]`"
+        ))
+        .in_file(source),
+    );
+    noted.push(key);
+}
+
+/// How a `.gitattributes` of the linted root that holds `path` marks it (see
+/// `load::gitattributes`).
+fn gitattributes_mark(path: &std::path::Path, opts: &LintOptions) -> Option<String> {
+    opts.roots
+        .iter()
+        .map(std::path::Path::new)
+        .filter(|root| path.starts_with(root) && root.is_dir())
+        .max_by_key(|root| root.as_os_str().len())
+        .and_then(|root| load::gitattributes::marked(path, root))
+}
+
 fn read_failure(name: &str, failure: ReadFailure, opts: &LintOptions) -> FileReport {
     let enc = &rules::INVALID_ENCODING;
     let (source, offset, message, help) = match failure {
+        ReadFailure::Sealed(what) => return super::folds::sealed(name, what, opts),
         ReadFailure::Io(e) => {
             return file_failure(
                 name,
@@ -651,6 +718,8 @@ fn lint_document(
     }
     report.documents += 1;
     let workloads = report.workloads.len();
+    // The custom kinds already noted in this document (`unjudged-custom-kind`).
+    let mut noted: Vec<String> = Vec::new();
     // One object at a time: the items of a List are built, linted and dropped in turn.
     model::each_object(doc, &opts.settings.workload_kinds, &mut |object| {
         let object = &object;
@@ -668,6 +737,9 @@ fn lint_document(
             check(&ctx, &mut found);
         }
         rules::gate_api_errors(&mut found);
+        if let Some(at) = object.unproven {
+            unjudged_kind(object, at, source, opts, &mut noted, &mut found);
+        }
         report
             .suppressions
             .extend(crate::suppress::scan_annotation(object, source));

@@ -32,10 +32,17 @@ pub fn is_fixture(name: &str, roots: &[String]) -> bool {
     let mut folders: Vec<&str> = below.split('/').collect();
     // The last part is the file itself.
     folders.pop();
-    folders
-        .iter()
-        .any(|f| FIXTURE_DIRS.iter().any(|d| f.eq_ignore_ascii_case(d)))
+    folders.iter().any(|f| {
+        FIXTURE_DIRS.iter().any(|d| f.eq_ignore_ascii_case(d))
+            || f.split(['-', '_'])
+                .any(|w| FIXTURE_WORDS.iter().any(|d| w.eq_ignore_ascii_case(d)))
+    })
 }
+
+/// Words that make a folder's name one of test data when the name is made of several
+/// (`test_pods`, `e2e-manifests`, `unit-tests`): a Go package's pods for its unit tests are
+/// loaded by a `_test.go` file, never applied to a cluster.
+const FIXTURE_WORDS: &[&str] = &["test", "tests", "testdata", "fixture", "fixtures", "e2e"];
 
 /// `name` without the root and its slash; `None` when `name` is not below `root`.
 fn below_root<'a>(name: &'a str, root: &str) -> Option<&'a str> {
@@ -67,6 +74,11 @@ mod tests {
         assert!(!is_fixture("nodes.yaml", &dot));
         // A file called `test.yaml` is not a folder.
         assert!(!is_fixture("infra/test.yaml", &dot));
+        // Folder names made of words, one of which says test data.
+        assert!(is_fixture("pkg/scaler/test_pods/pod.yaml", &dot));
+        assert!(is_fixture("hack/e2e-manifests/pod.yaml", &dot));
+        assert!(!is_fixture("apps/contest/pod.yaml", &dot));
+        assert!(!is_fixture("apps/latest-release/pod.yaml", &dot));
     }
 
     #[test]

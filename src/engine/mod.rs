@@ -13,6 +13,7 @@ mod charts;
 mod encoding;
 mod file;
 mod fixtures;
+mod folds;
 mod index;
 mod options;
 mod panic;

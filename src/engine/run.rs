@@ -121,6 +121,8 @@ pub struct Spilled {
     kueue: Vec<Vec<(usize, Kueue)>>,
     /// The Helm charts whose templates' notices become one each (`engine::charts`).
     charts: super::charts::Charts,
+    /// The notices folded into one per folder, kind or run (`engine::folds`).
+    folds: super::folds::Folds,
     /// Inputs linted (not counting `--inventory` files).
     pub files: usize,
     pub documents: usize,
@@ -159,6 +161,7 @@ pub fn lint_spilled(
         dir_aggregates: std::collections::HashMap::new(),
         kueue: (0..opts.slots()).map(|_| Vec::new()).collect(),
         charts: super::charts::Charts::new(),
+        folds: super::folds::Folds::default(),
         files: 0,
         documents: 0,
         objects: 0,
@@ -212,6 +215,11 @@ pub fn lint_spilled(
                 .as_deref()
                 .filter(|_| !inventory_only)
                 .and_then(|path| super::charts::fold(&mut report, path, opts));
+            // Other notices become one per folder, kind or run.
+            let mut folds = super::folds::Folds::default();
+            if on_disk && !inventory_only {
+                folds.take(&mut report, opts);
+            }
             let mut nodes = std::mem::take(&mut report.nodes);
             // A `.tf` file's pools come from its directory's evaluation, after the walk; the
             // walked copy of a file also given as inventory counts as the inventory's.
@@ -282,6 +290,9 @@ pub fn lint_spilled(
             }
             if let Some(chart) = chart {
                 super::charts::add(&mut s.charts, chart);
+            }
+            if !folds.is_empty() {
+                s.folds.merge(folds);
             }
             if let Some((source, bytes)) = sources {
                 store_places(&mut nodes, &source, s.store.put(&bytes), &mut s.places);
@@ -714,6 +725,7 @@ pub fn finish_spilled(
         places,
         kueue,
         charts,
+        folds,
         homes,
         anchors,
         mentions,
@@ -746,12 +758,9 @@ pub fn finish_spilled(
                     Some(p) => crate::analysis::sources::clusters::ClusterDef::home(&p.root),
                     None => homes.get(&index).map_or("", |h| &**h),
                 };
-                // Also the default cluster's: its files (those in no inferred cluster) are
-                // judged against every found pool, as when nothing is inferred.
-                match place.of_dir(home) {
-                    s if s == default => (s, 0..0),
-                    s => (s, default..default + 1),
-                }
+                // An inferred cluster's pools are its own: the files in no inferred
+                // cluster are never judged against them (no file links them to it).
+                (place.of_dir(home), 0..0)
             }
             Some(s) if s == default => (s, default + 1..slots),
             Some(s) => (s, 0..0),
@@ -878,6 +887,7 @@ pub fn finish_spilled(
     }
     for f in super::charts::notices(charts)
         .into_iter()
+        .chain(folds.notices())
         .chain(terraform_findings)
     {
         loose.entry(Arc::clone(&f.file)).or_default().push(f);
@@ -1051,8 +1061,9 @@ fn inferred_cluster(
 /// the default cluster's files define several clusters (see `sources::clusters`), each stack
 /// one anchor defines becomes a cluster of its own, a slot after the default's: its files are
 /// judged against the pools found in its folder (and those given for every cluster) only. The
-/// files in none of them stay in the default cluster and are judged against every found pool,
-/// as when nothing is inferred (its whole-run rules report no pool of an inferred cluster). Admission (Namespaces,
+/// files in none of them stay in the default cluster and are judged against the found pools
+/// that lie in no inferred cluster only: nothing links them to one (its whole-run rules report
+/// no pool of an inferred cluster). Admission (Namespaces,
 /// RuntimeClasses) and Kueue objects stay the default cluster's, shared by those inferred in
 /// it.
 pub(crate) struct Placement {

@@ -31,6 +31,7 @@ pub(super) struct Marker {
 pub(super) enum Syntax {
     Terraform,
     Jinja,
+    FreeMarker,
     Envsubst,
     AtPlaceholder,
     Printf,
@@ -43,8 +44,11 @@ impl Syntax {
         match self {
             Syntax::Terraform => "a Terraform template (`%{ … }`)",
             Syntax::Jinja => "a Jinja template (`{% … %}`)",
+            Syntax::FreeMarker => "a FreeMarker template (`<#if …>`)",
             Syntax::Envsubst => "an envsubst template (`${VAR}`)",
-            Syntax::AtPlaceholder => "a template with `@VAR@` or `%VAR%` placeholders",
+            Syntax::AtPlaceholder => {
+                "a template with `@VAR@`, `%VAR%`, `<VAR>` or `{VAR}` placeholders"
+            }
             Syntax::Printf => "a printf format (`%s`) a program fills in",
             Syntax::JsonWithComments => "JSON with comments (an editor's or a tool's config)",
             Syntax::Braces => {
@@ -61,9 +65,12 @@ impl Syntax {
             Syntax::Jinja => {
                 "render it first (e.g. with Ansible's `template` module) and lint the output"
             }
+            Syntax::FreeMarker => {
+                "render it first with the program that fills it in (FreeMarker) and lint the output"
+            }
             Syntax::Envsubst => "render it first: `envsubst < file.yaml | taintlint check -`",
             Syntax::AtPlaceholder => {
-                "render it first (the build step that replaces the placeholders) and lint the output"
+                "render it first (the build step or script that replaces the placeholders, e.g. with `sed`) and lint the output"
             }
             Syntax::Printf => "lint what the program writes from it",
             Syntax::JsonWithComments => {
@@ -95,10 +102,23 @@ pub(super) fn find(text: &str) -> Option<Marker> {
     if let Some(at) = directive(b"{%") {
         return Some(marker(Syntax::Jinja, at, 2));
     }
+    // FreeMarker's directives (`<#if …>`, `</#list>`, `<#assign …>`, a macro call `<@x/>`).
+    if let Some(at) = [&b"<#"[..], b"</#", b"<@"]
+        .iter()
+        .filter_map(|p| {
+            memchr::memmem::find_iter(bytes, p).find(|&at| {
+                !in_comment(bytes, at)
+                    && bytes.get(at + p.len()).is_some_and(u8::is_ascii_alphabetic)
+            })
+        })
+        .min()
+    {
+        return Some(marker(Syntax::FreeMarker, at, 2));
+    }
     if let Some((at, len)) = envsubst(text, 0) {
         return Some(marker(Syntax::Envsubst, at, len));
     }
-    if let Some((at, len)) = at_placeholder(text, 0) {
+    if let Some((at, len)) = placeholders(text, 0, text.len()).next() {
         return Some(marker(Syntax::AtPlaceholder, at, len));
     }
     if let Some(at) = printf_verb(text) {
@@ -197,26 +217,86 @@ fn envsubst(text: &str, from: usize) -> Option<(usize, usize)> {
     None
 }
 
-/// The next `@NAME@` (upper case, digits, underscores; at least two characters).
+/// The next `@NAME@` or `%NAME%` (upper case, digits, underscores; at least two characters),
+/// or `<NAME>` or `{NAME}` (at least three: a script's `sed` placeholder, kubefirst's
+/// `<CERT_MANAGER_ISSUER_ANNOTATION_1>` lines): its start and length.
 fn at_placeholder(text: &str, from: usize) -> Option<(usize, usize)> {
     let bytes = text.as_bytes();
     let mut at = from;
-    while let Some(i) = memchr::memchr2(b'@', b'%', bytes.get(at..)?) {
+    while let Some(i) = bytes
+        .get(at..)?
+        .iter()
+        .position(|b| matches!(b, b'@' | b'%' | b'<' | b'{'))
+    {
         let start = at + i;
-        let delimiter = bytes[start];
+        let (close, least) = match bytes[start] {
+            b'<' => (b'>', 3),
+            b'{' => (b'}', 3),
+            d => (d, 2),
+        };
         let name_len = bytes[start + 1..]
             .iter()
             .take_while(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || **b == b'_')
             .count();
-        if name_len >= 2
+        if name_len >= least
             && bytes.get(start + 1).is_some_and(u8::is_ascii_uppercase)
-            && bytes.get(start + 1 + name_len) == Some(&delimiter)
+            && bytes.get(start + 1 + name_len) == Some(&close)
         {
             return Some((start, name_len + 2));
         }
         at = start + 1;
     }
     None
+}
+
+/// The `@NAME@`, `%NAME%`, `<NAME>` and `{NAME}` placeholders in `text[from..to]` that are
+/// not in a YAML comment (`# replace <S3_BUCKET> with yours` in prose is none).
+fn placeholders(text: &str, from: usize, to: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let bytes = text.as_bytes();
+    let mut at = from;
+    std::iter::from_fn(move || {
+        while at < to {
+            let (start, len) = at_placeholder(text, at)?;
+            at = start + 1;
+            if start >= to {
+                return None;
+            }
+            if !in_comment(bytes, start) {
+                return Some((start, len));
+            }
+        }
+        None
+    })
+}
+
+/// Is a `@NAME@`-style placeholder (see [`placeholders`]) where it can have broken the YAML
+/// that failed at `error`: on the error's line or one of the two before it, and outside
+/// quotes on its line (a quoted `"s3a://<S3_BUCKET>/"` parses whatever it holds). A syntax
+/// error elsewhere in such a file is the YAML's own.
+fn placeholder_near(text: &str, error: usize) -> bool {
+    let bytes = text.as_bytes();
+    let error = floor_boundary(text, error.min(text.len()));
+    let line_end = memchr::memchr(b'\n', &bytes[error..]).map_or(text.len(), |i| error + i);
+    let mut start = error;
+    for _ in 0..3 {
+        start = memchr::memrchr(b'\n', &bytes[..start]).unwrap_or(0);
+        if start == 0 {
+            break;
+        }
+    }
+    placeholders(text, start, line_end).any(|(at, _)| {
+        let line_start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
+        let before = &bytes[line_start..at];
+        before.iter().filter(|&&b| b == b'"').count() % 2 == 0
+            && before.iter().filter(|&&b| b == b'\'').count() % 2 == 0
+    })
+}
+
+fn floor_boundary(text: &str, mut at: usize) -> usize {
+    while at > 0 && !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
 }
 
 /// Does this text hold a template placeholder of any syntax (Helm's included)? In an
@@ -270,6 +350,50 @@ pub(super) fn template_extension(name: &str) -> Option<&'static str> {
     EXTENSIONS.iter().copied().find(|ext| {
         base.strip_suffix(ext)
             .is_some_and(|stem| stem.ends_with(".yaml") || stem.ends_with(".yml"))
+    })
+}
+
+/// Does a file named as a template (`deploy.yaml.j2`) read as plain YAML: it parses, and
+/// every template marker in it (`{{`, `{%`, `{#`, `%{`, `${`, FreeMarker's `<#`) lies inside a
+/// quoted scalar? Then it is linted as YAML (a value holding a placeholder is still not
+/// judged, see [`settle`]): many such files hold no template syntax at all, or a `sed`-style
+/// `__NAME__` a script replaces. A marker in a comment counts: Jinja renders those too.
+pub(super) fn plain_yaml(text: &str) -> bool {
+    use crate::load::yaml::{Node, Style, Value};
+    const MARKERS: &[&[u8]] = &[b"{{", b"{%", b"{#", b"%{", b"${", b"<#", b"</#"];
+    let bytes = text.as_bytes();
+    let mut at: Vec<usize> = MARKERS
+        .iter()
+        .flat_map(|m| memchr::memmem::find_iter(bytes, m))
+        .collect();
+    let stream = crate::load::yaml::parse(text, crate::load::yaml::Limits::default());
+    if stream.error.is_some() {
+        return false;
+    }
+    if at.is_empty() {
+        return true;
+    }
+    let mut quoted: Vec<Span> = Vec::new();
+    let mut stack: Vec<&Node> = stream
+        .documents
+        .iter()
+        .filter_map(|d| d.root.as_ref())
+        .collect();
+    while let Some(node) = stack.pop() {
+        match &node.value {
+            Value::Scalar(s) if matches!(s.style, Style::SingleQuoted | Style::DoubleQuoted) => {
+                quoted.push(node.span);
+            }
+            Value::Scalar(_) => {}
+            Value::Seq(items) => stack.extend(items),
+            Value::Map(entries) => stack.extend(entries.iter().flat_map(|(k, v)| [k, v])),
+        }
+    }
+    quoted.sort_by_key(|s| s.start);
+    at.sort_unstable();
+    at.iter().all(|&m| {
+        let i = quoted.partition_point(|s| s.start <= m);
+        i > 0 && quoted.get(i - 1).is_some_and(|s| m < s.end)
     })
 }
 
@@ -327,6 +451,16 @@ pub(super) fn settle(
             .in_file(source)
     };
     if let Some(i) = syntax_error {
+        // A placeholder that only a script replaces breaks the YAML only where it stands.
+        if marker.syntax == Syntax::AtPlaceholder {
+            let at = report.findings[i]
+                .primary
+                .as_ref()
+                .map_or(0, |l| l.span.start);
+            if !placeholder_near(text, at) {
+                return;
+            }
+        }
         // The template's syntax, not the YAML's: what came before the error was linted.
         report.findings.remove(i);
         if opts.rules.is_enabled(meta.name) {
@@ -414,12 +548,58 @@ mod tests {
             None
         );
         assert_eq!(find("a: @a@ @B@\n"), None);
+        // A script's placeholders: kubefirst's `<NAME>` lines, a `sed` script's `{NAME}`.
+        let line = find("metadata:\n  annotations:\n    <ISSUER_ANNOTATION_1>\n").expect("<NAME>");
+        assert_eq!(
+            (line.syntax, line.span),
+            (Syntax::AtPlaceholder, Span::new(29, 50))
+        );
+        assert_eq!(
+            find("name: {TENANT_ID}-basic\n").map(|m| m.syntax),
+            Some(Syntax::AtPlaceholder)
+        );
+        // Not placeholders: a short upper-case tag, a flow mapping, lower-case HTML.
+        assert_eq!(find("a: <BR>\nb: {x: 1}\nc: <div>\n"), None);
+        // FreeMarker's directives, not in a comment.
+        assert_eq!(
+            find("<#if tls>\n---\nkind: Secret\n</#if>\n").map(|m| m.syntax),
+            Some(Syntax::FreeMarker)
+        );
+        assert_eq!(find("# <#if> in prose\na: \"<# no\"\n"), None);
         // A directive in a comment is none; one after a `#` inside a value is.
         assert_eq!(find("# render with %{ if x }\na: 1 # {% no %}\n"), None);
         assert_eq!(
             find("a: \"#%{ x }\"\n").map(|m| m.syntax),
             Some(Syntax::Terraform)
         );
+    }
+
+    #[test]
+    fn a_placeholder_breaks_the_yaml_only_where_it_stands() {
+        let kubefirst = "metadata:\n  annotations:\n    <ISSUER_ANNOTATION_1>\n    x: \"1\"\n";
+        assert!(placeholder_near(kubefirst, kubefirst.find("x:").unwrap()));
+        // Quoted, in a comment, or far from the error: the YAML's own error.
+        let quoted = "a: \"s3a://<S3_BUCKET>/x\"\n  b: 1\n";
+        assert!(!placeholder_near(quoted, quoted.find("b:").unwrap()));
+        let comment = "# use tcp://<IP>:<PORT>\n  b: 1\n";
+        assert!(!placeholder_near(comment, comment.find("b:").unwrap()));
+        let far = "a: <NAME_X>\nb: 1\nc: 2\nd: 3\ne: 4\n  f: 5\n";
+        assert!(!placeholder_near(far, far.find("f:").unwrap()));
+    }
+
+    #[test]
+    fn template_names_that_hold_plain_yaml() {
+        // No template syntax, or a `sed` placeholder: YAML.
+        assert!(plain_yaml(
+            "kind: NodePool\nmetadata:\n  name: __CLUSTER__-gpu\n"
+        ));
+        // Expressions only inside quoted values.
+        assert!(plain_yaml("a: \"{{ x }}\"\nb: 'pre-${X}'\n"));
+        // An expression outside quotes, a directive, one in a comment, or no YAML at all.
+        assert!(!plain_yaml("a: {{ x }}\n"));
+        assert!(!plain_yaml("{% if x %}\na: 1\n{% endif %}\n"));
+        assert!(!plain_yaml("a: 1 # {% if x %}\n"));
+        assert!(!plain_yaml("a: [\n"));
     }
 
     #[test]

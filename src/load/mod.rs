@@ -5,6 +5,7 @@
 pub mod codec;
 pub mod fast_yaml;
 mod flow_indent;
+pub mod gitattributes;
 pub(crate) mod go_json;
 mod goyaml;
 pub mod json;
@@ -52,6 +53,9 @@ pub enum ReadFailure {
     },
     /// Not text at all: what it looks like ("a PNG image", "binary data").
     Binary(&'static str),
+    /// Encrypted, or a pointer to content kept elsewhere: what it is ("git-crypt", "SOPS",
+    /// "ansible-vault", "PGP", "Git LFS pointer"). No manifest, whatever its name.
+    Sealed(&'static str),
     Nul {
         offset: usize,
         text: String,
@@ -128,6 +132,20 @@ pub fn read_file(path: &Path, max_size: u64) -> Result<String, ReadFailure> {
 /// `/dev/zero` or a multi-gigabyte file must not be read until memory runs out.
 pub const MAX_SETTINGS_FILE: u64 = 64 * 1024 * 1024;
 
+impl ReadFailure {
+    /// Is the file not text (binary, NULs, bytes that are not UTF-8, UTF-16 or -32)?
+    pub fn is_not_text(&self) -> bool {
+        matches!(
+            self,
+            ReadFailure::Binary(_)
+                | ReadFailure::Nul { .. }
+                | ReadFailure::InvalidUtf8 { .. }
+                | ReadFailure::Utf(..)
+                | ReadFailure::Utf16 { .. }
+        )
+    }
+}
+
 /// Reads a file the run is configured by (config, policy, baseline) with the checks manifests
 /// get: a regular file (a FIFO would block the run, a device never end), at most
 /// [`MAX_SETTINGS_FILE`] bytes, UTF-8. `Err` says why not, for a tool error.
@@ -143,6 +161,7 @@ pub fn read_settings_file(path: &Path) -> Result<String, String> {
             format!("{} encoded, not UTF-8", utf.family())
         }
         ReadFailure::Binary(what) => format!("binary ({what}), not text"),
+        ReadFailure::Sealed(what) => format!("{what}, not text it can read"),
         ReadFailure::Nul { offset, .. } => format!("holds a NUL byte (byte {offset})"),
     })
 }
@@ -171,6 +190,11 @@ pub(crate) fn read_limited(
 /// Checks the encoding of raw bytes: UTF-8 only, no NUL; binary content and UTF-16 are told
 /// apart from text with a stray bad byte.
 pub fn decode(bytes: Vec<u8>) -> Result<String, ReadFailure> {
+    // git-crypt's header starts with a NUL, which the null patterns below could take for
+    // UTF-16: an encrypted file's own format decides first.
+    if let Some(what) = sealed_kind(&bytes) {
+        return Err(ReadFailure::Sealed(what));
+    }
     // A byte order mark decides; the null patterns of a first ASCII character only when the
     // rest looks like UTF-16/32 too (a text that happens to start `a\0` is a text with a NUL).
     match detect_utf(&bytes) {
@@ -233,6 +257,39 @@ fn utf16(utf: Utf, bytes: &[u8]) -> ReadFailure {
         return ReadFailure::Utf(utf, true);
     }
     ReadFailure::Utf16 { utf, text }
+}
+
+/// What an encrypted file, or a pointer to content kept elsewhere, is — told by its own
+/// format, whatever the file's name:
+/// - git-crypt: an encrypted file starts with `\0GITCRYPT\0` (git-crypt's `commands.cpp`,
+///   the header its clean filter writes);
+/// - ansible-vault: `$ANSIBLE_VAULT;` (ansible's `parsing/vault`, `b_HEADER`);
+/// - an ASCII-armoured PGP message (RFC 4880 §6.2);
+/// - a Git LFS pointer: `version https://git-lfs.github.com/spec/v1` (git-lfs `docs/spec.md`);
+/// - SOPS: values written as `ENC[AES256_GCM,data:…]` with the `sops` metadata key beside
+///   them (getsops/sops, `stores/`), at the start of a line in YAML or as a JSON key.
+pub fn sealed_kind(bytes: &[u8]) -> Option<&'static str> {
+    let head = bytes.trim_ascii_start();
+    if bytes.starts_with(b"\0GITCRYPT\0") {
+        return Some("git-crypt");
+    }
+    if head.starts_with(b"$ANSIBLE_VAULT;") {
+        return Some("ansible-vault");
+    }
+    if head.starts_with(b"-----BEGIN PGP MESSAGE-----") {
+        return Some("PGP");
+    }
+    if head.starts_with(b"version https://git-lfs.github.com/spec/") {
+        return Some("Git LFS pointer");
+    }
+    if memchr::memmem::find(bytes, b"ENC[AES256_GCM,data:").is_some()
+        && (bytes.starts_with(b"sops:")
+            || memchr::memmem::find(bytes, b"\nsops:").is_some()
+            || memchr::memmem::find(bytes, b"\"sops\":").is_some())
+    {
+        return Some("SOPS");
+    }
+    None
 }
 
 /// How much of a file [`binary_kind`] looks at.
@@ -350,6 +407,7 @@ mod tests {
         match decode(bytes.to_vec()) {
             Ok(_) => "text".into(),
             Err(ReadFailure::Binary(what)) => format!("binary: {what}"),
+            Err(ReadFailure::Sealed(what)) => format!("sealed: {what}"),
             Err(ReadFailure::Utf(utf, _) | ReadFailure::Utf16 { utf, .. }) => {
                 utf.name().to_lowercase()
             }
@@ -357,6 +415,37 @@ mod tests {
             Err(ReadFailure::InvalidUtf8 { offset, .. }) => format!("utf-8 error at {offset}"),
             Err(e) => format!("{e:?}"),
         }
+    }
+
+    #[test]
+    fn encrypted_files_and_pointers_are_sealed() {
+        assert_eq!(
+            failure(b"\0GITCRYPT\0\x8f\x1d\xff\x00"),
+            "sealed: git-crypt"
+        );
+        assert_eq!(
+            failure(b"$ANSIBLE_VAULT;1.1;AES256\n6162\n"),
+            "sealed: ansible-vault"
+        );
+        assert_eq!(
+            failure(b"\n-----BEGIN PGP MESSAGE-----\n\nhQEMA\n"),
+            "sealed: PGP"
+        );
+        assert_eq!(
+            failure(b"version https://git-lfs.github.com/spec/v1\noid sha256:4d7a\nsize 12345\n"),
+            "sealed: Git LFS pointer"
+        );
+        let sops = b"apiVersion: v1\nkind: Secret\ndata:\n  pw: ENC[AES256_GCM,data:q1w=,iv:x,tag:y,type:str]\nsops:\n  mac: ENC[AES256_GCM,data:z]\n";
+        assert_eq!(failure(sops), "sealed: SOPS");
+        let json =
+            br#"{"data": {"pw": "ENC[AES256_GCM,data:q1w=,type:str]"}, "sops": {"mac": "x"}}"#;
+        assert_eq!(failure(json), "sealed: SOPS");
+        // The same words in a manifest's prose, or `ENC[` without SOPS's metadata, are text.
+        assert_eq!(
+            failure(b"# decrypt: ENC[AES256_GCM,data:...] values\nkind: ConfigMap\n"),
+            "text"
+        );
+        assert_eq!(failure(b"kind: ConfigMap\ndata:\n  sops: yes\n"), "text");
     }
 
     #[test]

@@ -50,6 +50,11 @@ pub struct Object<'a> {
     pub unschedulable: Option<&'a Node>,
     pub labels: Option<&'a Node>,
     pub annotations: Option<&'a Node>,
+    /// A custom resource of a kind neither configured nor catalogued whose `tolerations`,
+    /// `nodeSelector` or `affinity` sit in a mapping that is no complete pod spec (no
+    /// `containers`): nothing in the files shows those fields reach a pod, so they are not
+    /// judged; the span is the first such field's key, for one info per kind.
+    pub unproven: Option<crate::load::Span>,
 }
 
 impl Object<'_> {
@@ -199,6 +204,7 @@ fn build_object<'a>(node: &'a Node, doc_path: String, kinds: &[WorkloadKind]) ->
     let mut pod_specs = Vec::new();
     let mut taints = Vec::new();
     let mut unschedulable = None;
+    let mut unproven = None;
     let schema;
     if let Some(path) = pod_spec_path(kind, group) {
         schema = Schema::Builtin {
@@ -239,7 +245,20 @@ fn build_object<'a>(node: &'a Node, doc_path: String, kinds: &[WorkloadKind]) ->
         schema = Schema::Custom;
     } else {
         schema = Schema::Custom;
-        search_custom(node, &mut String::new(), &mut pod_specs, 0);
+        // A Kueue ResourceFlavor's tolerations are its API's: Kueue adds them to the pods it
+        // admits to the flavor (kueue `apis/kueue/v1beta1/resourceflavor_types.go`), so they
+        // are judged where they are written.
+        let lender = (kind, group) == ("ResourceFlavor", "kueue.x-k8s.io");
+        let mut loose = None;
+        search_custom(
+            node,
+            &mut String::new(),
+            &mut pod_specs,
+            &mut loose,
+            0,
+            lender,
+        );
+        unproven = loose.filter(|_| !lender);
         taints.extend(infra_taints(node, kind, group));
     }
     Object {
@@ -256,6 +275,7 @@ fn build_object<'a>(node: &'a Node, doc_path: String, kinds: &[WorkloadKind]) ->
         unschedulable,
         labels,
         annotations,
+        unproven,
     }
 }
 
@@ -345,10 +365,22 @@ const SCHEDULING_KEYS: &[&str] = &["tolerations", "nodeSelector", "affinity"];
 
 /// Finds pod-spec-like mappings in a custom resource: any mapping holding a `tolerations`
 /// list, a `nodeSelector` mapping or an `affinity` mapping. Metadata and status are skipped.
+/// Only a mapping that is a complete pod spec (it holds a `containers` list, as
+/// `PodTemplateSpec.spec` does) is proven to reach a pod and becomes a spec; the first of
+/// the others is kept in `unproven` (an operator's own type may hold tolerations for a node
+/// agent it runs, or lend them to pods that also request the accelerator it names: only its
+/// catalogue entry or a `workload-kinds:` entry says where they go).
 /// `path` is the node's field path, one buffer for the whole walk: each level appends its key
 /// or index and takes it off again, and only a spec found keeps a copy (formatting a new
 /// string for every field of a custom resource cost more than the search).
-fn search_custom<'a>(node: &'a Node, path: &mut String, out: &mut Vec<PodSpec<'a>>, depth: usize) {
+fn search_custom<'a>(
+    node: &'a Node,
+    path: &mut String,
+    out: &mut Vec<PodSpec<'a>>,
+    unproven: &mut Option<crate::load::Span>,
+    depth: usize,
+    lender: bool,
+) {
     if depth > 64 {
         return;
     }
@@ -367,7 +399,15 @@ fn search_custom<'a>(node: &'a Node, path: &mut String, out: &mut Vec<PodSpec<'a
                 Some("tolerations" | "nodeSelector") => false,
                 _ => true,
             });
-            if is_spec_like && !lends_affinity {
+            let complete = node.get("containers").and_then(Node::as_seq).is_some();
+            if is_spec_like && !lends_affinity && !complete && !lender {
+                if unproven.is_none() {
+                    *unproven = entries
+                        .iter()
+                        .find(|(k, _)| k.text().is_some_and(|k| SCHEDULING_KEYS.contains(&k)))
+                        .map(|(k, _)| k.span);
+                }
+            } else if is_spec_like && !lends_affinity {
                 let mut spec = PodSpec::new(node, path.clone(), false);
                 spec.generic = true;
                 // A chart's values that pick the controller the chart renders (`kind:
@@ -402,7 +442,7 @@ fn search_custom<'a>(node: &'a Node, path: &mut String, out: &mut Vec<PodSpec<'a
                     path.push('.');
                 }
                 path.push_str(key);
-                search_custom(v, path, out, depth + 1);
+                search_custom(v, path, out, unproven, depth + 1, lender);
                 path.truncate(len);
             }
         }
@@ -411,7 +451,7 @@ fn search_custom<'a>(node: &'a Node, path: &mut String, out: &mut Vec<PodSpec<'a
             for (i, item) in items.iter().enumerate() {
                 // Writing to a `String` cannot fail.
                 let _ = write!(path, "[{i}]");
-                search_custom(item, path, out, depth + 1);
+                search_custom(item, path, out, unproven, depth + 1, lender);
                 path.truncate(len);
             }
         }

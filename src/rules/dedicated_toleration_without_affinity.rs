@@ -226,9 +226,25 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
                 );
                 continue;
             }
+            // Preferred node affinity on other keys may be about the tainted nodes (their
+            // label need not be the taint's key): without the pools, which labels those nodes
+            // carry is not known, so that the pod is not meant for them is not proven.
+            let soft_elsewhere = preferred.iter().chain(&avoided).min().copied();
+            let (severity, unless) = match soft_elsewhere {
+                Some(k) => (
+                    Severity::Info,
+                    format!(
+                        " (unless its preferred node affinity on `{}` is about those nodes: the pools' labels would tell)",
+                        crate::util::text::escape(k)
+                    ),
+                ),
+                None => (META.severity, String::new()),
+            };
             out.push(
-                META.finding(format!(
-                        "tolerates the `{key}` taint, but nothing pins the pod to those nodes: it can land on any untainted node as well"
+                META.finding_at(
+                    severity,
+                    format!(
+                        "tolerates the `{key}` taint, but nothing pins the pod to those nodes: it can land on any untainted node as well{unless}"
                     ),
                 )
                 .primary(

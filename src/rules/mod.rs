@@ -18,11 +18,13 @@ pub(crate) use ctx::{decoded, push, push_server_only};
 pub use selection::{Level, RuleSet, unknown_rule_message};
 
 pub use duplicate_key::META as DUPLICATE_KEY;
+pub use encrypted_file::META as ENCRYPTED_FILE;
 pub use internal_error::META as INTERNAL_ERROR;
 pub use invalid_config::META as INVALID_CONFIG;
 pub use invalid_encoding::META as INVALID_ENCODING;
 pub use pool_tolerated_by_nothing::META as POOL_TOLERATED_BY_NOTHING;
 pub use template_not_rendered::META as TEMPLATE_NOT_RENDERED;
+pub use unjudged_custom_kind::META as UNJUDGED_CUSTOM_KIND;
 pub use unreadable_file::META as UNREADABLE_FILE;
 pub use unused_suppression::META as UNUSED_SUPPRESSION;
 pub use yaml_syntax_error::META as YAML_SYNTAX_ERROR;
@@ -184,6 +186,7 @@ registry![
     deprecated_taint_key,
     duplicate_key,
     duplicate_taint,
+    encrypted_file,
     internal_error,
     invalid_config,
     invalid_encoding,
@@ -222,6 +225,7 @@ registry![
     toleration_seconds_evicts_immediately,
     toleration_seconds_requires_noexecute,
     topology_key_typo,
+    unjudged_custom_kind,
     unknown_field,
     unreadable_file,
     unschedulable_workload,

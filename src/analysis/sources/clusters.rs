@@ -16,7 +16,8 @@
 //! `shop/` (the project the infrastructure is for, with its manifests beside it), while a
 //! tutorial whose own folder holds its `main.tf` (`samples/networking/`) keeps that folder: a
 //! repository of many examples never joins a sibling example to a cluster it does not use.
-//! With one anchor folder in the run, its stack is every linted file. A file belongs to the
+//! One anchor in the run grows the same way: a quick start for one cloud in `aws/` says
+//! nothing of the samples for other platforms beside it. A file belongs to the
 //! stack whose folder is the deepest one it lies in; a file in no stack's folder belongs to
 //! none. Two anchors in one folder (two eksctl files side by side) make a stack with no single
 //! definition: it defines nothing.
@@ -273,23 +274,19 @@ impl Stacks {
         }
         let mut stacks: Vec<Stack> = Vec::new();
         let mut by_root: HashMap<String, usize> = HashMap::new();
-        let only_one = dirs.len() == 1;
         for a in anchors.iter() {
-            let root = if only_one {
-                ""
-            } else {
-                // Up through the folders named for infrastructure, to the one holding them,
-                // while the folder above holds no other anchor.
-                let mut root = a.dir.as_str();
-                while !root.is_empty() && infra_named(last_name(root)) {
-                    let up = dir_of(root);
-                    if holds.get(up).copied().unwrap_or(0) > 1 {
-                        break;
-                    }
-                    root = up;
+            // Up through the folders named for infrastructure, to the one holding them, while
+            // the folder above holds no other anchor. One anchor alone grows no further: a
+            // quick start's `aws/main.tf` says nothing of the samples beside it for other
+            // platforms.
+            let mut root = a.dir.as_str();
+            while !root.is_empty() && infra_named(last_name(root)) {
+                let up = dir_of(root);
+                if holds.get(up).copied().unwrap_or(0) > 1 {
+                    break;
                 }
-                root
-            };
+                root = up;
+            }
             let i = *by_root.entry(root.to_string()).or_insert_with(|| {
                 stacks.push(Stack {
                     root: root.to_string(),
@@ -328,11 +325,12 @@ impl Stacks {
         self.stacks.is_empty()
     }
 
-    /// Are the files split into clusters judged alone? When there are several stacks and one
-    /// anchor alone defines at least one of them: each such stack is a cluster of its own, and
-    /// the files and found pools in none of them are judged together (`engine::Placement`).
+    /// Are the files split into clusters judged alone? When one anchor alone defines at least
+    /// one stack: each such stack is a cluster of its own, and the files and found pools in
+    /// none of them are judged together, never against an inferred cluster's pools
+    /// (`engine::Placement`).
     pub fn split(&self) -> bool {
-        self.stacks.len() > 1 && self.stacks.iter().any(|s| s.anchor().is_some())
+        self.stacks.iter().any(|s| s.anchor().is_some())
     }
 }
 
@@ -357,13 +355,19 @@ mod tests {
     }
 
     #[test]
-    fn one_anchor_holds_every_file() {
+    fn one_anchor_grows_as_any_other() {
+        // Through the folders named for infrastructure: here the whole tree.
         let s = Stacks::infer(vec![tf("infra/terraform")]);
         assert_eq!(s.stacks.len(), 1);
         assert_eq!(s.stacks[0].root, "");
         assert_eq!(s.of("data-stacks/spark/app.yaml"), Some(0));
         assert_eq!(s.of("top.yaml"), Some(0));
         assert_eq!(s.stacks[0].name(), "infra/terraform");
+        // A quick start for one cloud says nothing of the samples for others beside it.
+        let s = Stacks::infer(vec![tf("quickstart/aws")]);
+        assert_eq!(s.stacks[0].root, "quickstart/aws");
+        assert_eq!(s.of("quickstart/aws/k8s/app.yaml"), Some(0));
+        assert_eq!(s.of("samples/tpu/job.yaml"), None);
     }
 
     #[test]

@@ -155,12 +155,28 @@ fn inferred_clusters_take_their_folders() {
     assert!(def.holds("spark/examples/job.yaml"));
     assert!(!def.holds("ml/manifests/train.yaml"));
     assert!(place.definition(default).is_none());
-    // Not split (one cluster, or nothing inferred): every file stays in the default.
-    let one = Stacks::infer(vec![anchor(AnchorKind::Terraform, "infra", "infra")]);
-    assert!(!one.split());
-    let place = Placement::new(default, Some(Arc::new(one)), false);
-    assert_eq!(place.slots(), default + 1);
-    assert_eq!(place.of_file(&opts, "apps/a.yaml"), default);
+    // One cluster the files define is a cluster of its own too: the files beside its stack
+    // stay in the default cluster, never judged against its pools.
+    let one = Stacks::infer(vec![anchor(
+        AnchorKind::Terraform,
+        "quickstart/aws",
+        "quickstart/aws",
+    )]);
+    assert!(one.split());
+    let place = Placement::new(default, Some(Arc::new(one)), true);
+    assert_eq!(place.slots(), default + 2);
+    assert_eq!(place.of_file(&opts, "samples/gcp/a.yaml"), default);
+    assert_eq!(place.of_file(&opts, "quickstart/aws/app.yaml"), default + 1);
+    // Grown through the folders named for infrastructure: the top holds every file.
+    let infra = Stacks::infer(vec![anchor(AnchorKind::Terraform, "infra", "infra")]);
+    let place = Placement::new(default, Some(Arc::new(infra)), true);
+    assert_eq!(place.of_file(&opts, "apps/a.yaml"), default + 1);
+    // Two definitions in one folder define no cluster: nothing is split.
+    let two = Stacks::infer(vec![
+        anchor(AnchorKind::Eksctl, "", "a.yaml"),
+        anchor(AnchorKind::Eksctl, "", "b.yaml"),
+    ]);
+    assert!(!two.split());
     let none = Placement::new(default, None, false);
     assert_eq!(none.of_dir("x"), default);
 }
