@@ -43,6 +43,9 @@ pub struct FileReport {
     pub terraform: Option<Box<super::terraform::TerraformFile>>,
     /// The file is encrypted or marked not text: what it is (see `engine::folds`).
     pub sealed: Option<Box<str>>,
+    /// What the file shows makes nodes the files do not show as pools, with the sign's line
+    /// (see `analysis::sources::provisioners`).
+    pub makers: Vec<(crate::analysis::sources::provisioners::Maker, usize)>,
 }
 
 /// One input's report; a panic becomes an `internal-error` finding on the file. Its message
@@ -145,6 +148,12 @@ fn lint_input(input: Input, opts: &LintOptions, parse: super::terraform::Parse) 
         crate::analysis::sources::mentions::in_text(&source.text, &mut report.label_mentions);
     }
     crate::analysis::sources::mentions::settle(&mut report.label_mentions);
+    if opts.rules.needs_inventory() {
+        report.makers = crate::analysis::sources::provisioners::in_text(&source.text)
+            .into_iter()
+            .map(|(m, at)| (m, source.position(at).line))
+            .collect();
+    }
     let decoded = encoding.is_some();
     if let Some(note) = encoding {
         // The text linted is not the file's bytes: no fix may be written back from it.

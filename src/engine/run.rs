@@ -123,6 +123,13 @@ pub struct Spilled {
     charts: super::charts::Charts,
     /// The notices folded into one per folder, kind or run (`engine::folds`).
     folds: super::folds::Folds,
+    /// What makes nodes the files do not show, by file and line
+    /// (`analysis::sources::provisioners`).
+    makers: Vec<(
+        crate::analysis::sources::provisioners::Maker,
+        Arc<str>,
+        usize,
+    )>,
     /// Inputs linted (not counting `--inventory` files).
     pub files: usize,
     pub documents: usize,
@@ -162,6 +169,7 @@ pub fn lint_spilled(
         kueue: (0..opts.slots()).map(|_| Vec::new()).collect(),
         charts: super::charts::Charts::new(),
         folds: super::folds::Folds::default(),
+        makers: Vec::new(),
         files: 0,
         documents: 0,
         objects: 0,
@@ -243,6 +251,7 @@ pub fn lint_spilled(
                 file: *file,
             });
             let mentions = std::mem::take(&mut report.label_mentions);
+            let makers = std::mem::take(&mut report.makers);
             // Like workloads: the queues of the cluster's own linted files.
             let kueue = std::mem::take(&mut report.kueue);
             let kueue = (!inventory_only && !fixture && !kueue.is_empty()).then_some(kueue);
@@ -293,6 +302,13 @@ pub fn lint_spilled(
             }
             if !folds.is_empty() {
                 s.folds.merge(folds);
+            }
+            if !inventory_only && !fixture {
+                s.makers.extend(
+                    makers
+                        .into_iter()
+                        .map(|(m, line)| (m, Arc::clone(&name), line)),
+                );
             }
             if let Some((source, bytes)) = sources {
                 store_places(&mut nodes, &source, s.store.put(&bytes), &mut s.places);
@@ -726,6 +742,7 @@ pub fn finish_spilled(
         kueue,
         charts,
         folds,
+        makers,
         homes,
         anchors,
         mentions,
@@ -797,6 +814,9 @@ pub fn finish_spilled(
                 } else if let Some(stacks) = &stacks {
                     inventory.set_stacks(Arc::clone(stacks));
                 }
+            }
+            if let Some(why) = open_world(&makers, s, &place, opts, &inventory) {
+                inventory.set_open(why);
             }
             inventory.set_mentions(Arc::clone(&mentions));
             inventory.set_places(Box::new(StoredSources {
@@ -1154,12 +1174,64 @@ impl Placement {
 /// The findings also say which configured cluster they were judged in.
 fn judged_in(inventory: &Inventory, cluster: Option<Arc<str>>, found: &mut [Finding]) {
     let declared = inventory.declared();
+    let open = inventory.open();
     for f in found {
         if !declared && f.severity > Severity::Warning {
             f.severity = Severity::Warning;
         }
+        // A closed-world judgement on pools that may not be all the cluster's: not proven.
+        if let Some(why) = open
+            && f.severity > Severity::Info
+            && CLOSED_WORLD.contains(&f.rule)
+        {
+            f.severity = Severity::Info;
+            f.message = format!("{} (not certain: {why})", f.message).into();
+        }
         f.cluster.clone_from(&cluster);
     }
+}
+
+/// The rules whose findings rest on "no pool of this cluster has it".
+const CLOSED_WORLD: &[&str] = &[
+    "toleration-matches-no-taint",
+    "unschedulable-workload",
+    "pool-tolerated-by-nothing",
+    "daemonset-misses-pools",
+];
+
+/// Why the pools of `slot` may not be all its cluster's: a node maker in its own files, or in
+/// files of no inferred cluster (they may serve any), that the pools do not already show
+/// (Karpenter with its NodePools read). `None`: the files show every node maker.
+fn open_world(
+    makers: &[(
+        crate::analysis::sources::provisioners::Maker,
+        Arc<str>,
+        usize,
+    )],
+    slot: usize,
+    place: &Placement,
+    opts: &LintOptions,
+    inventory: &Inventory,
+) -> Option<String> {
+    use crate::analysis::sources::provisioners::Maker;
+    let default = opts.clusters.len();
+    makers
+        .iter()
+        .filter(|(m, _, _)| {
+            !(matches!(m, Maker::Karpenter | Maker::UnreadNodePools)
+                && inventory.has_karpenter_pools())
+        })
+        .find(|(_, file, _)| {
+            let of = place.of_file(opts, file);
+            of == slot || (of == default && slot >= default)
+        })
+        .map(|(m, file, line)| {
+            format!(
+                "{} (`{}:{line}`)",
+                m.describe(),
+                crate::util::text::escape(file)
+            )
+        })
 }
 
 /// One file's final findings, and its workloads with their input numbers when the run

@@ -55,6 +55,9 @@ pub struct Inventory {
     /// The clusters the files define, when their pools are not all in one (see
     /// [`Inventory::stacks`]).
     stacks: Option<Arc<super::clusters::Stacks>>,
+    /// Why these pools may not be all the cluster's: what in the files makes nodes they do
+    /// not show, with its place (see `sources::provisioners`).
+    open: Option<String>,
     /// [`Inventory::owned_label`]'s answers, one per label key asked about.
     owned: std::sync::Mutex<HashMap<String, Option<Arc<OwnedLabel>>>>,
     /// Every pool is shown with every label it sets (see [`Inventory::lacks_private_label`]),
@@ -314,6 +317,7 @@ impl Inventory {
             shown_unknown_taint_keys: std::sync::OnceLock::new(),
             cluster: None,
             stacks: None,
+            open: None,
             owned: std::sync::Mutex::new(HashMap::new()),
             labels_shown: std::sync::OnceLock::new(),
             mentions: None,
@@ -336,6 +340,23 @@ impl Inventory {
     /// built).
     pub fn set_stacks(&mut self, stacks: Arc<super::clusters::Stacks>) {
         self.stacks = Some(stacks);
+    }
+
+    /// Something in the files makes nodes these pools do not show (`why`, with its place):
+    /// what no pool admits may still run (see `sources::provisioners`).
+    pub fn set_open(&mut self, why: String) {
+        self.open = Some(why);
+    }
+
+    /// See [`Inventory::set_open`]; never for declared pools (the user's inventory is the
+    /// whole cluster).
+    pub fn open(&self) -> Option<&str> {
+        self.open.as_deref().filter(|_| !self.declared())
+    }
+
+    /// Are some of these pools Karpenter NodePools (the files show Karpenter's pools)?
+    pub fn has_karpenter_pools(&self) -> bool {
+        self.pools.iter().any(|p| p.origin == "NodePool")
     }
 
     /// See [`Inventory::set_stacks`].

@@ -13,6 +13,7 @@ pub mod kueue;
 pub mod mentions;
 mod node;
 mod openshift;
+pub mod provisioners;
 pub mod scaling;
 pub mod terraform;
 
