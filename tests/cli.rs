@@ -616,6 +616,7 @@ fn select_and_ignore() {
         [
             "invalid-encoding",
             "template-not-rendered",
+            "unjudged-custom-kind",
             "yaml-syntax-error",
             "yaml-too-complex"
         ]

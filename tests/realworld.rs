@@ -67,9 +67,68 @@ fn repos() -> Vec<String> {
         .map(|e| e.unwrap())
         .filter(|e| e.path().is_dir())
         .map(|e| e.file_name().to_string_lossy().into_owned())
+        // The precision audits' verdicts (see `audit_verdicts_are_well_formed`), no repository.
+        .filter(|name| name != "audits")
         .collect();
     repos.sort();
     repos
+}
+
+/// The committed verdicts of the precision audits on repositories never used here
+/// (`testdata/realworld/audits/YYYY-MM-DD-roundN.tsv`, one row per error and warning): the
+/// columns the issue names, a verdict of `TP`, `FP` or `debatable`, a repository as
+/// `OWNER/NAME@COMMIT`, and a reason.
+#[test]
+fn audit_verdicts_are_well_formed() {
+    let dir = suite().join("audits");
+    let mut rounds = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !name.ends_with(".tsv") {
+            continue;
+        }
+        rounds += 1;
+        let (date, round) = name.trim_end_matches(".tsv").split_at(10);
+        assert!(
+            date.len() == 10 && date.as_bytes()[4] == b'-',
+            "{name}: not YYYY-MM-DD-roundN"
+        );
+        assert!(round.starts_with("-round"), "{name}: not YYYY-MM-DD-roundN");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut lines = text.lines();
+        assert_eq!(
+            lines.next(),
+            Some("repo\tfile\tline\trule\tseverity\tverdict\treason"),
+            "{name}: header"
+        );
+        for (i, line) in lines.enumerate() {
+            let cols: Vec<&str> = line.split('\t').collect();
+            let at = format!("{name}:{}", i + 2);
+            assert_eq!(cols.len(), 7, "{at}: {line}");
+            let (repo, commit) = cols[0]
+                .split_once('@')
+                .unwrap_or_else(|| panic!("{at}: repo"));
+            assert!(repo.contains('/'), "{at}: repo {repo}");
+            assert!(
+                commit.len() == 40 && commit.bytes().all(|b| b.is_ascii_hexdigit()),
+                "{at}: commit {commit}"
+            );
+            assert!(cols[2].parse::<usize>().is_ok(), "{at}: line");
+            assert!(
+                taintlint::rules::find(cols[3]).is_some(),
+                "{at}: rule {}",
+                cols[3]
+            );
+            assert!(matches!(cols[4], "error" | "warning"), "{at}: severity");
+            assert!(
+                matches!(cols[5], "TP" | "FP" | "debatable"),
+                "{at}: verdict"
+            );
+            assert!(!cols[6].trim().is_empty(), "{at}: reason");
+        }
+    }
+    assert!(rounds >= 1, "no audit round in {}", dir.display());
 }
 
 /// The errors and warnings of one repository, as a new user gets them.

@@ -1182,7 +1182,7 @@ fn judged_in(inventory: &Inventory, cluster: Option<Arc<str>>, found: &mut [Find
         // A closed-world judgement on pools that may not be all the cluster's: not proven.
         if let Some(why) = open
             && f.severity > Severity::Info
-            && CLOSED_WORLD.contains(&f.rule)
+            && rules::is_closed_world(f.rule)
         {
             f.severity = Severity::Info;
             f.message = format!("{} (not certain: {why})", f.message).into();
@@ -1190,14 +1190,6 @@ fn judged_in(inventory: &Inventory, cluster: Option<Arc<str>>, found: &mut [Find
         f.cluster.clone_from(&cluster);
     }
 }
-
-/// The rules whose findings rest on "no pool of this cluster has it".
-const CLOSED_WORLD: &[&str] = &[
-    "toleration-matches-no-taint",
-    "unschedulable-workload",
-    "pool-tolerated-by-nothing",
-    "daemonset-misses-pools",
-];
 
 /// Why the pools of `slot` may not be all its cluster's: a node maker in its own files, or in
 /// files of no inferred cluster (they may serve any), that the pools do not already show

@@ -51,7 +51,7 @@ pub fn cluster_line(inventory: &Inventory, name: &str) -> Option<String> {
                 ""
             };
             return Some(format!(
-                "none: the files define {} cluster{} ({}), each judged alone against the pools found in its folder; {this}{shared}, so it is judged against every pool found in the linted files",
+                "none: the files define {} cluster{} ({}), each judged alone against the pools found in its folder; {this}{shared}, so it is judged only against the pools found outside them, never another cluster's (a `clusters:` entry in the config links it to one)",
                 names.len(),
                 if names.len() == 1 { "" } else { "s" },
                 names.join(", ")
@@ -519,6 +519,9 @@ fn explain(outcome: &Outcome, i: usize, gate: bool, s: &mut String) {
 
     let pools = &outcome.inventory.pools;
     if pools.is_empty() {
+        if let Some(line) = cluster_line(&outcome.inventory, &w.source.name) {
+            let _ = writeln!(s, "\nCluster: {line}");
+        }
         let _ = writeln!(
             s,
             "\nNo node pools are known: lint the Nodes, NodePools, eksctl or kubeadm configs with the workload, or pass --inventory FILE."

@@ -359,7 +359,7 @@ fn clusters_note(o: &Outcome) -> String {
             .collect();
         return if stacks.split() {
             format!(
-                "\nClusters: the files define {}; each is judged alone against the pools found in its folder (below); the workloads above lie in none of them and are judged against every pool found in the linted files.\n",
+                "\nClusters: the files define {}; each is judged alone against the pools found in its folder (below); the workloads above lie in none of them and are judged only against the pools found outside them, never another cluster's.\n",
                 names.join("; ")
             )
         } else {

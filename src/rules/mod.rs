@@ -236,6 +236,19 @@ registry![
     yaml_type_mismatch,
 ];
 
+/// Does this rule judge a pod by what no pool of its cluster offers (a closed world)? Such a
+/// finding needs every node maker of the cluster in the files (see
+/// `analysis::sources::provisioners`).
+pub fn is_closed_world(name: &str) -> bool {
+    [
+        toleration_matches_no_taint::META.name,
+        unschedulable_workload::META.name,
+        pool_tolerated_by_nothing::META.name,
+        daemonset_misses_pools::META.name,
+    ]
+    .contains(&name)
+}
+
 pub fn find(name: &str) -> Option<&'static Rule> {
     RULES.iter().find(|r| r.meta.name == name).copied()
 }
