@@ -31,8 +31,11 @@ fn tree(files: &[(&str, &[u8])]) -> tempfile::TempDir {
     dir
 }
 
-/// `check .` in `dir`: (exit code, findings as (severity, rule, file, line, message)).
-fn check(dir: &Path) -> (i32, Vec<(String, String, String, u64, String)>) {
+/// A finding: (severity, rule, file, line, message).
+type Found = (String, String, String, u64, String);
+
+/// `check .` in `dir`: the exit code and the findings.
+fn check(dir: &Path) -> (i32, Vec<Found>) {
     let r = taintlint(&["check", ".", "--format", "json", "--isolated"])
         .in_dir(dir)
         .run();
@@ -269,4 +272,42 @@ fn a_node_maker_the_files_do_not_show_opens_the_cluster() {
         .collect();
     assert_eq!(unschedulable.len(), 1, "{found:#?}");
     assert_eq!(unschedulable[0].0, "warning", "{found:#?}");
+}
+
+#[test]
+fn a_folder_a_clusters_files_apply_is_that_clusters() {
+    let kustomization = |env: &str| {
+        format!(
+            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: apps\n  namespace: flux-system\nspec:\n  interval: 10m\n  path: ./apps/{env}\n  prune: true\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n"
+        )
+    };
+    let pool = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: general\nspec:\n  template:\n    metadata:\n      labels:\n        workload: general\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n";
+    let web = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      nodeSelector:\n        workload: generl\n      containers: [{name: web, image: nginx}]\n";
+    let (prod, staging) = (kustomization("prod"), kustomization("staging"));
+    let dir = tree(&[
+        ("clusters/prod/apps.yaml", prod.as_bytes()),
+        ("clusters/staging/apps.yaml", staging.as_bytes()),
+        ("clusters/prod/nodepool.yaml", pool.as_bytes()),
+        ("apps/prod/web.yaml", web.as_bytes()),
+        // Applied by the staging cluster, which has no pool in the files: not judged against
+        // prod's.
+        ("apps/staging/web.yaml", web.as_bytes()),
+        // Applied by no cluster: not judged against any.
+        ("apps/dev/web.yaml", web.as_bytes()),
+    ]);
+    let (_, found) = check(dir.path());
+    let unschedulable: Vec<_> = found
+        .iter()
+        .filter(|f| f.1 == "unschedulable-workload")
+        .collect();
+    assert_eq!(unschedulable.len(), 1, "{found:#?}");
+    assert_eq!(unschedulable[0].2, "apps/prod/web.yaml");
+    let explain = taintlint(&["explain", ".", "--isolated", "--workload", "Deployment/web"])
+        .in_dir(dir.path())
+        .run()
+        .stdout;
+    assert!(
+        explain.contains("the files under `apps/prod/` belong to it: `clusters/prod/apps.yaml` applies that folder"),
+        "{explain}"
+    );
 }

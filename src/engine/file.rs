@@ -46,6 +46,9 @@ pub struct FileReport {
     /// What the file shows makes nodes the files do not show as pools, with the sign's line
     /// (see `analysis::sources::provisioners`).
     pub makers: Vec<(crate::analysis::sources::provisioners::Maker, usize)>,
+    /// The folders the file applies to its cluster, as the run names them (see
+    /// `analysis::sources::links`).
+    pub links: Vec<String>,
 }
 
 /// One input's report; a panic becomes an `internal-error` finding on the file. Its message
@@ -148,6 +151,23 @@ fn lint_input(input: Input, opts: &LintOptions, parse: super::terraform::Parse) 
         crate::analysis::sources::mentions::in_text(&source.text, &mut report.label_mentions);
     }
     crate::analysis::sources::mentions::settle(&mut report.label_mentions);
+    if !report.links.is_empty() {
+        // A link is a folder of the repository: named as the run names the file's root's.
+        let root = super::fixtures::root_of(&source.name, &opts.roots);
+        report.links = match root {
+            Some(root) => std::mem::take(&mut report.links)
+                .into_iter()
+                .map(|l| {
+                    if root.is_empty() {
+                        l
+                    } else {
+                        format!("{root}/{l}")
+                    }
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+    }
     if opts.rules.needs_inventory() {
         report.makers = crate::analysis::sources::provisioners::in_text(&source.text)
             .into_iter()
@@ -763,6 +783,9 @@ fn lint_document(
             report
                 .admission
                 .extend(crate::analysis::judgements::admission::fact(object));
+            report
+                .links
+                .extend(crate::analysis::sources::links::of_object(object));
         }
         for f in &mut found {
             f.object = Some(object.id.clone());

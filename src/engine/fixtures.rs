@@ -44,6 +44,19 @@ pub fn is_fixture(name: &str, roots: &[String]) -> bool {
 /// loaded by a `_test.go` file, never applied to a cluster.
 const FIXTURE_WORDS: &[&str] = &["test", "tests", "testdata", "fixture", "fixtures", "e2e"];
 
+/// The root `name` lies below, as the run names it (`""` for `.`): the deepest one; `None`
+/// for a file below no root (standard input, the editor's buffer).
+pub(super) fn root_of<'a>(name: &str, roots: &'a [String]) -> Option<&'a str> {
+    roots
+        .iter()
+        .filter(|root| below_root(name, root).is_some())
+        .max_by_key(|root| root.len())
+        .map(|root| {
+            let root = root.trim_end_matches('/');
+            if root == "." { "" } else { root }
+        })
+}
+
 /// `name` without the root and its slash; `None` when `name` is not below `root`.
 fn below_root<'a>(name: &'a str, root: &str) -> Option<&'a str> {
     let root = root.trim_end_matches('/');

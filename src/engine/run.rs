@@ -130,6 +130,9 @@ pub struct Spilled {
         Arc<str>,
         usize,
     )>,
+    /// The folders files apply to their cluster: (the applying file, the folder)
+    /// (`analysis::sources::links`).
+    links: Vec<(String, String)>,
     /// Inputs linted (not counting `--inventory` files).
     pub files: usize,
     pub documents: usize,
@@ -170,6 +173,7 @@ pub fn lint_spilled(
         charts: super::charts::Charts::new(),
         folds: super::folds::Folds::default(),
         makers: Vec::new(),
+        links: Vec::new(),
         files: 0,
         documents: 0,
         objects: 0,
@@ -252,6 +256,7 @@ pub fn lint_spilled(
             });
             let mentions = std::mem::take(&mut report.label_mentions);
             let makers = std::mem::take(&mut report.makers);
+            let links = std::mem::take(&mut report.links);
             // Like workloads: the queues of the cluster's own linted files.
             let kueue = std::mem::take(&mut report.kueue);
             let kueue = (!inventory_only && !fixture && !kueue.is_empty()).then_some(kueue);
@@ -309,6 +314,8 @@ pub fn lint_spilled(
                         .into_iter()
                         .map(|(m, line)| (m, Arc::clone(&name), line)),
                 );
+                s.links
+                    .extend(links.into_iter().map(|l| (name.to_string(), l)));
             }
             if let Some((source, bytes)) = sources {
                 store_places(&mut nodes, &source, s.store.put(&bytes), &mut s.places);
@@ -743,6 +750,7 @@ pub fn finish_spilled(
         charts,
         folds,
         makers,
+        links,
         homes,
         anchors,
         mentions,
@@ -757,7 +765,7 @@ pub fn finish_spilled(
     drop(label_sets);
     nodes.sort_by_key(|(i, _, _)| *i);
     let (stacks, definition, split) =
-        inferred_cluster(&nodes, &homes, anchors, opts.clusters.len());
+        inferred_cluster(&nodes, &homes, anchors, &links, opts.clusters.len());
     let place = Placement::new(opts.clusters.len(), stacks.clone(), split);
     // Each cluster's declarations, in input order: its own files', then those given for every
     // cluster (`--inventory`, the config's pools). A configured cluster is declared by its
@@ -1034,6 +1042,7 @@ fn inferred_cluster(
     nodes: &[(usize, Option<usize>, Box<NodeDecl>)],
     homes: &std::collections::HashMap<usize, Arc<str>>,
     anchors: Vec<crate::analysis::sources::clusters::Anchor>,
+    links: &[(String, String)],
     default: usize,
 ) -> (
     Option<Arc<crate::analysis::sources::clusters::Stacks>>,
@@ -1044,7 +1053,9 @@ fn inferred_cluster(
     if anchors.is_empty() {
         return (None, None, false);
     }
-    let stacks = Arc::new(Stacks::infer(anchors));
+    let mut stacks = Stacks::infer(anchors);
+    stacks.link(links);
+    let stacks = Arc::new(stacks);
     if stacks.split() {
         return (Some(stacks), None, true);
     }

@@ -65,11 +65,20 @@ pub fn cluster_line(inventory: &Inventory, name: &str) -> Option<String> {
         ));
     };
     let stack = def.stack()?;
+    // A file of a folder the cluster's own files apply (a Flux Kustomization's `path`).
+    let why = match def.stacks.applied_by(name) {
+        Some((folder, by)) => format!(
+            "the files under `{}/` belong to it: `{}` applies that folder",
+            crate::util::text::escape(folder),
+            crate::util::text::escape(by)
+        ),
+        None => stack.why(),
+    };
     Some(if def.holds(name) {
         format!(
             "{}; {}; for the label keys all its pools set{}, they are the whole cluster",
             def.describe(),
-            stack.why(),
+            why,
             if def.creates() {
                 " and, when every pool shows its labels, for label keys without a prefix"
             } else {

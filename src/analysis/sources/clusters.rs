@@ -75,6 +75,9 @@ pub struct Stack {
     /// The stack's folder (`""` for the top).
     pub root: String,
     pub anchors: Vec<Anchor>,
+    /// Folders outside it that its own files apply (a Flux `Kustomization`'s `path`, an Argo
+    /// CD `Application`'s), with the file that applies each: their files belong to it too.
+    pub applied: Vec<(String, String)>,
 }
 
 impl Stack {
@@ -291,6 +294,7 @@ impl Stacks {
                 stacks.push(Stack {
                     root: root.to_string(),
                     anchors: Vec::new(),
+                    applied: Vec::new(),
                 });
                 stacks.len() - 1
             });
@@ -325,6 +329,55 @@ impl Stacks {
         self.stacks.is_empty()
     }
 
+    /// Adds the folders the clusters' own files apply (`links`: the applying file and the
+    /// folder, as the run names them; see `sources::links`): a folder one cluster's files
+    /// apply belongs to that cluster, as its own folder does. A folder applied by the files of
+    /// several clusters (a shared base), or by files of none, stays where it was: nothing
+    /// says which cluster it runs on. A folder that is a stack's own keeps its stack.
+    pub fn link(&mut self, links: &[(String, String)]) {
+        let mut by_folder: std::collections::BTreeMap<&str, Vec<(usize, &str)>> =
+            std::collections::BTreeMap::new();
+        for (from, folder) in links {
+            let Some(k) = self
+                .of(from)
+                .filter(|&k| self.stacks.get(k).and_then(Stack::anchor).is_some())
+            else {
+                continue;
+            };
+            by_folder
+                .entry(folder.as_str())
+                .or_default()
+                .push((k, from));
+        }
+        for (folder, mut froms) in by_folder {
+            froms.sort_unstable();
+            froms.dedup_by_key(|(k, _)| *k);
+            let [(k, from)] = froms.as_slice() else {
+                continue;
+            };
+            if self.by_root.contains_key(folder) {
+                continue;
+            }
+            self.by_root.insert(folder.to_string(), *k);
+            if let Some(s) = self.stacks.get_mut(*k) {
+                s.applied.push((folder.to_string(), (*from).to_string()));
+            }
+        }
+    }
+
+    /// Why a file of stack `k` belongs to it, when a file of the stack applies its folder
+    /// (see [`Stacks::link`]).
+    pub fn applied_by(&self, file: &str) -> Option<(&str, &str)> {
+        let k = self.of(file)?;
+        let folder = ancestors(dir_of(file)).find(|d| self.by_root.contains_key(*d))?;
+        self.stacks
+            .get(k)?
+            .applied
+            .iter()
+            .find(|(f, _)| f == folder)
+            .map(|(f, from)| (f.as_str(), from.as_str()))
+    }
+
     /// Are the files split into clusters judged alone? When one anchor alone defines at least
     /// one stack: each such stack is a cluster of its own, and the files and found pools in
     /// none of them are judged together, never against an inferred cluster's pools
@@ -352,6 +405,38 @@ mod tests {
             dir: dir_of(file).to_string(),
             path: file.to_string(),
         }
+    }
+
+    #[test]
+    fn folders_a_clusters_files_apply_are_its_own() {
+        let folder = |d: &str| Anchor {
+            kind: AnchorKind::ClustersFolder,
+            dir: d.to_string(),
+            path: d.to_string(),
+        };
+        let mut s = Stacks::infer(vec![folder("clusters/prod"), folder("clusters/staging")]);
+        let l = |from: &str, to: &str| (from.to_string(), to.to_string());
+        s.link(&[
+            l("clusters/prod/apps.yaml", "apps/prod"),
+            l("clusters/staging/apps.yaml", "apps/staging"),
+            // A base both apply: no one cluster's.
+            l("clusters/prod/infra.yaml", "infrastructure"),
+            l("clusters/staging/infra.yaml", "infrastructure"),
+            // Applied from a file of no cluster: nothing said.
+            l("argocd/app.yaml", "apps/dev"),
+        ]);
+        let prod = s.of("clusters/prod/x.yaml");
+        assert!(prod.is_some());
+        assert_eq!(s.of("apps/prod/web/deploy.yaml"), prod);
+        assert_ne!(s.of("apps/staging/deploy.yaml"), prod);
+        assert!(s.of("apps/staging/deploy.yaml").is_some());
+        assert_eq!(s.of("infrastructure/ds.yaml"), None);
+        assert_eq!(s.of("apps/dev/x.yaml"), None);
+        assert_eq!(
+            s.applied_by("apps/prod/web/deploy.yaml"),
+            Some(("apps/prod", "clusters/prod/apps.yaml"))
+        );
+        assert_eq!(s.applied_by("clusters/prod/x.yaml"), None);
     }
 
     #[test]

@@ -10,6 +10,7 @@ mod karpenter;
 mod kubeadm;
 pub(super) mod kubelet;
 pub mod kueue;
+pub mod links;
 pub mod mentions;
 mod node;
 mod openshift;
