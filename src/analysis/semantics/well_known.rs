@@ -192,7 +192,11 @@ pub const SET_TAINTS: &[SetTaint] = &[
         value: "",
         effects: None,
         set_by: "kubeadm",
-        variant: None,
+        // aks-engine carried its `master=true` taint over to the new key
+        // (`node-role.kubernetes.io/control-plane=true:NoSchedule`), and clusters tainted by
+        // hand follow it: which value the cluster has is the distribution's, which the files
+        // seldom show.
+        variant: Some(("true", "aks-engine and clusters tainted by hand")),
     },
     SetTaint {
         key: "node-role.kubernetes.io/master",
