@@ -311,3 +311,21 @@ fn a_folder_a_clusters_files_apply_is_that_clusters() {
         "{explain}"
     );
 }
+
+#[test]
+fn a_guess_without_pools_gives_way_to_the_clusters_pools() {
+    let job = "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: spark\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      tolerations:\n        - {key: spark-compute-optimized, operator: Exists, effect: NoSchedule}\n      containers: [{name: a, image: spark}]\n";
+    let dir = tree(&[
+        ("infra/main.tf", EKS.as_bytes()),
+        ("examples/job.yaml", job.as_bytes()),
+    ]);
+    let (_, found) = check(dir.path());
+    let rules: Vec<&str> = found
+        .iter()
+        .filter(|f| f.2 == "examples/job.yaml" && f.0 != "info")
+        .map(|f| f.1.as_str())
+        .collect();
+    // The cluster's pools judge the pod: no pool has the taint. The pool-less guess ("nothing
+    // pins the pod to those nodes") would contradict it.
+    assert_eq!(rules, ["toleration-matches-no-taint"], "{found:#?}");
+}

@@ -267,13 +267,17 @@ pub fn superseded_by_inventory(name: &str) -> bool {
 }
 
 /// Does this heuristic finding give way to the run's inventory? A declared inventory is the
-/// whole cluster and supersedes every one; pools merely found among the linted files only
-/// those about a taint one of them has (the cross-reference checks it for real), never one
-/// about a taint they do not know (`analysis::judgements::evidence`).
+/// whole cluster and supersedes every one, and so do the pools of a cluster the files define
+/// for its own files (a guess made without pools beside the finding its pools make would
+/// contradict it); pools merely found among the linted files only those about a taint one of
+/// them has (the cross-reference checks it for real), never one about a taint they do not
+/// know (`analysis::judgements::evidence`).
 pub fn superseded(f: &Finding, inventory: &crate::analysis::sources::inventory::Inventory) -> bool {
     superseded_by_inventory(f.rule)
         && !inventory.is_empty()
         && (inventory.closed()
+            // The file belongs to a cluster the files define: its pools judge the pod.
+            || inventory.cluster_of(&f.file).is_some()
             || f.taint_key
                 .as_deref()
                 .is_none_or(|k| match k.split_once('=') {
