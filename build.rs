@@ -25,18 +25,23 @@ fn main() {
         Some(c) => println!("cargo:rustc-env=TAINTLINT_VERSION={version} ({c})"),
         None => println!("cargo:rustc-env=TAINTLINT_VERSION={version}"),
     }
-    // A new commit or checkout rebuilds with its hash.
-    for path in ["HEAD", "packed-refs"] {
+    // A new commit or checkout rebuilds with its hash. Only files that exist are watched:
+    // cargo reruns a build script on every build for a watched file that is missing (a
+    // checkout without `packed-refs`), which relinked the release binary each time. When a
+    // loose ref is packed away, its file goes missing once, and the next run watches
+    // `packed-refs` instead.
+    let watch = |path: &str| {
         if let Some(p) = git(&["-C", &manifest, "rev-parse", "--git-path", path]) {
             let p = std::path::Path::new(&manifest).join(p);
-            println!("cargo:rerun-if-changed={}", p.display());
+            if p.exists() {
+                println!("cargo:rerun-if-changed={}", p.display());
+            }
         }
-    }
-    if let Some(r) = git(&["-C", &manifest, "symbolic-ref", "-q", "HEAD"])
-        && let Some(p) = git(&["-C", &manifest, "rev-parse", "--git-path", &r])
-    {
-        let p = std::path::Path::new(&manifest).join(p);
-        println!("cargo:rerun-if-changed={}", p.display());
+    };
+    watch("HEAD");
+    watch("packed-refs");
+    if let Some(r) = git(&["-C", &manifest, "symbolic-ref", "-q", "HEAD"]) {
+        watch(&r);
     }
     println!("cargo:rerun-if-changed=build.rs");
 }
