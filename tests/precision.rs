@@ -143,9 +143,12 @@ fn placeholder_lines_are_a_templates_and_other_errors_the_yamls() {
     let kubefirst = "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: argocd\n  annotations:\n    <CERT_MANAGER_ISSUER_ANNOTATION_1>\n    nginx.ingress.kubernetes.io/backend-protocol: HTTPS\n";
     // A placeholder in a quoted value and in a comment; the error is a real indentation one.
     let broken = "# replace <S3_BUCKET> with yours\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  path: \"s3a://<S3_BUCKET>/data\"\n    bad: indent\n";
+    // A sample's blank in lower case: the value is the user's to fill in, not judged.
+    let blank = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  nodeSelector:\n    eks.amazonaws.com/nodegroup: <nodegroup-name>\n  containers: [{name: a, image: nginx}]\n";
     let dir = tree(&[
         ("kubefirst/ingress.yaml", kubefirst.as_bytes()),
         ("spark/job.yaml", broken.as_bytes()),
+        ("samples/pool.yaml", blank.as_bytes()),
     ]);
     let (_, found) = check(dir.path());
     let of = |file: &str| -> Vec<(String, String)> {
@@ -162,6 +165,10 @@ fn placeholder_lines_are_a_templates_and_other_errors_the_yamls() {
     assert_eq!(
         of("spark/job.yaml"),
         [("error".to_string(), "yaml-syntax-error".to_string())]
+    );
+    assert_eq!(
+        of("samples/pool.yaml"),
+        [("info".to_string(), "template-not-rendered".to_string())]
     );
 }
 

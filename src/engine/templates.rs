@@ -218,8 +218,9 @@ fn envsubst(text: &str, from: usize) -> Option<(usize, usize)> {
 }
 
 /// The next `@NAME@` or `%NAME%` (upper case, digits, underscores; at least two characters),
-/// or `<NAME>` or `{NAME}` (at least three: a script's `sed` placeholder, kubefirst's
-/// `<CERT_MANAGER_ISSUER_ANNOTATION_1>` lines): its start and length.
+/// `<NAME>` or `{NAME}` (at least three: a script's `sed` placeholder, kubefirst's
+/// `<CERT_MANAGER_ISSUER_ANNOTATION_1>` lines), or a lower-case documentation blank
+/// (`<nodegroup-name>`): its start and length.
 fn at_placeholder(text: &str, from: usize) -> Option<(usize, usize)> {
     let bytes = text.as_bytes();
     let mut at = from;
@@ -243,6 +244,25 @@ fn at_placeholder(text: &str, from: usize) -> Option<(usize, usize)> {
             && bytes.get(start + 1 + name_len) == Some(&close)
         {
             return Some((start, name_len + 2));
+        }
+        // A documentation blank in lower case, `<nodegroup-name>`, `<model_name>`: words
+        // joined by `-` or `_` (an HTML tag has none).
+        if bytes[start] == b'<' {
+            let len = bytes[start + 1..]
+                .iter()
+                .take_while(|b| {
+                    b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'-' | b'_')
+                })
+                .count();
+            let name = &bytes[start + 1..start + 1 + len];
+            if len >= 3
+                && name.first().is_some_and(u8::is_ascii_lowercase)
+                && name.iter().any(|b| matches!(b, b'-' | b'_'))
+                && !name.ends_with(b"-")
+                && bytes.get(start + 1 + len) == Some(&b'>')
+            {
+                return Some((start, len + 2));
+            }
         }
         at = start + 1;
     }
@@ -559,7 +579,13 @@ mod tests {
             Some(Syntax::AtPlaceholder)
         );
         // Not placeholders: a short upper-case tag, a flow mapping, lower-case HTML.
-        assert_eq!(find("a: <BR>\nb: {x: 1}\nc: <div>\n"), None);
+        assert_eq!(find("a: <BR>\nb: {x: 1}\nc: <div>\nd: <my-element\n"), None);
+        // A documentation blank in lower case.
+        assert_eq!(
+            find("nodeSelector:\n  eks.amazonaws.com/nodegroup: <nodegroup-name>\n")
+                .map(|m| m.syntax),
+            Some(Syntax::AtPlaceholder)
+        );
         // FreeMarker's directives, not in a comment.
         assert_eq!(
             find("<#if tls>\n---\nkind: Secret\n</#if>\n").map(|m| m.syntax),
