@@ -42,7 +42,16 @@ pub fn is_fixture(name: &str, roots: &[String]) -> bool {
 /// Words that make a folder's name one of test data when the name is made of several
 /// (`test_pods`, `e2e-manifests`, `unit-tests`): a Go package's pods for its unit tests are
 /// loaded by a `_test.go` file, never applied to a cluster.
-const FIXTURE_WORDS: &[&str] = &["test", "tests", "testdata", "fixture", "fixtures", "e2e"];
+const FIXTURE_WORDS: &[&str] = &["test", "tests", "fixture", "fixtures", "e2e"];
+
+/// Is a file of test data named for a negative test (`invalid.yaml`, `agentbadconf.yaml`,
+/// `broken-crd.yaml`): a parser's test input, broken on purpose?
+pub(super) fn named_invalid(name: &str) -> bool {
+    let base = name.rsplit('/').next().unwrap_or(name).to_ascii_lowercase();
+    ["invalid", "bad", "broken", "malformed", "corrupt", "wrong", "error"]
+        .iter()
+        .any(|w| base.contains(w))
+}
 
 /// The root `name` lies below, as the run names it (`""` for `.`): the deepest one; `None`
 /// for a file below no root (standard input, the editor's buffer).
@@ -92,6 +101,11 @@ mod tests {
         assert!(is_fixture("hack/e2e-manifests/pod.yaml", &dot));
         assert!(!is_fixture("apps/contest/pod.yaml", &dot));
         assert!(!is_fixture("apps/latest-release/pod.yaml", &dot));
+        // Jobs that generate test data are no test data.
+        assert!(!is_fixture("benchmarks/benchmark-testdata-generation/job.yaml", &dot));
+        assert!(named_invalid("internal/config/testdata/agentbadconf.yaml"));
+        assert!(named_invalid("testdata/Invalid-Collector.yaml"));
+        assert!(!named_invalid("testdata/collector.yaml"));
     }
 
     #[test]

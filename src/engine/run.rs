@@ -221,6 +221,19 @@ pub fn lint_spilled(
                 report
                     .findings
                     .retain(|f| !rules::quiet_in_fixtures(f.rule));
+                // A parser's negative test: test data named invalid is broken on purpose.
+                if super::fixtures::named_invalid(&name) {
+                    for f in &mut report.findings {
+                        if f.rule == rules::YAML_SYNTAX_ERROR.name && f.severity > Severity::Info {
+                            f.severity = Severity::Info;
+                            f.message = format!(
+                                "{} (test data named as invalid: a negative test's input, most likely broken on purpose)",
+                                f.message
+                            )
+                            .into();
+                        }
+                    }
+                }
             }
             // A Helm template's notice becomes its chart's.
             let chart = disk_path
