@@ -290,6 +290,32 @@ fn quoted_scalar_continuation_at_the_keys_indentation() {
 /// escapes and folds the line breaks around them as usual; `\` before a line break joins the
 /// lines without a space (an escaped line break), and the next line's indentation is dropped.
 /// Expected values as `kubectl apply --dry-run=client` (1.32) and PyYAML read them.
+/// Hundreds of such scalars in one file (an older controller-gen's CRD bundle, the
+/// OpenTelemetry operator's v0.86.0 release manifest: 236 single-quoted descriptions whose
+/// continuation lines sit at their key's indentation) are read as kubectl reads them, each
+/// folded as go-yaml folds it: mending them one parse at a time ran out of the passes a file
+/// gets and reported a syntax error where kubectl reads the file. A `key: '` inside a block
+/// scalar, or a quote in a comment, is text, not a scalar to mend.
+#[test]
+fn many_quoted_scalar_continuations_at_the_keys_indentation() {
+    let mut text = String::from("spec:\n  notes: |\n    key: 'not a scalar\n    here\n  props:\n");
+    let mut want = Vec::new();
+    for i in 0..1200 {
+        text.push_str(&format!(
+            "    p{i}:\n      description: 'Name of the referent {i}.\n      More info: https://example.com/#names'\n      type: string\n"
+        ));
+        want.push(format!(
+            r#""p{i}":{{"description":"Name of the referent {i}. More info: https://example.com/#names","type":"string"}}"#
+        ));
+    }
+    text.push_str("  last: \"x\" # it's a comment\n");
+    let want = format!(
+        r#"{{"spec":{{"last":"x","notes":"key: 'not a scalar\nhere\n","props":{{{}}}}}}}"#,
+        want.join(",")
+    );
+    same(&text, &want);
+}
+
 #[test]
 fn escapes_in_quoted_scalar_continuation_lines() {
     same(

@@ -48,9 +48,17 @@ const FIXTURE_WORDS: &[&str] = &["test", "tests", "fixture", "fixtures", "e2e"];
 /// `broken-crd.yaml`): a parser's test input, broken on purpose?
 pub(super) fn named_invalid(name: &str) -> bool {
     let base = name.rsplit('/').next().unwrap_or(name).to_ascii_lowercase();
-    ["invalid", "bad", "broken", "malformed", "corrupt", "wrong", "error"]
-        .iter()
-        .any(|w| base.contains(w))
+    [
+        "invalid",
+        "bad",
+        "broken",
+        "malformed",
+        "corrupt",
+        "wrong",
+        "error",
+    ]
+    .iter()
+    .any(|w| base.contains(w))
 }
 
 /// The root `name` lies below, as the run names it (`""` for `.`): the deepest one; `None`
@@ -102,7 +110,10 @@ mod tests {
         assert!(!is_fixture("apps/contest/pod.yaml", &dot));
         assert!(!is_fixture("apps/latest-release/pod.yaml", &dot));
         // Jobs that generate test data are no test data.
-        assert!(!is_fixture("benchmarks/benchmark-testdata-generation/job.yaml", &dot));
+        assert!(!is_fixture(
+            "benchmarks/benchmark-testdata-generation/job.yaml",
+            &dot
+        ));
         assert!(named_invalid("internal/config/testdata/agentbadconf.yaml"));
         assert!(named_invalid("testdata/Invalid-Collector.yaml"));
         assert!(!named_invalid("testdata/collector.yaml"));

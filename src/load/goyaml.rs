@@ -783,6 +783,94 @@ pub(super) fn mend_quoted(text: &mut String, at: usize, quoted: &mut Vec<(usize,
     true
 }
 
+/// After [`mend_quoted`] mended the scalar saphyr refused, mends in one scan the quoted
+/// scalars after `from` that saphyr would refuse one at a time (a CRD bundle of an older
+/// controller-gen has hundreds of single-quoted descriptions whose continuation lines sit at
+/// their key's indentation; one parse per scalar ran out of the passes a file gets, and the
+/// file was said to be broken where kubectl reads it). A candidate is a quoted scalar that
+/// starts a mapping value or a sequence item (`key: '…`, `- "…`), does not close on its line,
+/// and whose next line is indented no deeper than its key — outside a block scalar (a line
+/// after `key: |` or `>` indented deeper than it is the block's text). Each is recorded in
+/// `bulk` with its original text; the tree confirms or undoes each (see
+/// `yaml::undo_unfounded`). Bytes are replaced by bytes of the same length: offsets stay true.
+pub(super) fn mend_quoted_after(text: &mut String, from: usize, bulk: &mut Vec<(usize, String)>) {
+    // The candidates first (the scan reads the text as it was).
+    let mut candidates = Vec::new();
+    {
+        let b = text.as_bytes();
+        let start = memchr::memchr(b'\n', b.get(from..).unwrap_or_default())
+            .map_or(b.len(), |i| from + i + 1);
+        let mut block: Option<usize> = None;
+        let mut line_start = start;
+        while line_start < b.len() {
+            let line_end =
+                memchr::memchr(b'\n', &b[line_start..]).map_or(b.len(), |i| line_start + i);
+            let line = &b[line_start..line_end];
+            let indent = line.iter().take_while(|&&c| c == b' ').count();
+            let blank = line[indent..].iter().all(|c| c.is_ascii_whitespace());
+            if let Some(block_indent) = block {
+                if blank || indent > block_indent {
+                    line_start = line_end + 1;
+                    continue;
+                }
+                block = None;
+            }
+            let rest = &line[indent..];
+            let rest = rest.strip_prefix(b"- ").unwrap_or(rest);
+            let value = match memchr::memmem::find(rest, b": ") {
+                Some(i) if !rest[..i].iter().any(|c| matches!(c, b'\'' | b'"' | b'#')) => {
+                    &rest[i + 2..]
+                }
+                _ if rest.len() < line.len() - indent => rest,
+                _ => &[][..],
+            };
+            let value_trim = value.trim_ascii_start();
+            let value_at = line_end - value.len() + (value.len() - value_trim.len());
+            match value_trim.first() {
+                Some(b'|' | b'>') => block = Some(indent),
+                Some(&q @ (b'\'' | b'"')) => {
+                    let next_indent = b
+                        .get(line_end + 1..)
+                        .map(|n| n.iter().take_while(|&&c| c == b' ').count());
+                    if !closes_on_line(&value_trim[1..], q)
+                        && next_indent.is_some_and(|n| n <= indent)
+                    {
+                        candidates.push(value_at);
+                    }
+                }
+                _ => {}
+            }
+            line_start = line_end + 1;
+        }
+    }
+    for at in candidates {
+        let mut one = Vec::new();
+        if mend_quoted(text, at, &mut one) {
+            bulk.extend(one);
+        }
+    }
+}
+
+/// Does a quoted scalar opened by `q` close on this line (`rest`: the line after the quote)?
+fn closes_on_line(rest: &[u8], q: u8) -> bool {
+    let mut i = 0;
+    while let Some(&c) = rest.get(i) {
+        if q == b'"' && c == b'\\' {
+            i += 2;
+            continue;
+        }
+        if c == q {
+            if q == b'\'' && rest.get(i + 1) == Some(&b'\'') {
+                i += 2;
+                continue;
+            }
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
 /// Whether `s` has a blank, a line break or nothing at byte `at`.
 fn is_blankz_at(s: &str, at: usize) -> bool {
     matches!(

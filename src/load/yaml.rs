@@ -933,6 +933,9 @@ struct Mended {
     /// Quoted scalars whose line breaks were made spaces: their start and original text
     /// (see `goyaml::mend_quoted`).
     quoted: Vec<(usize, String)>,
+    /// The same, mended in one scan ahead of saphyr (`goyaml::mend_quoted_after`): kept only
+    /// where the tree has a quoted scalar starting there.
+    quoted_bulk: Vec<(usize, String)>,
 }
 
 /// Undoes the bulk mends the tree does not bear out, and parses the text again if there were
@@ -940,10 +943,62 @@ struct Mended {
 /// there); a `#` after a `]`, `}` or quote that does not close a flow collection or a quoted
 /// scalar (inside a scalar) is text too.
 fn undo_unfounded(relaxed: String, stream: Stream, mut m: Mended, limits: Limits) -> Stream {
-    let quoted = std::mem::take(&mut m.quoted);
+    let mut quoted = std::mem::take(&mut m.quoted);
+    let bulk = std::mem::take(&mut m.quoted_bulk);
+    let (relaxed, stream) = if bulk.is_empty() {
+        (relaxed, stream)
+    } else {
+        // A scalar mended ahead is confirmed where the tree has a quoted scalar starting
+        // there; any other is put back as it was, and the text parsed again.
+        let starts = quoted_starts(&stream);
+        let (kept, wrong): (Vec<_>, Vec<_>) = bulk
+            .into_iter()
+            .partition(|(at, _)| starts.binary_search(at).is_ok());
+        quoted.extend(kept);
+        if wrong.is_empty() {
+            (relaxed, stream)
+        } else {
+            let mut bytes = relaxed.into_bytes();
+            for (at, original) in &wrong {
+                if let Some(dst) = bytes.get_mut(*at..at + original.len()) {
+                    dst.copy_from_slice(original.as_bytes());
+                }
+            }
+            match String::from_utf8(bytes) {
+                Ok(text) => {
+                    let again = strict_stream(&text, limits);
+                    (text, again)
+                }
+                Err(_) => return stream,
+            }
+        }
+    };
     let mut stream = undo_bulk(relaxed, stream, m, limits);
+    quoted.sort_unstable();
     super::goyaml::refold_quoted(&mut stream, &quoted);
     stream
+}
+
+/// Where the stream's quoted scalars start, sorted.
+fn quoted_starts(stream: &Stream) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut stack: Vec<&Node> = stream
+        .documents
+        .iter()
+        .filter_map(|d| d.root.as_ref())
+        .collect();
+    while let Some(n) = stack.pop() {
+        match &n.value {
+            Value::Scalar(s) if matches!(s.style, Style::SingleQuoted | Style::DoubleQuoted) => {
+                out.push(n.span.start);
+            }
+            Value::Scalar(_) => {}
+            Value::Seq(items) => stack.extend(items),
+            Value::Map(entries) => stack.extend(entries.iter().flat_map(|(k, v)| [k, v])),
+        }
+    }
+    out.sort_unstable();
+    out
 }
 
 /// [`undo_unfounded`] for the bulk mends.
@@ -1039,9 +1094,14 @@ fn scalar_places(stream: &Stream) -> (Vec<Span>, Vec<usize>) {
 /// Mends the text where saphyr refused it at `at` for `why` (see [`parse_relaxed`]); false
 /// when this is not a place go-yaml accepts.
 fn relax(text: &mut String, at: usize, why: &str, mended: &mut Mended) -> bool {
-    if why.contains("invalid indentation in quoted scalar")
-        || why.contains("unknown escape character")
-    {
+    if why.contains("invalid indentation in quoted scalar") {
+        let done = super::goyaml::mend_quoted(text, at, &mut mended.quoted);
+        // The others of its kind after it, once: one parse each would run out of passes.
+        if done && mended.quoted_bulk.is_empty() {
+            super::goyaml::mend_quoted_after(text, at, &mut mended.quoted_bulk);
+        }
+        done
+    } else if why.contains("unknown escape character") {
         super::goyaml::mend_quoted(text, at, &mut mended.quoted)
     } else if why.contains("invalid indentation") {
         move_flow_closer(text, at)
