@@ -169,8 +169,13 @@ fn lint_input(input: Input, opts: &LintOptions, parse: super::terraform::Parse) 
         };
     }
     if opts.rules.needs_inventory() {
+        use crate::analysis::sources::provisioners::Maker;
+        // NodePool text a file's own pools read is no unread NodePool (a Terraform file's
+        // pools come from its directory's evaluation: the run asks its cluster's pools).
+        let read_pools = report.nodes.iter().any(|n| n.origin == "NodePool");
         report.makers = crate::analysis::sources::provisioners::in_text(&source.text)
             .into_iter()
+            .filter(|(m, _)| !(read_pools && *m == Maker::UnreadNodePools))
             .map(|(m, at)| (m, source.position(at).line))
             .collect();
     }

@@ -771,6 +771,12 @@ pub fn finish_spilled(
         ..
     } = spilled;
     let mentions = Arc::new(mentions);
+    // In path order, whatever order the threads brought them in: the first that opens a
+    // cluster is the one its findings name.
+    let mut makers = makers;
+    makers.sort_by(|a, b| (&a.1, a.2, a.0).cmp(&(&b.1, b.2, b.0)));
+    let mut links = links;
+    links.sort();
     // The inventory reads its stored places back from the store while the files are worked
     // on: both share it.
     let store = Arc::new(store);
