@@ -379,7 +379,6 @@ pub(super) fn template_extension(name: &str) -> Option<&'static str> {
 /// judged, see [`settle`]): many such files hold no template syntax at all, or a `sed`-style
 /// `__NAME__` a script replaces. A marker in a comment counts: Jinja renders those too.
 pub(super) fn plain_yaml(text: &str) -> bool {
-    use crate::load::yaml::{Node, Style, Value};
     const MARKERS: &[&[u8]] = &[b"{{", b"{%", b"{#", b"%{", b"${", b"<#", b"</#"];
     let bytes = text.as_bytes();
     let mut at: Vec<usize> = MARKERS
@@ -393,23 +392,7 @@ pub(super) fn plain_yaml(text: &str) -> bool {
     if at.is_empty() {
         return true;
     }
-    let mut quoted: Vec<Span> = Vec::new();
-    let mut stack: Vec<&Node> = stream
-        .documents
-        .iter()
-        .filter_map(|d| d.root.as_ref())
-        .collect();
-    while let Some(node) = stack.pop() {
-        match &node.value {
-            Value::Scalar(s) if matches!(s.style, Style::SingleQuoted | Style::DoubleQuoted) => {
-                quoted.push(node.span);
-            }
-            Value::Scalar(_) => {}
-            Value::Seq(items) => stack.extend(items),
-            Value::Map(entries) => stack.extend(entries.iter().flat_map(|(k, v)| [k, v])),
-        }
-    }
-    quoted.sort_by_key(|s| s.start);
+    let quoted = crate::load::yaml::quoted_spans(&stream);
     at.sort_unstable();
     at.iter().all(|&m| {
         let i = quoted.partition_point(|s| s.start <= m);

@@ -979,8 +979,8 @@ fn undo_unfounded(relaxed: String, stream: Stream, mut m: Mended, limits: Limits
     stream
 }
 
-/// Where the stream's quoted scalars start, sorted.
-fn quoted_starts(stream: &Stream) -> Vec<usize> {
+/// The spans of the stream's quoted scalars (single or double), sorted by start.
+pub fn quoted_spans(stream: &Stream) -> Vec<Span> {
     let mut out = Vec::new();
     let mut stack: Vec<&Node> = stream
         .documents
@@ -990,15 +990,20 @@ fn quoted_starts(stream: &Stream) -> Vec<usize> {
     while let Some(n) = stack.pop() {
         match &n.value {
             Value::Scalar(s) if matches!(s.style, Style::SingleQuoted | Style::DoubleQuoted) => {
-                out.push(n.span.start);
+                out.push(n.span);
             }
             Value::Scalar(_) => {}
             Value::Seq(items) => stack.extend(items),
             Value::Map(entries) => stack.extend(entries.iter().flat_map(|(k, v)| [k, v])),
         }
     }
-    out.sort_unstable();
+    out.sort_unstable_by_key(|s| s.start);
     out
+}
+
+/// Where the stream's quoted scalars start, sorted.
+fn quoted_starts(stream: &Stream) -> Vec<usize> {
+    quoted_spans(stream).into_iter().map(|s| s.start).collect()
 }
 
 /// [`undo_unfounded`] for the bulk mends.
