@@ -269,6 +269,14 @@ fn a_node_maker_the_files_do_not_show_opens_the_cluster() {
         unschedulable[0].4
     );
     assert_eq!(code, 0);
+    let explain = taintlint(&["explain", ".", "--isolated", "--workload", "Deployment/app"])
+        .in_dir(dir.path())
+        .run()
+        .stdout;
+    assert!(
+        explain.contains("its pools may not be all the cluster's — Karpenter is installed, and none of its NodePools is in the files (`infra/karpenter.tf:4`)"),
+        "{explain}"
+    );
     // With a NodePool of the cluster in the files, its pools are shown: judged again.
     let pool = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: general\nspec:\n  template:\n    metadata:\n      labels:\n        workload: general\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n";
     std::fs::write(dir.path().join("infra/nodepool.yaml"), pool).unwrap();

@@ -75,16 +75,24 @@ pub fn cluster_line(inventory: &Inventory, name: &str) -> Option<String> {
         None => stack.why(),
     };
     Some(if def.holds(name) {
-        format!(
-            "{}; {}; for the label keys all its pools set{}, they are the whole cluster",
-            def.describe(),
-            why,
-            if def.creates() {
-                " and, when every pool shows its labels, for label keys without a prefix"
-            } else {
-                ""
-            }
-        )
+        match inventory.open() {
+            // A node maker the files do not show: what no pool admits is not certain.
+            Some(open) => format!(
+                "{}; {}; its pools may not be all the cluster's — {open} — so what none of them admits is said as an info, not certain",
+                def.describe(),
+                why,
+            ),
+            None => format!(
+                "{}; {}; for the label keys all its pools set{}, they are the whole cluster",
+                def.describe(),
+                why,
+                if def.creates() {
+                    " and, when every pool shows its labels, for label keys without a prefix"
+                } else {
+                    ""
+                }
+            ),
+        }
     } else {
         format!(
             "none inferred: this file lies outside `{}/`, the folder of {}; the pools are judged as found in the linted files",
