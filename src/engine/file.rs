@@ -117,7 +117,7 @@ fn lint_input(input: Input, opts: &LintOptions, parse: super::terraform::Parse) 
             if let Some(marked) = disk_path
                 .as_deref()
                 .filter(|_| failure.is_not_text())
-                .and_then(|path| gitattributes_mark(path, opts))
+                .and_then(|path| super::folds::gitattributes_mark(path, opts))
             {
                 return super::folds::sealed(
                     &name,
@@ -151,34 +151,7 @@ fn lint_input(input: Input, opts: &LintOptions, parse: super::terraform::Parse) 
         crate::analysis::sources::mentions::in_text(&source.text, &mut report.label_mentions);
     }
     crate::analysis::sources::mentions::settle(&mut report.label_mentions);
-    if !report.links.is_empty() {
-        // A link is a folder of the repository: named as the run names the file's root's.
-        let root = super::fixtures::root_of(&source.name, &opts.roots);
-        report.links = match root {
-            Some(root) => std::mem::take(&mut report.links)
-                .into_iter()
-                .map(|l| {
-                    if root.is_empty() {
-                        l
-                    } else {
-                        format!("{root}/{l}")
-                    }
-                })
-                .collect(),
-            None => Vec::new(),
-        };
-    }
-    if opts.rules.needs_inventory() {
-        use crate::analysis::sources::provisioners::Maker;
-        // NodePool text a file's own pools read is no unread NodePool (a Terraform file's
-        // pools come from its directory's evaluation: the run asks its cluster's pools).
-        let read_pools = report.nodes.iter().any(|n| n.origin == "NodePool");
-        report.makers = crate::analysis::sources::provisioners::in_text(&source.text)
-            .into_iter()
-            .filter(|(m, _)| !(read_pools && *m == Maker::UnreadNodePools))
-            .map(|(m, at)| (m, source.position(at).line))
-            .collect();
-    }
+    super::signs::gather(&mut report, &source, opts);
     let decoded = encoding.is_some();
     if let Some(note) = encoding {
         // The text linted is not the file's bytes: no fix may be written back from it.
@@ -283,49 +256,6 @@ fn file_failure(
         r.findings.push(f);
     }
     r
-}
-
-/// One `unjudged-custom-kind` notice per kind and document (a run folds them further, see
-/// `engine::folds`): the object's loose scheduling fields at `at` were not judged.
-fn unjudged_kind(
-    object: &model::Object<'_>,
-    at: Span,
-    source: &Arc<SourceFile>,
-    opts: &LintOptions,
-    noted: &mut Vec<String>,
-    found: &mut Vec<Finding>,
-) {
-    let meta = &rules::UNJUDGED_CUSTOM_KIND;
-    let key = format!("{}/{}", object.kind, object.group);
-    if !opts.rules.is_enabled(meta.name) || noted.contains(&key) {
-        return;
-    }
-    let field = source.text.get(at.start..at.end).unwrap_or("tolerations");
-    let field = crate::util::text::escape(field.trim_matches(['"', '\'']));
-    let kind = crate::util::text::escape(object.kind);
-    let api = crate::util::text::escape(object.api_version);
-    found.push(
-        meta.finding(format!(
-            "`{kind}` ({api}) sets `{field}` outside a pod spec: nothing shows it reaches a pod, so it was not judged"
-        ))
-        .primary(at, "not shown to reach a pod")
-        .help(format!(
-            "if its operator copies these fields into its pods as written, declare where in the config: `workload-kinds: [{{kind: {kind}, apiVersion: {api}, podSpec: <path of the pod spec>}}]`"
-        ))
-        .in_file(source),
-    );
-    noted.push(key);
-}
-
-/// How a `.gitattributes` of the linted root that holds `path` marks it (see
-/// `load::gitattributes`).
-fn gitattributes_mark(path: &std::path::Path, opts: &LintOptions) -> Option<String> {
-    opts.roots
-        .iter()
-        .map(std::path::Path::new)
-        .filter(|root| path.starts_with(root) && root.is_dir())
-        .max_by_key(|root| root.as_os_str().len())
-        .and_then(|root| load::gitattributes::marked(path, root))
 }
 
 fn read_failure(name: &str, failure: ReadFailure, opts: &LintOptions) -> FileReport {
@@ -772,7 +702,7 @@ fn lint_document(
         }
         rules::gate_api_errors(&mut found);
         if let Some(at) = object.unproven {
-            unjudged_kind(object, at, source, opts, &mut noted, &mut found);
+            super::folds::unjudged_kind(object, at, source, opts, &mut noted, &mut found);
         }
         report
             .suppressions

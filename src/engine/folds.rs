@@ -16,7 +16,11 @@ use std::collections::BTreeMap;
 
 use super::file::FileReport;
 use super::options::LintOptions;
+use std::sync::Arc;
+
 use crate::diagnostic::Finding;
+use crate::load::{SourceFile, Span};
+use crate::model;
 use crate::rules;
 
 /// The folds of a run, by rule and key (the folder, the kind).
@@ -203,4 +207,47 @@ fn folder(file: &str) -> &str {
 /// The group of an `apiVersion` (`""` for the core group).
 fn group(api_version: &str) -> &str {
     api_version.rsplit_once('/').map_or("", |(g, _)| g)
+}
+
+/// One `unjudged-custom-kind` notice per kind and document (a run folds them further, see
+/// `engine::folds`): the object's loose scheduling fields at `at` were not judged.
+pub(super) fn unjudged_kind(
+    object: &model::Object<'_>,
+    at: Span,
+    source: &Arc<SourceFile>,
+    opts: &LintOptions,
+    noted: &mut Vec<String>,
+    found: &mut Vec<Finding>,
+) {
+    let meta = &rules::UNJUDGED_CUSTOM_KIND;
+    let key = format!("{}/{}", object.kind, object.group);
+    if !opts.rules.is_enabled(meta.name) || noted.contains(&key) {
+        return;
+    }
+    let field = source.text.get(at.start..at.end).unwrap_or("tolerations");
+    let field = crate::util::text::escape(field.trim_matches(['"', '\'']));
+    let kind = crate::util::text::escape(object.kind);
+    let api = crate::util::text::escape(object.api_version);
+    found.push(
+        meta.finding(format!(
+            "`{kind}` ({api}) sets `{field}` outside a pod spec: nothing shows it reaches a pod, so it was not judged"
+        ))
+        .primary(at, "not shown to reach a pod")
+        .help(format!(
+            "if its operator copies these fields into its pods as written, declare where in the config: `workload-kinds: [{{kind: {kind}, apiVersion: {api}, podSpec: <path of the pod spec>}}]`"
+        ))
+        .in_file(source),
+    );
+    noted.push(key);
+}
+
+/// How a `.gitattributes` of the linted root that holds `path` marks it (see
+/// `load::gitattributes`).
+pub(super) fn gitattributes_mark(path: &std::path::Path, opts: &LintOptions) -> Option<String> {
+    opts.roots
+        .iter()
+        .map(std::path::Path::new)
+        .filter(|root| path.starts_with(root) && root.is_dir())
+        .max_by_key(|root| root.as_os_str().len())
+        .and_then(|root| crate::load::gitattributes::marked(path, root))
 }

@@ -18,6 +18,7 @@ mod index;
 mod options;
 mod panic;
 pub mod run;
+mod signs;
 pub mod store;
 mod templates;
 mod terraform;
