@@ -57,6 +57,11 @@ fn check(dir: &Path) -> (i32, Vec<Found>) {
     (r.code, findings)
 }
 
+/// The findings of one rule.
+fn with_rule<'a>(found: &'a [Found], rule: &str) -> Vec<&'a Found> {
+    found.iter().filter(|f| f.1 == rule).collect()
+}
+
 const DEPLOYMENT: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: web, image: nginx}]\n";
 
 #[test]
@@ -80,7 +85,7 @@ fn encrypted_files_are_one_notice_for_the_run() {
         ("plain/app.yaml", DEPLOYMENT.as_bytes()),
     ]);
     let (code, found) = check(dir.path());
-    let notices: Vec<_> = found.iter().filter(|f| f.1 == "encrypted-file").collect();
+    let notices: Vec<_> = with_rule(&found, "encrypted-file");
     assert_eq!(notices.len(), 1, "{found:#?}");
     let (severity, _, file, _, message) = notices[0];
     assert_eq!(severity, "info");
@@ -122,10 +127,7 @@ fn template_names_holding_plain_yaml_are_linted_and_notices_fold_per_folder() {
             .any(|f| f.1 == "invalid-taint-effect" && f.2 == "karpenter/gpu.yaml.tpl"),
         "{found:#?}"
     );
-    let notices: Vec<_> = found
-        .iter()
-        .filter(|f| f.1 == "template-not-rendered")
-        .collect();
+    let notices: Vec<_> = with_rule(&found, "template-not-rendered");
     assert_eq!(notices.len(), 1, "{found:#?}");
     assert_eq!(notices[0].2, "roles/web/templates/a.yaml.j2");
     assert!(
@@ -187,10 +189,7 @@ fn a_custom_kinds_loose_fields_are_one_notice_per_kind() {
         ("jobs/train.yaml", job.as_bytes()),
     ]);
     let (_, found) = check(dir.path());
-    let notices: Vec<_> = found
-        .iter()
-        .filter(|f| f.1 == "unjudged-custom-kind")
-        .collect();
+    let notices: Vec<_> = with_rule(&found, "unjudged-custom-kind");
     assert_eq!(notices.len(), 1, "{found:#?}");
     assert_eq!(
         (notices[0].2.as_str(), notices[0].3),
@@ -236,10 +235,7 @@ fn a_file_beside_a_clusters_stack_is_not_judged_against_its_pools() {
         ("samples/gcp/app.yaml", other.as_bytes()),
     ]);
     let (_, found) = check(dir.path());
-    let unschedulable: Vec<_> = found
-        .iter()
-        .filter(|f| f.1 == "unschedulable-workload")
-        .collect();
+    let unschedulable: Vec<_> = with_rule(&found, "unschedulable-workload");
     assert_eq!(unschedulable.len(), 1, "{found:#?}");
     assert_eq!(unschedulable[0].2, "quickstart/aws/k8s/app.yaml");
     assert_eq!(unschedulable[0].0, "warning");
@@ -255,10 +251,7 @@ fn a_node_maker_the_files_do_not_show_opens_the_cluster() {
         ("apps/app.yaml", app.as_bytes()),
     ]);
     let (code, found) = check(dir.path());
-    let unschedulable: Vec<_> = found
-        .iter()
-        .filter(|f| f.1 == "unschedulable-workload")
-        .collect();
+    let unschedulable: Vec<_> = with_rule(&found, "unschedulable-workload");
     assert_eq!(unschedulable.len(), 1, "{found:#?}");
     assert_eq!(unschedulable[0].0, "info");
     assert!(
@@ -281,10 +274,7 @@ fn a_node_maker_the_files_do_not_show_opens_the_cluster() {
     let pool = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: general\nspec:\n  template:\n    metadata:\n      labels:\n        workload: general\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n";
     std::fs::write(dir.path().join("infra/nodepool.yaml"), pool).unwrap();
     let (_, found) = check(dir.path());
-    let unschedulable: Vec<_> = found
-        .iter()
-        .filter(|f| f.1 == "unschedulable-workload")
-        .collect();
+    let unschedulable: Vec<_> = with_rule(&found, "unschedulable-workload");
     assert_eq!(unschedulable.len(), 1, "{found:#?}");
     assert_eq!(unschedulable[0].0, "warning", "{found:#?}");
 }
@@ -311,10 +301,7 @@ fn a_folder_a_clusters_files_apply_is_that_clusters() {
         ("apps/dev/web.yaml", web.as_bytes()),
     ]);
     let (_, found) = check(dir.path());
-    let unschedulable: Vec<_> = found
-        .iter()
-        .filter(|f| f.1 == "unschedulable-workload")
-        .collect();
+    let unschedulable: Vec<_> = with_rule(&found, "unschedulable-workload");
     assert_eq!(unschedulable.len(), 1, "{found:#?}");
     assert_eq!(unschedulable[0].2, "apps/prod/web.yaml");
     let explain = taintlint(&["explain", ".", "--isolated", "--workload", "Deployment/web"])
