@@ -176,6 +176,7 @@ pub fn parse(name: &str, text: String, dir: &Path) -> Result<Config, ConfigError
             LoadError::TooDeep { limit, .. } => format!("nests more than {limit} levels deep"),
             LoadError::ExcessiveAliasing { .. } => "excessive aliasing".to_string(),
             LoadError::TooLarge { .. } => "too large to load".to_string(),
+            LoadError::OutOfWork { .. } => "too costly to read".to_string(),
         };
         return Err(ConfigError::Syntax {
             name: name.to_string(),

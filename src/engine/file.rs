@@ -373,14 +373,17 @@ pub(super) fn lint_templated(
     opts: &LintOptions,
     syntax: Option<super::templates::Syntax>,
 ) -> FileReport {
-    let mut report = lint_parsed(source, opts);
-    if let Some(mut marker) = super::templates::find(&source.text) {
-        if let Some(syntax) = syntax {
-            marker.syntax = syntax;
+    // One meter for all the work reading this file causes (`util::work`).
+    crate::util::work::per_file(source.text.len(), || {
+        let mut report = lint_parsed(source, opts);
+        if let Some(mut marker) = super::templates::find(&source.text) {
+            if let Some(syntax) = syntax {
+                marker.syntax = syntax;
+            }
+            super::templates::settle(&mut report, source, marker, opts);
         }
-        super::templates::settle(&mut report, source, marker, opts);
-    }
-    report
+        report
+    })
 }
 
 /// Parses and lints one loaded source (see [`lint_source`]). On every path the documents
@@ -600,8 +603,9 @@ fn lint_fast(
             return End::Template;
         }
         let retry = match &stream.error {
-            // The document alone is over the memory budget: so it is in the whole file.
-            Some(LoadError::TooLarge { .. }) => false,
+            // The document alone is over the memory budget: so it is in the whole file. The
+            // file's work meter is spent: reading the rest again would find it so.
+            Some(LoadError::TooLarge { .. } | LoadError::OutOfWork { .. }) => false,
             Some(_) => true,
             None => stream.documents.iter().any(block_scalar_root),
         };
@@ -778,6 +782,13 @@ fn load_error_finding(
                 size_text(*limit)
             ),
             "no Kubernetes object is this large; split the file, or raise the budget with TAINTLINT_DOCUMENT_BUDGET=<bytes>",
+        ),
+        LoadError::OutOfWork { what, .. } => (
+            &rules::YAML_TOO_COMPLEX,
+            format!(
+                "reading this file as kubectl does took more work than its size allows ({what}); this document and the rest of the file were not checked"
+            ),
+            "kubectl's YAML reader accepts forms taintlint's parser reads only by re-reading the text; a file that needs this many of them (quoted scalars with `\\'`, flow collections at odd indentation, U+2028 line breaks) is generated or hostile: normalise it (e.g. `yq -P`)",
         ),
     };
     if !opts.rules.is_enabled(meta.name) {

@@ -41,6 +41,7 @@ pub(super) fn mend(text: &str, first: Stream, parse: &dyn Fn(&str) -> Stream) ->
     if refused_indent(&first.error).is_none() {
         return first;
     }
+    let first_error = first.error.as_ref().map_or(0, LoadError::offset);
     let mut stream = first;
     let mut edited = text.to_string();
     let mut edits: Vec<Edit> = Vec::new();
@@ -52,19 +53,32 @@ pub(super) fn mend(text: &str, first: Stream, parse: &dyn Fn(&str) -> Stream) ->
         if batch.is_empty() {
             break;
         }
+        // The pass costs the text it makes and parses: charged to the file's meter before
+        // it is made (a collection opened far to the right indents every line after it that
+        // far: the text may grow by its column for each line).
+        let growth: u64 = batch.iter().map(|e| (e.new - e.old) as u64).sum();
+        if !crate::util::work::charge((edited.len() as u64).saturating_add(growth)) {
+            let at = remap_offset(&edits, at);
+            return super::yaml::out_of_work(
+                stream,
+                first_error,
+                at,
+                "indenting a flow collection's lines",
+            );
+        }
         // The text rebuilt once, and every position after an edit moved by what the edits
         // before it added (earlier passes' edits too): linear in the text and the edits.
-        let mut rebuilt = String::with_capacity(edited.len() + batch.len());
+        let mut rebuilt = String::with_capacity(edited.len() + growth as usize);
         let mut from = 0;
-        for (edit, blanks) in &batch {
+        for edit in &batch {
             rebuilt.push_str(edited.get(from..edit.at).unwrap_or_default());
-            rebuilt.push_str(blanks);
+            rebuilt.extend(std::iter::repeat_n(' ', edit.new));
             from = edit.at + edit.old;
         }
         rebuilt.push_str(edited.get(from..).unwrap_or_default());
         edited = rebuilt;
         let mut grown = 0;
-        let mut next_edit = batch.iter().map(|(e, _)| *e).peekable();
+        let mut next_edit = batch.iter().copied().peekable();
         let mut moved = Vec::with_capacity(edits.len() + batch.len());
         for e in edits.iter().copied() {
             while let Some(n) = next_edit.next_if(|n| n.at < e.at) {
@@ -106,9 +120,9 @@ const MAX_PASSES: usize = 8;
 
 /// The edits that indent every line inside a flow collection of the text, from the line
 /// holding `at` on, past its outermost collection's opening bracket, with the blanks to write
-/// (not a line of `done`, the earlier passes' edits); none when that line lies in no flow
-/// collection. One scan of the text.
-fn reindent_collection(text: &str, at: usize, done: &[Edit]) -> Vec<(Edit, String)> {
+/// (not a line of `done`, the earlier passes' edits: the blanks to write are `new` spaces);
+/// none when that line lies in no flow collection. One scan of the text.
+fn reindent_collection(text: &str, at: usize, done: &[Edit]) -> Vec<Edit> {
     let b = text.as_bytes();
     let at = at.min(b.len());
     let first = b[..at]
@@ -137,7 +151,7 @@ fn reindent_collection(text: &str, at: usize, done: &[Edit]) -> Vec<(Edit, Strin
             let edited = done.binary_search_by_key(&line, |e| e.at).is_ok();
             if !blank && !edited && (tabs || old < needed) {
                 let new = needed.max(old);
-                out.push((Edit { at: line, old, new }, " ".repeat(new)));
+                out.push(Edit { at: line, old, new });
             }
         }
         let next = memchr::memchr(b'\n', &b[line..]).map_or(b.len(), |e| line + e + 1);
@@ -249,6 +263,19 @@ fn quoted_end(b: &[u8], i: usize, upto: usize) -> usize {
         }
     }
     upto
+}
+
+/// An offset of the edited text as an offset of the original (see [`remap`]).
+fn remap_offset(edits: &[Edit], q: usize) -> usize {
+    let mut s = Stream {
+        error: Some(LoadError::OutOfWork {
+            offset: q,
+            what: "",
+        }),
+        ..Stream::default()
+    };
+    remap(&mut s, edits);
+    s.error.map_or(q, |e| e.offset())
 }
 
 /// Maps every position of the stream from the edited text back to the original.

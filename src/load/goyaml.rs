@@ -64,6 +64,17 @@ pub(super) fn parse(text: &str, inner: Inner<'_>, first_only: bool) -> Stream {
                 break;
             };
             breaks.remove(i);
+            // Each retry parses the text again: charged to the file's meter.
+            if !crate::util::work::charge(edited.len() as u64) {
+                let first = stream.documents.last().map_or(0, |d| d.span.end);
+                stream = super::yaml::out_of_work(
+                    stream,
+                    first,
+                    at,
+                    "a parse again for each U+0085, U+2028 or U+2029 line break",
+                );
+                break;
+            }
             stream = parse_edited(&edited, inner, &breaks);
         }
         // A line break that saphyr took inside a block scalar stays what it was, and so does
@@ -80,8 +91,16 @@ pub(super) fn parse(text: &str, inner: Inner<'_>, first_only: bool) -> Stream {
         wrong.extend(inside_quoted(&stream, &ls_ps));
         wrong.sort_unstable();
         wrong.dedup();
-        if wrong.is_empty() {
+        if wrong.is_empty() || matches!(stream.error, Some(LoadError::OutOfWork { .. })) {
             stream
+        } else if !crate::util::work::charge(edited.len() as u64) {
+            let at = wrong.first().copied().unwrap_or(0);
+            super::yaml::out_of_work(
+                stream,
+                at,
+                at,
+                "a parse again for each U+0085, U+2028 or U+2029 line break",
+            )
         } else {
             let kept: Vec<usize> = breaks
                 .into_iter()
@@ -736,6 +755,11 @@ pub(super) fn mend_quoted(text: &mut String, at: usize, quoted: &mut Vec<(usize,
         i += 1;
     }
     let Some(end) = end else { return false };
+    // The scan to the closing quote, and the copy: charged to the file's meter (the bulk
+    // mends scan from many places).
+    if !crate::util::work::charge((end - at) as u64) {
+        return false;
+    }
     let Some(original) = text.get(at..end).map(str::to_string) else {
         return false;
     };
@@ -793,7 +817,16 @@ pub(super) fn mend_quoted(text: &mut String, at: usize, quoted: &mut Vec<(usize,
 /// after `key: |` or `>` indented deeper than it is the block's text). Each is recorded in
 /// `bulk` with its original text; the tree confirms or undoes each (see
 /// `yaml::undo_unfounded`). Bytes are replaced by bytes of the same length: offsets stay true.
-pub(super) fn mend_quoted_after(text: &mut String, from: usize, bulk: &mut Vec<(usize, String)>) {
+///
+/// `escapes`: the candidates are instead the double-quoted scalars that hold go-yaml's `\'`
+/// escape (saphyr: "unknown escape character") on their first line — a generated file may
+/// have one in every value, and each would cost a parse of the document.
+pub(super) fn mend_quoted_after(
+    text: &mut String,
+    from: usize,
+    escapes: bool,
+    bulk: &mut Vec<(usize, String)>,
+) {
     // The candidates first (the scan reads the text as it was).
     let mut candidates = Vec::new();
     {
@@ -828,6 +861,15 @@ pub(super) fn mend_quoted_after(text: &mut String, from: usize, bulk: &mut Vec<(
             let value_at = line_end - value.len() + (value.len() - value_trim.len());
             match value_trim.first() {
                 Some(b'|' | b'>') => block = Some(indent),
+                Some(b'"') if escapes => {
+                    // The scalar's part on this line (all of it, when it closes here).
+                    let on_line = closing_quote(&value_trim[1..], b'"')
+                        .map_or(&value_trim[1..], |end| &value_trim[1..end]);
+                    if memchr::memmem::find(on_line, b"\\'").is_some() {
+                        candidates.push(value_at);
+                    }
+                }
+                Some(_) if escapes => {}
                 Some(&q @ (b'\'' | b'"')) => {
                     let next_indent = b
                         .get(line_end + 1..)
@@ -853,6 +895,12 @@ pub(super) fn mend_quoted_after(text: &mut String, from: usize, bulk: &mut Vec<(
 
 /// Does a quoted scalar opened by `q` close on this line (`rest`: the line after the quote)?
 fn closes_on_line(rest: &[u8], q: u8) -> bool {
+    closing_quote(rest, q).is_some()
+}
+
+/// Where a quoted scalar opened by `q` closes on this line (`rest`: the line after the
+/// quote), if it does.
+fn closing_quote(rest: &[u8], q: u8) -> Option<usize> {
     let mut i = 0;
     while let Some(&c) = rest.get(i) {
         if q == b'"' && c == b'\\' {
@@ -864,11 +912,11 @@ fn closes_on_line(rest: &[u8], q: u8) -> bool {
                 i += 2;
                 continue;
             }
-            return true;
+            return Some(i);
         }
         i += 1;
     }
-    false
+    None
 }
 
 /// Whether `s` has a blank, a line break or nothing at byte `at`.

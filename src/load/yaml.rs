@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError};
 
 use super::source::Span;
+use crate::util::work;
 
 /// Limits on the work one file may cost.
 #[derive(Clone, Copy, Debug)]
@@ -303,11 +304,30 @@ pub struct Document {
 /// more than `limit` bytes of memory ([`Limits::max_document_bytes`]); `offset` is its start.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LoadError {
-    Syntax { message: String, offset: usize },
-    TooDeep { offset: usize, limit: usize },
-    ExcessiveAliasing { offset: usize },
-    UnknownAlias { offset: usize },
-    TooLarge { offset: usize, limit: usize },
+    Syntax {
+        message: String,
+        offset: usize,
+    },
+    TooDeep {
+        offset: usize,
+        limit: usize,
+    },
+    ExcessiveAliasing {
+        offset: usize,
+    },
+    UnknownAlias {
+        offset: usize,
+    },
+    TooLarge {
+        offset: usize,
+        limit: usize,
+    },
+    /// The file's work meter ran out (`crate::util::work`) while the text was read again as
+    /// go-yaml reads it, at `offset`: `what` was being done.
+    OutOfWork {
+        offset: usize,
+        what: &'static str,
+    },
 }
 
 impl LoadError {
@@ -317,7 +337,8 @@ impl LoadError {
             | LoadError::TooDeep { offset, .. }
             | LoadError::ExcessiveAliasing { offset }
             | LoadError::UnknownAlias { offset }
-            | LoadError::TooLarge { offset, .. } => *offset,
+            | LoadError::TooLarge { offset, .. }
+            | LoadError::OutOfWork { offset, .. } => *offset,
         }
     }
 
@@ -327,7 +348,8 @@ impl LoadError {
             | LoadError::TooDeep { offset, .. }
             | LoadError::ExcessiveAliasing { offset }
             | LoadError::UnknownAlias { offset }
-            | LoadError::TooLarge { offset, .. } => *offset = at,
+            | LoadError::TooLarge { offset, .. }
+            | LoadError::OutOfWork { offset, .. } => *offset = at,
         }
     }
 }
@@ -731,7 +753,8 @@ impl LoadError {
             | LoadError::TooDeep { offset, .. }
             | LoadError::ExcessiveAliasing { offset }
             | LoadError::UnknownAlias { offset }
-            | LoadError::TooLarge { offset, .. } => *offset += by,
+            | LoadError::TooLarge { offset, .. }
+            | LoadError::OutOfWork { offset, .. } => *offset += by,
         }
     }
 }
@@ -772,6 +795,16 @@ impl Stream {
 /// read as kubectl reads it ([`parse_chunk`]). The alias budget is the file's: what one part
 /// spends, the next has less of.
 pub fn parse_each(
+    text: &str,
+    base: usize,
+    limits: Limits,
+    each: &mut dyn FnMut(Document) -> bool,
+) -> Outcome {
+    // Every part draws from the file's one meter.
+    work::per_file(text.len(), || parse_each_metered(text, base, limits, each))
+}
+
+fn parse_each_metered(
     text: &str,
     base: usize,
     limits: Limits,
@@ -829,14 +862,18 @@ fn strict_stream(text: &str, limits: Limits) -> Stream {
 
 /// Parses every document of `text`, as kubectl's go-yaml reads them (see [`super::goyaml`]).
 pub fn parse(text: &str, limits: Limits) -> Stream {
-    super::goyaml::parse(text, &|t| parse_relaxed(t, limits), false)
+    work::per_file(text.len(), || {
+        super::goyaml::parse(text, &|t| parse_relaxed(t, limits), false)
+    })
 }
 
 /// Reads one piece of a stream as kubectl cuts them ([`super::kubectl::Pieces`]), that
 /// starts at byte `base` of its file (spans are file offsets): its first document as
 /// go-yaml's `Unmarshal` reads it, and nothing after it (see [`super::kubectl`]).
 pub fn parse_chunk(chunk: &str, base: usize, limits: Limits) -> Stream {
-    let mut stream = super::goyaml::parse(chunk, &|t| parse_relaxed(t, limits), true);
+    let mut stream = work::per_file(chunk.len(), || {
+        super::goyaml::parse(chunk, &|t| parse_relaxed(t, limits), true)
+    });
     stream.shift(base);
     stream
 }
@@ -890,20 +927,24 @@ fn parse_mended(text: &str, limits: Limits) -> Stream {
     }
     let mut relaxed = text.to_string();
     let (mut at, mut why) = (*offset, message.clone());
+    // Nothing before the first refusal is mended: the documents that end there are true.
+    let first = at;
     // What the bulk mends changed, checked at the end.
     let mut mended = Mended::default();
     // Each pass mends one place (tabs after colons: every such place at once): a file has
-    // few, and the passes are bounded by the work they cost.
+    // few, and each pass is charged to the file's meter by the bytes it parses again.
     // When a later error is none of these, the places mended so far stay mended (go-yaml
     // reads them so): the error reported is the later one.
-    let passes = ((1usize << 26) / text.len().max(1)).clamp(8, 1024);
     let mut current = stream;
     let mut mended_once = false;
-    for _ in 0..passes {
+    loop {
         if !relax(&mut relaxed, at, &why, &mut mended) {
             break;
         }
         mended_once = true;
+        if !work::charge(relaxed.len() as u64) {
+            return out_of_work(current, first, at, "a parse again after each mend");
+        }
         let retry = strict_stream(&relaxed, limits);
         match &retry.error {
             Some(LoadError::Syntax { offset, message }) if *offset != at || *message != why => {
@@ -936,6 +977,10 @@ struct Mended {
     /// The same, mended in one scan ahead of saphyr (`goyaml::mend_quoted_after`): kept only
     /// where the tree has a quoted scalar starting there.
     quoted_bulk: Vec<(usize, String)>,
+    /// Whether the scalars after the first refused continuation were mended in bulk.
+    bulk_continuations: bool,
+    /// The same for the scalars with a `\'` escape.
+    bulk_escapes: bool,
 }
 
 /// Undoes the bulk mends the tree does not bear out, and parses the text again if there were
@@ -963,6 +1008,10 @@ fn undo_unfounded(relaxed: String, stream: Stream, mut m: Mended, limits: Limits
                 if let Some(dst) = bytes.get_mut(*at..at + original.len()) {
                     dst.copy_from_slice(original.as_bytes());
                 }
+            }
+            if !work::charge(bytes.len() as u64) {
+                let at = wrong.first().map_or(0, |(at, _)| *at);
+                return out_of_work(stream, at, at, "a parse again after each mend");
             }
             match String::from_utf8(bytes) {
                 Ok(text) => {
@@ -1060,10 +1109,31 @@ fn undo_bulk(relaxed: String, stream: Stream, mut m: Mended, limits: Limits) -> 
             dst.copy_from_slice(original);
         }
     }
+    if !work::charge(bytes.len() as u64) {
+        return out_of_work(
+            stream,
+            read.min(bytes.len()),
+            read.min(bytes.len()),
+            "a parse again after each mend",
+        );
+    }
     match String::from_utf8(bytes) {
         Ok(text) => strict_stream(&text, limits),
         Err(_) => stream,
     }
+}
+
+/// The stream when the file's work meter ran out (`crate::util::work`) at `at`, `what` being
+/// done: the documents that end before `upto` (where nothing was edited yet), and the error.
+pub(super) fn out_of_work(
+    mut stream: Stream,
+    upto: usize,
+    at: usize,
+    what: &'static str,
+) -> Stream {
+    stream.documents.retain(|d| d.span.end <= upto);
+    stream.error = Some(LoadError::OutOfWork { offset: at, what });
+    stream
 }
 
 /// Where a comment blanked by [`blank_comment`] was text after all: offsets inside a scalar
@@ -1102,12 +1172,18 @@ fn relax(text: &mut String, at: usize, why: &str, mended: &mut Mended) -> bool {
     if why.contains("invalid indentation in quoted scalar") {
         let done = super::goyaml::mend_quoted(text, at, &mut mended.quoted);
         // The others of its kind after it, once: one parse each would run out of passes.
-        if done && mended.quoted_bulk.is_empty() {
-            super::goyaml::mend_quoted_after(text, at, &mut mended.quoted_bulk);
+        if done && !mended.bulk_continuations {
+            mended.bulk_continuations = true;
+            super::goyaml::mend_quoted_after(text, at, false, &mut mended.quoted_bulk);
         }
         done
     } else if why.contains("unknown escape character") {
-        super::goyaml::mend_quoted(text, at, &mut mended.quoted)
+        let done = super::goyaml::mend_quoted(text, at, &mut mended.quoted);
+        if done && !mended.bulk_escapes {
+            mended.bulk_escapes = true;
+            super::goyaml::mend_quoted_after(text, at, true, &mut mended.quoted_bulk);
+        }
+        done
     } else if why.contains("invalid indentation") {
         move_flow_closer(text, at)
     } else if why.contains("must be followed by a valid YAML whitespace") {

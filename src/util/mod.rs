@@ -4,6 +4,7 @@ pub mod fs;
 pub mod glob;
 pub mod nearest;
 pub mod text;
+pub mod work;
 
 /// Texts longer than this (in bytes) are not compared letter by letter (see [`edit_distance`]).
 const LONGEST: usize = 512;
