@@ -433,11 +433,7 @@ pub fn unified_diff(name: &str, old: &str, new: &str) -> String {
     }
     // `a/` and `b/` as git writes them: `git apply` and `patch -p1` take the diff as it is.
     let path = name.strip_prefix("./").unwrap_or(name);
-    similar::TextDiff::from_lines(old, new)
-        .unified_diff()
-        .context_radius(3)
-        .header(&format!("a/{path}"), &format!("b/{path}"))
-        .to_string()
+    crate::util::diff::unified(&format!("a/{path}"), &format!("b/{path}"), old, new)
 }
 
 #[cfg(test)]

@@ -304,11 +304,12 @@ pub fn options_from_config(
             .unwrap_or_else(|_| crate::util::glob::PathGlobs::none()),
         })
         .collect();
-    let per_file_ignores = cfg
-        .per_file_ignores
-        .iter()
-        .filter_map(|(g, r, _)| Some((crate::util::glob::PathGlobs::one(g).ok()?, r.clone())))
-        .collect();
+    let per_file_ignores = crate::engine::PerFileIgnores::new(
+        &cfg.per_file_ignores
+            .iter()
+            .map(|(g, r, _)| (g.as_str(), r.clone()))
+            .collect::<Vec<_>>(),
+    );
     Ok(LintOptions {
         rules,
         settings,

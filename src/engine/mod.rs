@@ -25,7 +25,7 @@ mod terraform;
 
 pub use file::{FileReport, lint_one, lint_source};
 pub use fixtures::is_fixture;
-pub use options::{Cluster, Input, LintOptions};
+pub use options::{Cluster, Input, LintOptions, PerFileIgnores};
 pub use panic::install_panic_hook;
 pub use run::{SpilledFindings as Findings, View};
 pub use terraform::{TerraformFile, workspace_pools};

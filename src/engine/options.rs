@@ -26,8 +26,8 @@ pub struct LintOptions {
     pub workspace: Workspace,
     /// Mistakes found in the config file.
     pub config_findings: Vec<Finding>,
-    /// `per-file-ignores`: (glob, rules).
-    pub per_file_ignores: Vec<(crate::util::glob::PathGlobs, Vec<String>)>,
+    /// `per-file-ignores`.
+    pub per_file_ignores: PerFileIgnores,
     /// Skip documents whose kind cannot hold scheduling fields without parsing them
     /// (`load::prescan`); off with `--full-parse`.
     pub fast: bool,
@@ -117,13 +117,7 @@ impl LintOptions {
         findings.retain(|f| {
             let rules = ignored
                 .entry(std::sync::Arc::clone(&f.file))
-                .or_insert_with(|| {
-                    self.per_file_ignores
-                        .iter()
-                        .filter(|(m, _)| m.matches(&f.file))
-                        .flat_map(|(_, rules)| rules.iter().map(String::as_str))
-                        .collect()
-                });
+                .or_insert_with(|| self.per_file_ignores.rules_for(&f.file));
             !rules.contains(f.rule)
         });
     }
@@ -131,9 +125,45 @@ impl LintOptions {
     /// Whether `per-file-ignores` ignore `rule` in `file` (one file's question; the whole
     /// run's findings go through [`Self::apply_ignores`]).
     pub fn ignored(&self, rule: &str, file: &str) -> bool {
-        self.per_file_ignores
-            .iter()
-            .any(|(m, rules)| rules.iter().any(|r| r == rule) && m.matches(file))
+        !self.per_file_ignores.is_empty() && self.per_file_ignores.rules_for(file).contains(rule)
+    }
+}
+
+/// `per-file-ignores`: every glob compiled into one matcher, matched once per file (a config
+/// of thousands of globs costs one pass per file, not one per glob; #49), and the rules of
+/// each glob.
+#[derive(Clone, Default)]
+pub struct PerFileIgnores {
+    globs: Option<crate::util::glob::PathGlobs>,
+    /// The rules of each glob, by its index.
+    rules: Vec<Vec<String>>,
+}
+
+impl PerFileIgnores {
+    /// The entries (glob, rules), each glob one the config found usable.
+    pub fn new(entries: &[(&str, Vec<String>)]) -> PerFileIgnores {
+        let globs: Vec<&str> = entries.iter().map(|(g, _)| *g).collect();
+        PerFileIgnores {
+            globs: crate::util::glob::PathGlobs::new(&globs).ok(),
+            rules: entries.iter().map(|(_, r)| r.clone()).collect(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.globs.as_ref().is_none_or(|g| g.is_empty())
+    }
+
+    /// The rules ignored in `file`.
+    pub fn rules_for(&self, file: &str) -> std::collections::HashSet<&str> {
+        let Some(globs) = &self.globs else {
+            return std::collections::HashSet::new();
+        };
+        globs
+            .matching(file)
+            .into_iter()
+            .filter_map(|i| self.rules.get(i))
+            .flat_map(|r| r.iter().map(String::as_str))
+            .collect()
     }
 }
 
@@ -180,7 +210,7 @@ impl Default for LintOptions {
             extra_admission: Vec::new(),
             workspace: Workspace::default(),
             config_findings: Vec::new(),
-            per_file_ignores: Vec::new(),
+            per_file_ignores: PerFileIgnores::default(),
             keep_sources: true,
             fast: true,
             progress: None,

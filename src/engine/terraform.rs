@@ -127,7 +127,7 @@ fn syntax_findings(
                 rules::YAML_TOO_COMPLEX
                     .finding(format!("Terraform file not read: {}", e.message))
                     .primary(Span::new(at, at), "here")
-                    .help("the node pools of this file were not read; split the object (a `for_each` of this many pools is better generated from a smaller input)")
+                    .help("the node pools of this file were not read: taintlint bounds the work one file may cause by its size (see docs/security.md); split the object, or the file")
                     .in_file(source),
             );
         }
@@ -773,7 +773,7 @@ fn problem_findings(
     groups: &[Group],
     opts: &LintOptions,
 ) -> Vec<Finding> {
-    if !opts.rules.is_enabled(rules::DUPLICATE_KEY.name) || problems.is_empty() {
+    if problems.is_empty() {
         return Vec::new();
     }
     // Each once (a module called from several roots is evaluated for each).
@@ -787,23 +787,44 @@ fn problem_findings(
         .collect();
     let mut out = Vec::new();
     for p in problems {
-        if quiet.contains(&*p.source.name) && rules::quiet_in_fixtures(rules::DUPLICATE_KEY.name) {
-            continue;
-        }
-        let mut f = rules::DUPLICATE_KEY
-            .finding_at(
-                crate::diagnostic::Severity::Error,
-                format!(
-                    "Duplicate object key: two different items produce the key `{}` in this `for` expression; Terraform refuses it (the value is unknown to taintlint)",
-                    p.key
-                ),
-            )
-            .primary(p.at, "this `for` expression")
-            .help("if duplicates are expected, add the ellipsis (`...`) after the value expression to group the values by key (hashicorp/hcl `ForExpr`)")
-            .in_file(&p.source);
-        if let Some(k) = p.key_at {
-            f = f.secondary(k, "produces the same key twice");
-        }
+        let f = match p.kind {
+            tf::EvalProblemKind::DuplicateKey { key_at, key } => {
+                if !opts.rules.is_enabled(rules::DUPLICATE_KEY.name)
+                    || quiet.contains(&*p.source.name)
+                        && rules::quiet_in_fixtures(rules::DUPLICATE_KEY.name)
+                {
+                    continue;
+                }
+                let mut f = rules::DUPLICATE_KEY
+                    .finding_at(
+                        crate::diagnostic::Severity::Error,
+                        format!(
+                            "Duplicate object key: two different items produce the key `{key}` in this `for` expression; Terraform refuses it (the value is unknown to taintlint)"
+                        ),
+                    )
+                    .primary(p.at, "this `for` expression")
+                    .help("if duplicates are expected, add the ellipsis (`...`) after the value expression to group the values by key (hashicorp/hcl `ForExpr`)")
+                    .in_file(&p.source);
+                if let Some(k) = key_at {
+                    f = f.secondary(k, "produces the same key twice");
+                }
+                f
+            }
+            // What taintlint could not do is no fact about the files: an info.
+            tf::EvalProblemKind::OutOfWork => {
+                if !opts.rules.is_enabled(rules::YAML_TOO_COMPLEX.name) {
+                    continue;
+                }
+                rules::YAML_TOO_COMPLEX
+                    .finding_at(
+                        crate::diagnostic::Severity::Info,
+                        "evaluating this Terraform expression took more work than the size of the files allows; it and what depends on it are unknown to taintlint".to_string(),
+                    )
+                    .primary(p.at, "evaluation stopped here")
+                    .help("a `for_each` over a long collection, or a function over a large value, makes work out of proportion to the text (see docs/security.md); the node pools that depend on it are not judged")
+                    .in_file(&p.source)
+            }
+        };
         if opts.keep_sources {
             out.push(f);
         } else {

@@ -74,6 +74,10 @@ pub struct PathGlobs {
     len: usize,
     /// One of the globs is empty: it matches an empty path or suffix only.
     has_empty: bool,
+    /// The glob (its index in the list given) of each of `suffixes`' globs.
+    suffix_of: Vec<usize>,
+    /// The empty globs' indices.
+    empties: Vec<usize>,
 }
 
 /// A glob that cannot be used, and why.
@@ -111,7 +115,11 @@ impl PathGlobs {
         }
         let all: Vec<&str> = globs.iter().map(AsRef::as_ref).collect();
         let whole = compile(&all).map_err(|r| error(all.first().copied().unwrap_or(""), r))?;
-        let prefixed: Vec<String> = all.iter().filter_map(|g| anywhere(g)).collect();
+        let (suffix_of, prefixed): (Vec<usize>, Vec<String>) = all
+            .iter()
+            .enumerate()
+            .filter_map(|(i, g)| Some((i, anywhere(g)?)))
+            .unzip();
         let prefixed: Vec<&str> = prefixed.iter().map(String::as_str).collect();
         let suffixes =
             compile(&prefixed).map_err(|r| error(all.first().copied().unwrap_or(""), r))?;
@@ -120,7 +128,32 @@ impl PathGlobs {
             suffixes,
             len: all.len(),
             has_empty: all.iter().any(|g| g.is_empty()),
+            suffix_of,
+            empties: (0..all.len()).filter(|&i| all[i].is_empty()).collect(),
         })
+    }
+
+    /// The globs (their indices in the list given to [`PathGlobs::new`], ascending) that
+    /// match `path` as [`PathGlobs::matches`] reads it: one pass of the compiled sets, however
+    /// many globs there are.
+    pub fn matching(&self, path: &str) -> Vec<usize> {
+        if self.is_empty() {
+            return Vec::new();
+        }
+        let p = path.strip_prefix("./").unwrap_or(path);
+        let mut out = self.whole.matches(p);
+        out.extend(
+            self.suffixes
+                .matches(p)
+                .into_iter()
+                .filter_map(|i| self.suffix_of.get(i).copied()),
+        );
+        if self.has_empty && p.ends_with('/') {
+            out.extend(self.empties.iter().copied());
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
     }
 
     /// One glob (see [`PathGlobs::new`]).
@@ -136,6 +169,8 @@ impl PathGlobs {
             suffixes: empty,
             len: 0,
             has_empty: false,
+            suffix_of: Vec::new(),
+            empties: Vec::new(),
         }
     }
 
@@ -270,6 +305,37 @@ fn find_piece(piece: &str, text: &str) -> Option<usize> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// One set of many globs tells which of them match a path, as each alone would.
+    #[test]
+    fn matching_names_each_glob_that_matches() {
+        let globs = [
+            "charts/**",
+            "x.yaml",
+            "",
+            "**/*.json",
+            "a/b/*.yaml",
+            "deploy/*",
+            "/abs/*.yaml",
+        ];
+        let set = PathGlobs::new(&globs).expect("compiles");
+        for path in [
+            "./charts/a/x.yaml",
+            "a/b/x.yaml",
+            "x.json",
+            "deploy/y.yaml",
+            "other/deploy/y.yaml",
+            "dir/",
+            "/abs/p.yaml",
+            "nothing.txt",
+        ] {
+            let alone: Vec<usize> = (0..globs.len())
+                .filter(|&i| PathGlobs::one(globs[i]).expect("one").matches(path))
+                .collect();
+            assert_eq!(set.matching(path), alone, "{path}");
+        }
+        assert!(PathGlobs::none().matching("x.yaml").is_empty());
+    }
 
     /// The two-pointer matcher `settings::glob_match` was (it backtracks: pattern x key).
     fn backtracking(pattern: &str, text: &str) -> bool {

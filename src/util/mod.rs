@@ -1,5 +1,6 @@
 //! Small helpers shared by rules and the CLI.
 
+pub mod diff;
 pub mod fs;
 pub mod glob;
 pub mod nearest;

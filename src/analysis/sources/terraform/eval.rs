@@ -126,6 +126,7 @@ impl<'e> Cx<'e> {
         }
         let mut v = self.eval_inner(e);
         self.env.meter().leave();
+        self.env.meter().note_spent(self.at(e.span()));
         // A value made here (by a function, an operator, a reference to something unknown)
         // is shown at this expression.
         if v.at.is_none() {
@@ -230,6 +231,9 @@ impl<'e> Cx<'e> {
                             // Both branches the same known value: it is known all the same.
                             let t = self.eval(&c.true_expr);
                             let f = self.eval(&c.false_expr);
+                            if !self.env.meter().charge_compare(&t, &f) {
+                                return limit("the work of comparisons");
+                            }
                             if equal(&t, &f) == Some(true) {
                                 t
                             } else {
@@ -521,6 +525,9 @@ impl<'e> Cx<'e> {
         }
         let b = self.eval(r);
         match op {
+            B::Eq | B::NotEq if !self.env.meter().charge_compare(&a, &b) => {
+                limit("the work of comparisons")
+            }
             B::Eq | B::NotEq => match equal(&a, &b) {
                 Some(x) => Val::new(V::Bool(x == (op == B::Eq)), at),
                 None => unknown_of(&a, &b),
@@ -708,7 +715,8 @@ fn push_str(cx: &Cx<'_>, out: &mut String, s: &str) -> Result<(), Val> {
     if out.len() + s.len() > MAX_STRING {
         return Err(limit("the length of strings"));
     }
-    if !cx.env.meter().charge(1 + s.len() as u64 / 64) {
+    // (The bytes made stay in memory: one unit each.)
+    if !cx.env.meter().charge(1 + s.len() as u64) {
         return Err(limit("the work of one evaluation"));
     }
     out.push_str(s);

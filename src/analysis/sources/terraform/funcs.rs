@@ -123,10 +123,25 @@ fn arity(name: &str, args: &[Val], n: std::ops::RangeInclusive<usize>) -> Result
 }
 
 /// The value of the built-in function `name` of these arguments (see the module's text).
+///
+/// A call is charged by its work, not once: what it reads of its arguments (their strings'
+/// bytes and their collections' items, e.g. `contains` over a long list) before it runs, and
+/// what it makes (a string's bytes, a collection's items) after; past the meter the value is
+/// unknown (`Cause::Limit`).
 pub(super) fn apply(meter: &Meter, name: &str, args: &[Val], at: Option<At>) -> Val {
-    match apply_inner(meter, name, args, at) {
-        Ok(v) | Err(v) => v,
+    let read = args
+        .iter()
+        .fold(0u64, |sum, a| sum.saturating_add(a.read_units()));
+    if !meter.charge(read) {
+        return Val::unknown(Cause::Limit("the work of function calls"));
     }
+    let v = match apply_inner(meter, name, args, at) {
+        Ok(v) | Err(v) => v,
+    };
+    if !meter.charge(v.made_units()) {
+        return Val::unknown(Cause::Limit("the work of function calls"));
+    }
+    v
 }
 
 fn apply_inner(meter: &Meter, name: &str, args: &[Val], at: Option<At>) -> Result<Val, Val> {

@@ -146,6 +146,7 @@ pub(super) fn make(text: &str) -> Result<Made, HclError> {
         out: String::with_capacity(text.len()),
         map: SpanMap::default(),
         problems: Vec::new(),
+        refused: None,
     };
     match &root {
         Some(r) if matches!(r.value, Value::Map(_) | Value::Seq(_)) => w.top(r),
@@ -157,6 +158,9 @@ pub(super) fn make(text: &str) -> Result<Made, HclError> {
             });
         }
         None => {}
+    }
+    if let Some(e) = w.refused {
+        return Err(e);
     }
     Ok(Made {
         text: w.out,
@@ -246,6 +250,9 @@ struct Writer {
     out: String,
     map: SpanMap,
     problems: Vec<(Span, String)>,
+    /// A string whose template the HCL parser would take too long to read (see
+    /// `parse::MAX_OBJECT_KEYS`): the file is not read.
+    refused: Option<HclError>,
 }
 
 impl Writer {
@@ -493,6 +500,13 @@ impl Writer {
             self.out.push('"');
             self.out.push_str(raw);
             self.out.push('"');
+            return;
+        }
+        // The template's expressions may hold objects: refused before the parser sees them
+        // when one is larger than the parser reads in reasonable time.
+        if let Some(e) = super::parse::refuse_template(raw, span.start) {
+            self.refused.get_or_insert(e);
+            self.out.push_str(UNREADABLE);
             return;
         }
         let t = match hcl_edit::parser::parse_template(raw) {

@@ -63,7 +63,8 @@ use hcl_edit::Span as _;
 use hcl_edit::structure::{Block, Body};
 
 pub use self::module::{
-    Dir, DirFile, EvalProblem, Loader, RootOutcome, evaluate_root, is_local, is_override,
+    Dir, DirFile, EvalProblem, EvalProblemKind, Loader, RootOutcome, evaluate_root, is_local,
+    is_override,
 };
 pub use self::parse::is_json;
 
@@ -79,6 +80,10 @@ use crate::load::{SourceFile, Span};
 /// A `count` whose index is used makes a pool per index up to this many; past it, one pool
 /// `[*]` with the index unknown.
 const MAX_INDEXED: u32 = 256;
+
+/// Units of the root's meter one instance of a resource or module costs (see `instances`):
+/// what evaluating its body and keeping its pool costs, roughly.
+const INSTANCE_UNITS: u64 = 256;
 
 /// Why a Terraform file does not parse, and where.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -326,15 +331,26 @@ fn instances(inst: &Inst<'_>, m: &Merged<'_>, base: &str, indexed: bool) -> Vec<
             V::Unknown(c) => return vec![unknown_one("for_each", c.clone(), unknown_each(c))],
             _ => return Vec::new(),
         };
-        let mut out: Vec<Instance> = pairs
-            .into_iter()
-            .map(|(k, value)| Instance {
+        // Each instance is a pool (or a module's worth of them) for every judgement after:
+        // charged to the root's meter, so that a short `for_each` over a long collection
+        // cannot make more than the files' size allows. Past it, the rest are one instance
+        // whose number is not known.
+        let meter = eval::Env::meter(inst);
+        let mut out: Vec<Instance> = Vec::new();
+        let mut more = more;
+        for (k, value) in pairs {
+            if !meter.charge(INSTANCE_UNITS) {
+                meter.note_spent(Cx::new(inst, file).at(fe.value.span()));
+                more = Some(Cause::Limit("the instances of a `for_each`"));
+                break;
+            }
+            out.push(Instance {
                 address: format!("{base}[\"{k}\"]"),
                 names: each(Val::str(&k), value),
                 copies: Some(1),
                 unknown: Vec::new(),
-            })
-            .collect();
+            });
+        }
         if let Some(c) = more {
             out.push(unknown_one("for_each", c.clone(), unknown_each(&c)));
         }

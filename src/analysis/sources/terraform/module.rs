@@ -116,12 +116,19 @@ pub(super) fn local_sources(body: &Body) -> Vec<String> {
 #[derive(Debug, Clone)]
 pub struct EvalProblem {
     pub source: Arc<SourceFile>,
-    /// The `for` expression's introduction.
+    /// The `for` expression's introduction; for [`EvalProblemKind::OutOfWork`], the
+    /// expression being evaluated when the meter ran out.
     pub at: Span,
-    /// Its key expression.
-    pub key_at: Option<Span>,
-    /// The key produced twice.
-    pub key: String,
+    pub kind: EvalProblemKind,
+}
+
+#[derive(Debug, Clone)]
+pub enum EvalProblemKind {
+    /// A `for` expression produced `key` twice (at `key_at`, its key expression).
+    DuplicateKey { key_at: Option<Span>, key: String },
+    /// The evaluation's meter ran out here (see `value::Meter`): the values from here on are
+    /// unknown.
+    OutOfWork,
 }
 
 /// What one root gives: its pools, the module directories it read, and the errors Terraform
@@ -248,10 +255,19 @@ pub fn evaluate_root(root: Arc<Dir>, loader: &mut dyn Loader) -> RootOutcome {
             Some(EvalProblem {
                 source: Arc::clone(source),
                 at: tree.file_span(p.file, p.at),
-                key_at: p.key_at.map(|k| tree.file_span(p.file, k)),
-                key: p.key,
+                kind: EvalProblemKind::DuplicateKey {
+                    key_at: p.key_at.map(|k| tree.file_span(p.file, k)),
+                    key: p.key,
+                },
             })
         })
+        .chain(tree.meter.spent_at().and_then(|at| {
+            Some(EvalProblem {
+                source: Arc::clone(tree.files.get(at.file as usize)?),
+                at: tree.file_span(at.file, at.span),
+                kind: EvalProblemKind::OutOfWork,
+            })
+        }))
         .collect();
     RootOutcome {
         decls,

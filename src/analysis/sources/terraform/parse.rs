@@ -13,8 +13,12 @@
 //! - A `for` expression's repeated key is Terraform's error when the key is evaluated
 //!   ("Duplicate object key", `ForExpr.Value`): see `eval`.
 //!
-//! Each repeat costs a parse of the file: past [`MAX_REPARSES`] (or as many bytes parsed as
-//! [`MAX_BYTES`]) the file is reported as not read.
+//! Each repeat costs a parse of the file, charged to the file's work meter (`util::work`) by
+//! its bytes and by the squares of its objects' key counts (what hcl-edit's parse of them
+//! costs); when the meter runs out, or past [`MAX_REPARSES`] repeats (or as many bytes parsed
+//! as [`MAX_BYTES`]), the file is reported as not read. Objects larger than
+//! [`MAX_OBJECT_KEYS`] are refused before any parse, wherever they sit: after a `for`'s `in`,
+//! inside a template's interpolation, in a string of the JSON syntax.
 
 use std::collections::HashMap;
 
@@ -91,15 +95,43 @@ pub(super) const MAX_OBJECT_KEYS: usize = 5_000;
 
 /// Parses `text` (see the module's text).
 pub(super) fn parse(text: &str) -> Result<Parsed, HclError> {
-    if let Some((at, keys)) = largest_object(text).filter(|(_, n)| *n > MAX_OBJECT_KEYS) {
-        return Err(HclError {
-            message: format!(
-                "an object of about {keys} keys; taintlint reads objects of up to {MAX_OBJECT_KEYS} keys (the HCL parser's work grows with the square of an object's size)"
-            ),
-            at,
-            limit: true,
-        });
+    crate::util::work::per_file(text.len(), || parse_metered(text))
+}
+
+/// The error for an object of `keys` keys at `at`.
+fn too_many_keys(at: usize, keys: usize) -> HclError {
+    HclError {
+        message: format!(
+            "an object of about {keys} keys; taintlint reads objects of up to {MAX_OBJECT_KEYS} keys (the HCL parser's work grows with the square of an object's size)"
+        ),
+        at,
+        limit: true,
     }
+}
+
+/// The error for a template of Terraform's JSON syntax (a string's text, `raw`, at `at` of
+/// its file) that holds an object larger than the parser reads (see [`scan_objects`]).
+pub(super) fn refuse_template(raw: &str, at: usize) -> Option<HclError> {
+    let end = raw.len();
+    let found = scan_from(raw, true, vec![Open::Heredoc { body_end: end, end }]);
+    let (_, keys) = found.largest.filter(|(_, n)| *n > MAX_OBJECT_KEYS)?;
+    Some(too_many_keys(at, keys))
+}
+
+/// The units of the file's work meter one parse of `text` costs: its bytes, and the squares of
+/// its objects' key counts (hcl-edit looks each new key up among the object's keys).
+fn parse_units(text: &str, objects: &Objects) -> u64 {
+    (text.len() as u64).saturating_add(objects.square_keys / 16)
+}
+
+fn parse_metered(text: &str) -> Result<Parsed, HclError> {
+    let objects = scan_objects(text, true);
+    if let Some((at, keys)) = objects.largest.filter(|(_, n)| *n > MAX_OBJECT_KEYS) {
+        return Err(too_many_keys(at, keys));
+    }
+    // The first parse is the file's own; each parse again (one per repeated object key) is
+    // charged to the file's meter, with what the parser's work on the file's objects costs.
+    let units = parse_units(text, &objects);
     let mut work: Option<String> = None;
     let mut renamed: HashMap<usize, String> = HashMap::new();
     let mut tries_here: (usize, u32) = (usize::MAX, 0);
@@ -135,10 +167,20 @@ pub(super) fn parse(text: &str) -> Result<Parsed, HclError> {
             return Err(error);
         }
         parsed_bytes += current.len();
-        if renamed.len() >= MAX_REPARSES || parsed_bytes > MAX_BYTES || parses > 4 * MAX_REPARSES {
+        let spent = !crate::util::work::charge(units);
+        if renamed.len() >= MAX_REPARSES
+            || parsed_bytes > MAX_BYTES
+            || parses > 4 * MAX_REPARSES
+            || spent
+        {
+            let why = if spent {
+                "each costs a parse of the file, and its objects make each parse cost more than the file's size allows"
+            } else {
+                "each costs a parse of the file"
+            };
             return Err(HclError {
                 message: format!(
-                    "more repeated object keys than taintlint reads in one file ({}); Terraform keeps the last value of each",
+                    "more repeated object keys than taintlint reads in one file ({} read; {why}); Terraform keeps the last value of each",
                     renamed.len()
                 ),
                 at,
@@ -174,11 +216,11 @@ pub(super) fn parse(text: &str) -> Result<Parsed, HclError> {
     }
 }
 
-/// The bytes [`largest_object`] looks at.
+/// The bytes [`scan_objects`] looks at.
 const SPECIAL: [bool; 256] = {
     let mut t = [false; 256];
     let mut i = 0;
-    let bytes = b"#/\"<{}()[]=:";
+    let bytes = b"#/\"<{}()[]=:$%\\\n";
     while i < bytes.len() {
         t[bytes[i] as usize] = true;
         i += 1;
@@ -186,107 +228,159 @@ const SPECIAL: [bool; 256] = {
     t
 };
 
-/// The start and the number of keys of the object constructor with the most keys (`{ … }`
-/// after `=`, `(`, `[`, `,`, `:`, `?` or `{`, not a block's body), counted as the `=` and `:`
-/// at its own level: one pass over the text, skipping comments, strings and heredocs. An
-/// estimate (a conditional's `:` counts too), enough to bound the parse.
-pub(super) fn largest_object(text: &str) -> Option<(usize, usize)> {
-    scan_objects(text, true)
+/// What [`scan_objects`] finds of a text's object constructors.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Objects {
+    /// The start and the number of keys of the one with the most keys.
+    pub(super) largest: Option<(usize, usize)>,
+    /// The sum of the squares of their key counts: what parsing them costs hcl-edit (see
+    /// [`MAX_OBJECT_KEYS`]).
+    pub(super) square_keys: u64,
 }
 
-/// [`largest_object`]'s scan; `skip`: pass over the bytes it does not look at in one step
-/// (off, byte by byte: the reference the tests compare it with).
-fn scan_objects(text: &str, skip: bool) -> Option<(usize, usize)> {
+/// One open construct of the scan.
+enum Open {
+    /// `{`, `(` or `[`: (is an object constructor, its start, keys so far).
+    Bracket(bool, usize, usize),
+    /// A quoted template (`"…"`): its text until the closing quote.
+    Quoted,
+    /// A heredoc's text, up to the line that is its marker (`end`: that line's end).
+    Heredoc { body_end: usize, end: usize },
+    /// An interpolation or directive (`${ … }`, `%{ … }`) in a template: an expression.
+    Interpolation,
+}
+
+/// The object constructors of a text, as hcl-edit's parser will build them: one pass, keeping
+/// the constructs open at each byte (brackets, quoted templates and heredocs, and the
+/// interpolations inside templates, whose expressions may hold objects too). A `{` opens an
+/// object unless it is a block's body (after a block's type or a quoted label: an identifier
+/// or a `"`, but not the `in` of a `for` expression); an object's keys are counted as the `=`
+/// and `:` at its own level (an estimate: a conditional's `:` counts too). Comments are
+/// skipped. `skip`: pass over the bytes it does not look at in one step (off, byte by byte:
+/// the reference the tests compare it with).
+fn scan_objects(text: &str, skip: bool) -> Objects {
+    scan_from(text, skip, Vec::new())
+}
+
+/// [`scan_objects`] from inside the constructs of `stack` (a template's text: a heredoc's
+/// that ends with the text).
+fn scan_from(text: &str, skip: bool, mut stack: Vec<Open>) -> Objects {
     let b = text.as_bytes();
-    // Open brackets: (is an object, start, keys so far); `(` and `[` too, never objects.
-    let mut stack: Vec<(bool, usize, usize)> = Vec::new();
-    let mut best: Option<(usize, usize)> = None;
+    let mut found = Objects::default();
+    let close = |start: usize, n: usize, found: &mut Objects| {
+        found.square_keys = found
+            .square_keys
+            .saturating_add((n as u64).saturating_mul(n as u64));
+        if found.largest.is_none_or(|(_, m)| n > m) {
+            found.largest = Some((start, n));
+        }
+    };
     let mut last = b'\n';
     let mut i = 0;
     while i < b.len() {
         // Past the bytes that are none of the ones below (most of a file), keeping the last
         // that is not white space.
+        // (A heredoc's text ends where its marker's line starts, whatever the byte there.)
+        let limit = match stack.last() {
+            Some(Open::Heredoc { body_end, .. }) => (*body_end).min(b.len()),
+            _ => b.len(),
+        };
         let from = i;
-        while skip && i < b.len() && !SPECIAL[b[i] as usize] {
+        while skip && i < limit && !SPECIAL[b[i] as usize] {
             i += 1;
         }
         if let Some(&c) = b[from..i].iter().rev().find(|c| !c.is_ascii_whitespace()) {
             last = c;
         }
-        let Some(&c) = b.get(i) else { break };
-        match c {
-            b'#' => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-                continue;
-            }
-            b'/' if b.get(i + 1) == Some(&b'/') => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-                continue;
-            }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                i += 2;
-                while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
-                    i += 1;
-                }
-                i += 2;
-                continue;
-            }
-            b'"' => {
-                i += 1;
-                while i < b.len() && b[i] != b'"' && b[i] != b'\n' {
-                    if b[i] == b'\\' {
-                        i += 1;
-                    }
-                    i += 1;
-                }
-                i += 1;
+        let c = b.get(i).copied().unwrap_or(b'\n');
+        if i >= b.len() && !matches!(stack.last(), Some(Open::Heredoc { .. })) {
+            break;
+        }
+        // Inside a template's text: only its end and its interpolations count.
+        let template = match stack.last() {
+            Some(Open::Quoted) => Some(None),
+            Some(Open::Heredoc { body_end, end }) => Some(Some((*body_end, *end))),
+            _ => None,
+        };
+        if let Some(heredoc) = template {
+            if let Some((body_end, end)) = heredoc
+                && i >= body_end
+            {
+                stack.pop();
+                i = end;
                 last = b'"';
                 continue;
             }
-            b'<' if b.get(i + 1) == Some(&b'<') => {
-                // A heredoc: to the line that is its marker.
-                let mut j = i + 2;
-                if b.get(j) == Some(&b'-') {
-                    j += 1;
-                }
-                let start = j;
-                while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
-                    j += 1;
-                }
-                if j > start {
-                    let marker = &text[start..j];
-                    let mut k = j;
-                    loop {
-                        let Some(nl) = text[k..].find('\n') else {
-                            k = b.len();
-                            break;
-                        };
-                        k += nl + 1;
-                        let end = text[k..].find('\n').map_or(b.len(), |e| k + e);
-                        if text[k..end].trim() == marker {
-                            k = end;
-                            break;
-                        }
-                    }
-                    i = k;
+            match c {
+                b'\\' if heredoc.is_none() => i += 2,
+                b'"' if heredoc.is_none() => {
+                    stack.pop();
                     last = b'"';
+                    i += 1;
+                }
+                // A quoted template ends at its line (hcl-edit's error, past this scan).
+                b'\n' if heredoc.is_none() => {
+                    stack.pop();
+                    last = b'\n';
+                    i += 1;
+                }
+                b'$' | b'%' if b.get(i + 1) == Some(&c) && b.get(i + 2) == Some(&b'{') => i += 3,
+                b'$' | b'%' if b.get(i + 1) == Some(&b'{') => {
+                    stack.push(Open::Interpolation);
+                    // An object may start the expression: `${ {a = 1} }`.
+                    last = b'(';
+                    i += 2;
+                }
+                _ => i += 1,
+            }
+            continue;
+        }
+        match c {
+            b'#' => {
+                i = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |e| i + e);
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                i = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |e| i + e);
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i = memchr::memmem::find(&b[i + 2..], b"*/").map_or(b.len(), |e| i + 2 + e + 2);
+                continue;
+            }
+            b'"' => {
+                stack.push(Open::Quoted);
+                i += 1;
+                continue;
+            }
+            b'<' if b.get(i + 1) == Some(&b'<') => {
+                if let Some((body, body_end, end)) = heredoc_at(text, i) {
+                    stack.push(Open::Heredoc { body_end, end });
+                    i = body;
                     continue;
                 }
             }
             b'{' => {
-                let object = matches!(last, b'=' | b'(' | b'[' | b',' | b':' | b'?' | b'{' | b'>');
-                stack.push((object, i, 0));
+                let object = match last {
+                    b'"' => false,
+                    c if c.is_ascii_alphanumeric() || c == b'_' || c == b'-' => {
+                        word_before(b, i) == b"in"
+                    }
+                    _ => true,
+                };
+                stack.push(Open::Bracket(object, i, 0));
             }
-            b'(' | b'[' => stack.push((false, i, 0)),
+            b'(' | b'[' => stack.push(Open::Bracket(false, i, 0)),
+            b'}' if matches!(stack.last(), Some(Open::Interpolation)) => {
+                stack.pop();
+                i += 1;
+                continue;
+            }
             b'}' | b')' | b']' => {
-                if let Some((true, start, n)) = stack.pop()
-                    && best.is_none_or(|(_, m)| n > m)
+                if let Some(Open::Bracket(object, start, n)) = stack.pop()
+                    && object
                 {
-                    best = Some((start, n));
+                    close(start, n, &mut found);
                 }
             }
             b'=' | b':' => {
@@ -294,7 +388,7 @@ fn scan_objects(text: &str, skip: bool) -> Option<(usize, usize)> {
                 let prev = if i > 0 { b[i - 1] } else { 0 };
                 let operator = matches!(next, Some(b'=') | Some(b'>'))
                     || matches!(prev, b'=' | b'!' | b'<' | b'>');
-                if !operator && let Some((true, _, n)) = stack.last_mut() {
+                if !operator && let Some(Open::Bracket(true, _, n)) = stack.last_mut() {
                     *n += 1;
                 }
             }
@@ -306,12 +400,54 @@ fn scan_objects(text: &str, skip: bool) -> Option<(usize, usize)> {
         i += 1;
     }
     // An object left open (a syntax error the parser reports).
-    for (object, start, n) in stack {
-        if object && best.is_none_or(|(_, m)| n > m) {
-            best = Some((start, n));
+    for open in stack {
+        if let Open::Bracket(true, start, n) = open {
+            close(start, n, &mut found);
         }
     }
-    best
+    found
+}
+
+/// The identifier that ends right before `at` (white space between), as bytes.
+fn word_before(b: &[u8], at: usize) -> &[u8] {
+    let end = b[..at]
+        .iter()
+        .rposition(|c| !c.is_ascii_whitespace())
+        .map_or(0, |e| e + 1);
+    let start = b[..end]
+        .iter()
+        .rposition(|c| !(c.is_ascii_alphanumeric() || *c == b'_' || *c == b'-'))
+        .map_or(0, |s| s + 1);
+    &b[start..end]
+}
+
+/// The heredoc that starts at `at` (`<<EOT` or `<<-EOT`): where its text starts (after the
+/// introducer's line), where the line of its marker starts, and where that line ends; `None`
+/// when `at` is no heredoc's start.
+fn heredoc_at(text: &str, at: usize) -> Option<(usize, usize, usize)> {
+    let b = text.as_bytes();
+    let mut j = at + 2;
+    if b.get(j) == Some(&b'-') {
+        j += 1;
+    }
+    let start = j;
+    while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
+        j += 1;
+    }
+    if j == start {
+        return None;
+    }
+    let marker = &text[start..j];
+    let body = memchr::memchr(b'\n', &b[j..]).map_or(b.len(), |e| j + e + 1);
+    let mut k = body;
+    while k < b.len() {
+        let end = memchr::memchr(b'\n', &b[k..]).map_or(b.len(), |e| k + e);
+        if text[k..end].trim() == marker {
+            return Some((body, k, end));
+        }
+        k = end + 1;
+    }
+    Some((body, b.len(), b.len()))
 }
 
 /// The length in bytes and the name of the object key starting at `at`: an identifier, or a
@@ -523,11 +659,97 @@ mod tests {
                 text.push_str(pieces[(seed % pieces.len() as u64) as usize]);
             }
             assert_eq!(
-                largest_object(&text),
+                scan_objects(&text, true),
                 scan_objects(&text, false),
                 "{text:?}"
             );
         }
+    }
+
+    /// Objects the parser builds wherever they sit: after a `for`'s `in`, after an operator,
+    /// inside an interpolation of a quoted template or a heredoc (#49: each of these went to
+    /// the parser unseen, whose work is the square of an object's keys).
+    #[test]
+    fn the_scan_sees_every_object_the_parser_builds() {
+        let object = |n: usize| {
+            let keys: Vec<String> = (0..n).map(|i| format!("k{i} = {i}")).collect();
+            format!("{{ {} }}", keys.join(", "))
+        };
+        let big = object(MAX_OBJECT_KEYS + 10);
+        let shapes = [
+            format!("locals {{\n  x = [for k, v in {big} : k]\n}}\n"),
+            format!("locals {{\n  x = var.a || {big}\n}}\n"),
+            format!("locals {{\n  x = merge(var.a) + {big}\n}}\n"),
+            format!("locals {{\n  x = \"${{ {big} }}\"\n}}\n"),
+            format!("locals {{\n  x = \"a ${{ \"b ${{ {big} }}\" }}\"\n}}\n"),
+            format!("locals {{\n  x = <<EOT\n  text ${{ {big} }}\nEOT\n}}\n"),
+            format!(
+                "locals {{\n  x = <<-EOT\n  %{{ for k in {big} }}${{k}}%{{ endfor }}\n  EOT\n}}\n"
+            ),
+        ];
+        for text in &shapes {
+            let found = scan_objects(text, true);
+            assert_eq!(found, scan_objects(text, false), "{text:.80}");
+            let (_, keys) = found.largest.expect("an object");
+            assert!(keys > MAX_OBJECT_KEYS, "{keys} keys in {text:.80}");
+            let e = parse(text).err().expect("refused before parsing");
+            assert!(e.limit && e.message.contains("keys"), "{}", e.message);
+        }
+        // What is not an object: a block's body, a template's literal braces, `$${`.
+        let body: String = (0..(MAX_OBJECT_KEYS + 10))
+            .map(|i| format!("  k{i} = {i}\n"))
+            .collect();
+        for text in [
+            format!("locals {{\n{body}}}\n"),
+            format!("resource \"a\" \"b\" {{\n{body}}}\n"),
+            format!("locals {{\n  x = \"$${{ {big} }}\"\n}}\n").replace("\n  k", " k"),
+        ] {
+            assert!(
+                scan_objects(&text, true)
+                    .largest
+                    .is_none_or(|(_, n)| n <= MAX_OBJECT_KEYS),
+                "{text:.80}"
+            );
+        }
+        // A template of the JSON syntax: its text is the string's.
+        assert!(refuse_template(&format!("${{ {big} }}"), 7).is_some_and(|e| e.at == 7));
+        assert!(refuse_template(&format!("$${{ {big} }}"), 7).is_none());
+        assert!(refuse_template("plain \" text { a = 1 }", 0).is_none());
+    }
+
+    /// Each parse again for a repeated key is charged to the file's meter with what the
+    /// parse costs: objects near the key limit make each parse dear, and the meter stops the
+    /// parses long before `MAX_REPARSES`.
+    #[test]
+    fn repeats_are_charged_by_the_parse_s_work() {
+        let near = |tag: usize| {
+            let keys: Vec<String> = (0..(MAX_OBJECT_KEYS - 10))
+                .map(|i| format!("k{i} = {i}"))
+                .collect();
+            format!("  o{tag} = {{ {} }}\n", keys.join(", "))
+        };
+        let mut text = String::from("locals {\n");
+        for t in 0..3 {
+            text.push_str(&near(t));
+        }
+        for i in 0..50 {
+            text.push_str(&format!("  r{i} = {{ a = 1, a = 2 }}\n"));
+        }
+        text.push_str("}\n");
+        let objects = scan_objects(&text, true);
+        let units = parse_units(&text, &objects);
+        // A budget of ten such parses: the eleventh repeat is refused.
+        let e = crate::util::work::with_budget(10 * units, || parse(&text))
+            .err()
+            .expect("refused");
+        assert!(
+            e.limit && e.message.contains("repeated object keys"),
+            "{}",
+            e.message
+        );
+        // With the file's own budget, a few repeats in an honest file are read.
+        let small = "x = { a = 1, a = 2 }\ny = { b = 1, b = 2 }\n";
+        assert_eq!(parse(small).expect("parses").repeats.len(), 2);
     }
 
     #[test]

@@ -1243,7 +1243,12 @@ fn evaluation_is_bounded() {
         label(&d[0], "eks.amazonaws.com/nodegroup"),
         Some(LabelValues::Any)
     );
-    assert_eq!(label(&d[0], "c"), Some(LabelValues::Any));
+    // Unknown: the label, or (the meter spent on the doubled strings) the whole map.
+    assert!(
+        matches!(label(&d[0], "c"), None | Some(LabelValues::Any)),
+        "{:?}",
+        label(&d[0], "c")
+    );
 }
 
 /// The line (1-based) of a place in its file.
@@ -1318,10 +1323,13 @@ resource "aws_eks_node_group" "after" {
     // Once, at the `for` of `by_zone` (not the one `try` catches), its key expression named.
     assert_eq!(out.problems.len(), 1, "{:?}", out.problems);
     let p = &out.problems[0];
-    assert_eq!(p.key, "x");
+    let EvalProblemKind::DuplicateKey { key, key_at } = &p.kind else {
+        panic!("{p:?}");
+    };
+    assert_eq!(key, "x");
     assert_eq!(&main[p.at.start..p.at.end], "for n in local.nodes :");
     assert_eq!(main[..p.at.start].lines().count(), 3);
-    let k = p.key_at.expect("key");
+    let k = key_at.expect("key");
     assert_eq!(&main[k.start..k.end], "n.zone");
 }
 
@@ -1599,4 +1607,63 @@ output "value" {
 fn local_source_hints_scan() {
     let text = "module \"a\" {\n  source = \"./a\"\n}\nmodule \"b\" {\n  source   =   \"../b\"\n}\nx = source == \"./c\"\n{\"module\": {\"d\": {\"source\": \"./d\"}}}\nmodule \"e\" {\n  source = \"terraform-aws-modules/eks/aws\"\n}\n";
     assert_eq!(local_source_hints(text), ["./a", "../b", "./d"]);
+}
+
+/// #49: the evaluator's work is charged by what it does, not per step: a short `for_each`
+/// over a long collection makes no more pools than the files' size pays for; a function is
+/// charged by what it reads and makes (`upper` of a large string, `contains` over a long list);
+/// comparisons by the values compared. Where the meter runs out, the evaluation reports the
+/// place, and the values after it are unknown.
+#[test]
+fn the_evaluator_is_charged_by_its_work() {
+    let out_of_work = |out: &RootOutcome| {
+        out.problems
+            .iter()
+            .filter(|p| matches!(p.kind, EvalProblemKind::OutOfWork))
+            .map(|p| p.at)
+            .collect::<Vec<_>>()
+    };
+    // 200 bytes, a million instances asked: bounded by the meter, the rest one unknown pool.
+    let each = r#"resource "aws_eks_node_group" "g" {
+  for_each        = { for i in range(1000000) : "k${i}" => i }
+  node_group_name = each.key
+  labels          = { team = each.key }
+}
+"#;
+    let out = dir_outcome(&[("main.tf", each)], &[], &[]);
+    assert!(out.decls.len() < 20_000, "{} pools", out.decls.len());
+    let at = out_of_work(&out);
+    assert_eq!(at.len(), 1, "{:?}", out.problems);
+    assert_eq!(
+        each[..at[0].start].lines().count(),
+        2,
+        "the for_each line: {at:?}"
+    );
+    // The same over a thousand: every pool, no problem.
+    let small = each.replace("1000000", "1000");
+    let out = dir_outcome(&[("main.tf", &small)], &[], &[]);
+    assert_eq!(out.decls.len(), 1000);
+    assert!(out_of_work(&out).is_empty());
+    // `upper` of a 1 MiB string, 4,000 times (4 GB made): stopped, reported.
+    let big = format!(
+        "locals {{\n  big = \"{}\"\n  x = [for i in range(4000) : upper(local.big)]\n}}\n\
+         resource \"aws_eks_node_group\" \"g\" {{\n  node_group_name = \"g\"\n  labels = {{ n = length(local.x) }}\n}}\n",
+        "a".repeat(1 << 20)
+    );
+    let out = dir_outcome(&[("main.tf", &big)], &[], &[]);
+    assert_eq!(out_of_work(&out).len(), 1);
+    assert_eq!(out.decls.len(), 1);
+    assert!(
+        matches!(label(&out.decls[0], "n"), None | Some(LabelValues::Any)),
+        "unknown, not a number"
+    );
+    // `contains` over 100,000 items, 40,000 times; `==` of two long lists as often.
+    for call in ["contains(local.l, \"zz\")", "local.l == local.m"] {
+        let text = format!(
+            "locals {{\n  l = [for i in range(100000) : tostring(i)]\n  m = [for i in range(100000) : tostring(i)]\n  x = [for i in range(40000) : {call}]\n}}\n\
+             resource \"aws_eks_node_group\" \"g\" {{\n  node_group_name = \"g\"\n  labels = {{ n = length(local.x) }}\n}}\n"
+        );
+        let out = dir_outcome(&[("main.tf", &text)], &[], &[]);
+        assert_eq!(out_of_work(&out).len(), 1, "{call}");
+    }
 }

@@ -301,14 +301,85 @@ pub(super) const MAX_STRING: usize = 1 << 20;
 pub(super) struct Meter {
     left: Cell<u64>,
     depth: Cell<u32>,
+    /// The innermost expression being evaluated when the budget ran out.
+    spent_at: Cell<Option<At>>,
+}
+
+/// Bytes of a string that cost one unit to read (a function scanning its argument).
+pub(super) const BYTES_PER_UNIT_READ: u64 = 16;
+
+impl Val {
+    /// The work of reading the whole value: its items and entries, nested, and its strings'
+    /// bytes ([`BYTES_PER_UNIT_READ`] a unit); counted up to `cap` (the walk stops there).
+    pub(super) fn weight(&self, cap: u64) -> u64 {
+        fn walk(v: &Val, cap: u64, sum: &mut u64) {
+            if *sum >= cap {
+                return;
+            }
+            *sum += 1;
+            match &v.v {
+                V::Str(s) => *sum += s.len() as u64 / BYTES_PER_UNIT_READ,
+                V::List(l) => l.items.iter().for_each(|x| walk(x, cap, sum)),
+                V::Map(o) => o.entries.values().for_each(|x| walk(x, cap, sum)),
+                _ => {}
+            }
+        }
+        let mut sum = 0;
+        walk(self, cap, &mut sum);
+        sum.min(cap)
+    }
+
+    /// The work of making the value's top level: a string's bytes (one unit each: what is made
+    /// stays in memory), a collection's items.
+    pub(super) fn made_units(&self) -> u64 {
+        match &self.v {
+            V::Str(s) => 1 + s.len() as u64,
+            V::List(l) => 1 + l.items.len() as u64,
+            V::Map(o) => 1 + o.entries.len() as u64,
+            _ => 1,
+        }
+    }
+
+    /// The work of reading the value's top level: a string's bytes, a collection's items.
+    pub(super) fn read_units(&self) -> u64 {
+        match &self.v {
+            V::Str(s) => 1 + s.len() as u64 / BYTES_PER_UNIT_READ,
+            V::List(l) => 1 + l.items.len() as u64,
+            V::Map(o) => 1 + o.entries.len() as u64,
+            _ => 1,
+        }
+    }
 }
 
 impl Meter {
+    /// Takes what comparing `a` and `b` may cost (their weights, see [`Val::weight`]).
+    pub(super) fn charge_compare(&self, a: &Val, b: &Val) -> bool {
+        let left = self.left.get();
+        let need = a
+            .weight(left.saturating_add(1))
+            .saturating_add(b.weight(left.saturating_add(1)));
+        self.charge(need)
+    }
+
     pub(super) fn new(budget: u64) -> Meter {
         Meter {
             left: Cell::new(budget),
             depth: Cell::new(0),
+            spent_at: Cell::new(None),
         }
+    }
+
+    /// Records `at` as where the budget ran out, if it just did (the first place only: the
+    /// innermost expression, whose evaluation ends first).
+    pub(super) fn note_spent(&self, at: Option<At>) {
+        if self.left.get() == 0 && self.spent_at.get().is_none() {
+            self.spent_at.set(at);
+        }
+    }
+
+    /// Where the budget ran out, if it did.
+    pub(super) fn spent_at(&self) -> Option<At> {
+        self.spent_at.get()
     }
 
     /// Takes `n` units; `false` once the budget is spent.
