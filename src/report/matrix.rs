@@ -432,7 +432,7 @@ fn markdown(o: &Outcome, kueue: Option<&[String]>) -> String {
 }
 
 fn mermaid_label(s: &str) -> String {
-    s.replace('"', "#quot;")
+    crate::util::markup::mermaid_label(s)
 }
 
 /// A flowchart's nodes and edges; node names start with `prefix` (one per cluster).

@@ -2,6 +2,7 @@
 //! may ask about it afterwards: diagnostics, quick fixes, hovers and definitions. Worked
 //! out on the worker thread; the main loop only looks answers up.
 
+use crate::util::markup::{md_code, md_text};
 use std::fmt::Write as _;
 use std::sync::Arc;
 
@@ -349,7 +350,11 @@ type Admits = Box<dyn Fn(&Pool) -> bool>;
 const LIST: usize = 6;
 
 fn names(pools: &[&Pool]) -> String {
-    let mut s: Vec<String> = pools.iter().take(LIST).map(|p| p.title()).collect();
+    let mut s: Vec<String> = pools
+        .iter()
+        .take(LIST)
+        .map(|p| p.title_markdown())
+        .collect();
     if pools.len() > LIST {
         s.push(format!("and {} more", pools.len() - LIST));
     }
@@ -432,24 +437,24 @@ impl Linted {
                     .unwrap_or_default();
                 let taints: Vec<String> = matched
                     .iter()
-                    .map(|pt| format!("`{}`", pt.taint.display()))
+                    .map(|pt| md_code(&pt.taint.display()))
                     .collect();
                 let mut line = format!(
                     "- {} {}: tolerates {}",
                     if still.is_empty() { "✓" } else { "✗" },
-                    p.title(),
+                    p.title_markdown(),
                     taints.join(", ")
                 );
                 if let Some(r) = still.first() {
                     let _ = write!(
                         line,
                         "; still kept off: {}",
-                        crate::report::explain::reason_text(
+                        md_text(&crate::report::explain::reason_text(
                             &view.inventory,
                             p,
                             r,
                             w.selects_by_spread_only()
-                        )
+                        ))
                     );
                 }
                 opened.push(line);
@@ -471,16 +476,14 @@ impl Linted {
                     }
                 }
             }
-            let mut md = format!(
-                "**taintlint** · toleration `{}`\n\n",
-                crate::util::text::escape(&t.display())
-            );
+            let mut md = format!("**taintlint** · toleration {}\n\n", md_code(&t.display()));
             if opened.is_empty() {
                 md.push_str("Tolerates no taint of any known node pool.\n");
             } else {
                 md.push_str("Lets the pod onto (tolerates their taints):\n\n");
                 for l in opened.iter().take(LIST) {
-                    md.push_str(&crate::util::text::escape(l));
+                    // (Made of Markdown-safe parts above.)
+                    md.push_str(l);
                     md.push('\n');
                 }
                 if opened.len() > LIST {
@@ -491,7 +494,7 @@ impl Linted {
                 let _ = writeln!(
                     md,
                     "\nDoes not help with the taints of {}",
-                    crate::util::text::escape(&names(&untouched))
+                    names(&untouched)
                 );
             }
             let _ = writeln!(md, "\n{}", Self::verdict(view, i, w));
@@ -521,7 +524,10 @@ impl Linted {
                     }
                     let (k2, v2) = (k.clone(), v.clone());
                     (
-                        format!("nodeSelector `{}`", crate::util::text::label_entry(k, v)),
+                        format!(
+                            "nodeSelector {}",
+                            md_code(&crate::util::text::label_entry(k, v))
+                        ),
                         Box::new(move |p: &Pool| match p.label(&k2) {
                             Some(LabelValues::Any) => true,
                             Some(LabelValues::OneOf(vs)) => vs.iter().any(|x| **x == *v2),
@@ -541,22 +547,19 @@ impl Linted {
             };
             let (onto, off): (Vec<&Pool>, Vec<&Pool>) =
                 pools.iter().map(|p| &**p).partition(|p| admits(p));
-            let mut md = format!("**taintlint** · {}\n\n", crate::util::text::escape(&title));
+            // (`title` is made of Markdown-safe parts above.)
+            let mut md = format!("**taintlint** · {title}\n\n");
             if pools.is_empty() {
                 md.push_str("No node pools are known.\n");
             } else {
                 if !onto.is_empty() {
-                    let _ = writeln!(
-                        md,
-                        "Lets the pod onto: {}\n",
-                        crate::util::text::escape(&names(&onto))
-                    );
+                    let _ = writeln!(md, "Lets the pod onto: {}\n", names(&onto));
                 }
                 if !off.is_empty() {
                     let _ = writeln!(
                         md,
                         "Keeps it off (node(s) didn't match Pod's node affinity/selector): {}\n",
-                        crate::util::text::escape(&names(&off))
+                        names(&off)
                     );
                 }
             }

@@ -11,6 +11,7 @@
 //! protocol: nothing else is written there (logs go to the client as `window/logMessage`).
 
 mod analyze;
+mod edits;
 mod position;
 mod scan;
 mod transport;
@@ -31,7 +32,7 @@ use lsp_types::{
 };
 
 use analyze::name_of;
-use position::{Encoding, LineIndex};
+use position::Encoding;
 
 use crate::analysis::types::NodeDecl;
 use crate::commands::{ExitStatus, ToolError};
@@ -315,17 +316,7 @@ fn notified(n: Notification, docs: &mut HashMap<Url, Doc>, jobs: &Sender<Job>, e
                 serde_json::from_value::<lsp_types::DidChangeTextDocumentParams>(n.params)
                 && let Some(doc) = docs.get_mut(&p.text_document.uri)
             {
-                for change in p.content_changes {
-                    match change.range {
-                        None => doc.text = change.text,
-                        Some(range) => {
-                            let index = LineIndex::new(&doc.text, encoding);
-                            let start = index.offset(&doc.text, range.start);
-                            let end = index.offset(&doc.text, range.end).max(start);
-                            doc.text.replace_range(start..end, &change.text);
-                        }
-                    }
-                }
+                edits::apply(&mut doc.text, p.content_changes, encoding);
                 doc.version = p.text_document.version;
                 let _ = jobs.send(lint_job(&p.text_document.uri, doc));
             }

@@ -4,18 +4,16 @@
 //!
 //! A header line is at most [`MAX_HEADER_LINE`] bytes; a message body at most
 //! [`MAX_MESSAGE_BYTES`] (64 MiB, the size of the largest file `check` reads by default,
-//! `--max-file-size`). A body over the limit is read past in small pieces, never held, and
-//! dropped with a note on standard error and in the client's log. A header the framing cannot
-//! go on from (no `Content-Length`, a length that is not a number, a line that does not end
-//! in CRLF or is too long) ends the session with that error (exit status 2, the message on
-//! standard error): the next message's start cannot be found; so does a body that is not a
-//! JSON-RPC message, as `lsp-server` ends it (what sends it is no editor).
+//! `--max-file-size`). A header the framing cannot go on from (no `Content-Length`, a length
+//! that is not a number or is over the limit, a line that does not end in CRLF or is too
+//! long) ends the session at once with that error (exit status 2, the message on standard
+//! error): the body is not awaited; so does a body that is not a JSON-RPC message, as
+//! `lsp-server` ends it (what sends it is no editor).
 
 use std::io::{self, BufRead, Read, Write};
 
 use crossbeam_channel::{Receiver, Sender};
-use lsp_server::{Connection, Message, Notification};
-use lsp_types::notification::Notification as _;
+use lsp_server::{Connection, Message};
 
 /// The longest message accepted, in bytes.
 pub(crate) const MAX_MESSAGE_BYTES: u64 = 64 << 20;
@@ -29,8 +27,6 @@ pub(crate) const MAX_HEADER_LINE: u64 = 1024;
 pub(crate) enum Frame {
     /// A message.
     Message(Message),
-    /// A message that was dropped, and why (for the logs).
-    Dropped(String),
     /// The end of the input.
     End,
 }
@@ -96,15 +92,12 @@ pub(crate) fn read(r: &mut impl BufRead) -> io::Result<Frame> {
     }
     let length = length.ok_or_else(|| invalid("a message has no Content-Length".to_string()))?;
     if length > MAX_MESSAGE_BYTES {
-        // Read past it without holding it, so the next message is found.
-        let skipped = io::copy(&mut r.take(length), &mut io::sink())?;
-        if skipped < length {
-            return Err(invalid(format!(
-                "the input ends inside a message of {length} bytes"
-            )));
-        }
-        return Ok(Frame::Dropped(format!(
-            "a message of {length} bytes is over the limit of {MAX_MESSAGE_BYTES} bytes; it was dropped"
+        // Refused as soon as the header says so (#49): reading past the body would wait for
+        // bytes a hostile client never sends (`Content-Length: 8000000000` with the input
+        // kept open), and no editor sends a message this large. The next message's start is
+        // past the body: the session ends.
+        return Err(invalid(format!(
+            "a message of {length} bytes is over the limit of {MAX_MESSAGE_BYTES} bytes"
         )));
     }
     let mut body = Vec::with_capacity(usize::try_from(length).unwrap_or(0));
@@ -122,17 +115,6 @@ pub(crate) fn read(r: &mut impl BufRead) -> io::Result<Frame> {
                 crate::util::text::escape(&e.to_string())
             ))
         })
-}
-
-/// Why a message was dropped, for the client's log.
-fn log_message(text: &str) -> Message {
-    Message::Notification(Notification::new(
-        lsp_types::notification::LogMessage::METHOD.to_string(),
-        lsp_types::LogMessageParams {
-            typ: lsp_types::MessageType::WARNING,
-            message: format!("taintlint: {text}"),
-        },
-    ))
 }
 
 /// The reader, writer threads and their errors (see [`stdio`]).
@@ -157,8 +139,8 @@ impl IoThreads {
 }
 
 /// Reads messages from `input` into `to` until the end, an `exit` notification or a broken
-/// framing; dropped messages are noted on standard error and in the client's log.
-fn pump(mut input: impl BufRead, to: &Sender<Message>, log: &Sender<Message>) -> io::Result<()> {
+/// framing (or a message over the limit).
+fn pump(mut input: impl BufRead, to: &Sender<Message>) -> io::Result<()> {
     loop {
         match read(&mut input) {
             Ok(Frame::Message(m)) => {
@@ -166,10 +148,6 @@ fn pump(mut input: impl BufRead, to: &Sender<Message>, log: &Sender<Message>) ->
                 if to.send(m).is_err() || exit {
                     return Ok(());
                 }
-            }
-            Ok(Frame::Dropped(why)) => {
-                eprintln!("taintlint server: {why}");
-                let _ = log.send(log_message(&why));
             }
             Ok(Frame::End) => return Ok(()),
             Err(e) => {
@@ -200,12 +178,11 @@ pub(crate) fn stdio() -> (Connection, IoThreads) {
             }
             Ok(())
         });
-    let log = writer_tx.clone();
     let reader = std::thread::Builder::new()
         .name("taintlint-reader".into())
         .spawn(move || {
             let stdin = io::stdin();
-            pump(stdin.lock(), &reader_tx, &log)
+            pump(stdin.lock(), &reader_tx)
         });
     let failed = |e: io::Error| std::thread::spawn(move || Err(e));
     let threads = IoThreads {
@@ -235,7 +212,6 @@ mod tests {
         loop {
             match read(&mut r) {
                 Ok(Frame::Message(m)) => out.push(Ok(format!("{m:?}"))),
-                Ok(Frame::Dropped(why)) => out.push(Err(why)),
                 Ok(Frame::End) => return out,
                 Err(e) => {
                     out.push(Err(format!("fatal: {e}")));
@@ -291,24 +267,21 @@ mod tests {
         }
     }
 
-    /// A message over the limit that is really sent is read past in pieces and dropped; the
-    /// next one is read.
+    /// A message over the limit is refused as soon as its header is read, before a byte of
+    /// its body: the input here ends right after the header, so a reader that waited for the
+    /// body would say the input ended inside it.
     #[test]
-    fn an_oversized_message_is_skipped() {
+    fn an_oversized_message_is_refused_at_its_header() {
         let big = MAX_MESSAGE_BYTES + 1;
-        let mut input = format!("Content-Length: {big}\r\n\r\n").into_bytes();
-        input.resize(input.len() + usize::try_from(big).expect("fits"), b' ');
-        input.extend(frame(EXIT));
-        input.extend(frame("{not json"));
+        let input = format!("Content-Length: {big}\r\n\r\n").into_bytes();
         let got = read_all(&input);
-        assert_eq!(got.len(), 3, "{got:?}");
-        assert!(got[0].as_ref().is_err_and(|e| e.contains("over the limit")));
-        assert!(got[1].is_ok());
         assert!(
-            got[2]
-                .as_ref()
-                .is_err_and(|e| e.starts_with("fatal") && e.contains("not a JSON-RPC"))
+            matches!(got.as_slice(), [Err(e)] if e.starts_with("fatal") && e.contains("over the limit")),
+            "{got:?}"
         );
+        // At the limit: read.
+        let at = format!("Content-Length: {}\r\n\r\n{EXIT}", EXIT.len());
+        assert!(matches!(read_all(at.as_bytes()).as_slice(), [Ok(_)]));
     }
 
     #[test]

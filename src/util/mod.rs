@@ -3,6 +3,7 @@
 pub mod diff;
 pub mod fs;
 pub mod glob;
+pub mod markup;
 pub mod nearest;
 pub mod text;
 pub mod work;

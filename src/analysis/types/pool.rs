@@ -130,6 +130,18 @@ impl Pool {
             n => format!("`{name}` ({n} nodes)"),
         }
     }
+
+    /// [`Pool::title`] as Markdown for a renderer (the language server's hovers): the name a
+    /// code span no name can end, the rest text (`util::markup`).
+    pub fn title_markdown(&self) -> String {
+        use crate::util::markup::{md_code, md_text};
+        let name = md_code(&self.name);
+        match self.nodes.len() {
+            0 => format!("{} {name}", md_text(self.origin)),
+            1 => format!("node {name}"),
+            n => format!("{name} ({n} nodes)"),
+        }
+    }
 }
 
 /// What a pool's nodes carry under one label key, borrowed (see [`Pool::label_ref`]).
