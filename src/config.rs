@@ -793,28 +793,38 @@ impl Config {
     /// A record of which `per-file-ignores` globs the linted files match, filled as files
     /// come (a streamed run keeps no list of its files).
     pub fn glob_usage(&self) -> GlobUsage {
-        let matcher = |glob: &str| crate::util::glob::PathGlobs::one(glob).ok();
+        // Every glob, in the order `unmatched_in` reports them, with its cluster (if a
+        // cluster's path); those that compile go into one matcher.
+        let all: Vec<(&str, Option<usize>)> =
+            self.per_file_ignores
+                .iter()
+                .map(|(glob, _, _)| (glob.as_str(), None))
+                .chain(
+                    self.clusters.iter().enumerate().flat_map(|(c, cl)| {
+                        cl.paths.iter().map(move |(g, _)| (g.as_str(), Some(c)))
+                    }),
+                )
+                .collect();
+        let usable: Vec<bool> = all
+            .iter()
+            .map(|(g, _)| crate::util::glob::PathGlobs::one(g).is_ok())
+            .collect();
+        let of: Vec<(usize, Option<usize>)> = all
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| usable[*i])
+            .map(|(i, (_, c))| (i, *c))
+            .collect();
+        let globs: Vec<&str> = of.iter().map(|(i, _)| all[*i].0).collect();
         GlobUsage {
-            globs: self
-                .per_file_ignores
+            set: crate::util::glob::PathGlobs::new(&globs).ok(),
+            of,
+            matched: all
                 .iter()
-                .map(|(glob, _, _)| (matcher(glob), std::sync::atomic::AtomicBool::new(false)))
-                .chain(self.clusters.iter().flat_map(|c| {
-                    c.paths.iter().map(move |(glob, _)| {
-                        (matcher(glob), std::sync::atomic::AtomicBool::new(false))
-                    })
-                }))
+                .map(|_| std::sync::atomic::AtomicBool::new(false))
                 .collect(),
-            claims: self
-                .clusters
-                .iter()
-                .map(|c| {
-                    c.paths
-                        .iter()
-                        .filter_map(|(glob, _)| matcher(glob))
-                        .collect()
-                })
-                .collect(),
+            usable,
+            clusters: self.clusters.len(),
             twice: std::sync::Mutex::new(Vec::new()),
         }
     }
@@ -834,8 +844,9 @@ impl Config {
                     .iter()
                     .map(|(glob, span)| (format!("cluster `{}` path `{glob}`", c.name), *span))
             }));
-        for ((what, span), (m, matched)) in globs.zip(&usage.globs) {
-            if m.is_none() || matched.load(std::sync::atomic::Ordering::Relaxed) {
+        for ((what, span), (usable, matched)) in globs.zip(usage.usable.iter().zip(&usage.matched))
+        {
+            if !usable || matched.load(std::sync::atomic::Ordering::Relaxed) {
                 continue;
             }
             out.push(
@@ -880,14 +891,18 @@ impl Config {
 /// Which `per-file-ignores` and cluster globs matched a linted file, and which files two
 /// clusters claim (see [`Config::glob_usage`]).
 pub struct GlobUsage {
-    /// Each glob's matcher (`None`: it does not compile, reported elsewhere) and whether a
-    /// file matched it.
-    globs: Vec<(
-        Option<crate::util::glob::PathGlobs>,
-        std::sync::atomic::AtomicBool,
-    )>,
-    /// Each cluster's path globs.
-    claims: Vec<Vec<crate::util::glob::PathGlobs>>,
+    /// Every glob that compiles, in one matcher (#49: a config of thousands of globs costs
+    /// one pass per file, not one per glob).
+    set: Option<crate::util::glob::PathGlobs>,
+    /// For each glob of `set`: its place among all the globs, and its cluster (if a
+    /// cluster's path).
+    of: Vec<(usize, Option<usize>)>,
+    /// For each glob: whether a file matched it.
+    matched: Vec<std::sync::atomic::AtomicBool>,
+    /// For each glob: whether it compiles (one that does not is reported elsewhere).
+    usable: Vec<bool>,
+    /// How many clusters the config names.
+    clusters: usize,
     /// Files claimed by two clusters: (file, first cluster, second cluster).
     twice: std::sync::Mutex<Vec<(String, usize, usize)>>,
 }
@@ -895,27 +910,26 @@ pub struct GlobUsage {
 impl GlobUsage {
     /// No globs to look for.
     pub fn is_empty(&self) -> bool {
-        self.globs.is_empty()
+        self.matched.is_empty()
     }
 
     /// Records a linted file's name. Safe to call from several threads.
     pub fn see(&self, file: &str) {
-        for (m, matched) in &self.globs {
-            if let Some(m) = m
-                && !matched.load(std::sync::atomic::Ordering::Relaxed)
-                && m.matches(file)
-            {
-                matched.store(true, std::sync::atomic::Ordering::Relaxed);
+        let Some(set) = &self.set else { return };
+        let mut claimed: Vec<usize> = Vec::new();
+        for i in set.matching(file) {
+            let Some(&(at, cluster)) = self.of.get(i) else {
+                continue;
+            };
+            if let Some(m) = self.matched.get(at) {
+                m.store(true, std::sync::atomic::Ordering::Relaxed);
             }
+            claimed.extend(cluster);
         }
-        if self.claims.len() > 1 {
-            let mut claimed = self
-                .claims
-                .iter()
-                .enumerate()
-                .filter(|(_, globs)| globs.iter().any(|m| m.matches(file)))
-                .map(|(i, _)| i);
-            if let (Some(first), Some(second)) = (claimed.next(), claimed.next()) {
+        if self.clusters > 1 {
+            claimed.sort_unstable();
+            claimed.dedup();
+            if let [first, second, ..] = claimed[..] {
                 self.twice
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner)

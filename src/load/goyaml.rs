@@ -40,8 +40,10 @@ pub(super) fn parse(text: &str, inner: Inner<'_>, first_only: bool) -> Stream {
         let mut breaks = breaks;
         let mut stream = parse_edited(&edited, inner, &breaks);
         // A line break inside a quoted scalar may make an error of the edited text (its next
-        // line is less indented): the break nearest the error stays what it was, a few times.
-        for _ in 0..16 {
+        // line is less indented): the break nearest the error stays what it was, and the text
+        // is parsed again — as often as there are breaks, each parse charged to the file's
+        // meter (`util::work`), which bounds the whole.
+        while !breaks.is_empty() {
             // (Only an error in a quoted scalar: any other is go-yaml's too, as a break ends
             // a comment there.)
             let Some(LoadError::Syntax {
@@ -864,7 +866,7 @@ pub(super) fn mend_quoted_after(
                 Some(b'"') if escapes => {
                     // The scalar's part on this line (all of it, when it closes here).
                     let on_line = closing_quote(&value_trim[1..], b'"')
-                        .map_or(&value_trim[1..], |end| &value_trim[1..end]);
+                        .map_or(&value_trim[1..], |end| &value_trim[1..1 + end]);
                     if memchr::memmem::find(on_line, b"\\'").is_some() {
                         candidates.push(value_at);
                     }
