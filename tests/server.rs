@@ -1069,3 +1069,83 @@ fn the_editor_agrees_with_check_on_the_scenarios() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// Issue 49, hole 12: a hover puts pool names and taints in Markdown the editor renders. A
+/// name with backticks and HTML ends no code span: nothing of it is live markup (no image
+/// that loads a URL, no link).
+#[test]
+fn hover_markdown_keeps_names_as_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir(root.join(".git")).unwrap();
+    let evil = "x``<img src=https://evil.example/b.png>``y";
+    std::fs::write(
+        root.join("nodes.yaml"),
+        format!(
+            "apiVersion: v1\nkind: Node\nmetadata:\n  name: {}\n  labels: {{pool: gpu}}\nspec:\n  taints:\n    - {{key: dedicated, value: gpu, effect: NoSchedule}}\n",
+            serde_json::to_string(evil).unwrap()
+        ),
+    )
+    .unwrap();
+    let pod = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: p\nspec:\n  template:\n    spec:\n      nodeSelector:\n        pool: gpu\n      tolerations:\n        - key: dedicated\n          value: gpu\n          effect: NoSchedule\n      containers: [{name: c, image: x}]\n";
+    let uri = url::Url::from_file_path(root.join("pod.yaml"))
+        .unwrap()
+        .to_string();
+    let mut c = Client::initialized(root);
+    c.open(&uri, pod);
+    let _ = c.diagnostics(&uri, Some(1));
+    for (line, character) in [(10, 16), (8, 10)] {
+        let hover = c.ask("textDocument/hover", &uri, line, character);
+        let md = hover["contents"]["value"].as_str().unwrap_or_default();
+        assert!(md.contains("img src"), "the name is shown: {md}");
+        assert_eq!(live_markup(md), Vec::<char>::new(), "{md}");
+    }
+    assert!(c.request("shutdown", Value::Null).is_null());
+    c.notify("exit", Value::Null);
+}
+
+/// The markup characters of `md` outside code spans and not backslash-escaped (CommonMark:
+/// a run of N backticks opens a span that the next run of exactly N closes).
+fn live_markup(md: &str) -> Vec<char> {
+    let chars: Vec<char> = md.chars().collect();
+    let mut live = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '\\' {
+            i += 2;
+            continue;
+        }
+        if c == '`' {
+            let n = chars[i..].iter().take_while(|&&c| c == '`').count();
+            // The closing run of exactly n.
+            let mut j = i + n;
+            let mut closed = None;
+            while j < chars.len() {
+                if chars[j] == '`' {
+                    let m = chars[j..].iter().take_while(|&&c| c == '`').count();
+                    if m == n {
+                        closed = Some(j + m);
+                        break;
+                    }
+                    j += m;
+                } else {
+                    j += 1;
+                }
+            }
+            match closed {
+                Some(end) => i = end,
+                None => {
+                    live.push('`');
+                    i += n;
+                }
+            }
+            continue;
+        }
+        if matches!(c, '<' | '[' | ']' | '!') {
+            live.push(c);
+        }
+        i += 1;
+    }
+    live
+}

@@ -141,13 +141,21 @@ impl PathGlobs {
             return Vec::new();
         }
         let p = path.strip_prefix("./").unwrap_or(path);
-        let mut out = self.whole.matches(p);
-        out.extend(
-            self.suffixes
-                .matches(p)
-                .into_iter()
-                .filter_map(|i| self.suffix_of.get(i).copied()),
-        );
+        // Which globs match is dearer to ask than whether any does (the regex set cannot stop
+        // at the first match): most paths match none.
+        let mut out = if self.whole.is_match(p) {
+            self.whole.matches(p)
+        } else {
+            Vec::new()
+        };
+        if self.suffixes.is_match(p) {
+            out.extend(
+                self.suffixes
+                    .matches(p)
+                    .into_iter()
+                    .filter_map(|i| self.suffix_of.get(i).copied()),
+            );
+        }
         if self.has_empty && p.ends_with('/') {
             out.extend(self.empties.iter().copied());
         }
