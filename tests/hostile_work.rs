@@ -256,9 +256,8 @@ fn a_diff_of_many_changed_lines() {
 fn per_file_ignores_are_one_matcher() {
     let dir = tempfile::tempdir().expect("dir");
     std::fs::create_dir(dir.path().join(".git")).expect("git");
-    let mut cfg = String::from(
-        "per-file-ignores:\n  \"m/f1.yaml\": [toleration-exists-with-value]\n",
-    );
+    let mut cfg =
+        String::from("per-file-ignores:\n  \"m/f1.yaml\": [toleration-exists-with-value]\n");
     for i in 0..1_100 {
         cfg.push_str(&format!("  \"x/{i}/*.yaml\": [shadowed-toleration]\n"));
     }
