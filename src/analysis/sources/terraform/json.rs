@@ -504,7 +504,7 @@ impl Writer {
         }
         // The template's expressions may hold objects: refused before the parser sees them
         // when one is larger than the parser reads in reasonable time.
-        if let Some(e) = super::parse::refuse_template(raw, span.start) {
+        if let Some(e) = super::scan::refuse_template(raw, span.start) {
             self.refused.get_or_insert(e);
             self.out.push_str(UNREADABLE);
             return;

@@ -53,6 +53,7 @@ mod hcl;
 mod json;
 mod module;
 mod parse;
+mod scan;
 mod types;
 mod value;
 

@@ -1213,7 +1213,7 @@ fn a_large_literal_for_each_map() {
         e.message
     );
     assert_eq!(&source.text[e.at..e.at + 1], "{");
-    let n = parse::MAX_OBJECT_KEYS;
+    let n = scan::MAX_OBJECT_KEYS;
     let d = decls(&map(n));
     assert_eq!(d.len(), n);
     let last = format!("aws_eks_node_group.g[\"k{}\"]", n - 1);
