@@ -28,9 +28,9 @@ use hcl_edit::structure::Body;
 use hcl_edit::visit::{Visit, visit_object};
 
 use super::HclError;
-use super::scan::{MAX_OBJECT_KEYS, Objects, scan_objects, too_many_keys};
 #[cfg(test)]
 use super::scan::refuse_template;
+use super::scan::{MAX_OBJECT_KEYS, Objects, scan_objects, too_many_keys};
 use crate::load::Span;
 
 /// Repeated keys one file may have.
