@@ -1228,6 +1228,14 @@ fn non_finite_floats_fail_client_side() {
         let findings = lint_with(&yaml, settings(35), &["yaml-type-mismatch"]);
         assert_eq!(findings.len(), 1, "{lit}");
         assert_eq!(findings[0].api_error, None, "{lit}");
+        // kubectl's own words in the message too: what a user searches for.
+        assert!(
+            findings[0].message.contains(&format!(
+                "error converting YAML to JSON: json: unsupported value: {shown}"
+            )),
+            "{lit}: {}",
+            findings[0].message
+        );
         let help = findings[0].help.as_deref().unwrap_or_default();
         assert!(
             help.contains(&format!(

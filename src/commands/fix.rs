@@ -12,7 +12,7 @@ use super::{ExitStatus, Gathered, ToolError, io_err, run_engine};
 use crate::baseline::Known;
 use crate::cli::CheckArgs;
 use crate::config::Config;
-use crate::diagnostic::{Applicability, Finding, Fix};
+use crate::diagnostic::{Applicability, FindingSource, Fix};
 use crate::engine::{Input, Job, LintOptions, Outcome, store};
 use crate::load::walk::Entry;
 use crate::load::{ReadFailure, SourceFile};
@@ -181,21 +181,29 @@ fn fix_loop(
             });
         }
         round += 1;
-        let findings: Vec<Finding> = outcome.findings.to_vec().map_err(io_err)?;
+        // Only what the fixes need, not copies of whole findings (#49: a file of 130,000
+        // fixable findings held them twice, messages and labels included).
+        let mut fixable: Vec<(Arc<str>, Arc<SourceFile>, Fix)> = Vec::new();
+        outcome
+            .findings
+            .each(&mut |f| {
+                if let (Some(fix), Some(src)) = (&f.fix, &f.source) {
+                    fixable.push((Arc::clone(&f.file), Arc::clone(src), fix.clone()));
+                }
+                Ok(())
+            })
+            .map_err(io_err)?;
         // The fixes of each file on disk, with the text they were made from.
         let mut by_file: BTreeMap<&str, FileFixes<'_>> = BTreeMap::new();
-        for f in &findings {
-            let (Some(fix), Some(src)) = (&f.fix, &f.source) else {
-                continue;
-            };
+        for (file, src, fix) in &fixable {
             let allowed = fix.applicability == Applicability::Safe || args.unsafe_fixes;
             // A name that is both a file and standard input's is left alone.
-            let on_disk = on_disk.contains_key(&*f.file);
-            let stdin = stdin_names.contains(&*f.file);
-            if !allowed || src.is_lite() || src.name != f.file || on_disk == stdin {
+            let on_disk = on_disk.contains_key(&**file);
+            let stdin = stdin_names.contains(&**file);
+            if !allowed || src.is_lite() || src.name != *file || on_disk == stdin {
                 continue;
             }
-            let entry = by_file.entry(&f.file).or_insert((src, Vec::new()));
+            let entry = by_file.entry(&**file).or_insert((src, Vec::new()));
             // Every fix of a file must be made from the same text.
             if Arc::ptr_eq(entry.0, src) {
                 entry.1.push(fix);

@@ -128,7 +128,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Finding>) {
             Problem::NonFinite { node, path, what } => {
                 let text = node.text().unwrap_or("");
                 out.push(
-                    META.finding(format!("`{text}` is the YAML float {what}, which JSON cannot carry; kubectl stops reading the file here and sends neither this object nor any after it"),
+                    META.finding(format!("`{text}` is the YAML float {what}, which JSON cannot carry: kubectl stops reading the file here (`error converting YAML to JSON: json: unsupported value: {what}`) and sends neither this object nor any after it"),
                     )
                     .primary(node.span, "not representable in JSON")
                     // kubectl's own error, not the API server's: nothing is sent.

@@ -469,7 +469,9 @@ fn apply_inner(meter: &Meter, name: &str, args: &[Val], at: Option<At>) -> Resul
                 return Ok(invalid(name, "bad step"));
             }
             let n = ((end - start) / step).ceil().max(0.0);
-            if n > 1_000_000.0 || !meter.charge(n as u64) {
+            // Past a million items the meter is emptied: the place is reported as where the
+            // evaluation's budget ran out (#49), not left unknown without a word.
+            if !meter.charge(if n > 1_000_000.0 { u64::MAX } else { n as u64 }) {
                 return Ok(Val::unknown(Cause::Limit("the size of collections")));
             }
             let xs = (0..n as u64)

@@ -1639,6 +1639,10 @@ fn the_evaluator_is_charged_by_its_work() {
         2,
         "the for_each line: {at:?}"
     );
+    // `range` past its million items: refused, and reported like any budget run out.
+    let huge = each.replace("range(1000000)", "range(2000000)");
+    let out = dir_outcome(&[("main.tf", &huge)], &[], &[]);
+    assert_eq!(out_of_work(&out).len(), 1, "{:?}", out.problems);
     // The same over a thousand: every pool, no problem.
     let small = each.replace("1000000", "1000");
     let out = dir_outcome(&[("main.tf", &small)], &[], &[]);
