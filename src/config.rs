@@ -797,8 +797,8 @@ impl Config {
     /// come (a streamed run keeps no list of its files).
     pub fn glob_usage(&self) -> GlobUsage {
         // Every glob, in the order `unmatched_in` reports them, with its cluster (if a
-        // cluster's path); those that compile go into one matcher.
-        let all: Vec<(&str, Option<usize>)> =
+        // cluster's path). The config kept only globs that compile (the others are findings).
+        let (globs, clusters): (Vec<&str>, Vec<Option<usize>>) =
             self.per_file_ignores
                 .iter()
                 .map(|(glob, _, _)| (glob.as_str(), None))
@@ -807,27 +807,15 @@ impl Config {
                         cl.paths.iter().map(move |(g, _)| (g.as_str(), Some(c)))
                     }),
                 )
-                .collect();
-        let usable: Vec<bool> = all
-            .iter()
-            .map(|(g, _)| crate::util::glob::PathGlobs::one(g).is_ok())
-            .collect();
-        let of: Vec<(usize, Option<usize>)> = all
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| usable[*i])
-            .map(|(i, (_, c))| (i, *c))
-            .collect();
-        let globs: Vec<&str> = of.iter().map(|(i, _)| all[*i].0).collect();
+                .unzip();
         GlobUsage {
             set: crate::util::glob::PathGlobs::new(&globs).ok(),
-            of,
-            matched: all
+            matched: clusters
                 .iter()
                 .map(|_| std::sync::atomic::AtomicBool::new(false))
                 .collect(),
-            usable,
-            clusters: self.clusters.len(),
+            clusters,
+            cluster_count: self.clusters.len(),
             twice: std::sync::Mutex::new(Vec::new()),
         }
     }
@@ -847,9 +835,8 @@ impl Config {
                     .iter()
                     .map(|(glob, span)| (format!("cluster `{}` path `{glob}`", c.name), *span))
             }));
-        for ((what, span), (usable, matched)) in globs.zip(usage.usable.iter().zip(&usage.matched))
-        {
-            if !usable || matched.load(std::sync::atomic::Ordering::Relaxed) {
+        for ((what, span), matched) in globs.zip(&usage.matched) {
+            if matched.load(std::sync::atomic::Ordering::Relaxed) {
                 continue;
             }
             out.push(
@@ -897,15 +884,12 @@ pub struct GlobUsage {
     /// Every glob that compiles, in one matcher (#49: a config of thousands of globs costs
     /// one pass per file, not one per glob).
     set: Option<crate::util::glob::PathGlobs>,
-    /// For each glob of `set`: its place among all the globs, and its cluster (if a
-    /// cluster's path).
-    of: Vec<(usize, Option<usize>)>,
     /// For each glob: whether a file matched it.
     matched: Vec<std::sync::atomic::AtomicBool>,
-    /// For each glob: whether it compiles (one that does not is reported elsewhere).
-    usable: Vec<bool>,
+    /// For each glob: its cluster (if a cluster's path).
+    clusters: Vec<Option<usize>>,
     /// How many clusters the config names.
-    clusters: usize,
+    cluster_count: usize,
     /// Files claimed by two clusters: (file, first cluster, second cluster).
     twice: std::sync::Mutex<Vec<(String, usize, usize)>>,
 }
@@ -921,15 +905,12 @@ impl GlobUsage {
         let Some(set) = &self.set else { return };
         let mut claimed: Vec<usize> = Vec::new();
         for i in set.matching(file) {
-            let Some(&(at, cluster)) = self.of.get(i) else {
-                continue;
-            };
-            if let Some(m) = self.matched.get(at) {
+            if let Some(m) = self.matched.get(i) {
                 m.store(true, std::sync::atomic::Ordering::Relaxed);
             }
-            claimed.extend(cluster);
+            claimed.extend(self.clusters.get(i).copied().flatten());
         }
-        if self.clusters > 1 {
+        if self.cluster_count > 1 {
             claimed.sort_unstable();
             claimed.dedup();
             if let [first, second, ..] = claimed[..] {

@@ -265,34 +265,28 @@ fn quoted_end(b: &[u8], i: usize, upto: usize) -> usize {
     upto
 }
 
-/// An offset of the edited text as an offset of the original (see [`remap`]).
-fn remap_offset(edits: &[Edit], q: usize) -> usize {
-    let mut s = Stream {
-        error: Some(LoadError::OutOfWork {
-            offset: q,
-            what: "",
-        }),
-        ..Stream::default()
-    };
-    remap(&mut s, edits);
-    s.error.map_or(q, |e| e.offset())
-}
+/// Each edit's start, and how much the text grew before it (see [`Back::offset`]).
+struct Back(Vec<(usize, usize, Edit)>);
 
-/// Maps every position of the stream from the edited text back to the original.
-fn remap(stream: &mut Stream, edits: &[Edit]) {
-    // Each edit's start, and how much the text grew before the end of its blanks.
-    let mut grown = 0usize;
-    let table: Vec<(usize, usize, Edit)> = edits
-        .iter()
-        .map(|e| {
-            let before = grown;
-            grown += e.new - e.old;
-            (e.at, before, *e)
-        })
-        .collect();
-    let back = |q: usize| -> usize {
-        let i = table.partition_point(|(at, _, _)| *at <= q);
-        let Some(&(at, before, e)) = i.checked_sub(1).and_then(|i| table.get(i)) else {
+impl Back {
+    fn new(edits: &[Edit]) -> Back {
+        let mut grown = 0usize;
+        Back(
+            edits
+                .iter()
+                .map(|e| {
+                    let before = grown;
+                    grown += e.new - e.old;
+                    (e.at, before, *e)
+                })
+                .collect(),
+        )
+    }
+
+    /// An offset of the edited text as an offset of the original.
+    fn offset(&self, q: usize) -> usize {
+        let i = self.0.partition_point(|(at, _, _)| *at <= q);
+        let Some(&(at, before, e)) = i.checked_sub(1).and_then(|i| self.0.get(i)) else {
             return q;
         };
         if q < at + e.new {
@@ -301,7 +295,18 @@ fn remap(stream: &mut Stream, edits: &[Edit]) {
         } else {
             q - before - (e.new - e.old)
         }
-    };
+    }
+}
+
+/// An offset of the edited text as an offset of the original.
+fn remap_offset(edits: &[Edit], q: usize) -> usize {
+    Back::new(edits).offset(q)
+}
+
+/// Maps every position of the stream from the edited text back to the original.
+fn remap(stream: &mut Stream, edits: &[Edit]) {
+    let table = Back::new(edits);
+    let back = |q: usize| table.offset(q);
     fn walk(n: &mut Node, back: &dyn Fn(usize) -> usize) {
         n.span = Span::new(back(n.span.start), back(n.span.end));
         match &mut n.value {

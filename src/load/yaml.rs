@@ -1166,24 +1166,30 @@ fn scalar_places(stream: &Stream) -> (Vec<Span>, Vec<usize>) {
     (inside, plain_ends)
 }
 
+/// Mends the quoted scalar saphyr refused at `at`, and the first time (for continuations, or
+/// for `\'` escapes: `escapes`) the others of its kind after it in one scan: one parse each
+/// would cost the file's meter a parse per scalar.
+fn mend_quoted_and_after(text: &mut String, at: usize, escapes: bool, mended: &mut Mended) -> bool {
+    let done = super::goyaml::mend_quoted(text, at, &mut mended.quoted);
+    let bulk = if escapes {
+        &mut mended.bulk_escapes
+    } else {
+        &mut mended.bulk_continuations
+    };
+    if done && !*bulk {
+        *bulk = true;
+        super::goyaml::mend_quoted_after(text, at, escapes, &mut mended.quoted_bulk);
+    }
+    done
+}
+
 /// Mends the text where saphyr refused it at `at` for `why` (see [`parse_relaxed`]); false
 /// when this is not a place go-yaml accepts.
 fn relax(text: &mut String, at: usize, why: &str, mended: &mut Mended) -> bool {
     if why.contains("invalid indentation in quoted scalar") {
-        let done = super::goyaml::mend_quoted(text, at, &mut mended.quoted);
-        // The others of its kind after it, once: one parse each would run out of passes.
-        if done && !mended.bulk_continuations {
-            mended.bulk_continuations = true;
-            super::goyaml::mend_quoted_after(text, at, false, &mut mended.quoted_bulk);
-        }
-        done
+        mend_quoted_and_after(text, at, false, mended)
     } else if why.contains("unknown escape character") {
-        let done = super::goyaml::mend_quoted(text, at, &mut mended.quoted);
-        if done && !mended.bulk_escapes {
-            mended.bulk_escapes = true;
-            super::goyaml::mend_quoted_after(text, at, true, &mut mended.quoted_bulk);
-        }
-        done
+        mend_quoted_and_after(text, at, true, mended)
     } else if why.contains("invalid indentation") {
         move_flow_closer(text, at)
     } else if why.contains("must be followed by a valid YAML whitespace") {

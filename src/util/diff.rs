@@ -79,32 +79,18 @@ fn script(a: &[&str], b: &[&str]) -> Vec<(Op, usize, usize)> {
         }
         // The nearest resynchronisation: `a`'s lines deleted until `b[j]`, or `b`'s inserted
         // until `a[i]`.
-        let deleted = (j < b_end)
-            .then(|| {
-                (1..=WINDOW)
-                    .take_while(|k| i + k < a_end)
-                    .find(|k| a[i + k] == b[j])
-            })
-            .flatten();
-        let inserted = (i < a_end)
-            .then(|| {
-                (1..=WINDOW)
-                    .take_while(|k| j + k < b_end)
-                    .find(|k| b[j + k] == a[i])
-            })
-            .flatten();
-        match (deleted, inserted) {
-            (Some(d), Some(n)) if n < d => {
+        let deleted = ahead(a, i, a_end, b.get(j).filter(|_| j < b_end));
+        let inserted = ahead(b, j, b_end, a.get(i).filter(|_| i < a_end));
+        // The nearer of the two (a deletion when as near).
+        let insert = inserted.filter(|n| deleted.is_none_or(|d| *n < d));
+        match (deleted, insert) {
+            (_, Some(n)) => {
                 out.extend((j..j + n).map(|jj| (Op::Insert, i, jj)));
                 j += n;
             }
-            (Some(d), _) => {
+            (Some(d), None) => {
                 out.extend((i..i + d).map(|ii| (Op::Delete, ii, j)));
                 i += d;
-            }
-            (None, Some(n)) => {
-                out.extend((j..j + n).map(|jj| (Op::Insert, i, jj)));
-                j += n;
             }
             (None, None) => {
                 if i < a_end {
@@ -134,6 +120,14 @@ fn script(a: &[&str], b: &[&str]) -> Vec<(Op, usize, usize)> {
         k = run_end;
     }
     out
+}
+
+/// How far past `from` (at most [`WINDOW`] lines, before `end`) `lines` has `line`.
+fn ahead(lines: &[&str], from: usize, end: usize, line: Option<&&str>) -> Option<usize> {
+    let line = line?;
+    (1..=WINDOW)
+        .take_while(|k| from + k < end)
+        .find(|k| lines[from + k] == *line)
 }
 
 /// One hunk of the steps `steps` (a slice of the script).

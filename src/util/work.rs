@@ -39,8 +39,21 @@ pub fn budget_for(len: usize) -> u64 {
 thread_local! {
     /// The units left to the file this thread reads (`None`: no file's meter is open).
     static LEFT: Cell<Option<u64>> = const { Cell::new(None) };
+}
+
+#[cfg(test)]
+thread_local! {
     /// The units a test sets for the next scope opened on this thread (see [`with_budget`]).
     static OVERRIDE: Cell<Option<u64>> = const { Cell::new(None) };
+}
+
+/// The budget of a file of `len` bytes, or the one a test set.
+fn units_for(len: usize) -> u64 {
+    #[cfg(test)]
+    if let Some(units) = OVERRIDE.with(Cell::get) {
+        return units;
+    }
+    budget_for(len)
 }
 
 /// Restores the meter that was open (none) when a scope ends, also on a panic.
@@ -60,7 +73,7 @@ pub fn per_file<R>(len: usize, f: impl FnOnce() -> R) -> R {
     if LEFT.with(Cell::get).is_some() {
         return f();
     }
-    let units = OVERRIDE.with(Cell::get).unwrap_or_else(|| budget_for(len));
+    let units = units_for(len);
     let _scope = Scope { outer: None };
     LEFT.with(|l| l.set(Some(units)));
     f()
@@ -89,6 +102,7 @@ pub fn exhausted() -> bool {
 
 /// Runs `f` with every file meter opened on this thread holding `units` (tests: a small
 /// budget reached by a small input).
+#[cfg(test)]
 pub fn with_budget<R>(units: u64, f: impl FnOnce() -> R) -> R {
     struct Reset(Option<u64>);
     impl Drop for Reset {
